@@ -1,0 +1,3 @@
+from autofill.cli import main
+
+main()

@@ -1,0 +1,267 @@
+"""The command line. Thin on purpose: each command builds settings once and calls one stage function.
+Stage modules are imported inside the commands so `autofill --help` stays instant (sentence-transformers
+alone takes seconds to import)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from autofill.errors import AutofillError, InputError
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(f"autofill: {message}", err=True)
+    sys.exit(code)
+
+
+def handle_errors(fn):
+    """Exit 2 with one line for bad input, 1 with one line for anything unexpected."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except InputError as exc:
+            _fail(str(exc), 2)
+        except AutofillError as exc:
+            _fail(str(exc), 1)
+        except KeyboardInterrupt:
+            _fail("interrupted; finished work is saved and the next run continues from there", 130)
+        except (click.exceptions.Exit, click.ClickException, SystemExit):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the last line of defence, one line not a traceback
+            _fail(f"unexpected error: {type(exc).__name__}: {exc}", 1)
+
+    return wrapper
+
+
+def build_settings(ctx: click.Context, **sections):
+    from autofill.settings import load_settings
+
+    obj = ctx.find_root().obj or {}
+    overrides = {name: values for name, values in sections.items()}
+    if obj.get("chroma_url"):
+        overrides.setdefault("store", {})["chroma_url"] = obj["chroma_url"]
+    return load_settings(obj.get("workspace"), obj.get("configs", ()), overrides)
+
+
+def emit_json(data: dict) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, default=str))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--workspace", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder holding vectordb/, reports_out/ and templates/ (default: current directory).")
+@click.option("--config", "configs", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="TOML settings file; may be repeated, later files win.")
+@click.option("--chroma-url", default=None, help="Use a Chroma server (chroma run) instead of the embedded store.")
+@click.version_option(package_name="autofill")
+@click.pass_context
+def cli(ctx, workspace, configs, chroma_url):
+    """Fill sustainability questionnaires from a company's own PDF reports, with cited evidence."""
+    ctx.obj = {"workspace": workspace, "configs": configs, "chroma_url": chroma_url}
+
+
+# ------------------------------------------------------------------------------------ ingestion
+
+
+@cli.command()
+@click.option("--company", required=True, help="Company name; one evidence store per company.")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--embedder", type=click.Choice(["local", "openai", "cohere"]), default=None,
+              help="Embedder for a new store (an existing store keeps the one it was built with).")
+@click.option("--embedding-model", default=None, help="Embedding model name for the chosen embedder.")
+@click.option("--chunk-chars", type=int, default=None, help="Target chunk size in characters (default 1000).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON line instead of progress and a summary.")
+@click.pass_context
+@handle_errors
+def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, as_json):
+    """Ingest PDF reports (files or folders) into COMPANY's evidence store."""
+    from autofill.ingest.pipeline import ingest_paths
+
+    settings = build_settings(ctx, embedding={"provider": embedder, "model": embedding_model},
+                              ingest={"chunk_chars": chunk_chars})
+    report = ingest_paths(settings, company, list(paths), progress=not as_json)
+    data = report.to_json()
+    if as_json:
+        emit_json(data)
+    else:
+        for f in report.files:
+            if f.status == "failed":
+                click.echo(f"  failed   {f.path}: {f.error}", err=True)
+        click.echo(
+            f"{data['company']}: {data['documents']} documents ({data['new_documents']} new, "
+            f"{data['skipped_documents']} unchanged, {data['failed_documents']} failed), "
+            f"{data['pages']} pages, {data['chunks']} chunks in {data['seconds']:.1f} s"
+        )
+    if report.count("failed"):
+        sys.exit(2)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
+@click.pass_context
+@handle_errors
+def companies(ctx, as_json):
+    """List the evidence stores: documents, pages, chunks, embedder, last ingest."""
+    from autofill.store.chroma_store import list_stores
+
+    settings = build_settings(ctx)
+    stores = list_stores(settings)
+    if as_json:
+        emit_json({"companies": [
+            {"company": s.company, "documents": len(s.documents), "pages": s.pages, "chunks": s.chunks,
+             "embedder": s.embedder, "last_ingest": s.last_ingest,
+             "files": [d.file_name for d in s.documents]} for s in stores]})
+        return
+    if not stores:
+        click.echo("No evidence stores yet. Start with: autofill ingest --company NAME REPORT.pdf")
+        return
+    for s in stores:
+        click.echo(f"{s.company}: {len(s.documents)} documents, {s.pages} pages, {s.chunks} chunks, "
+                   f"embedder {s.embedder}, last ingest {s.last_ingest}")
+        for d in s.documents:
+            click.echo(f"    {d.file_name}: {d.pages} pages, {d.chunks} chunks"
+                       + (f", {d.empty_pages} pages without text" if d.empty_pages else ""))
+
+
+@cli.command()
+@click.option("--company", required=True)
+@click.option("--doc", default=None, help="Forget one document (its file name) instead of the whole store.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors
+def forget(ctx, company, doc, as_json):
+    """Delete a company's evidence store, or one document from it."""
+    from autofill.store.chroma_store import forget as forget_store
+
+    settings = build_settings(ctx)
+    message = forget_store(settings, company, doc)
+    emit_json({"company": company, "doc": doc, "result": message}) if as_json else click.echo(message)
+
+
+# ------------------------------------------------------------------------------------ answering
+
+
+def workbook_options(fn):
+    for opt in reversed([
+        click.option("--sheet", default=None, help="Only this sheet (default: every sheet with a question column)."),
+        click.option("--header-row", type=int, default=None, help="Header row number, when detection gets it wrong."),
+        click.option("--question-col", default=None, help="Question column (letter or header text)."),
+        click.option("--answer-col", default=None, help="Answer column (letter or header text)."),
+    ]):
+        fn = opt(fn)
+    return fn
+
+
+def workbook_overrides(sheet, header_row, question_col, answer_col) -> dict:
+    return {"sheet": sheet, "header_row": header_row, "question_col": question_col, "answer_col": answer_col}
+
+
+@cli.command()
+@click.option("--company", required=True)
+@click.option("--questionnaire", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output folder (default: reports_out/ in the workspace).")
+@click.option("--retrieval", type=click.Choice(["auto", "dense", "hybrid", "hyde", "hyde+hybrid"]), default=None)
+@click.option("--reranker", type=click.Choice(["auto", "llm", "cohere", "none"]), default=None)
+@click.option("--candidates", type=int, default=None, help="Passages retrieved before reranking (default 30).")
+@click.option("--final-k", type=int, default=None, help="Passages given to the answer step (default 6).")
+@click.option("--context-order", type=click.Choice(["ranked", "peripheral"]), default=None)
+@click.option("--llm", "llm_provider", type=click.Choice(["auto", "openai", "cohere", "none"]), default=None)
+@click.option("--model", default=None, help="Chat model name.")
+@click.option("--concurrency", type=int, default=None, help="Rows answered at once (default 4).")
+@click.option("--no-cache", is_flag=True, help="Do not use the on-disk LLM response cache.")
+@click.option("--fresh", is_flag=True, help="Ignore the checkpoint of an earlier, interrupted run.")
+@click.option("--live", is_flag=True, help="Fill the open workbook in Excel through xlwings (Windows/macOS).")
+@workbook_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
+@click.pass_context
+@handle_errors
+def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, final_k, context_order,
+        llm_provider, model, concurrency, no_cache, fresh, live, sheet, header_row, question_col, answer_col,
+        as_json):
+    """Answer every question row of a questionnaire from COMPANY's evidence store."""
+    from autofill.answer.pipeline import run_questionnaire
+
+    settings = build_settings(
+        ctx,
+        retrieval={"mode": retrieval, "reranker": reranker, "candidates": candidates, "final_k": final_k,
+                   "context_order": context_order},
+        llm={"provider": llm_provider, "model": model, "concurrency": concurrency,
+             "cache": False if no_cache else None},
+        workbook=workbook_overrides(sheet, header_row, question_col, answer_col),
+    )
+    report = run_questionnaire(settings, company, questionnaire, out_dir=out_dir, progress=not as_json,
+                               resume=not fresh, live=live)
+    if as_json:
+        emit_json(report.to_json())
+    if report.failed:
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("questionnaire", type=click.Path(dir_okay=False, path_type=Path))
+@workbook_options
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors
+def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, as_json):
+    """Show what would be answered in QUESTIONNAIRE (sheets, header row, columns, questions)."""
+    from autofill.workbook.layout import inspect_workbook
+
+    settings = build_settings(ctx, workbook=workbook_overrides(sheet, header_row, question_col, answer_col))
+    layout = inspect_workbook(settings, questionnaire)
+    emit_json(layout.to_json()) if as_json else click.echo(layout.describe())
+
+
+@cli.command()
+@click.argument("output", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--company", default=None, help="Company whose PDFs the cited pages come from (default: from Run info).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors
+def report(ctx, output, company, as_json):
+    """Write the HTML review report for a filled OUTPUT workbook."""
+    from autofill.review.report import write_review_report
+
+    settings = build_settings(ctx)
+    path = write_review_report(settings, output, company=company)
+    emit_json({"report": str(path)}) if as_json else click.echo(f"Review report: {path}")
+
+
+@cli.command(name="eval")
+@click.option("--company", required=True)
+@click.option("--questionnaire", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--gold", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Gold answer key (.xlsx or .json).")
+@click.option("--config", "eval_configs", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="A configuration (TOML) to evaluate; two or more are compared pairwise.")
+@click.option("--from", "from_output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Score an existing filled workbook instead of running the questionnaire.")
+@click.option("-k", "k", type=int, default=6, help="Cut-off for the ranked metrics (default 6).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors
+def eval_cmd(ctx, company, questionnaire, gold, eval_configs, from_output, k, out_dir, as_json):
+    """Measure retrieval and answer quality against a gold answer key."""
+    from autofill.evaluate.runner import run_eval
+
+    settings = build_settings(ctx)
+    result = run_eval(settings, company, questionnaire, gold, configs=list(eval_configs),
+                      from_output=from_output, k=k, out_dir=out_dir, progress=not as_json)
+    emit_json(result.to_json()) if as_json else click.echo(result.describe())
+
+
+def main() -> None:
+    cli(prog_name="autofill")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,259 @@
+"""Typed records passed between stages. Ingestion: ParsedDocument -> Chunk. Answering:
+QuestionRow -> Passage -> Answer -> RowResult. Kept free of I/O so every stage is testable alone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# --------------------------------------------------------------------------- ingestion
+
+
+@dataclass(frozen=True)
+class Block:
+    """One piece of a page in reading order."""
+
+    kind: str  # "heading", "text" or "table" (table text is Markdown)
+    text: str
+    level: int = 0  # heading level (1 = top); 0 for text and tables
+
+
+@dataclass
+class PageContent:
+    page: int  # 1-based PDF page index, whatever number is printed on the page
+    blocks: list[Block] = field(default_factory=list)
+
+    @property
+    def char_count(self) -> int:
+        return sum(len(b.text) for b in self.blocks)
+
+
+@dataclass
+class ParsedDocument:
+    path: Path
+    file_name: str  # the name chunks cite, e.g. "BHP Climate Change Report 2020.pdf"
+    sha256: str  # of the file's bytes: unchanged hash -> skip on re-ingest
+    pages: list[PageContent]
+    page_count: int
+    empty_pages: list[int] = field(default_factory=list)  # pages with no extractable text
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Chunk:
+    id: str  # deterministic: company, file hash and chunk index
+    company: str
+    file_name: str
+    doc_sha256: str
+    page_start: int
+    page_end: int
+    section: str  # section path, "Climate strategy > Targets"
+    index: int  # position of the chunk within its document
+    has_table: bool
+    text: str  # the passage as shown to reviewers and models
+    content_hash: str
+
+    @property
+    def context_header(self) -> str:
+        pages = f"p. {self.page_start}" if self.page_start == self.page_end else f"pp. {self.page_start}-{self.page_end}"
+        parts = [self.company, self.file_name]
+        if self.section:
+            parts.append(self.section)
+        parts.append(pages)
+        return " | ".join(parts)
+
+    @property
+    def embed_text(self) -> str:
+        """What is embedded: a short context header, then the passage (contextual chunk headers)."""
+        return f"{self.context_header}\n{self.text}"
+
+
+@dataclass
+class DocumentRecord:
+    """A document as the store knows it."""
+
+    file_name: str
+    sha256: str
+    pages: int
+    chunks: int
+    empty_pages: int
+    ingested_at: str
+    source_path: str = ""  # where the PDF was ingested from; the review report renders its pages
+
+
+@dataclass
+class StoreInfo:
+    company: str
+    collection: str
+    embedder: str
+    documents: list[DocumentRecord]
+    last_ingest: str
+
+    @property
+    def pages(self) -> int:
+        return sum(d.pages for d in self.documents)
+
+    @property
+    def chunks(self) -> int:
+        return sum(d.chunks for d in self.documents)
+
+
+@dataclass
+class FileOutcome:
+    path: str
+    status: str  # "new", "replaced", "skipped" or "failed"
+    pages: int = 0
+    chunks: int = 0
+    empty_pages: int = 0
+    error: str = ""
+
+
+@dataclass
+class IngestReport:
+    company: str
+    files: list[FileOutcome]
+    seconds: float
+    timings: dict[str, float] = field(default_factory=dict)  # parse / embed / store seconds
+
+    def count(self, *statuses: str) -> int:
+        return sum(1 for f in self.files if f.status in statuses)
+
+    def to_json(self) -> dict:
+        ok = [f for f in self.files if f.status != "failed"]
+        return {
+            "company": self.company,
+            "documents": len(ok),
+            "new_documents": self.count("new", "replaced"),
+            "skipped_documents": self.count("skipped"),
+            "failed_documents": self.count("failed"),
+            "pages": sum(f.pages for f in ok),
+            "chunks": sum(f.chunks for f in ok),
+            "seconds": round(self.seconds, 2),
+        }
+
+
+# --------------------------------------------------------------------------- answering
+
+
+@dataclass
+class QuestionRow:
+    sheet: str
+    row: int  # 1-based worksheet row
+    question: str
+    number: str = ""
+    section: str = ""
+    form_of_answer: str = ""
+    explanation: str = ""
+    hyde_hint: str = ""
+    allowed_values: list[str] = field(default_factory=list)  # from a drop-down or the form of answer
+    existing_answer: str = ""
+    status: str = ""  # Status cell of a previous run
+    review: str = ""  # Approved / Needs changes / Rejected
+    reviewer_comment: str = ""
+
+    @property
+    def key(self) -> str:
+        """Stable identity of a row for checkpoints and caches."""
+        return f"{self.sheet}!{self.row}"
+
+
+@dataclass
+class Passage:
+    """A retrieved chunk, as handed from retrieval to rerank to the answer step."""
+
+    chunk_id: str
+    file_name: str
+    page_start: int
+    page_end: int
+    section: str
+    text: str
+    score: float = 0.0  # retrieval score (cosine similarity, RRF or reranker score)
+    rank: int = 0  # 1-based rank after the stage that produced it
+
+    @property
+    def page_label(self) -> str:
+        return f"{self.file_name} p. {self.page_start}"
+
+
+@dataclass(frozen=True)
+class Citation:
+    file_name: str
+    page: int
+
+    def label(self) -> str:
+        return f"{self.file_name} p. {self.page}"
+
+
+@dataclass
+class Answer:
+    answer: str
+    reasoning: str = ""
+    citations: list[Citation] = field(default_factory=list)  # most relevant first
+    cited_passages: list[int] = field(default_factory=list)  # 1-based indexes into the context
+    confidence: str = ""  # "high", "medium", "low"
+    status: str = "Answered"
+    raw: str = ""  # the model's raw reply, kept when it could not be parsed
+    flags: list[str] = field(default_factory=list)  # e.g. "dropped citation to p. 99"
+
+
+@dataclass
+class StageUsage:
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_calls: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, other: "StageUsage") -> None:
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cached_calls += other.cached_calls
+        self.cost_usd += other.cost_usd
+
+
+@dataclass
+class RowResult:
+    question: QuestionRow
+    answer: Answer | None
+    passages: list[Passage] = field(default_factory=list)  # the context given to the answer step, in rank order
+    usage: dict[str, StageUsage] = field(default_factory=dict)  # by stage: hyde, rerank, answer
+    error: str = ""
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> bool:
+        return self.answer is None
+
+
+@dataclass
+class RunReport:
+    output: Path
+    rows: int
+    answered: int
+    failed: int
+    skipped: int
+    usage: dict[str, StageUsage]
+    seconds: float
+    report_html: Path | None = None
+
+    def totals(self) -> StageUsage:
+        total = StageUsage()
+        for u in self.usage.values():
+            total.add(u)
+        return total
+
+    def to_json(self) -> dict:
+        t = self.totals()
+        return {
+            "output": str(self.output),
+            "rows": self.rows,
+            "answered": self.answered,
+            "failed": self.failed,
+            "skipped": self.skipped,
+            "llm_calls": t.calls,
+            "prompt_tokens": t.prompt_tokens,
+            "completion_tokens": t.completion_tokens,
+            "cost_usd": round(t.cost_usd, 6),
+            "seconds": round(self.seconds, 2),
+        }

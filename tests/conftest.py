@@ -1,0 +1,76 @@
+"""Test-wide guards and fixtures.
+
+No test may reach the network: any socket connection to a non-loopback address fails the test at
+once. Provider SDKs are exercised against loopback servers the tests start themselves."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+
+import pytest
+
+# Keep every library offline: Hugging Face, sentence-transformers, Chroma telemetry.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+# A developer's real keys must never leak into a test run.
+for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "COHERE_API_KEY", "COHERE_BASE_URL", "AUTOFILL_CHROMA_URL"):
+    os.environ.pop(_name, None)
+
+
+class NetworkBlocked(RuntimeError):
+    pass
+
+
+def _is_loopback(host) -> bool:
+    if isinstance(host, bytes):
+        host = host.decode()
+    if host in ("localhost", "", None):
+        return True
+    try:
+        return ipaddress.ip_address(str(host).split("%")[0]).is_loopback
+    except ValueError:
+        return False  # a hostname other than localhost would need DNS: refuse
+
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+_real_getaddrinfo = socket.getaddrinfo
+
+
+def _check(address) -> None:
+    if isinstance(address, tuple) and not _is_loopback(address[0]):
+        raise NetworkBlocked(f"test tried to reach the network: {address!r}")
+
+
+def _guarded_connect(self, address):
+    if self.family in (socket.AF_INET, socket.AF_INET6):
+        _check(address)
+    return _real_connect(self, address)
+
+
+def _guarded_connect_ex(self, address):
+    if self.family in (socket.AF_INET, socket.AF_INET6):
+        _check(address)
+    return _real_connect_ex(self, address)
+
+
+def _guarded_getaddrinfo(host, *args, **kwargs):
+    if not _is_loopback(host):
+        raise NetworkBlocked(f"test tried to resolve a network host: {host!r}")
+    return _real_getaddrinfo(host, *args, **kwargs)
+
+
+socket.socket.connect = _guarded_connect
+socket.socket.connect_ex = _guarded_connect_ex
+socket.getaddrinfo = _guarded_getaddrinfo
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    """An empty workspace folder (vectordb/, reports_out/, templates/ are made on demand)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws
