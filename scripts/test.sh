@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The README's test command: installs what the tests need (idempotent, fast when already there),
+# then runs the whole suite. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
+if [ -f scripts/install_test_deps.sh ]; then bash scripts/install_test_deps.sh; fi
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False
+exec python3 -m pytest -q "$@"
