@@ -11,6 +11,9 @@ import socket
 
 import pytest
 
+# Loopback OpenAI- and Cohere-compatible servers: fixtures `llm_server`, `cohere_server`.
+pytest_plugins = ["tests.llm_server"]
+
 # Keep every library offline: Hugging Face, sentence-transformers, Chroma telemetry.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
