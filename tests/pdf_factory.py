@@ -115,7 +115,7 @@ def make_image_only_pdf(path, pages: int = 2) -> Path:
         pix = page.get_pixmap(dpi=50)
         target = out.new_page(width=page.rect.width, height=page.rect.height)
         target.insert_image(target.rect, stream=pix.tobytes("png"))  # PNG keeps the file small
-    out.save(str(path))
+    out.save(str(path), deflate=True)
     return Path(path)
 
 
