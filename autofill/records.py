@@ -146,6 +146,8 @@ class QuestionRow:
     explanation: str = ""
     hyde_hint: str = ""
     allowed_values: list[str] = field(default_factory=list)  # from a drop-down or the form of answer
+    # "dropdown" (the Answer cell accepts only these values) or "form of answer" (named in the text)
+    allowed_values_source: str = ""
     existing_answer: str = ""
     status: str = ""  # Status cell of a previous run
     review: str = ""  # Approved / Needs changes / Rejected
