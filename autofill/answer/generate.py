@@ -1,0 +1,234 @@
+"""The chain-of-thought answer: render the prompt with the question and the labelled passages,
+call the model in JSON mode, and parse its reply into an Answer whose citations are checked
+against the passages actually given. Reviewers fact-check every answer against its cited pages,
+so a citation that points outside the context is dropped and the row's Status says so."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from typing import Any
+
+from autofill.answer.rerank import Call, passage_views
+from autofill.providers.base import ChatMessage
+from autofill.records import Answer, Citation, Passage, QuestionRow
+from autofill.settings import Settings
+from autofill.templating import render
+
+UNPARSED = "Unparsed model output"
+CONFIDENCE = ("high", "medium", "low")
+
+_FENCE = re.compile(r"```(?:json|JSON)?")
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+_INDEX_CITATION = re.compile(r"^\s*(?:\[\s*(\d+)\s*\]|(?:passage\s*)?#?\s*(\d+))\s*$", re.IGNORECASE)
+_PAGE = re.compile(r"\bp(?:age|p)?\.?\s*(\d+)", re.IGNORECASE)
+
+
+# --------------------------------------------------------------------------- JSON extraction
+
+
+def _loads_lenient(candidate: str) -> Any:
+    """json.loads, then with trailing commas removed, then as a Python literal (single quotes,
+    True/False/None); None when nothing works."""
+    for text in (candidate, _TRAILING_COMMA.sub(r"\1", candidate)):
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
+    try:
+        pythonish = re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", re.sub(r"\bnull\b", "None", candidate)))
+        return ast.literal_eval(_TRAILING_COMMA.sub(r"\1", pythonish))
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def _balanced_objects(text: str) -> list[tuple[int, int]]:
+    """(start, end) spans of top-level {...} blocks, tracking strings so braces inside them count not."""
+    spans, depth, start, quote, escaped = [], 0, -1, "", False
+    for i, ch in enumerate(text):
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = ""
+            continue
+        if ch in "\"'" and depth > 0:
+            # An apostrophe inside a word ("company's") does not open a string.
+            if ch == "'" and i > 0 and text[i - 1].isalnum():
+                continue
+            quote = ch
+        elif ch == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                spans.append((start, i + 1))
+    return spans
+
+
+def extract_json_object(text: str) -> tuple[dict | None, str]:
+    """The reply's JSON object that has an "answer" key (the last one if several), and the text
+    outside it (models sometimes reason before the JSON)."""
+    cleaned = _FENCE.sub("", text or "")
+    found, outside = None, cleaned
+    for start, end in _balanced_objects(cleaned):
+        obj = _loads_lenient(cleaned[start:end])
+        if isinstance(obj, dict) and any(str(k).lower() == "answer" for k in obj):
+            found, outside = obj, (cleaned[:start] + cleaned[end:])
+    if found is None:
+        # A reply cut off before its closing brace: try closing it.
+        start = cleaned.find("{")
+        if start >= 0:
+            obj = _loads_lenient(cleaned[start:].rstrip().rstrip(",") + "}")
+            if isinstance(obj, dict) and any(str(k).lower() == "answer" for k in obj):
+                found, outside = obj, cleaned[:start]
+    return found, outside.strip()
+
+
+# --------------------------------------------------------------------------- citations
+
+
+def _passage_for_page(passages: list[Passage], file_part: str, page: int) -> int | None:
+    """1-based index of the first passage covering `page` of a file whose name matches `file_part`
+    (empty: any file)."""
+    want = file_part.strip().lower().removesuffix(".pdf")
+    for i, p in enumerate(passages, start=1):
+        name = p.file_name.lower().removesuffix(".pdf")
+        if want and want not in name and name not in want:
+            continue
+        if p.page_start <= page <= max(p.page_start, p.page_end):
+            return i
+    return None
+
+
+def resolve_citation(raw: Any, passages: list[Passage]) -> tuple[int, Citation] | str:
+    """A citation as the model wrote it (3, "[3]", "3", "FILE p. 12", {"file":..,"page":..}) to
+    (passage index, Citation), or a description of why it was dropped."""
+    if isinstance(raw, bool):
+        return f"citation {raw!r} is not a passage"
+    if isinstance(raw, float) and raw.is_integer():
+        raw = int(raw)
+    if isinstance(raw, dict):
+        page = raw.get("page")
+        text = f"{raw.get('file') or raw.get('file_name') or ''} p. {page}" if page is not None else str(
+            raw.get("passage", raw.get("id", "")))
+        return resolve_citation(text, passages)
+    if isinstance(raw, int):
+        if 1 <= raw <= len(passages):
+            p = passages[raw - 1]
+            return raw, Citation(p.file_name, p.page_start)
+        return f"citation [{raw}] is not a passage in the evidence"
+    text = str(raw).strip()
+    m = _INDEX_CITATION.match(text)
+    if m:
+        return resolve_citation(int(m.group(1) or m.group(2)), passages)
+    page_match = _PAGE.search(text)
+    if page_match:
+        page = int(page_match.group(1))
+        index = _passage_for_page(passages, text[:page_match.start()].strip(" ,;:-"), page)
+        if index is not None:
+            return index, Citation(passages[index - 1].file_name, page)
+        return f"citation {text!r} is not a page in the evidence"
+    return f"citation {text!r} is not a passage in the evidence"
+
+
+def _citation_list(value: Any) -> list[Any]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, str):
+        # "[1], [3]" or "1, 3" or "FILE p. 3; FILE p. 4"
+        parts = re.split(r"[;,]|\]\s*\[", value)
+        return [p.strip(" []") for p in parts if p.strip(" []")]
+    return [value]
+
+
+# --------------------------------------------------------------------------- the answer
+
+
+def _allowed_prefix(answer: str, allowed: list[str]) -> str | None:
+    """The allowed value the answer starts with (longest match, case-insensitive), if any."""
+    low = answer.strip().lower()
+    for value in sorted(allowed, key=len, reverse=True):
+        v = value.strip().lower()
+        if v and low.startswith(v) and (len(low) == len(v) or not low[len(v)].isalnum()):
+            return value
+    return None
+
+
+def _field(obj: dict, name: str) -> Any:
+    for k, v in obj.items():
+        if str(k).lower() == name:
+            return v
+    return None
+
+
+def parse_answer(text: str, passages: list[Passage], allowed_values: list[str] | None = None) -> Answer:
+    """Parse the model's reply. `passages` are the context in the order the prompt numbered them.
+    Never raises and never loses the reply: an unparseable reply becomes an Answer with an empty
+    answer, the raw text as reasoning and status "Unparsed model output"."""
+    obj, outside = extract_json_object(text)
+    answer_value = _field(obj, "answer") if obj is not None else None
+    if obj is None or answer_value is None or isinstance(answer_value, (dict, list)) and not answer_value:
+        return Answer(answer="", reasoning=(text or "").strip(), status=UNPARSED, raw=text or "",
+                      flags=["the model's reply could not be parsed as the requested JSON"])
+    answer = (", ".join(map(str, answer_value)) if isinstance(answer_value, list) else str(answer_value)).strip()
+    reasoning_value = _field(obj, "reasoning")
+    reasoning = str(reasoning_value).strip() if reasoning_value not in (None, "") else outside
+    confidence = str(_field(obj, "confidence") or "").strip().lower()
+    flags: list[str] = []
+    if confidence not in CONFIDENCE:
+        confidence = ""
+
+    citations: list[Citation] = []
+    indexes: list[int] = []
+    dropped = 0
+    for raw in _citation_list(_field(obj, "citations")):
+        resolved = resolve_citation(raw, passages)
+        if isinstance(resolved, str):
+            dropped += 1
+            flags.append(f"dropped {resolved}")
+            continue
+        index, citation = resolved
+        if index not in indexes:
+            indexes.append(index)
+        if citation not in citations:
+            citations.append(citation)
+
+    if allowed_values:
+        value = _allowed_prefix(answer, allowed_values)
+        if value is None:
+            flags.append(f"answer does not start with an allowed value ({', '.join(allowed_values)})")
+        elif not answer.startswith(value):
+            answer = value + answer[len(value):]  # the drop-down's exact spelling
+
+    status = "Answered"
+    notes = []
+    if dropped:
+        notes.append(f"dropped {dropped} citation{'s' if dropped > 1 else ''} not in the evidence")
+    if allowed_values and _allowed_prefix(answer, allowed_values) is None:
+        notes.append("answer is not one of the allowed values")
+    if notes:
+        status += "; " + "; ".join(notes)
+    return Answer(answer=answer, reasoning=reasoning, citations=citations, cited_passages=indexes,
+                  confidence=confidence, status=status, raw=text or "", flags=flags)
+
+
+def answer_messages(settings: Settings, company: str, row: QuestionRow, context: list[Passage]) -> list[ChatMessage]:
+    prompt = render(settings.templates_dir, "answer", company=company, question=row.question,
+                    form_of_answer=row.form_of_answer, explanation=row.explanation,
+                    allowed_values=list(row.allowed_values), reviewer_guidance=row.reviewer_comment,
+                    passages=passage_views(context))
+    return [ChatMessage("system", render(settings.templates_dir, "answer_system")), ChatMessage("user", prompt)]
+
+
+def generate_answer(settings: Settings, call: Call, company: str, row: QuestionRow, context: list[Passage]) -> Answer:
+    """Ask for the answer over `context` (prompt order) and parse it; citation indexes refer to `context`."""
+    result = call(answer_messages(settings, company, row, context), True)
+    return parse_answer(result.text, context, row.allowed_values)

@@ -1,0 +1,139 @@
+"""Reranking of the retrieved candidates down to the `final_k` passages the answer step sees.
+
+`llm`: listwise, RankGPT style. The model sees numbered passages and returns a ranking
+`[4] > [2] > ...`. When the candidates do not fit one window, a window slides from the bottom of
+the list to the top (window `rerank_window`, step `rerank_step`), so strong passages found low in
+the retrieval order bubble up into the top window that is ranked last.
+`cohere`: a dedicated reranking model through the `Reranker` provider.
+`none`: retrieval order."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Callable
+
+from autofill.answer.retrieval import build_query
+from autofill.providers.base import ChatMessage, ChatResult, Reranker
+from autofill.records import Passage, QuestionRow
+from autofill.settings import Settings
+from autofill.templating import render
+
+# Characters of each passage shown to the ranking model: enough to judge relevance, and 20 of them
+# keep the prompt well inside small context windows.
+RERANK_PASSAGE_CHARS = 1200
+
+_FENCE = re.compile(r"```[a-zA-Z]*")
+_BRACKETED = re.compile(r"\[\s*(\d+)\s*\]")
+_CHAIN = re.compile(r"\d+(?:\s*(?:>|,|>>|→|->)\s*\d+)+")
+_PASSAGE_WORD = re.compile(r"(?:passage|doc(?:ument)?|id)\s*#?\s*(\d+)", re.IGNORECASE)
+_INT = re.compile(r"\d+")
+
+
+def parse_ranking(text: str, n: int) -> list[int]:
+    """A full ranking of passage numbers 1..n from a model's reply, most relevant first.
+
+    Accepts `[4] > [2] > [1]`, `4 > 2 > 1`, `4, 2, 1`, "Passage 4 ...", code fences and text around
+    the ranking. Duplicates keep their first position, numbers outside 1..n are dropped, and numbers
+    the model left out are appended in retrieval order, so the result is always a permutation."""
+    text = _FENCE.sub(" ", text or "")
+    found: list[str] = _BRACKETED.findall(text)
+    if not found:
+        chain = _CHAIN.search(text)
+        if chain:
+            found = _INT.findall(chain.group(0))
+    if not found:
+        found = _PASSAGE_WORD.findall(text)
+    if not found:
+        found = _INT.findall(text)
+    order: list[int] = []
+    seen: set[int] = set()
+    for token in found:
+        number = int(token)
+        if 1 <= number <= n and number not in seen:
+            seen.add(number)
+            order.append(number)
+    order.extend(i for i in range(1, n + 1) if i not in seen)
+    return order
+
+
+def window_starts(count: int, window: int, step: int) -> list[int]:
+    """Start offsets of the sliding windows, bottom window first (RankGPT): for 30 candidates,
+    window 20, step 10 -> [10, 0]. One window [0] when everything fits."""
+    if count <= window:
+        return [0]
+    starts = []
+    start = count - window
+    while start > 0:
+        starts.append(start)
+        start -= step
+    starts.append(0)
+    return starts
+
+
+def passage_views(passages: list[Passage], max_chars: int | None = None) -> list[dict]:
+    """What a prompt shows for each passage: its number, its `FILE p. N` label and its text."""
+    views = []
+    for i, p in enumerate(passages, start=1):
+        text = p.text if max_chars is None or len(p.text) <= max_chars else p.text[:max_chars].rstrip() + " ..."
+        pages = f"p. {p.page_start}" if p.page_end <= p.page_start else f"pp. {p.page_start}-{p.page_end}"
+        views.append({"number": i, "label": f"{p.file_name} {pages}", "text": text})
+    return views
+
+
+# A chat call bound to one row's settings and usage counter: call(messages, json_mode) -> ChatResult.
+Call = Callable[[list[ChatMessage], bool], ChatResult]
+
+
+def rank_window(settings: Settings, call: Call, row: QuestionRow, passages: list[Passage]) -> list[Passage]:
+    """One listwise ranking call over `passages`; returns them reordered."""
+    views = passage_views(passages, RERANK_PASSAGE_CHARS)
+    prompt = render(settings.templates_dir, "rerank", question=row.question, form_of_answer=row.form_of_answer,
+                    explanation=row.explanation, passages=views, count=len(views))
+    system = render(settings.templates_dir, "rerank_system")
+    result = call([ChatMessage("system", system), ChatMessage("user", prompt)], False)
+    return [passages[i - 1] for i in parse_ranking(result.text, len(passages))]
+
+
+def llm_rerank(settings: Settings, call: Call, row: QuestionRow, passages: list[Passage]) -> list[Passage]:
+    """Sliding-window listwise rerank of all candidates; returns the whole list reordered."""
+    ranked = list(passages)
+    r = settings.retrieval
+    window, step = max(2, r.rerank_window), max(1, r.rerank_step)
+    for start in window_starts(len(ranked), window, step):
+        ranked[start:start + window] = rank_window(settings, call, row, ranked[start:start + window])
+    return ranked
+
+
+def cohere_rerank(reranker: Reranker, row: QuestionRow, passages: list[Passage], top_n: int) -> list[Passage]:
+    results = reranker.rerank(build_query(row), [p.text for p in passages], top_n)
+    out, seen = [], set()
+    for res in results:
+        if 0 <= res.index < len(passages) and res.index not in seen:
+            seen.add(res.index)
+            out.append(replace(passages[res.index], score=float(res.score)))
+    # A reranker that returns fewer than asked still leaves a full context, in retrieval order.
+    out.extend(p for i, p in enumerate(passages) if i not in seen)
+    return out
+
+
+def rerank(settings: Settings, method: str, row: QuestionRow, passages: list[Passage],
+           call: Call | None = None, reranker: Reranker | None = None) -> list[Passage]:
+    """The best `final_k` passages, best first, `rank` renumbered 1..final_k."""
+    k = settings.retrieval.final_k
+    if method == "llm" and call is not None and len(passages) > 1:
+        ranked = llm_rerank(settings, call, row, passages)
+    elif method == "cohere" and reranker is not None and passages:
+        ranked = cohere_rerank(reranker, row, passages, k)
+    else:
+        ranked = list(passages)
+    return [replace(p, rank=i) for i, p in enumerate(ranked[:k], start=1)]
+
+
+def order_context(passages: list[Passage], order: str) -> list[Passage]:
+    """The order passages are shown to the answer model. `peripheral` puts the best at the start
+    and the end, weakest in the middle, where long-context models attend least: 1,3,5,...,6,4,2."""
+    if order != "peripheral":
+        return list(passages)
+    return passages[0::2] + passages[1::2][::-1]
+

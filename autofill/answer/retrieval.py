@@ -1,0 +1,94 @@
+"""Candidate retrieval for one question row: dense, BM25 + dense fused by reciprocal rank fusion,
+and HyDE (the embedding of a hypothetical report passage instead of the question).
+
+The store is duck-typed (`query(embedding, n)`, `bm25_search(query, n)`, both returning Passages
+best first), so tests can run on a real Chroma store built with a fake embedder."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Protocol, Sequence
+
+from autofill.records import Passage, QuestionRow
+from autofill.settings import Settings
+
+MODES = ("dense", "hybrid", "hyde", "hyde+hybrid")
+
+
+class SearchableStore(Protocol):
+    def query(self, embedding: Sequence[float], n: int) -> list[Passage]: ...
+
+    def bm25_search(self, query: str, n: int) -> list[Passage]: ...
+
+
+class QueryEmbedder(Protocol):
+    def embed_query(self, text: str) -> list[float]: ...
+
+
+def build_query(row: QuestionRow) -> str:
+    """The retrieval query without HyDE: the question plus its form of answer and explanation,
+    which often name the exact terms a report uses ("Scope 1 and Scope 2", "base year")."""
+    parts = [row.question.strip(), row.form_of_answer.strip(), row.explanation.strip()]
+    return "\n".join(p for p in parts if p)
+
+
+def rrf(rankings: list[list[str]], k: int = 60) -> list[tuple[str, float]]:
+    """Reciprocal rank fusion: score(d) = sum over rankings of 1 / (k + rank of d), rank 1-based.
+    Returns (id, score) best first; ties keep the order in which ids were first seen, so the result
+    is deterministic. An id repeated within one ranking counts at its first position only."""
+    scores: dict[str, float] = {}
+    first_seen: dict[str, int] = {}
+    for ranking in rankings:
+        seen: set[str] = set()
+        for rank, item in enumerate(ranking, start=1):
+            if item in seen:
+                continue
+            seen.add(item)
+            if item not in first_seen:
+                first_seen[item] = len(first_seen)
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    return sorted(scores.items(), key=lambda kv: (-kv[1], first_seen[kv[0]]))
+
+
+def resolve_mode(settings: Settings, llm_available: bool) -> str:
+    """The mode actually used: HyDE needs a chat model, so without one it falls back to the
+    same retrieval minus HyDE (hyde -> dense, hyde+hybrid -> hybrid)."""
+    mode = settings.retrieval_mode
+    if not llm_available and mode.startswith("hyde"):
+        return "hybrid" if mode == "hyde+hybrid" else "dense"
+    return mode
+
+
+def _ranked(passages: list[Passage]) -> list[Passage]:
+    return [replace(p, rank=i) for i, p in enumerate(passages, start=1)]
+
+
+def fuse(lists: list[list[Passage]], k: int, n: int) -> list[Passage]:
+    """RRF over lists of Passages; the fused score replaces the per-list scores."""
+    by_id: dict[str, Passage] = {}
+    for lst in lists:
+        for p in lst:
+            by_id.setdefault(p.chunk_id, p)
+    fused = rrf([[p.chunk_id for p in lst] for lst in lists], k=k)[:n]
+    return _ranked([replace(by_id[cid], score=score) for cid, score in fused])
+
+
+def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder, row: QuestionRow,
+             mode: str, hyde_passage: str = "", n: int | None = None) -> list[Passage]:
+    """The top `n` (default `retrieval.candidates`) passages for `row`, best first, rank 1-based.
+
+    dense: the question query embedded; hybrid: that plus BM25 of the same query, fused by RRF;
+    hyde: the HyDE passage embedded; hyde+hybrid: HyDE dense plus BM25 of the question query.
+    Each list feeding a fusion is twice as deep as the result so that a passage ranked moderately
+    by both searches can still surface."""
+    if mode not in MODES:
+        raise ValueError(f"unknown retrieval mode {mode!r}")
+    n = n or settings.retrieval.candidates
+    query = build_query(row)
+    dense_text = hyde_passage if mode.startswith("hyde") and hyde_passage.strip() else query
+    if mode in ("dense", "hyde"):
+        return _ranked(store.query(embedder.embed_query(dense_text), n))
+    depth = 2 * n
+    dense = store.query(embedder.embed_query(dense_text), depth)
+    lexical = store.bm25_search(query, depth)
+    return fuse([dense, lexical], k=settings.retrieval.rrf_k, n=n)

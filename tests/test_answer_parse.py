@@ -1,0 +1,111 @@
+"""The answer parser on messy model output: fences, text around the JSON, Python-style dicts,
+citations in every shape models produce, citations outside the evidence, unparseable replies."""
+
+from __future__ import annotations
+
+from autofill.answer.generate import UNPARSED, parse_answer
+from autofill.answer.hyde import parse_hyde
+from autofill.records import Citation, Passage
+
+
+def ctx() -> list[Passage]:
+    return [
+        Passage("a", "Report 2024.pdf", 2, 2, "Targets", "net zero by 2050"),
+        Passage("b", "Report 2024.pdf", 3, 4, "Performance", "table"),
+        Passage("c", "Plan.pdf", 8, 8, "", "goal"),
+    ]
+
+
+def test_clean_json():
+    a = parse_answer('{"reasoning": "Passage 1 says so.", "answer": "Yes, by 2050.", "citations": [1, 3],'
+                     ' "confidence": "high"}', ctx())
+    assert a.answer == "Yes, by 2050."
+    assert a.reasoning == "Passage 1 says so."
+    assert a.citations == [Citation("Report 2024.pdf", 2), Citation("Plan.pdf", 8)]
+    assert a.cited_passages == [1, 3]
+    assert a.confidence == "high"
+    assert a.status == "Answered" and not a.flags
+
+
+def test_fences_and_text_around():
+    text = ('Let me think. Passage 2 has the table.\n```json\n{"reasoning": "", "answer": "1,120 kt",'
+            ' "citations": ["[2]"], "confidence": "Medium"}\n```\nHope this helps!')
+    a = parse_answer(text, ctx())
+    assert a.answer == "1,120 kt"
+    assert a.reasoning.startswith("Let me think.")  # reasoning outside the JSON is kept
+    assert a.citations == [Citation("Report 2024.pdf", 3)]
+    assert a.confidence == "medium"
+
+
+def test_single_quotes_and_trailing_commas():
+    a = parse_answer("{'reasoning': 'ok', 'answer': 'No', 'citations': ['1',], 'confidence': 'low',}", ctx())
+    assert a.answer == "No" and a.cited_passages == [1] and a.confidence == "low"
+
+
+def test_citations_as_page_labels_and_order_kept():
+    a = parse_answer('{"answer": "Yes", "citations": ["Plan.pdf p. 8", "Report 2024.pdf p. 4", "3", 1]}', ctx())
+    # most relevant first, as the model ordered them; p. 4 lies inside passage 2 (pp. 3-4)
+    assert a.citations == [Citation("Plan.pdf", 8), Citation("Report 2024.pdf", 4), Citation("Report 2024.pdf", 2)]
+    assert a.cited_passages == [3, 2, 1]
+
+
+def test_citation_outside_evidence_is_dropped_and_flagged():
+    a = parse_answer('{"answer": "Yes", "citations": [1, 7, "Report 2024.pdf p. 99", 1]}', ctx())
+    assert a.citations == [Citation("Report 2024.pdf", 2)]  # duplicate 1 kept once
+    assert a.status == "Answered; dropped 2 citations not in the evidence"
+    assert len(a.flags) == 2 and "[7]" in a.flags[0] and "p. 99" in a.flags[1]
+
+
+def test_one_dropped_citation_status_wording():
+    a = parse_answer('{"answer": "Yes", "citations": [4]}', ctx())
+    assert a.status == "Answered; dropped 1 citation not in the evidence"
+    assert a.citations == []
+
+
+def test_citations_as_a_string():
+    a = parse_answer('{"answer": "Yes", "citations": "[1], [3]"}', ctx())
+    assert a.cited_passages == [1, 3]
+
+
+def test_unparseable_keeps_raw_text():
+    raw = "I think the answer is yes because of passage 2."
+    a = parse_answer(raw, ctx())
+    assert a.status == UNPARSED
+    assert a.answer == ""
+    assert a.reasoning == raw and a.raw == raw
+    assert a.flags
+
+
+def test_json_without_answer_is_unparsed():
+    a = parse_answer('{"reasoning": "thinking", "citations": [1]}', ctx())
+    assert a.status == UNPARSED and "thinking" in a.reasoning
+
+
+def test_truncated_json_is_closed():
+    a = parse_answer('{"reasoning": "r", "answer": "Yes", "citations": [1]', ctx())
+    assert a.answer == "Yes" and a.cited_passages == [1]
+
+
+def test_braces_inside_strings():
+    a = parse_answer('{"reasoning": "the {table} says", "answer": "Partially {see}", "citations": [2]}', ctx())
+    assert a.answer == "Partially {see}"
+
+
+def test_allowed_values_normalised_and_checked():
+    a = parse_answer('{"answer": "yes - by 2050", "citations": [1]}', ctx(), ["Yes", "No", "Not disclosed"])
+    assert a.answer == "Yes - by 2050" and a.status == "Answered"
+    b = parse_answer('{"answer": "Not disclosed.", "citations": []}', ctx(), ["Yes", "No", "Not disclosed"])
+    assert b.answer == "Not disclosed." and b.status == "Answered"
+    c = parse_answer('{"answer": "Maybe", "citations": [1]}', ctx(), ["Yes", "No"])
+    assert "not one of the allowed values" in c.status
+    d = parse_answer('{"answer": "Nothing", "citations": []}', ctx(), ["No"])
+    assert "not one of the allowed values" in d.status  # "No" is not a prefix of the word "Nothing"
+
+
+def test_hyde_parser_strips_preambles_and_fences():
+    assert parse_hyde('Sure! Here is a hypothetical passage:\n\n"We target net zero by 2050."') == \
+        "We target net zero by 2050."
+    assert parse_hyde("```\n**Climate targets**\nWe cut emissions 30%.\n```") == "We cut emissions 30%."
+    assert parse_hyde("This report covers our targets.\nWe cut 30%.") == "This report covers our targets.\nWe cut 30%."
+    assert parse_hyde("Passage:\nWe cut 30%.") == "We cut 30%."
+    assert parse_hyde("") == ""
