@@ -18,6 +18,7 @@ Scripting replies to chat requests, first match wins:
 `req` is the request JSON; `message_text(req)` joins its message contents, `last_user_text(req)` and
 `system_text(req)` pick parts, so a responder can tell HyDE, rerank and answer prompts apart.
 
+`LLMServer(require_key="sk-...")` answers 401 (echoing the key sent, as real APIs do) to any other key.
 Every request is recorded (`server.requests`, `server.chat_requests()`, `server.count(...)`) with path,
 headers (authorization headers removed) and JSON body. Embedding routes return deterministic
 hash-based unit vectors (`hash_vector`). Cohere rerank scores documents by word overlap with the query.
@@ -77,6 +78,7 @@ class RecordedRequest:
     query: str
     headers: dict[str, str]  # lower-case names; authorization headers removed
     json: Any
+    auth_headers: list[str] = field(default_factory=list)  # names of the auth headers sent, not values
     status: int = 0  # the status the server answered with (0 while in flight)
     started: float = 0.0  # time.monotonic() when the request arrived
     finished: float = 0.0
@@ -190,9 +192,12 @@ class LoopbackServer:
     """Shared machinery: threaded server, request log, fault injection, latency, replies queue."""
 
     def __init__(self, latency_s: float = 0.0, responder: Callable[[dict], Any] | None = None,
-                 embed_dim: int = EMBED_DIM) -> None:
+                 embed_dim: int = EMBED_DIM, require_key: str | None = None) -> None:
         self.latency_s = latency_s
         self.responder = responder
+        # When set, requests without this key (Bearer or api-key header) get 401, and the message
+        # echoes the key they sent, as real APIs do: tests check that it never leaks further.
+        self.require_key = require_key
         self.embed_dim = embed_dim
         self._lock = threading.Lock()
         self._closing = threading.Event()
@@ -300,19 +305,29 @@ class LoopbackServer:
         except ValueError:
             body = None
         headers = {k.lower(): v for k, v in h.headers.items() if k.lower() not in _SECRET_HEADERS}
-        rec = RecordedRequest(method, path, query, headers, body, started=time.monotonic())
+        auth = [k.lower() for k in h.headers.keys() if k.lower() in _SECRET_HEADERS]
+        rec = RecordedRequest(method, path, query, headers, body, auth_headers=auth, started=time.monotonic())
         with self._lock:
             self._requests.append(rec)
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
         try:
-            status, reply_headers, payload = self._respond(rec, h)
+            sent_key = self._sent_key(h)
+            if self.require_key is not None and sent_key != self.require_key:
+                status, reply_headers, payload = self._error_reply(401, f"Incorrect API key provided: {sent_key}", None)
+            else:
+                status, reply_headers, payload = self._respond(rec, h)
             rec.status = status
             self._send(h, status, reply_headers, payload)
         finally:
             rec.finished = time.monotonic()
             with self._lock:
                 self._in_flight -= 1
+
+    @staticmethod
+    def _sent_key(h: _Handler) -> str:
+        bearer = h.headers.get("Authorization", "")
+        return bearer[7:] if bearer.startswith("Bearer ") else h.headers.get("api-key", "")
 
     def _respond(self, rec: RecordedRequest, h: _Handler) -> tuple[int, dict[str, str], Any]:
         route = rec.route

@@ -1,0 +1,130 @@
+"""On-disk cache of chat responses, so an identical re-run makes zero API calls.
+
+Key: sha256 of (provider, model, messages, temperature, max_tokens, json_mode). The base URL and the
+API key are deliberately not part of it (a key must never reach disk; the same model behind another
+URL gives the same kind of answer). One JSON file per entry under `<cache_dir>/<2 hex>/<key>.json`,
+written to a temporary file in the same folder and renamed into place, so concurrent threads and
+processes never see half an entry; the worst race is two identical calls both going to the API.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from autofill.providers.base import ChatMessage, ChatModel, ChatResult
+
+log = logging.getLogger("autofill.providers")
+
+CACHE_VERSION = 1  # bump when the key or entry layout changes
+
+
+def _message_pair(message: ChatMessage | dict) -> list[str]:
+    if isinstance(message, dict):
+        return [str(message["role"]), str(message["content"])]
+    return [message.role, message.content]
+
+
+def cache_key(provider: str, model: str, messages: Sequence[ChatMessage], temperature: float,
+              max_tokens: int, json_mode: bool) -> str:
+    material = {
+        "v": CACHE_VERSION,
+        "provider": provider,
+        "model": model,
+        "messages": [_message_pair(m) for m in messages],
+        "temperature": float(temperature),
+        "max_tokens": int(max_tokens),
+        "json_mode": bool(json_mode),
+    }
+    blob = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class CachedChat:
+    """A ChatModel that answers from disk when it has seen the exact request before.
+
+    A hit returns the stored text with `cached=True` and the original token counts (so reports can
+    show what the call cost the first time); the pipeline counts hits as cached calls, not API calls."""
+
+    def __init__(self, chat: ChatModel, cache_dir: Path | str, provider: str) -> None:
+        self.chat = chat
+        self.cache_dir = Path(cache_dir)
+        self.provider = provider
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def model(self) -> str:
+        return self.chat.model
+
+    def path_for(self, key: str) -> Path:
+        return self.cache_dir / key[:2] / f"{key}.json"
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int = 1200,
+        json_mode: bool = False,
+    ) -> ChatResult:
+        key = cache_key(self.provider, self.model, messages, temperature, max_tokens, json_mode)
+        path = self.path_for(key)
+        hit = self._read(path)
+        if hit is not None:
+            with self._lock:
+                self.hits += 1
+            return hit
+        result = self.chat.complete(messages, temperature=temperature, max_tokens=max_tokens, json_mode=json_mode)
+        with self._lock:
+            self.misses += 1
+        self._write(path, result)
+        return result
+
+    def _read(self, path: Path) -> ChatResult | None:
+        try:
+            entry: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            return ChatResult(
+                text=str(entry["text"]),
+                model=str(entry["model"]),
+                prompt_tokens=int(entry.get("prompt_tokens", 0)),
+                completion_tokens=int(entry.get("completion_tokens", 0)),
+                cached=True,
+            )
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            # A damaged entry (disk full, manual edit) is a miss; the fresh answer overwrites it.
+            log.warning("ignoring unreadable cache entry %s: %s", path.name, exc)
+            return None
+
+    def _write(self, path: Path, result: ChatResult) -> None:
+        entry = {
+            "text": result.text,
+            "model": result.model,
+            "prompt_tokens": result.prompt_tokens,
+            "completion_tokens": result.completion_tokens,
+            "provider": self.provider,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    json.dump(entry, fh, ensure_ascii=False)
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError as exc:
+            # The answer is good; failing to cache it must not fail the row.
+            log.warning("could not write LLM cache entry: %s", exc)

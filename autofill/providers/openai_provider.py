@@ -1,0 +1,216 @@
+"""OpenAI and every OpenAI-compatible server (Azure OpenAI, Ollama, vLLM, llama.cpp server) through
+the `openai` SDK. The only module that imports `openai`.
+
+- `llm.base_url` (OPENAI_BASE_URL) points the client anywhere; self-hosted servers need no key, but
+  the SDK insists on one, so NO_KEY is sent when a base URL is set without a key.
+- A base URL on *.openai.azure.com selects `AzureOpenAI` with `llm.azure_api_version`; the model
+  name is then the deployment name.
+- The SDK's own retries are off; `autofill.providers.retry` decides, so request counts are exact.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Sequence
+from urllib.parse import urlsplit
+
+from autofill.errors import InputError
+from autofill.providers.base import ChatMessage, ChatResult, EmbedUsage
+from autofill.providers.retry import Failure, call_with_retries, is_transient_status, parse_retry_after
+from autofill.settings import LLMSettings
+
+# Sent as the API key to self-hosted OpenAI-compatible servers that ignore it; the SDK refuses none.
+NO_KEY = "no-key-required"
+AZURE_HOST_SUFFIXES = (".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com")
+
+
+def is_azure(base_url: str) -> bool:
+    host = (urlsplit(base_url).hostname or "").lower()
+    return any(host.endswith(suffix) for suffix in AZURE_HOST_SUFFIXES)
+
+
+def _api_key(llm: LLMSettings) -> str:
+    if llm.api_key:
+        return str(llm.api_key)
+    if llm.base_url:
+        return NO_KEY
+    raise InputError("the OpenAI provider needs OPENAI_API_KEY, or OPENAI_BASE_URL for a self-hosted server")
+
+
+def make_client(llm: LLMSettings, azure: bool | None = None) -> Any:
+    """An SDK client from settings. `azure` forces (True) or forbids (False) the Azure client;
+    None decides from the base URL's host."""
+    import openai
+
+    key = _api_key(llm)
+    use_azure = is_azure(llm.base_url) if azure is None else azure
+    if use_azure:
+        if not llm.base_url:
+            raise InputError("Azure OpenAI needs OPENAI_BASE_URL=https://<resource>.openai.azure.com")
+        parts = urlsplit(llm.base_url)
+        # The SDK builds /openai/deployments/<model>/... itself: give it the resource root only.
+        endpoint = f"{parts.scheme}://{parts.netloc}"
+        return openai.AzureOpenAI(azure_endpoint=endpoint, api_key=key, api_version=llm.azure_api_version,
+                                  timeout=llm.timeout_s, max_retries=0)
+    return openai.OpenAI(api_key=key, base_url=llm.base_url or None, timeout=llm.timeout_s, max_retries=0)
+
+
+def classify(exc: BaseException) -> Failure | None:
+    """Map an openai SDK exception to a retry decision; None for anything that is not an API failure."""
+    import openai
+
+    if isinstance(exc, openai.APITimeoutError):
+        return Failure(transient=True, reason="request timed out")
+    if isinstance(exc, openai.APIConnectionError):
+        return Failure(transient=True, reason=f"connection error: {exc.message}")
+    if isinstance(exc, openai.APIStatusError):
+        return Failure(
+            transient=is_transient_status(exc.status_code),
+            reason=f"HTTP {exc.status_code}: {_error_message(exc)}",
+            retry_after=parse_retry_after(exc.response.headers),
+            status=exc.status_code,
+        )
+    if isinstance(exc, openai.OpenAIError):
+        return Failure(transient=False, reason=f"{type(exc).__name__}: {exc}")
+    return None
+
+
+def _error_message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+        if isinstance(inner, str):
+            return inner
+    return str(getattr(exc, "message", "") or exc)
+
+
+def _as_dict(message: ChatMessage | dict) -> dict[str, str]:
+    if isinstance(message, dict):
+        return {"role": message["role"], "content": message["content"]}
+    return {"role": message.role, "content": message.content}
+
+
+class OpenAIChat:
+    """Chat completions. `complete` returns the text with the API's token usage."""
+
+    def __init__(self, llm_settings: LLMSettings, model: str, azure: bool | None = None) -> None:
+        self.model = model
+        self._llm = llm_settings
+        self._client = make_client(llm_settings, azure=azure)
+        self._provider = "azure" if isinstance(self._client, _azure_class()) else "openai"
+        # Some compatible servers reject response_format; after the first 400 we stop sending it.
+        self._json_mode_ok = True
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int = 1200,
+        json_mode: bool = False,
+    ) -> ChatResult:
+        payload = [_as_dict(m) for m in messages]
+        if json_mode and self._json_mode_ok:
+            try:
+                return self._call(payload, temperature, max_tokens, json_mode=True)
+            except _BadRequest:
+                # The server rejected response_format (or the request): try once without it. The
+                # prompt asks for JSON anyway and the answer parser tolerates text around it.
+                result = self._call(payload, temperature, max_tokens, json_mode=False)
+                self._json_mode_ok = False  # only now is it clear that response_format was the problem
+                return result
+        return self._call(payload, temperature, max_tokens, json_mode=False)
+
+    def _call(self, payload: list[dict], temperature: float, max_tokens: int, json_mode: bool) -> ChatResult:
+        import openai
+
+        kwargs: dict[str, Any] = {"model": self.model, "messages": payload, "temperature": temperature,
+                                  "max_tokens": max_tokens}
+        if json_mode:
+            kwargs["response_format"] = {"type": "json_object"}
+
+        def once() -> Any:
+            try:
+                return self._client.chat.completions.create(**kwargs)
+            except openai.BadRequestError as exc:
+                if json_mode:
+                    raise _BadRequest() from exc
+                raise
+
+        response = call_with_retries(
+            once, classify=classify, what=f"{self._provider} chat {self.model}",
+            max_retries=self._llm.max_retries, base_delay_s=self._llm.retry_base_delay_s,
+            secrets=[str(self._llm.api_key)],
+        )
+        return _to_result(response, self.model, self._provider)
+
+
+class _BadRequest(Exception):
+    """A 400 on a json_mode request: retried once without response_format, not a transient failure."""
+
+
+def _azure_class() -> type:
+    import openai
+
+    return openai.AzureOpenAI
+
+
+def _to_result(response: Any, model: str, provider: str) -> ChatResult:
+    from autofill.errors import ProviderError
+
+    choices = getattr(response, "choices", None) or []
+    if not choices:
+        raise ProviderError(f"{provider} chat {model} returned no choices")
+    text = choices[0].message.content or ""
+    usage = getattr(response, "usage", None)
+    return ChatResult(
+        text=text,
+        # The served model ("gpt-4o-mini-2024-07-18", or the real model behind an Azure deployment)
+        # prices the call; fall back to the configured name when a server leaves it out.
+        model=getattr(response, "model", None) or model,
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+    )
+
+
+class OpenAIEmbedder:
+    """Embeddings endpoint, in batches. Named "openai:<model>" so a store remembers who built it."""
+
+    def __init__(self, llm_settings: LLMSettings, model: str, batch_size: int = 64, azure: bool | None = None) -> None:
+        self.model = model
+        self.name = f"openai:{model}"
+        self.batch_size = max(1, batch_size)
+        self._llm = llm_settings
+        self._client = make_client(llm_settings, azure=azure)
+        self._lock = threading.Lock()
+        self.usage = EmbedUsage()
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        out: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            out.extend(self._embed(list(texts[start:start + self.batch_size])))
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._embed([text])[0]
+
+    def _embed(self, batch: list[str]) -> list[list[float]]:
+        # The API rejects empty strings; a blank keeps positions aligned.
+        inputs = [t if t.strip() else " " for t in batch]
+        response = call_with_retries(
+            lambda: self._client.embeddings.create(model=self.model, input=inputs, encoding_format="float"),
+            classify=classify, what=f"openai embeddings {self.model}",
+            max_retries=self._llm.max_retries, base_delay_s=self._llm.retry_base_delay_s,
+            secrets=[str(self._llm.api_key)],
+        )
+        data = sorted(response.data, key=lambda d: d.index)
+        if len(data) != len(inputs):
+            from autofill.errors import ProviderError
+
+            raise ProviderError(f"openai embeddings {self.model} returned {len(data)} vectors for {len(inputs)} texts")
+        with self._lock:
+            self.usage.calls += 1
+            self.usage.tokens += int(getattr(response.usage, "prompt_tokens", 0) or 0)
+        return [list(map(float, d.embedding)) for d in data]

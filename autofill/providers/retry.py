@@ -1,0 +1,123 @@
+"""One retry policy for every provider SDK.
+
+The SDKs' own retries are switched off (max_retries=0) so that the number of requests is exactly
+what this module decides: transient failures (429, 408, 409, 5xx, timeouts, connection errors) are
+retried up to `max_retries` times with exponential backoff and jitter, honouring a server's
+Retry-After; anything else (400, 401, 403, 404, malformed replies) fails at once. The final error is
+an `autofill.errors.ProviderError` with a one-line reason that never contains an API key.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import random
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping, TypeVar
+
+from autofill.errors import ProviderError
+
+log = logging.getLogger("autofill.providers")
+
+T = TypeVar("T")
+
+TRANSIENT_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+MAX_DELAY_S = 60.0  # never wait longer than this between attempts, whatever Retry-After says
+MAX_MESSAGE_CHARS = 300
+
+
+@dataclass
+class Failure:
+    """What went wrong in one attempt, as a provider module classifies its SDK's exception."""
+
+    transient: bool
+    reason: str  # short, e.g. "HTTP 429: rate limit exceeded" or "timed out after 30s"
+    retry_after: float | None = None  # seconds the server asked us to wait
+    status: int | None = None
+
+
+def is_transient_status(status: int | None) -> bool:
+    return status is not None and (status in TRANSIENT_STATUS or status >= 500)
+
+
+def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds from `retry-after-ms` or `Retry-After` (delta-seconds or an HTTP date); None if absent."""
+    if not headers:
+        return None
+    lower = {str(k).lower(): v for k, v in headers.items()}
+    ms = lower.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    value = lower.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """One line, bounded, with every secret replaced (servers echo wrong keys in 401 messages)."""
+    out = " ".join(str(text).split())
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            out = out.replace(secret, "***")
+    if len(out) > MAX_MESSAGE_CHARS:
+        out = out[: MAX_MESSAGE_CHARS - 3] + "..."
+    return out
+
+
+def backoff_delay(attempt: int, base_delay_s: float, retry_after: float | None, rng: random.Random) -> float:
+    """Delay before retry number `attempt` (0-based): the server's Retry-After when given, else
+    base * 2**attempt scaled by a random factor in [0.5, 1.0] so concurrent rows do not retry in step."""
+    if retry_after is not None:
+        return min(retry_after, MAX_DELAY_S)
+    return min(base_delay_s * (2**attempt) * rng.uniform(0.5, 1.0), MAX_DELAY_S)
+
+
+def call_with_retries(
+    fn: Callable[[], T],
+    *,
+    classify: Callable[[BaseException], Failure | None],
+    what: str,
+    max_retries: int,
+    base_delay_s: float,
+    secrets: Iterable[str] = (),
+    sleep: Callable[[float], None] = time.sleep,
+    rng: random.Random | None = None,
+) -> T:
+    """Run `fn`, retrying transient failures. `classify` maps an SDK exception to a Failure, or None
+    for exceptions that are not provider failures (programming errors propagate unchanged).
+    `what` names the call in messages, e.g. "openai chat gpt-4o-mini"."""
+    secrets = [s for s in secrets if s]
+    rng = rng or random.Random()
+    attempts = max(0, max_retries) + 1
+    for attempt in range(attempts):
+        try:
+            return fn()
+        except ProviderError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - classified below, re-raised when unknown
+            failure = classify(exc)
+            if failure is None:
+                raise
+            reason = scrub(failure.reason, secrets)
+            if not failure.transient:
+                raise ProviderError(f"{what} failed: {reason}") from None
+            if attempt + 1 >= attempts:
+                tries = "1 attempt" if attempts == 1 else f"{attempts} attempts"
+                raise ProviderError(f"{what} failed after {tries}: {reason}") from None
+            delay = backoff_delay(attempt, base_delay_s, failure.retry_after, rng)
+            log.warning("%s: %s; retry %d of %d in %.2fs", what, reason, attempt + 1, attempts - 1, delay)
+            sleep(delay)
+    raise AssertionError("unreachable")  # pragma: no cover
