@@ -76,6 +76,10 @@ class LLMSettings:
     max_tokens: int = 1200
     timeout_s: float = 120.0
     max_retries: int = 4
+    # First backoff delay; doubles per attempt with jitter, and a server's Retry-After wins.
+    retry_base_delay_s: float = 1.0
+    # Used when base_url is an Azure OpenAI endpoint (*.openai.azure.com); the model is the deployment.
+    azure_api_version: str = "2024-10-21"
     concurrency: int = 4
     cache: bool = True
 
