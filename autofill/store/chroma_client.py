@@ -1,0 +1,135 @@
+"""Chroma plumbing: the client (embedded PersistentClient or HttpClient against `chroma run`), collection
+names derived from company names, and an embedding function that refuses to embed.
+
+Why the refusing embedding function: Chroma attaches its default embedding function (which downloads an
+ONNX model on first use) to any collection opened without one, and would silently embed text with it if a
+caller ever passed texts instead of vectors. autofill always passes its own vectors; this guard turns any
+slip into a clear error instead of a download or, worse, vectors from a different model."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from typing import Any, Iterator, Sequence
+from urllib.parse import urlparse
+
+from autofill.errors import InputError
+from autofill.settings import Settings
+
+MARKER = "autofill_store"  # collection metadata key marking an autofill chunk collection
+DOCS_SUFFIX = ".docs"  # companion collection holding the document manifest
+
+_clients: dict[tuple[str, str], Any] = {}
+_clients_lock = threading.Lock()
+
+
+def collection_name(company: str) -> str:
+    """A valid, stable Chroma collection name for a company ([a-zA-Z0-9._-], 3-512 chars, alphanumeric at
+    both ends). A readable slug plus a hash of the exact name, so "BHP" and "bhp" never share a store."""
+    company = company.strip()
+    if not company:
+        raise InputError("company name is empty")
+    slug = re.sub(r"[^a-z0-9]+", "-", company.lower()).strip("-")[:48].strip("-") or "company"
+    digest = hashlib.sha256(company.encode("utf-8")).hexdigest()[:10]
+    return f"af-{slug}-{digest}"
+
+
+def batched(items: Sequence[Any], size: int) -> Iterator[slice]:
+    for start in range(0, len(items), max(1, size)):
+        yield slice(start, start + size)
+
+
+def _refusing_embedding_function_class():
+    from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+    from chromadb.utils.embedding_functions import register_embedding_function
+
+    @register_embedding_function
+    class PrecomputedOnly(EmbeddingFunction[Documents]):
+        """Never embeds: autofill passes its own vectors. Recorded in the collection's configuration."""
+
+        def __init__(self) -> None:
+            pass
+
+        def __call__(self, input: Documents) -> Embeddings:
+            raise RuntimeError(
+                "autofill passes its own embeddings; Chroma was asked to embed text, which is a bug"
+            )
+
+        @staticmethod
+        def name() -> str:
+            return "autofill-precomputed"
+
+        @staticmethod
+        def build_from_config(config: dict[str, Any]) -> "PrecomputedOnly":
+            return PrecomputedOnly()
+
+        def get_config(self) -> dict[str, Any]:
+            return {}
+
+        def default_space(self) -> str:
+            return "cosine"
+
+        def supported_spaces(self) -> list[str]:
+            return ["cosine"]
+
+    return PrecomputedOnly
+
+
+_ef_class = None
+
+
+def refusing_embedding_function() -> Any:
+    global _ef_class
+    if _ef_class is None:
+        _ef_class = _refusing_embedding_function_class()
+    return _ef_class()
+
+
+def make_client(settings: Settings) -> Any:
+    """One client per store location per process (Chroma itself shares one system per path)."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    url = settings.store.chroma_url.strip()
+    key = ("http", url) if url else ("path", str(settings.vectordb_dir.resolve()))
+    with _clients_lock:
+        if key in _clients:
+            return _clients[key]
+        # Telemetry off: it would try to reach the network on every client start.
+        chroma_settings = ChromaSettings(anonymized_telemetry=False)
+        if url:
+            parsed = urlparse(url if "://" in url else f"http://{url}")
+            if not parsed.hostname:
+                raise InputError(f"not a Chroma server URL: {url!r} (expected http://HOST:PORT)")
+            ssl = parsed.scheme == "https"
+            port = parsed.port or (443 if ssl else 8000)
+            try:
+                client = chromadb.HttpClient(host=parsed.hostname, port=port, ssl=ssl, settings=chroma_settings)
+                client.heartbeat()
+            except Exception as exc:  # noqa: BLE001 - any connection failure is the user's URL or server
+                raise InputError(f"cannot reach the Chroma server at {url}: {exc}") from None
+        else:
+            settings.vectordb_dir.mkdir(parents=True, exist_ok=True)
+            client = chromadb.PersistentClient(path=str(settings.vectordb_dir), settings=chroma_settings)
+        _clients[key] = client
+        return client
+
+
+def get_collection(client: Any, name: str) -> Any | None:
+    """The collection `name` with the refusing embedding function attached, or None when absent."""
+    from chromadb.errors import NotFoundError
+
+    try:
+        return client.get_collection(name, embedding_function=refusing_embedding_function())
+    except NotFoundError:
+        return None
+
+
+def create_collection(client: Any, name: str, metadata: dict[str, Any]) -> Any:
+    return client.get_or_create_collection(
+        name,
+        configuration={"hnsw": {"space": "cosine"}},
+        metadata=metadata,
+        embedding_function=refusing_embedding_function(),
+    )

@@ -1,0 +1,381 @@
+"""One evidence store per company: a Chroma collection of chunks plus a companion manifest collection.
+
+Layout (identical in embedded and server mode, so both behave the same):
+  <collection>        chunks with our own embeddings (cosine space); metadata on each chunk: company,
+                      file_name, doc_sha256, page_start, page_end, section, chunk_index, has_table,
+                      content_hash. Collection metadata: company (display name), embedder, created_at,
+                      last_ingest.
+  <collection>.docs   the manifest: one record per document (id = file name, metadata = DocumentRecord).
+
+Consistency: the manifest is the truth. Readers only see chunks whose doc_sha256 is the manifest's hash for
+their document, so replacing a document writes the new chunks first (invisible), then flips the manifest
+record (one atomic upsert), then deletes the old chunks. A crash at any point leaves either the old or the new
+version visible, never a mix; leftovers are swept at the start of the next write. Writers hold a file lock
+(`vectordb/<collection>.lock`) because Chroma is not safe for concurrent writing processes."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import shutil
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from autofill.errors import InputError, StoreMismatchError
+from autofill.records import Chunk, DocumentRecord, Passage, StoreInfo
+from autofill.settings import Settings
+from autofill.store import chroma_client as cc
+from autofill.store.bm25_index import BM25Index
+
+_locks: dict[str, Any] = {}
+_locks_guard = threading.Lock()
+_DOC_FIELDS = [f.name for f in dataclasses.fields(DocumentRecord)]
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def _record_from_meta(meta: dict[str, Any]) -> DocumentRecord:
+    return DocumentRecord(**{k: meta[k] for k in _DOC_FIELDS if k in meta})
+
+
+def _chunk_meta(chunk: Chunk) -> dict[str, Any]:
+    return {
+        "company": chunk.company,
+        "file_name": chunk.file_name,
+        "doc_sha256": chunk.doc_sha256,
+        "page_start": chunk.page_start,
+        "page_end": chunk.page_end,
+        "section": chunk.section,
+        "chunk_index": chunk.index,
+        "has_table": chunk.has_table,
+        "content_hash": chunk.content_hash,
+    }
+
+
+def _passage(chunk_id: str, text: str | None, meta: dict[str, Any], score: float = 0.0, rank: int = 0) -> Passage:
+    return Passage(
+        chunk_id=chunk_id,
+        file_name=str(meta.get("file_name", "")),
+        page_start=int(meta.get("page_start", 0)),
+        page_end=int(meta.get("page_end", 0)),
+        section=str(meta.get("section", "")),
+        text=text or "",
+        score=score,
+        rank=rank,
+    )
+
+
+class CompanyStore:
+    """A company's evidence store. Create through `open_store`."""
+
+    def __init__(self, settings: Settings, client: Any, chunks_col: Any, docs_col: Any):
+        self.settings = settings
+        self._client = client
+        self._chunks = chunks_col
+        self._docs = docs_col
+        meta = chunks_col.metadata or {}
+        self.collection: str = chunks_col.name
+        self.company: str = str(meta.get("company", ""))
+        self.embedder_name: str = str(meta.get("embedder", ""))
+        self.created_at: str = str(meta.get("created_at", ""))
+        self._lock: Any = None
+        self._bm25: BM25Index | None = None
+
+    # ------------------------------------------------------------------------------ reading
+
+    def documents(self) -> dict[str, DocumentRecord]:
+        got = self._docs.get(include=["metadatas"])
+        records = [_record_from_meta(m) for m in got["metadatas"] or []]
+        return {r.file_name: r for r in sorted(records, key=lambda r: r.file_name)}
+
+    def last_ingest(self) -> str:
+        meta = self._client.get_collection(self.collection, embedding_function=cc.refusing_embedding_function()).metadata
+        return str((meta or {}).get("last_ingest", ""))
+
+    def info(self) -> StoreInfo:
+        return StoreInfo(
+            company=self.company,
+            collection=self.collection,
+            embedder=self.embedder_name,
+            documents=list(self.documents().values()),
+            last_ingest=self.last_ingest(),
+        )
+
+    def _visible(self) -> dict[str, Any] | None:
+        """The where-filter selecting chunks of the manifest's current document versions (None: no docs)."""
+        shas = sorted({r.sha256 for r in self.documents().values()})
+        if not shas:
+            return None
+        return {"doc_sha256": {"$in": shas}}
+
+    def chunk_count(self) -> int:
+        where = self._visible()
+        if where is None:
+            return 0
+        return len(self._chunks.get(where=where, include=[])["ids"])
+
+    def check_embedder(self, name: str) -> None:
+        """Refuse to add to or query this store with vectors from another embedder than it was built with."""
+        if name != self.embedder_name:
+            provider, _, model = self.embedder_name.partition(":")
+            raise StoreMismatchError(
+                f"the evidence store for {self.company!r} was built with embedder {self.embedder_name}, "
+                f"not {name}; use --embedder {provider} --embedding-model {model}, or rebuild it with "
+                f"`autofill forget --company {self.company!r}` and ingest again"
+            )
+
+    def query(self, embedding: Sequence[float], n: int) -> list[Passage]:
+        """The `n` nearest chunks by cosine similarity (score = similarity, rank 1..n)."""
+        where = self._visible()
+        if where is None or n <= 0:
+            return []
+        res = self._chunks.query(
+            query_embeddings=[list(embedding)], n_results=n, where=where,
+            include=["documents", "metadatas", "distances"],
+        )
+        out = []
+        for i, (cid, text, meta, dist) in enumerate(
+            zip(res["ids"][0], res["documents"][0], res["metadatas"][0], res["distances"][0]), start=1
+        ):
+            out.append(_passage(cid, text, meta, score=1.0 - float(dist), rank=i))
+        return out
+
+    def get_passages(self, ids: Sequence[str]) -> list[Passage]:
+        """Passages for chunk ids, in the order asked; ids not (or no longer) in the store are left out."""
+        where = self._visible()
+        if where is None or not ids:
+            return []
+        got = self._chunks.get(ids=list(dict.fromkeys(ids)), where=where, include=["documents", "metadatas"])
+        found = {cid: _passage(cid, text, meta) for cid, text, meta in
+                 zip(got["ids"], got["documents"], got["metadatas"])}
+        return [found[i] for i in ids if i in found]
+
+    def bm25_search(self, query: str, n: int) -> list[Passage]:
+        """The `n` best chunks for `query` by BM25 (score = BM25 score, rank 1..n)."""
+        hits = self._bm25_index().search(query, n)
+        passages = {p.chunk_id: p for p in self.get_passages([cid for cid, _ in hits])}
+        out = []
+        for cid, score in hits:
+            if cid in passages:
+                p = passages[cid]
+                p.score, p.rank = score, len(out) + 1
+                out.append(p)
+        return out
+
+    # ------------------------------------------------------------------------------ BM25
+
+    @property
+    def bm25_dir(self) -> Path:
+        return self.settings.vectordb_dir / "bm25" / self.collection
+
+    def _signature(self) -> str:
+        docs = sorted((r.file_name, r.sha256) for r in self.documents().values())
+        return hashlib.sha256(repr(docs).encode()).hexdigest()
+
+    def _bm25_index(self) -> BM25Index:
+        signature = self._signature()
+        if self._bm25 is not None and self._bm25.signature == signature:
+            return self._bm25
+        index = BM25Index.load(self.bm25_dir)
+        if index is None or index.signature != signature:
+            # Missing or stale (an interrupted ingest, or another machine wrote to a Chroma server).
+            index = self._build_bm25(signature)
+            with contextlib.suppress(OSError):
+                index.save(self.bm25_dir)
+        self._bm25 = index
+        return index
+
+    def _build_bm25(self, signature: str) -> BM25Index:
+        where = self._visible()
+        ids: list[str] = []
+        texts: list[str] = []
+        if where is not None:
+            got = self._chunks.get(where=where, include=["documents", "metadatas"])
+            rows = sorted(zip(got["ids"], got["documents"], got["metadatas"]),
+                          key=lambda r: (r[2].get("file_name", ""), r[2].get("chunk_index", 0)))
+            for cid, text, meta in rows:
+                ids.append(cid)
+                # The section path carries words a question may use that the passage itself lacks.
+                texts.append(f"{meta.get('section', '')}\n{text or ''}")
+        return BM25Index.build(ids, texts, signature)
+
+    def rebuild_bm25(self) -> None:
+        """Rebuild the keyword index from all current chunks (after an ingest)."""
+        index = self._build_bm25(self._signature())
+        index.save(self.bm25_dir)
+        self._bm25 = index
+
+    # ------------------------------------------------------------------------------ writing
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator["CompanyStore"]:
+        """Hold the store's file lock (re-entrant in this process) and sweep leftovers of a crashed write."""
+        from filelock import FileLock, Timeout
+
+        if self._lock is None:
+            self.settings.vectordb_dir.mkdir(parents=True, exist_ok=True)
+            path = str((self.settings.vectordb_dir / f"{self.collection}.lock").resolve())
+            # One lock object per path in this process, so nested writers re-enter instead of deadlocking.
+            with _locks_guard:
+                self._lock = _locks.setdefault(path, FileLock(path))
+        try:
+            self._lock.acquire(timeout=self.settings.store.lock_timeout_s)
+        except Timeout:
+            raise InputError(
+                f"the evidence store for {self.company!r} is being written by another process "
+                f"(lock {self._lock.lock_file}); try again when it has finished"
+            ) from None
+        try:
+            if self._lock.lock_counter == 1:
+                self._sweep()
+            yield self
+        finally:
+            self._lock.release()
+
+    def _sweep(self) -> None:
+        """Delete chunks no manifest record points at: the new chunks of a replace that crashed before its
+        manifest flip, or the old chunks of one that crashed after it."""
+        current = {(r.file_name, r.sha256) for r in self.documents().values()}
+        got = self._chunks.get(include=["metadatas"])
+        stale = [cid for cid, meta in zip(got["ids"], got["metadatas"])
+                 if (meta.get("file_name"), meta.get("doc_sha256")) not in current]
+        self._delete_ids(stale)
+
+    def _delete_ids(self, ids: list[str]) -> None:
+        size = self._client.get_max_batch_size()
+        for part in cc.batched(ids, size):
+            self._chunks.delete(ids=ids[part])
+
+    def replace_document(self, record: DocumentRecord, chunks: Sequence[Chunk],
+                         embeddings: Sequence[Sequence[float]]) -> None:
+        """Add or replace one document: new chunks first, then the manifest flip, then old chunks go."""
+        if len(chunks) != len(embeddings):
+            raise ValueError("one embedding per chunk is needed")
+        if any(c.file_name != record.file_name or c.doc_sha256 != record.sha256 for c in chunks):
+            raise ValueError("chunks belong to another document than the record")
+        with self.writing():
+            size = self._client.get_max_batch_size()
+            ids = [c.id for c in chunks]
+            for part in cc.batched(ids, size):
+                self._chunks.upsert(
+                    ids=ids[part],
+                    embeddings=[list(e) for e in embeddings[part]],
+                    documents=[c.text for c in chunks[part]],
+                    metadatas=[_chunk_meta(c) for c in chunks[part]],
+                )
+            self._docs.upsert(ids=[record.file_name], embeddings=[[1.0]],
+                              metadatas=[dataclasses.asdict(record)])
+            old = self._chunks.get(
+                where={"$and": [{"file_name": record.file_name}, {"doc_sha256": {"$ne": record.sha256}}]},
+                include=[],
+            )["ids"]
+            self._delete_ids(old)
+
+    def delete_document(self, file_name: str) -> bool:
+        """Forget one document: manifest record first (its chunks vanish for readers), then its chunks."""
+        with self.writing():
+            if file_name not in self.documents():
+                return False
+            self._docs.delete(ids=[file_name])
+            ids = self._chunks.get(where={"file_name": file_name}, include=[])["ids"]
+            self._delete_ids(ids)
+            return True
+
+    def touch(self) -> None:
+        """Record the time of the latest ingest in the collection metadata."""
+        meta = dict(self._client.get_collection(self.collection, embedding_function=cc.refusing_embedding_function()).metadata or {})
+        meta["last_ingest"] = now_iso()
+        self._chunks.modify(metadata=meta)
+
+
+# ---------------------------------------------------------------------------------- entry points
+
+
+def _no_local_db(settings: Settings) -> bool:
+    """Embedded mode without a database yet: answer "no store" without creating one."""
+    return not settings.store.chroma_url and not (settings.vectordb_dir / "chroma.sqlite3").exists()
+
+
+def _open(settings: Settings, company: str) -> CompanyStore | None:
+    if _no_local_db(settings):
+        cc.collection_name(company)  # still reject an empty name
+        return None
+    client = cc.make_client(settings)
+    name = cc.collection_name(company)
+    chunks = cc.get_collection(client, name)
+    if chunks is None:
+        return None
+    docs = cc.get_collection(client, name + cc.DOCS_SUFFIX)
+    if docs is None:  # crashed between creating the two collections
+        docs = cc.create_collection(client, name + cc.DOCS_SUFFIX, {cc.MARKER: "docs"})
+    return CompanyStore(settings, client, chunks, docs)
+
+
+def _missing(settings: Settings, company: str) -> InputError:
+    near = [s.company for s in list_stores(settings) if s.company.lower() == company.strip().lower()]
+    hint = f" (did you mean {near[0]!r}? company names are case-sensitive)" if near else ""
+    return InputError(f"no evidence store for company {company!r}{hint}; "
+                      f"run: autofill ingest --company {company!r} REPORT.pdf")
+
+
+def open_store(settings: Settings, company: str, create: bool = False) -> CompanyStore:
+    """The company's store; with create=True a missing one is made, recording the settings' embedder."""
+    store = _open(settings, company)
+    if store is not None:
+        return store
+    if not create:
+        raise _missing(settings, company)
+    from autofill.providers.factory import embedder_name
+
+    client = cc.make_client(settings)
+    name = cc.collection_name(company)
+    stamp = now_iso()
+    # The manifest collection first: a chunk collection is only listed as a store once it can be read.
+    docs = cc.create_collection(client, name + cc.DOCS_SUFFIX, {cc.MARKER: "docs"})
+    chunks = cc.create_collection(client, name, {
+        cc.MARKER: "chunks", "company": company.strip(), "embedder": embedder_name(settings),
+        "created_at": stamp, "last_ingest": "",
+    })
+    return CompanyStore(settings, client, chunks, docs)
+
+
+def list_stores(settings: Settings) -> list[StoreInfo]:
+    if _no_local_db(settings):
+        return []  # do not create a database just to list nothing
+    client = cc.make_client(settings)
+    out = []
+    for col in client.list_collections():
+        if (col.metadata or {}).get(cc.MARKER) == "chunks":
+            store = _open(settings, str(col.metadata["company"]))
+            if store is not None and store.collection == col.name:
+                out.append(store.info())
+    return sorted(out, key=lambda s: (s.company.lower(), s.company))
+
+
+def forget(settings: Settings, company: str, doc: str | None = None) -> str:
+    """Delete one document from a company's store, or the whole store. Returns what was done."""
+    store = _open(settings, company)
+    if store is None:
+        raise _missing(settings, company)
+    if doc is not None:
+        docs = store.documents()
+        if doc not in docs:
+            known = ", ".join(docs) or "none"
+            raise InputError(f"no document {doc!r} in the evidence store for {company!r} (documents: {known})")
+        with store.writing():
+            store.delete_document(doc)
+            store.rebuild_bm25()
+        return f"Forgot {doc} ({docs[doc].chunks} chunks) from the evidence store for {store.company}."
+    n_docs = len(store.documents())
+    with store.writing():
+        client = cc.make_client(settings)
+        client.delete_collection(store.collection)
+        client.delete_collection(store.collection + cc.DOCS_SUFFIX)
+        shutil.rmtree(store.bm25_dir, ignore_errors=True)
+    # The lock file stays: deleting it under a waiting process would let two writers in.
+    return f"Forgot the evidence store for {store.company} ({n_docs} documents)."

@@ -1,0 +1,275 @@
+"""The per-company Chroma store: naming, manifest, queries, BM25, crash consistency, lock, forget."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+from autofill.errors import InputError, StoreMismatchError
+from autofill.settings import Settings
+from autofill.store import chroma_client as cc
+from autofill.store.bm25_index import BM25Index
+from autofill.store.chroma_store import forget, list_stores, open_store
+from tests.fakes import FakeEmbedder
+from tests.store_helpers import Failing, Recording, make_chunks, record_for
+
+TEXTS_V1 = [
+    "Scope 1 emissions at the Alpha mine fell to 120 kt in 2023.",
+    "Water withdrawal in Chile was 3.1 GL, mostly desalinated seawater.",
+    "The board oversees climate risk through the sustainability committee.",
+    "| Site | Scope 1 (kt) |\n| --- | --- |\n| Bravo smelter | 310 |",
+]
+TEXTS_V2 = [
+    "Scope 1 emissions at the Alpha mine fell to 95 kt in 2024 after electrification.",
+    "Net zero operational emissions by 2050 is our long term goal.",
+]
+
+
+@pytest.fixture
+def settings(workspace):
+    return Settings(workspace=workspace)
+
+
+@pytest.fixture
+def emb():
+    return FakeEmbedder()
+
+
+def put(store, emb, chunks, **kw):
+    store.replace_document(record_for(chunks, **kw), chunks, emb.embed_documents([c.embed_text for c in chunks]))
+
+
+def test_collection_names_are_valid_stable_and_case_distinct():
+    valid = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
+    names = ["BHP", "bhp", "A", "Rio Tinto plc", "Société Générale", "x" * 2000, "!!!", "  BHP  "]
+    out = [cc.collection_name(n) for n in names]
+    assert all(valid.match(n) for n in out), out
+    assert out[0] != out[1]  # case matters: two stores
+    assert out[0] == cc.collection_name("BHP") == out[-1]  # stable; surrounding spaces ignored
+    assert out[0].startswith("af-bhp-")
+    with pytest.raises(InputError):
+        cc.collection_name("   ")
+
+
+def test_missing_store_is_a_clear_input_error(settings):
+    with pytest.raises(InputError, match=r"no evidence store for company 'BHP'.*autofill ingest --company"):
+        open_store(settings, "BHP")
+    assert list_stores(settings) == []
+    assert not (settings.vectordb_dir / "chroma.sqlite3").exists()
+
+
+def test_create_records_embedder_and_display_name(settings):
+    store = open_store(settings, "Rio Tinto", create=True)
+    assert store.company == "Rio Tinto"
+    assert store.embedder_name == "local:all-MiniLM-L6-v2"
+    assert store.documents() == {}
+    assert store.query([1.0] + [0.0] * 63, 5) == []
+    assert store.bm25_search("emissions", 5) == []
+    again = open_store(settings, "Rio Tinto")
+    assert again.collection == store.collection and again.created_at == store.created_at
+
+
+def test_query_scores_are_cosine_similarity_with_full_metadata(settings, emb):
+    store = open_store(settings, "BHP", create=True)
+    chunks = make_chunks("BHP", "report.pdf", "v1", TEXTS_V1)
+    put(store, emb, chunks, source_path="/data/report.pdf")
+    assert store.chunk_count() == 4
+    rec = store.documents()["report.pdf"]
+    assert (rec.chunks, rec.source_path, rec.sha256) == (4, "/data/report.pdf", chunks[0].doc_sha256)
+
+    hits = store.query(emb.embed_query(chunks[1].embed_text), 3)
+    assert [h.rank for h in hits] == [1, 2, 3]
+    assert hits[0].chunk_id == chunks[1].id
+    assert hits[0].score == pytest.approx(1.0, abs=1e-4)  # identical text: cosine similarity 1
+    assert hits[0].score >= hits[1].score >= hits[2].score
+    assert (hits[0].file_name, hits[0].page_start, hits[0].page_end) == ("report.pdf", 2, 2)
+    assert hits[0].section == "Section 1" and hits[0].text == TEXTS_V1[1]
+
+    raw = store._chunks.get(ids=[chunks[3].id], include=["metadatas"])["metadatas"][0]
+    assert raw == {"company": "BHP", "file_name": "report.pdf", "doc_sha256": chunks[3].doc_sha256,
+                   "page_start": 4, "page_end": 4, "section": "Section 2", "chunk_index": 3,
+                   "has_table": True, "content_hash": chunks[3].content_hash}
+    assert [p.chunk_id for p in store.get_passages([chunks[2].id, "nope", chunks[0].id])] == [chunks[2].id, chunks[0].id]
+
+
+def test_chroma_never_embeds_text_itself(settings):
+    store = open_store(settings, "BHP", create=True)
+    assert store._chunks.configuration_json["embedding_function"]["name"] == "autofill-precomputed"
+    assert store._chunks.configuration_json["hnsw"]["space"] == "cosine"
+    with pytest.raises(Exception, match="autofill passes its own embeddings"):
+        store._chunks.add(ids=["x"], documents=["text without a vector"])
+    with pytest.raises(Exception, match="autofill passes its own embeddings"):
+        open_store(settings, "BHP")._chunks.query(query_texts=["hello"], n_results=1)
+
+
+def test_replace_swaps_versions_and_leaves_no_old_chunks(settings, emb):
+    store = open_store(settings, "BHP", create=True)
+    v1 = make_chunks("BHP", "report.pdf", "v1", TEXTS_V1)
+    other = make_chunks("BHP", "other.pdf", "v1", ["Safety: zero fatalities in 2023."])
+    put(store, emb, v1)
+    put(store, emb, other)
+    v2 = make_chunks("BHP", "report.pdf", "v2", TEXTS_V2)
+    put(store, emb, v2)
+    assert store.documents()["report.pdf"].sha256 == v2[0].doc_sha256
+    assert store._chunks.count() == 3 == store.chunk_count()  # old version fully deleted
+    ids = {h.chunk_id for h in store.query(emb.embed_query("Alpha mine Scope 1"), 10)}
+    assert ids == {c.id for c in v2} | {other[0].id}
+    assert store.delete_document("other.pdf") is True
+    assert store.delete_document("other.pdf") is False
+    assert set(store.documents()) == {"report.pdf"} and store._chunks.count() == 2
+
+
+def visible_texts(store, emb):
+    dense = {p.text for p in store.query(emb.embed_query("Scope 1 emissions Alpha mine"), 20)}
+    keyword = {p.text for p in store.bm25_search("emissions Alpha mine water board", 20)}
+    return dense, keyword
+
+
+def test_crash_before_manifest_flip_keeps_old_version_then_next_run_completes(settings, emb):
+    store = open_store(settings, "BHP", create=True)
+    put(store, emb, make_chunks("BHP", "report.pdf", "v1", TEXTS_V1))
+    store.rebuild_bm25()
+    v2 = make_chunks("BHP", "report.pdf", "v2", TEXTS_V2)
+    real_docs = store._docs
+    store._docs = Failing(real_docs, "upsert")  # crash right after the new chunks were written
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        put(store, emb, v2)
+    store._docs = real_docs
+    assert store._chunks.count() == 6  # the new chunks are there...
+    dense, keyword = visible_texts(open_store(settings, "BHP"), emb)
+    assert dense == set(TEXTS_V1) and keyword <= set(TEXTS_V1) and keyword  # ...but invisible
+    assert open_store(settings, "BHP").chunk_count() == 4
+
+    reopened = open_store(settings, "BHP")
+    with reopened.writing():  # the next write sweeps the orphans
+        pass
+    assert reopened._chunks.count() == 4
+    put(reopened, emb, v2)
+    dense, keyword = visible_texts(reopened, emb)
+    assert dense == set(TEXTS_V2) and keyword <= set(TEXTS_V2)
+
+
+def test_crash_after_manifest_flip_shows_only_new_version(settings, emb):
+    store = open_store(settings, "BHP", create=True)
+    put(store, emb, make_chunks("BHP", "report.pdf", "v1", TEXTS_V1))
+    real = store._chunks
+    store._chunks = Failing(real, "delete")  # crash while deleting the old chunks
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        put(store, emb, make_chunks("BHP", "report.pdf", "v2", TEXTS_V2))
+    store._chunks = real
+    assert real.count() == 6
+    fresh = open_store(settings, "BHP")
+    dense, keyword = visible_texts(fresh, emb)
+    assert dense == set(TEXTS_V2) and keyword <= set(TEXTS_V2)
+    with fresh.writing():
+        pass
+    assert real.count() == 2
+
+
+def test_writes_stay_within_chromas_max_batch_size(settings, emb):
+    store = open_store(settings, "BHP", create=True)
+    store._client = Recording(store._client, "unused", max_batch=7)
+    store._chunks = Recording(store._chunks, "upsert")
+    chunks = make_chunks("BHP", "big.pdf", "v1", [f"passage number {i} about topic {i % 5}" for i in range(30)])
+    put(store, emb, chunks)
+    assert [len(c["ids"]) for c in store._chunks.calls] == [7, 7, 7, 7, 2]
+    assert store.chunk_count() == 30
+
+
+def test_bm25_finds_keywords_and_rebuilds_when_stale(settings, emb):
+    store = open_store(settings, "BHP", create=True)
+    chunks = make_chunks("BHP", "report.pdf", "v1", TEXTS_V1)
+    put(store, emb, chunks)
+    store.rebuild_bm25()
+    hits = store.bm25_search("How much water was withdrawn?", 3)
+    assert hits[0].chunk_id == chunks[1].id and hits[0].rank == 1 and hits[0].score > 0
+    assert all(h.score > 0 for h in hits)  # chunks sharing no term are left out
+    assert store.bm25_search("the of and", 5) == []  # stopwords only
+    # Another document arrives without a rebuild (a crash, or another machine on a Chroma server):
+    extra = make_chunks("BHP", "water.pdf", "v1", ["Desalination plants supply the Escondida operation."])
+    put(store, emb, extra)
+    fresh = open_store(settings, "BHP")
+    assert fresh.bm25_search("desalination Escondida", 2)[0].chunk_id == extra[0].id
+    saved = BM25Index.load(fresh.bm25_dir)
+    assert extra[0].id in saved.ids  # the rebuilt index was saved
+
+
+def test_bm25_index_save_replaces_atomically(tmp_path):
+    folder = tmp_path / "idx"
+    BM25Index.build(["a", "b"], ["red apples", "green pears"], "s1").save(folder)
+    BM25Index.build(["c"], ["yellow bananas"], "s2").save(folder)
+    loaded = BM25Index.load(folder)
+    assert loaded.ids == ["c"] and loaded.signature == "s2"
+    assert loaded.search("bananas", 5) == [("c", pytest.approx(loaded.search("bananas", 5)[0][1]))]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["idx"]  # no temporary folders left behind
+    assert BM25Index.load(tmp_path / "missing") is None
+
+
+def test_embedder_check_names_both_and_the_fix(settings):
+    store = open_store(settings, "BHP", create=True)
+    store.check_embedder("local:all-MiniLM-L6-v2")
+    with pytest.raises(StoreMismatchError, match=r"local:all-MiniLM-L6-v2.*openai:text-embedding-3-small.*--embedder local.*autofill forget"):
+        store.check_embedder("openai:text-embedding-3-small")
+
+
+def test_list_forget_document_and_store(settings, emb):
+    a = open_store(settings, "BHP", create=True)
+    put(a, emb, make_chunks("BHP", "one.pdf", "v1", TEXTS_V1))
+    put(a, emb, make_chunks("BHP", "two.pdf", "v1", TEXTS_V2))
+    a.touch()
+    open_store(settings, "bhp", create=True)
+    infos = list_stores(settings)
+    assert [s.company for s in infos] == ["BHP", "bhp"]
+    assert [d.file_name for d in infos[0].documents] == ["one.pdf", "two.pdf"]
+    assert infos[0].chunks == 6 and infos[0].pages == 6 and infos[0].last_ingest
+    with pytest.raises(InputError, match=r"no document 'three.pdf'.*one.pdf, two.pdf"):
+        forget(settings, "BHP", "three.pdf")
+    assert "Forgot one.pdf" in forget(settings, "BHP", "one.pdf")
+    assert set(open_store(settings, "BHP").documents()) == {"two.pdf"}
+    assert open_store(settings, "BHP").bm25_search("board climate committee", 5) == []  # one.pdf's text
+    assert "2 documents" not in forget(settings, "BHP")
+    with pytest.raises(InputError, match="did you mean 'bhp'"):
+        open_store(settings, "BHP")
+    assert [s.company for s in list_stores(settings)] == ["bhp"]
+    with pytest.raises(InputError, match="no evidence store"):
+        forget(settings, "Nobody")
+
+
+def test_writer_lock_held_by_another_process_is_a_clear_error(settings, emb):
+    store = open_store(settings, "BHP", create=True)
+    lock_path = settings.vectordb_dir / f"{store.collection}.lock"
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time; from filelock import FileLock; l = FileLock(sys.argv[1]); l.acquire();"
+         " print('held', flush=True); time.sleep(60)", str(lock_path)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        settings.store.lock_timeout_s = 0.3
+        started = time.monotonic()
+        with pytest.raises(InputError, match="being written by another process"):
+            put(open_store(settings, "BHP"), emb, make_chunks("BHP", "r.pdf", "v1", TEXTS_V1))
+        assert time.monotonic() - started < 10
+    finally:
+        holder.kill()
+        holder.wait()
+    put(open_store(settings, "BHP"), emb, make_chunks("BHP", "r.pdf", "v1", TEXTS_V1))  # free again
+
+
+def test_store_reopens_in_a_fresh_process(settings, emb):
+    store = open_store(settings, "BHP", create=True)
+    put(store, emb, make_chunks("BHP", "report.pdf", "v1", TEXTS_V1))
+    code = (
+        "import sys, pathlib; from autofill.settings import Settings; from autofill.store.chroma_store import open_store;"
+        "s = open_store(Settings(workspace=pathlib.Path(sys.argv[1])), 'BHP');"
+        "print(s.chunk_count(), s.embedder_name, s.bm25_search('water Chile', 1)[0].page_start)"
+    )
+    out = subprocess.run([sys.executable, "-W", "error::DeprecationWarning:chromadb", "-c", code,
+                          str(settings.workspace)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["4", "local:all-MiniLM-L6-v2", "2"]
