@@ -1,0 +1,147 @@
+"""Images of cited PDF pages with the cited passage highlighted, for the review report.
+
+A chunk spans many lines and may have been cleaned up at ingest (tables turned into Markdown,
+headings marked), so it is never searched for whole: it is cut into sentences and table cells, each
+is searched on the page (PyMuPDF's search crosses line ends and hyphenation), and long sentences
+that are not found are retried as shorter word windows. Highlights are added to an in-memory copy
+of the PDF and removed after rendering; the source file is only ever read."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+HIGHLIGHT_RGB = (1.0, 0.84, 0.0)  # the amber a reviewer expects from a text marker
+DEFAULT_DPI = 90
+MAX_SEARCHES_PER_PASSAGE = 80
+_MIN_FRAGMENT_CHARS = 16
+_MIN_FRAGMENT_WORDS = 3
+_WINDOW_WORDS = 7
+_MARKDOWN = re.compile(r"(\*\*|__|`|^#+\s*|^\s*[-*\u2022]\s+|^\s*\d+[.)]\s+)", re.MULTILINE)
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
+
+
+def passage_fragments(text: str) -> list[str]:
+    """Distinctive pieces of a chunk worth searching for: sentences and table cells with at least
+    a few words, Markdown removed, whitespace collapsed, longest first within each line order."""
+    pieces: list[str] = []
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if not line or set(line) <= set("|-: "):
+            continue  # blank line or a Markdown table rule
+        cells = [c for c in line.split("|")] if line.count("|") >= 2 else [line]
+        for cell in cells:
+            cell = _MARKDOWN.sub(" ", cell)
+            for sentence in _SENTENCE_END.split(cell):
+                # Trailing punctuation is dropped: the chunk may end a sentence where the page goes on.
+                sentence = " ".join(sentence.split()).rstrip(".,;:!?")
+                if len(sentence) >= _MIN_FRAGMENT_CHARS and len(sentence.split()) >= _MIN_FRAGMENT_WORDS:
+                    if sentence not in pieces:
+                        pieces.append(sentence)
+    return pieces
+
+
+def word_windows(fragment: str, size: int = _WINDOW_WORDS) -> list[str]:
+    """Non-overlapping windows of `size` words (the last one may be shorter but not tiny)."""
+    words = fragment.split()
+    out = []
+    for i in range(0, len(words), size):
+        window = " ".join(words[i:i + size]).rstrip(".,;:!?")
+        if len(window) >= _MIN_FRAGMENT_CHARS and len(window.split()) >= _MIN_FRAGMENT_WORDS:
+            out.append(window)
+    return out
+
+
+def find_passage_quads(page, text: str) -> list:
+    """Quads covering the parts of `text` found on a PyMuPDF page (empty when none is found)."""
+    quads: list = []
+    searches = 0
+    for fragment in passage_fragments(text):
+        if searches >= MAX_SEARCHES_PER_PASSAGE:
+            break
+        searches += 1
+        hits = page.search_for(fragment, quads=True)
+        if not hits and len(fragment.split()) > _WINDOW_WORDS:
+            # Whole sentences can miss on one extraction quirk (a footnote digit, a ligature, a line
+            # cleaned at ingest); shorter windows still find the rest of the sentence.
+            for window in word_windows(fragment):
+                if searches >= MAX_SEARCHES_PER_PASSAGE:
+                    break
+                searches += 1
+                hits.extend(page.search_for(window, quads=True))
+        quads.extend(hits)
+    return quads
+
+
+@dataclass
+class RenderedPage:
+    image: Path  # the PNG written
+    width: int
+    height: int
+    highlighted: bool  # at least part of the passage was found and highlighted
+
+
+class PageRenderer:
+    """Renders (file, page, passages) once each into `out_dir`; reuses the PNG when the same page is
+    asked for with the same highlight again (many questions cite the same passage)."""
+
+    def __init__(self, out_dir: Path, dpi: int = DEFAULT_DPI):
+        self.out_dir = Path(out_dir)
+        self.dpi = dpi
+        self._docs: dict[Path, object] = {}
+        self._done: dict[tuple, RenderedPage] = {}
+
+    def _open(self, pdf: Path):
+        import pymupdf
+
+        doc = self._docs.get(pdf)
+        if doc is None:
+            # Opened from bytes: annotations are added to this in-memory copy and never saved.
+            doc = pymupdf.open(stream=pdf.read_bytes(), filetype="pdf")
+            self._docs[pdf] = doc
+        return doc
+
+    def page_count(self, pdf: Path) -> int:
+        return self._open(pdf).page_count
+
+    def render(self, pdf: Path, file_name: str, page_number: int, passages: list[str]) -> RenderedPage:
+        """PNG of 1-based `page_number` of `pdf` with every passage in `passages` highlighted."""
+        doc = self._open(pdf)
+        if doc.needs_pass:
+            raise ValueError("the PDF is password-protected")
+        if not 1 <= page_number <= doc.page_count:
+            raise ValueError(f"page {page_number} is outside the PDF's {doc.page_count} pages")
+        page = doc[page_number - 1]
+        quads = []
+        for text in passages:
+            quads.extend(find_passage_quads(page, text))
+        rects = tuple(sorted({tuple(round(v, 1) for v in q.rect) for q in quads}))
+        key = (str(pdf), page_number, rects)
+        if key in self._done:
+            return self._done[key]
+        annot = None
+        if quads:
+            annot = page.add_highlight_annot(quads)
+            annot.set_colors(stroke=HIGHLIGHT_RGB)
+            annot.set_opacity(0.55)
+            annot.update()
+        try:
+            pix = page.get_pixmap(dpi=self.dpi, annots=True)
+        finally:
+            if annot is not None:
+                page.delete_annot(annot)
+        digest = hashlib.sha1(repr(key).encode()).hexdigest()[:10]
+        stem = re.sub(r"[^A-Za-z0-9]+", "-", Path(file_name).stem).strip("-")[:60] or "document"
+        target = self.out_dir / f"{stem}-p{page_number}-{digest}.png"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        pix.save(str(target))
+        rendered = RenderedPage(image=target, width=pix.width, height=pix.height, highlighted=bool(quads))
+        self._done[key] = rendered
+        return rendered
+
+    def close(self) -> None:
+        for doc in self._docs.values():
+            doc.close()
+        self._docs.clear()

@@ -1,0 +1,274 @@
+"""Read a filled autofill workbook back for the review report: question rows, the Evidence sheet and
+the Run info sheet. Works on the output format only (header row with `Question` and `Sources`),
+reads every value as text and never writes to the file."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autofill.errors import InputError
+
+EVIDENCE_SHEET = "Evidence"
+RUN_INFO_SHEET = "Run info"
+HEADER_SCAN_ROWS = 30
+
+# Header texts (lower-cased, trailing punctuation stripped) that name the question number column.
+NUMBER_HEADERS = {"no", "no.", "nr", "number", "#", "id", "ref", "reference", "question no", "question number",
+                  "q", "q#", "item"}
+QUESTION_COLUMNS = {
+    "question": "question",
+    "answer": "answer",
+    "reasoning": "reasoning",
+    "sources": "sources",
+    "confidence": "confidence",
+    "status": "status",
+    "review": "review",
+    "reviewer comment": "reviewer_comment",
+    "section": "section",
+}
+EVIDENCE_COLUMNS = {"sheet", "row", "question", "rank", "file", "page", "cited", "score", "text"}
+_SOURCE_RE = re.compile(r"^(?P<file>.+?)\s+pp?\.\s*(?P<page>\d+)(?:\s*[-\u2013]\s*(?P<end>\d+))?\s*$")
+
+
+@dataclass
+class EvidenceRow:
+    sheet: str
+    row: int
+    question: str
+    rank: int
+    file_name: str
+    page_start: int
+    page_end: int
+    cited: bool
+    score: str
+    text: str
+
+    @property
+    def pages(self) -> list[int]:
+        return list(range(self.page_start, self.page_end + 1)) if self.page_start else []
+
+
+@dataclass
+class ReviewQuestion:
+    sheet: str
+    row: int
+    question: str
+    number: str = ""
+    section: str = ""
+    answer: str = ""
+    reasoning: str = ""
+    sources: str = ""
+    confidence: str = ""
+    status: str = ""
+    review: str = ""
+    reviewer_comment: str = ""
+    evidence: list[EvidenceRow] = field(default_factory=list)
+    in_sheet: bool = True  # False: known only from the Evidence sheet
+
+    @property
+    def key(self) -> str:
+        return f"{self.sheet}!{self.row}"
+
+    @property
+    def cited_sources(self) -> list[tuple[str, int]]:
+        """(file, page) pairs from the Sources cell, in the order written (most relevant first)."""
+        return parse_sources(self.sources)
+
+
+@dataclass
+class FilledWorkbook:
+    path: Path
+    questions: list[ReviewQuestion]
+    run_info: list[tuple[str, str]]  # key/value rows in sheet order
+    has_evidence_sheet: bool
+
+    def info(self, key: str) -> str:
+        """A Run info value by key, case-insensitively; empty when absent."""
+        wanted = key.strip().lower()
+        for k, v in self.run_info:
+            if k.strip().lower() == wanted:
+                return v
+        return ""
+
+
+def parse_sources(text: str) -> list[tuple[str, int]]:
+    """`FILE p. N; FILE p. M` -> [(FILE, N), (FILE, M)]; anything unparsable is skipped."""
+    out: list[tuple[str, int]] = []
+    for part in (text or "").split(";"):
+        m = _SOURCE_RE.match(part.strip())
+        if m:
+            pair = (m.group("file").strip(), int(m.group("page")))
+            if pair not in out:
+                out.append(pair)
+    return out
+
+
+def _text(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def _header_key(value) -> str:
+    return re.sub(r"\s+", " ", _text(value)).lower().rstrip(":").strip()
+
+
+def _int(value, default: int = 0) -> int:
+    m = re.search(r"\d+", _text(value))
+    return int(m.group()) if m else default
+
+
+def _pages(value) -> tuple[int, int]:
+    """`12`, `12.0`, `12-13`, `pp. 12–13` -> (start, end)."""
+    nums = [int(n) for n in re.findall(r"\d+", _text(value))]
+    if not nums:
+        return 0, 0
+    start = nums[0]
+    end = nums[1] if len(nums) > 1 and nums[1] >= start else start
+    return start, end
+
+
+def _find_header(rows: list[tuple], required: set[str]) -> tuple[int, dict[str, int]] | None:
+    """Index of the first row whose cells include every `required` header, and its column map."""
+    for i, row in enumerate(rows[:HEADER_SCAN_ROWS]):
+        columns: dict[str, int] = {}
+        for j, cell in enumerate(row):
+            key = _header_key(cell)
+            if key and key not in columns:
+                columns[key] = j
+        if required <= columns.keys():
+            return i, columns
+    return None
+
+
+def _read_question_sheet(name: str, rows: list[tuple], columns: dict[str, int], header_index: int,
+                         evidence_keys: set[tuple[str, int]]) -> list[ReviewQuestion]:
+    fields = {attr: columns[h] for h, attr in QUESTION_COLUMNS.items() if h in columns}
+    number_col = next((columns[h] for h in columns if h.rstrip(".") in NUMBER_HEADERS or h in NUMBER_HEADERS), None)
+    out = []
+    for offset, row in enumerate(rows[header_index + 1:], start=header_index + 2):
+        def get(attr: str) -> str:
+            j = fields.get(attr)
+            return _text(row[j]) if j is not None and j < len(row) else ""
+
+        question = get("question")
+        if not question:
+            continue
+        values = {attr: get(attr) for attr in fields if attr != "question"}
+        # Section headings and notes carry no result columns: only rows the tool processed (or that
+        # have evidence) are questions in the report.
+        processed = any(values.get(a) for a in ("answer", "reasoning", "sources", "status", "confidence"))
+        if not processed and (name, offset) not in evidence_keys and ("", offset) not in evidence_keys:
+            continue
+        number = _text(row[number_col]) if number_col is not None and number_col < len(row) else ""
+        out.append(ReviewQuestion(sheet=name, row=offset, question=question, number=number, **values))
+    return out
+
+
+def _read_evidence(rows: list[tuple], default_sheet: str) -> list[EvidenceRow]:
+    found = _find_header(rows, {"row", "rank", "file", "page", "text"})
+    if found is None:
+        raise InputError("the Evidence sheet has no header row with Row, Rank, File, Page and Text columns")
+    header_index, columns = found
+    out = []
+    for row in rows[header_index + 1:]:
+        def get(name: str):
+            j = columns.get(name)
+            return row[j] if j is not None and j < len(row) else None
+
+        if not _text(get("file")) and not _text(get("text")):
+            continue
+        start, end = _pages(get("page"))
+        out.append(EvidenceRow(
+            sheet=_text(get("sheet")) or default_sheet,
+            row=_int(get("row")),
+            question=_text(get("question")),
+            rank=_int(get("rank")),
+            file_name=_text(get("file")),
+            page_start=start,
+            page_end=end,
+            cited=_text(get("cited")).lower() in ("yes", "y", "true", "1", "x"),
+            score=_text(get("score")),
+            text=_text(get("text")),
+        ))
+    return out
+
+
+def read_filled_workbook(path: Path) -> FilledWorkbook:
+    """Load the question rows, evidence and run info of an autofill output workbook."""
+    import openpyxl
+    from openpyxl.utils.exceptions import InvalidFileException
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"output workbook not found: {path}")
+    try:
+        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except (InvalidFileException, KeyError, OSError, ValueError) as exc:
+        raise InputError(f"{path.name} is not a readable .xlsx workbook ({type(exc).__name__})") from None
+    except Exception as exc:  # zipfile.BadZipFile and friends: corrupt or not an xlsx at all
+        raise InputError(f"{path.name} is not a readable .xlsx workbook ({type(exc).__name__})") from None
+    try:
+        sheets = {ws.title: [tuple(r) for r in ws.iter_rows(values_only=True)] for ws in wb.worksheets}
+    finally:
+        wb.close()
+
+    question_sheets: dict[str, tuple[int, dict[str, int]]] = {}
+    for name, rows in sheets.items():
+        if name in (EVIDENCE_SHEET, RUN_INFO_SHEET):
+            continue
+        found = _find_header(rows, {"question", "sources"})
+        if found is not None:
+            question_sheets[name] = found
+    evidence_rows = sheets.get(EVIDENCE_SHEET)
+    if not question_sheets and evidence_rows is None:
+        raise InputError(f"{path.name} is not an autofill output: no sheet has Question and Sources columns "
+                         "and there is no Evidence sheet")
+
+    # Without a Sheet column, evidence belongs to the only question sheet; with several sheets it is
+    # matched on row number and question text instead.
+    default_sheet = next(iter(question_sheets)) if len(question_sheets) == 1 else ""
+    evidence = _read_evidence(evidence_rows, default_sheet) if evidence_rows is not None else []
+    evidence_keys = {(e.sheet, e.row) for e in evidence}
+
+    questions: list[ReviewQuestion] = []
+    for name, (header_index, columns) in question_sheets.items():
+        questions.extend(_read_question_sheet(name, sheets[name], columns, header_index, evidence_keys))
+    _attach_evidence(questions, evidence)
+
+    run_info = []
+    for row in sheets.get(RUN_INFO_SHEET, []):
+        key = _text(row[0]) if row else ""
+        value = _text(row[1]) if len(row) > 1 else ""
+        if key and (key.lower(), value.lower()) != ("key", "value"):
+            run_info.append((key, value))
+    return FilledWorkbook(path=path, questions=questions, run_info=run_info,
+                          has_evidence_sheet=evidence_rows is not None)
+
+
+def _attach_evidence(questions: list[ReviewQuestion], evidence: list[EvidenceRow]) -> None:
+    """Give each question its passages in rank order. Passages whose row is not a question row found
+    in the sheets (for example a sheet whose header was edited away) become evidence-only entries so
+    nothing the answer step saw is hidden from the reviewer."""
+    by_key = {(q.sheet, q.row): q for q in questions}
+    by_row: dict[int, list[ReviewQuestion]] = {}
+    for q in questions:
+        by_row.setdefault(q.row, []).append(q)
+    for e in evidence:
+        q = by_key.get((e.sheet, e.row))
+        if q is None:  # no Sheet column and several sheets: match on row and question text
+            candidates = by_row.get(e.row, [])
+            q = next((c for c in candidates if c.question == e.question), None)
+            if q is None and len(candidates) == 1 and not e.sheet:
+                q = candidates[0]
+        if q is None:
+            q = ReviewQuestion(sheet=e.sheet, row=e.row, question=e.question, in_sheet=False)
+            questions.append(q)
+            by_key[(e.sheet, e.row)] = q
+        q.evidence.append(e)
+    for q in questions:
+        q.evidence.sort(key=lambda e: (e.rank or 10**6))

@@ -1,0 +1,252 @@
+"""The reviewer's HTML report for a filled workbook: every question with its answer, reasoning,
+confidence, status and review state; every passage the answer step saw; and for each cited passage
+an image of its PDF page with the passage highlighted plus a link that opens the PDF at that page.
+
+Output: `<output stem>_review/index.html` next to the workbook, with the page images in `pages/`.
+The whole folder is built under a temporary name and renamed into place, so a reviewer never opens
+a half-written report. All document and model text is escaped (Jinja2 autoescape): PDF text is
+untrusted."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Mapping
+
+from autofill.errors import InputError
+from autofill.review.pdf_sources import PdfSource, locate_pdfs
+from autofill.review.reader import EvidenceRow, FilledWorkbook, ReviewQuestion, read_filled_workbook
+
+TEMPLATE = "review_report.html.j2"
+PAGES_DIR = "pages"
+MAX_PAGES_PER_PASSAGE = 2  # a chunk spilling over a page break shows both pages, never more
+EAGER_IMAGES = 4  # the first images load at once (screenshots, print); the rest lazily
+# Run info keys worth showing in the summary panel (the full sheet is listed further down).
+_SUMMARY_KEYS = re.compile(r"company|model|embedder|provider|retrieval|rerank|cost|token|started|finished|llm",
+                           re.IGNORECASE)
+REVIEW_STATES = ("Approved", "Needs changes", "Rejected")
+
+
+@dataclass
+class PageView:
+    file_name: str
+    page: int
+    link: str  # file:///...#page=N, empty when the PDF was not found
+    image: str = ""  # path relative to index.html, empty when not rendered
+    width: int = 0
+    height: int = 0
+    highlighted: bool = False
+    eager: bool = False
+    note: str = ""
+
+
+@dataclass
+class PassageView:
+    rank: int
+    file_name: str
+    page_label: str
+    cited: bool
+    score: str
+    text: str
+    pages: list[PageView] = field(default_factory=list)
+
+
+@dataclass
+class QuestionView:
+    q: ReviewQuestion
+    anchor: str
+    status_class: str
+    review_class: str
+    evidence_only: bool
+    cited: list[PassageView]
+    uncited: list[PassageView]
+    extra_sources: list[PageView]  # pages in Sources with no passage in Evidence
+
+
+def _status_class(status: str) -> str:
+    s = status.lower()
+    if not s:
+        return "none"
+    if "fail" in s or "error" in s or "unparsed" in s or "could not" in s:
+        return "bad"
+    if "evidence only" in s:
+        return "evidence"
+    if "flag" in s or "dropped" in s or "not allowed" in s or "check" in s:
+        return "warn"
+    return "ok"
+
+
+def _review_class(review: str) -> str:
+    r = review.strip().lower()
+    return {"approved": "ok", "needs changes": "warn", "rejected": "bad"}.get(r, "none")
+
+
+def _anchor(q: ReviewQuestion) -> str:
+    return "q-" + re.sub(r"[^A-Za-z0-9]+", "-", f"{q.sheet}-{q.row}").strip("-").lower()
+
+
+class _Pages:
+    """Renders page images on demand and turns failures into notes on the page view."""
+
+    def __init__(self, sources: dict[str, PdfSource], pages_dir: Path, dpi: int):
+        from autofill.review.page_images import PageRenderer
+
+        self.sources = sources
+        self.pages_dir = pages_dir
+        self.renderer = PageRenderer(pages_dir, dpi=dpi)
+        self.rendered = 0
+        self.missing: set[str] = set()
+
+    def view(self, file_name: str, page: int, passages: list[str]) -> PageView:
+        source = self.sources.get(file_name) or PdfSource(file_name, None, f"PDF not found: {file_name}")
+        view = PageView(file_name=file_name, page=page, link=source.link(page), note=source.note)
+        if source.path is None:
+            self.missing.add(file_name)
+            return view
+        try:
+            done = self.renderer.render(source.path, file_name, page, passages)
+        except Exception as exc:  # corrupt or protected PDF, page out of range: say so, keep going
+            view.note = f"page image unavailable: {exc}"
+            return view
+        view.image = f"{PAGES_DIR}/{done.image.name}"
+        view.width, view.height, view.highlighted = done.width, done.height, done.highlighted
+        view.eager = self.rendered < EAGER_IMAGES
+        self.rendered += 1
+        if passages and not done.highlighted:
+            view.note = "the passage text could not be located on this page; shown without highlight"
+        return view
+
+    def close(self) -> None:
+        self.renderer.close()
+
+
+def _passage_view(e: EvidenceRow, cited: bool, pages: _Pages | None) -> PassageView:
+    label = f"p. {e.page_start}" if e.page_end == e.page_start else f"pp. {e.page_start}\u2013{e.page_end}"
+    view = PassageView(rank=e.rank, file_name=e.file_name, page_label=label, cited=cited, score=e.score,
+                       text=e.text)
+    for n in e.pages[:MAX_PAGES_PER_PASSAGE]:
+        if cited and pages is not None:
+            view.pages.append(pages.view(e.file_name, n, [e.text]))
+        else:  # uncited passages get the link only: images are for what the answer rests on
+            source = pages.sources.get(e.file_name) if pages else None
+            view.pages.append(PageView(e.file_name, n, source.link(n) if source else ""))
+    return view
+
+
+def _question_view(q: ReviewQuestion, pages: _Pages) -> QuestionView:
+    sources = q.cited_sources
+    any_marked = any(e.cited for e in q.evidence)
+    cited, uncited = [], []
+    for e in q.evidence:
+        # Without Cited marks (an older or hand-made workbook), the Sources cell decides.
+        is_cited = e.cited or (not any_marked and any((e.file_name, n) in sources for n in e.pages))
+        (cited if is_cited else uncited).append(_passage_view(e, is_cited, pages))
+    covered = {(p.file_name, pv.page) for p in cited for pv in p.pages}
+    extra = [pages.view(f, n, []) for f, n in sources if (f, n) not in covered]
+    return QuestionView(q=q, anchor=_anchor(q), status_class=_status_class(q.status),
+                        review_class=_review_class(q.review),
+                        evidence_only="evidence only" in q.status.lower(),
+                        cited=cited, uncited=uncited, extra_sources=extra)
+
+
+def _summary(book: FilledWorkbook, company: str, views: list[QuestionView]) -> dict:
+    statuses = Counter(v.q.status or "(no status)" for v in views)
+    reviews = Counter(next((s for s in REVIEW_STATES if s.lower() == v.q.review.strip().lower()), "Not reviewed")
+                      for v in views)
+    return {
+        "company": company,
+        "questions": len(views),
+        "statuses": [(s, n, _status_class("" if s == "(no status)" else s)) for s, n in statuses.most_common()],
+        "reviews": [(s, reviews[s], _review_class(s)) for s in (*REVIEW_STATES, "Not reviewed") if reviews[s]],
+        "run_highlights": [(k, v) for k, v in book.run_info if _SUMMARY_KEYS.search(k)],
+        "passages": sum(len(v.cited) + len(v.uncited) for v in views),
+        "cited": sum(len(v.cited) for v in views),
+    }
+
+
+def _render_html(context: dict) -> str:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(Path(__file__).parent)),
+        autoescape=True,  # always on: .j2 is not an extension select_autoescape would recognise
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    return env.get_template(TEMPLATE).render(**context)
+
+
+def _swap_into_place(built: Path, target: Path) -> None:
+    """Replace `target` (a folder from an earlier report, if any) with `built` by renames only."""
+    old = None
+    if target.exists() or target.is_symlink():
+        old = target.with_name(f".{target.name}-old-{uuid.uuid4().hex[:8]}")
+        os.replace(target, old)
+    os.replace(built, target)
+    if old is not None:
+        if old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            old.unlink(missing_ok=True)
+
+
+def report_dir_for(output_xlsx: Path) -> Path:
+    output_xlsx = Path(output_xlsx)
+    return output_xlsx.with_name(f"{output_xlsx.stem}_review")
+
+
+def write_review_report(settings, output_xlsx: Path, company: str | None = None,
+                        pdf_paths: Mapping[str, Path | str] | None = None, dpi: int = 90) -> Path:
+    """Write `<stem>_review/index.html` (+ `pages/*.png`) next to `output_xlsx`; return the HTML path.
+
+    `company` defaults to the Run info sheet's; it names the evidence store whose records say where
+    each PDF was ingested from. `pdf_paths` (file name -> PDF) takes precedence over the store."""
+    output_xlsx = Path(output_xlsx).absolute()
+    book = read_filled_workbook(output_xlsx)
+    company = (company or book.info("company")).strip()
+    file_names = sorted({e.file_name for q in book.questions for e in q.evidence}
+                        | {f for q in book.questions for f, _ in q.cited_sources})
+    workspace = Path(getattr(settings, "workspace", output_xlsx.parent))
+    roots = [output_xlsx.parent.resolve(), workspace]
+    sources, notes = locate_pdfs(settings, file_names, company=company, pdf_paths=pdf_paths,
+                                 run_info_docs=book.info("documents"), search_roots=roots)
+
+    target = report_dir_for(output_xlsx)
+    try:
+        build = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=output_xlsx.parent))
+    except OSError as exc:
+        raise InputError(f"cannot write the review report next to {output_xlsx}: {exc.strerror}") from None
+    try:
+        pages = _Pages(sources, build / PAGES_DIR, dpi)
+        try:
+            views = [_question_view(q, pages) for q in book.questions]
+        finally:
+            pages.close()
+        notes += [sources[f].note for f in sorted(pages.missing) if sources.get(f) and sources[f].note]
+        notes += [s.note for s in sources.values() if s.path is not None and s.note]
+        html = _render_html({
+            "title": f"Review: {output_xlsx.name}",
+            "output_name": output_xlsx.name,
+            "output_uri": output_xlsx.resolve().as_uri(),
+            "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "summary": _summary(book, company, views),
+            "questions": views,
+            "run_info": book.run_info,
+            "notes": notes,
+            "has_evidence_sheet": book.has_evidence_sheet,
+        })
+        (build / "index.html").write_text(html, encoding="utf-8")
+        os.chmod(build, 0o755)  # mkdtemp makes it private; the report is meant to be shared
+        _swap_into_place(build, target)
+    except BaseException:
+        shutil.rmtree(build, ignore_errors=True)
+        raise
+    return target / "index.html"
