@@ -1,0 +1,139 @@
+"""Finding the header row and what each column is for, in whatever layout a customer sends.
+
+Pure functions over cell values: a header row is the row (within the first 30) whose short text cells
+name the most distinct roles, and it must name a question column."""
+
+from __future__ import annotations
+
+import re
+
+HEADER_SCAN_ROWS = 30
+MAX_HEADER_CHARS = 80
+
+# Roles of the customer's columns, most specific first: "Question no." is a number column, not a
+# question column; "Reviewer comment" is ours, not the customer's "Comments".
+CUSTOMER_ROLES: list[tuple[str, set[str]]] = [
+    ("number", {"no", "no.", "#", "id", "nr", "nr.", "number", "num", "ref", "ref.", "reference", "q",
+                "q#", "q no", "q no.", "q. no.", "qno", "question no", "question no.", "question number",
+                "question #", "question id", "question ref", "item", "item no", "item no.", "s/n", "sn",
+                "sl no", "sl. no.", "index", "code"}),
+    ("section", {"section", "category", "topic", "theme", "area", "pillar", "chapter", "module", "subject",
+                 "section heading", "sub-section", "subsection"}),
+    ("form_of_answer", {"form of answer", "answer form", "answer format", "format", "answer type",
+                        "type of answer", "response type", "response format", "expected answer",
+                        "expected format", "answer options", "options", "form of response"}),
+    ("explanation", {"explanation", "guidance", "guidance notes", "guidance note", "help", "help text",
+                     "notes", "note", "definition", "description", "instructions", "instruction",
+                     "clarification", "explanation / guidance", "explanation/guidance", "details",
+                     "additional guidance"}),
+    ("hyde_hint", {"hyde hint", "search hint", "hint", "retrieval hint", "search terms", "keywords"}),
+    ("question", {"question", "questions", "question text", "requirement", "indicator", "query",
+                  "criterion", "criteria", "disclosure", "data point", "datapoint", "kpi",
+                  "question / requirement", "item description"}),
+    ("answer", {"answer", "answers", "response", "responses", "your answer", "your response", "reply",
+                "answer / response", "company response", "supplier response", "company answer"}),
+    ("comments", {"comments", "comment", "remarks", "remark", "additional comments",
+                  "additional information", "customer comments"}),
+]
+
+# The columns autofill adds, in the order they are added after the Answer column.
+ADDED_ROLES: list[tuple[str, str]] = [
+    ("reasoning", "Reasoning"),
+    ("sources", "Sources"),
+    ("confidence", "Confidence"),
+    ("status", "Status"),
+    ("review", "Review"),
+    ("reviewer_comment", "Reviewer comment"),
+]
+ADDED_HEADERS = {role: header for role, header in ADDED_ROLES}
+_ADDED_NAMES = {header.lower(): role for role, header in ADDED_ROLES}
+_ADDED_NAMES.update({"reviewer comments": "reviewer_comment", "review comment": "reviewer_comment"})
+
+ROLE_LABELS = {
+    "number": "No.", "section": "Section", "question": "Question", "form_of_answer": "Form of answer",
+    "explanation": "Explanation", "hyde_hint": "HyDE hint", "answer": "Answer", "comments": "Comments",
+    **ADDED_HEADERS,
+}
+
+_QUESTION_WORD = re.compile(r"\bquestions?\b", re.I)
+
+
+def normalise(text: str) -> str:
+    text = re.sub(r"\s+", " ", str(text)).strip().lower()
+    return text.rstrip(":*").strip()
+
+
+def customer_role(text: str) -> str:
+    """The role a header cell names, or "" when it names none."""
+    t = normalise(text)
+    if not t or len(t) > MAX_HEADER_CHARS:
+        return ""
+    # "Answer (select from list)" -> "answer"
+    candidates = [t]
+    stripped = re.sub(r"\s*[\(\[].*?[\)\]]\s*", " ", t).strip()
+    if stripped and stripped != t:
+        candidates.append(stripped)
+    for cand in candidates:
+        for role, names in CUSTOMER_ROLES:
+            if cand in names:
+                return role
+    if _QUESTION_WORD.search(t) and not re.search(r"\b(no|nr|number|id|ref|#)\b", t):
+        return "question"
+    return ""
+
+
+def added_role(text: str) -> str:
+    return _ADDED_NAMES.get(normalise(text), "")
+
+
+def header_roles(cells: list[tuple[int, object]]) -> dict[str, tuple[int, str]]:
+    """Map roles to (column index, header text) for one candidate header row.
+
+    `cells` are (1-based column, value) pairs. The first column naming a role wins. Our own added
+    columns count only when most of them are present (a previous autofill output), so a customer's
+    lone "Status" column is never mistaken for ours and overwritten."""
+    roles: dict[str, tuple[int, str]] = {}
+    ours: dict[str, tuple[int, str]] = {}
+    for col, value in cells:
+        if not isinstance(value, str) or not value.strip():
+            continue
+        text = value.strip()
+        role = added_role(text)
+        if role:
+            ours.setdefault(role, (col, text))
+            continue
+        role = customer_role(text)
+        if role and role not in roles:
+            roles[role] = (col, text)
+    if len(ours) >= 3:
+        roles.update(ours)
+    else:
+        # Not ours: they are ordinary customer columns (maybe "Comments"-like); keep them visible.
+        for role, (col, text) in ours.items():
+            alt = customer_role(text)
+            if alt and alt not in roles:
+                roles[alt] = (col, text)
+    return roles
+
+
+def score_header(roles: dict[str, tuple[int, str]]) -> int:
+    """How header-like a row is: distinct roles named, zero without a question column."""
+    if "question" not in roles:
+        return 0
+    return len(roles)
+
+
+def find_header_row(rows: list[tuple[int, list[tuple[int, object]]]]) -> tuple[int, dict[str, tuple[int, str]]]:
+    """Pick the header row among `rows` ((row number, cells) pairs, first 30 rows).
+
+    Returns (0, {}) when no row names a question column. A lone "Question" header counts only when
+    it is written exactly so, since titles such as "Questionnaire" must not pass."""
+    best_row, best_roles, best_score = 0, {}, 0
+    for row_number, cells in rows:
+        roles = header_roles(cells)
+        score = score_header(roles)
+        if score == 1 and normalise(roles["question"][1]) not in ("question", "questions"):
+            continue
+        if score > best_score:
+            best_row, best_roles, best_score = row_number, roles, score
+    return best_row, best_roles

@@ -1,0 +1,363 @@
+"""Reading any questionnaire layout: which sheets hold questions, where their header row is, which
+column is which, and which rows are questions (not titles, section headings, blank or merged rows).
+
+Detection can be overridden by settings.workbook (sheet, header_row, question_col, answer_col), which
+the CLI fills from --sheet/--header-row/--question-col/--answer-col."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, time
+from pathlib import Path
+
+from openpyxl.utils import get_column_letter
+from openpyxl.utils.cell import column_index_from_string
+
+from autofill.errors import InputError
+from autofill.records import QuestionRow
+from autofill.workbook import headers as H
+from autofill.workbook.model import (EVIDENCE_COLUMNS, RUN_INFO_COLUMNS, Column, SheetLayout, SkippedRow,
+                                     WorkbookLayout)
+from autofill.workbook.safety import check_lossy_features, check_workbook_file, load_workbook_safely
+from autofill.workbook.validations import (extension_list_validations, form_of_answer_values, resolve_list,
+                                           sheet_list_validations)
+
+_LEADING_NUMBER = re.compile(r"^\s*((?:Q\s?)?\d{1,3}(?:\.\d{1,3})*[a-z]?)(?:[.):]\s*|\s+)(?=\S)", re.I)
+_QUESTION_START = re.compile(
+    r"^(what|which|who|whom|whose|when|where|why|how|does|do|did|is|are|was|were|has|have|had|can|could|"
+    r"will|would|should|shall|may|please|describe|state|list|provide|explain|give|indicate|report|"
+    r"disclose|specify|outline|confirm|identify|detail|summari[sz]e|quantify)\b", re.I)
+
+
+def inspect_workbook(settings, path: Path) -> WorkbookLayout:
+    """What would be answered in `path`, without reading anything else."""
+    layout, _ = read_questions(settings, path)
+    return layout
+
+
+def read_questions(settings, path: Path) -> tuple[WorkbookLayout, list[QuestionRow]]:
+    """Detect the layout of every question sheet and return it with the question rows in sheet order."""
+    path = Path(path)
+    kind = check_workbook_file(path)
+    wb = load_workbook_safely(path)
+    reader = _CellReader(path, wb, kind)
+    mapping = settings.workbook
+    layout = WorkbookLayout(path=path, kind=kind, sheets=[])
+    if kind == "xlsx":
+        layout.warnings.extend(check_lossy_features(path))
+    ext_validations = extension_list_validations(path) if kind == "xlsx" else {}
+
+    explicit = bool(mapping.header_row or mapping.question_col or mapping.answer_col)
+    if mapping.sheet:
+        if mapping.sheet not in wb.sheetnames:
+            raise InputError(f"sheet {mapping.sheet!r} not found in {path.name}; its sheets are "
+                             + ", ".join(repr(n) for n in wb.sheetnames))
+        candidates = [wb[mapping.sheet]]
+    else:
+        candidates = list(wb.worksheets)
+
+    detected: list[tuple[object, int, dict]] = []
+    for ws in candidates:
+        if not hasattr(ws, "iter_rows"):
+            continue
+        why = _not_a_question_sheet(ws, named=bool(mapping.sheet))
+        if why:
+            layout.ignored_sheets[ws.title] = why
+            continue
+        header_row, roles = H.find_header_row(_first_rows(ws))
+        if header_row:
+            detected.append((ws, header_row, roles))
+        elif not explicit:
+            layout.ignored_sheets[ws.title] = "no question column"
+
+    if explicit:
+        # An explicit mapping applies to the named sheet, else to the sheets detection found,
+        # else to the first visible sheet (a layout detection could not read at all).
+        targets = [ws for ws, _, _ in detected] or (
+            candidates[:1] if mapping.sheet else [ws for ws in candidates if ws.title not in layout.ignored_sheets][:1])
+        if not targets:
+            raise InputError(f"no sheet in {path.name} to apply --header-row/--question-col to; use --sheet")
+        found = {ws.title: (hr, roles) for ws, hr, roles in detected}
+        detected = [(ws, *_apply_mapping(ws, path, mapping, *found.get(ws.title, (0, {})))) for ws in targets]
+        for ws in candidates:
+            if ws not in targets and ws.title not in layout.ignored_sheets:
+                layout.ignored_sheets[ws.title] = "no question column"
+
+    if not detected:
+        raise InputError(f"no question column found in {path.name}; use --question-col and --header-row")
+
+    for ws, header_row, roles in detected:
+        sheet = _read_sheet(ws, header_row, roles, reader, ext_validations.get(ws.title, []))
+        sheet.explicit = explicit
+        layout.sheets.append(sheet)
+    if not layout.questions:
+        layout.warnings.append("no question rows found below the header row")
+    return layout, layout.questions
+
+
+# ------------------------------------------------------------------------------------ sheets
+
+
+def _not_a_question_sheet(ws, named: bool) -> str:
+    if ws.title in ("Evidence", "Run info", "Evidence (autofill)", "Run info (autofill)"):
+        first = [ws.cell(row=1, column=c).value for c in range(1, 3)]
+        if first == EVIDENCE_COLUMNS[:2] or first == RUN_INFO_COLUMNS:
+            return "written by autofill"
+    if not named and ws.sheet_state != "visible":
+        return "hidden"
+    return ""
+
+
+def _first_rows(ws) -> list[tuple[int, list[tuple[int, object]]]]:
+    max_col = min(ws.max_column or 1, 100)
+    rows = []
+    for r, values in enumerate(ws.iter_rows(min_row=1, max_row=H.HEADER_SCAN_ROWS, max_col=max_col,
+                                            values_only=True), start=1):
+        rows.append((r, [(c, v) for c, v in enumerate(values, start=1) if v is not None]))
+    return rows
+
+
+def _resolve_col(ws, spec: str, header_row: int, what: str, path: Path) -> tuple[int, str]:
+    """A column given as header text (preferred when it matches) or as a letter."""
+    want = H.normalise(spec)
+    if header_row:
+        for c in range(1, min(ws.max_column or 1, 200) + 1):
+            v = ws.cell(row=header_row, column=c).value
+            if isinstance(v, str) and H.normalise(v) == want:
+                return c, v.strip()
+    if re.fullmatch(r"[A-Za-z]{1,3}", spec.strip()):
+        try:
+            c = column_index_from_string(spec.strip().upper())
+        except ValueError:
+            c = 0
+        if 1 <= c <= 16384:
+            v = ws.cell(row=header_row, column=c).value if header_row else None
+            return c, str(v).strip() if v is not None else ""
+    where = f"row {header_row} of sheet {ws.title!r}" if header_row else f"the first {H.HEADER_SCAN_ROWS} rows of sheet {ws.title!r}"
+    raise InputError(f"{what} {spec!r} not found in {where} in {path.name} (give a column letter or its header text)")
+
+
+def _apply_mapping(ws, path: Path, mapping, header_row: int, roles: dict) -> tuple[int, dict]:
+    """Override detection with the user's --header-row/--question-col/--answer-col."""
+    if mapping.header_row:
+        if mapping.header_row < 1 or mapping.header_row > (ws.max_row or 0):
+            raise InputError(f"header row {mapping.header_row} is outside sheet {ws.title!r} of {path.name} "
+                             f"(it has {ws.max_row} rows)")
+        header_row = mapping.header_row
+        cells = [(c, ws.cell(row=header_row, column=c).value) for c in range(1, min(ws.max_column, 200) + 1)]
+        roles = H.header_roles(cells)
+    elif mapping.question_col and not header_row:
+        header_row = _find_row_for(ws, mapping.question_col)
+        if not header_row:
+            raise InputError(f"question column {mapping.question_col!r} not found in sheet {ws.title!r} of "
+                             f"{path.name}; add --header-row")
+        cells = [(c, ws.cell(row=header_row, column=c).value) for c in range(1, min(ws.max_column, 200) + 1)]
+        roles = H.header_roles(cells)
+    roles = dict(roles)
+    if mapping.question_col:
+        roles["question"] = _resolve_col(ws, mapping.question_col, header_row, "question column", path)
+    if mapping.answer_col:
+        roles["answer"] = _resolve_col(ws, mapping.answer_col, header_row, "answer column", path)
+    if "question" not in roles:
+        raise InputError(f"no question column found in {path.name} (sheet {ws.title!r}, header row {header_row}); "
+                         "use --question-col and --header-row")
+    if roles.get("answer") and roles["answer"][0] == roles["question"][0]:
+        raise InputError("the answer column cannot be the question column")
+    return header_row, roles
+
+
+def _find_row_for(ws, spec: str) -> int:
+    want = H.normalise(spec)
+    letter = re.fullmatch(r"[A-Za-z]{1,3}", spec.strip())
+    for r, cells in _first_rows(ws):
+        for c, v in cells:
+            if isinstance(v, str) and H.normalise(v) == want:
+                return r
+        if letter:
+            idx = column_index_from_string(spec.strip().upper())
+            if any(c == idx and isinstance(v, str) and v.strip() for c, v in cells):
+                return r
+    return 0
+
+
+# ------------------------------------------------------------------------------------ rows
+
+
+class _CellReader:
+    """Cell values as text; formulas read from the cached values Excel saved (loaded only if needed)."""
+
+    def __init__(self, path: Path, wb, kind: str):
+        self.path, self.wb, self.kind = path, wb, kind
+        self._cached = None
+
+    def cached(self, sheet: str, row: int, col: int):
+        if self._cached is None:
+            self._cached = load_workbook_safely(self.path, data_only=True)
+        return self._cached[sheet].cell(row=row, column=col).value
+
+
+def _text(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat()
+    return str(value).strip()
+
+
+def _is_formula(cell) -> bool:
+    return cell.data_type == "f"
+
+
+def _read_sheet(ws, header_row: int, roles: dict, reader: _CellReader, ext_validations: list) -> SheetLayout:
+    columns = {role: Column(role, get_column_letter(col), text) for role, (col, text) in roles.items()}
+    sheet = SheetLayout(name=ws.title, header_row=header_row, columns=columns,
+                        protected=bool(ws.protection.sheet), extension_validations=ext_validations)
+    if sheet.protected:
+        sheet.warnings.append("sheet is protected: the filled copy stays protected; autofill fills the "
+                              "cells anyway and leaves its added review columns unlocked")
+    col_of = {role: col for role, (col, _) in roles.items()}
+    qcol = col_of["question"]
+    acol = col_of.get("answer")
+    last_col = max([c for c, _ in [(c, v) for c, v in _row_cells(ws, header_row)]] + list(col_of.values()))
+
+    validations = sheet_list_validations(ws) + list(ext_validations)
+    list_cache: dict[str, list[str] | None] = {}
+
+    merges: dict[int, list] = {}
+    for rng in ws.merged_cells.ranges:
+        if rng.max_row <= header_row:
+            continue
+        for r in range(max(rng.min_row, header_row + 1), rng.max_row + 1):
+            merges.setdefault(r, []).append(rng)
+
+    numbered = "number" in col_of
+    current_section = ""
+    blanks: list[int] = []
+    for cells in ws.iter_rows(min_row=header_row + 1, max_col=last_col):
+        r = cells[0].row
+        vals: dict[int, str] = {}
+        formula_missing = []
+        for cell in cells:
+            v = cell.value
+            if v is None:
+                continue
+            if _is_formula(cell):
+                v = reader.cached(ws.title, r, cell.column)
+                if v is None:
+                    formula_missing.append(cell.column)
+                    continue
+            t = _text(v)
+            if t:
+                vals[cell.column] = t
+        if not vals and not formula_missing:
+            blanks.append(r)
+            continue
+        if qcol in formula_missing:
+            sheet.skipped.append(SkippedRow(r, "formula without value"))
+            sheet.warnings.append(f"row {r}: the question cell holds a formula with no saved value; open and "
+                                  "save the file in Excel (or paste values) to include it")
+            continue
+        qtext = vals.get(qcol, "")
+        row_merges = merges.get(r, [])
+        qmerge = next((m for m in row_merges if m.min_col <= qcol <= m.max_col and m.min_row <= r <= m.max_row), None)
+        if qmerge is not None and qmerge.min_row < r and qmerge.min_col <= qcol:
+            sheet.skipped.append(SkippedRow(r, "merged cell", "merged with the row above"))
+            continue
+        wide = [m for m in row_merges if m.min_row == r and m.max_col - m.min_col >= 2]
+        if wide and (not qtext or (qmerge is not None and (qmerge.min_col < qcol or
+                                                            (acol and qmerge.max_col >= acol)))):
+            m = wide[0]
+            heading = vals.get(m.min_col, "") or next(iter(vals.values()), "")
+            current_section = heading or current_section
+            sheet.skipped.append(SkippedRow(r, "section heading", heading))
+            continue
+        if not qtext:
+            if len(vals) == 1 or set(vals) <= {col_of.get("number"), col_of.get("section")}:
+                heading = vals.get(col_of.get("section"), "") or next(iter(vals.values()))
+                current_section = heading
+                sheet.skipped.append(SkippedRow(r, "section heading", heading))
+            else:
+                sheet.skipped.append(SkippedRow(r, "no question text", " | ".join(vals.values())[:80]))
+            continue
+        number = vals.get(col_of.get("number"), "") if numbered else ""
+        others = set(vals) - {qcol}
+        if (numbered and not number and not others and not _looks_like_question(qtext)) or len(qtext) < 3:
+            current_section = qtext if len(qtext) >= 3 else current_section
+            sheet.skipped.append(SkippedRow(r, "section heading" if len(qtext) >= 3 else "no question text", qtext))
+            continue
+        question = qtext
+        if not numbered:
+            m = _LEADING_NUMBER.match(qtext)
+            if m:
+                number, question = m.group(1), qtext[m.end():].strip()
+        q = QuestionRow(
+            sheet=ws.title, row=r, question=question, number=number,
+            section=vals.get(col_of.get("section"), "") or current_section,
+            form_of_answer=vals.get(col_of.get("form_of_answer"), ""),
+            explanation=vals.get(col_of.get("explanation"), ""),
+            hyde_hint=vals.get(col_of.get("hyde_hint"), ""),
+            existing_answer=vals.get(acol, "") if acol else "",
+            status=vals.get(col_of.get("status"), ""),
+            review=vals.get(col_of.get("review"), ""),
+            reviewer_comment=vals.get(col_of.get("reviewer_comment"), ""),
+        )
+        _allowed(q, ws, acol, validations, list_cache, reader.wb, sheet)
+        sheet.questions.append(q)
+    last_q = sheet.questions[-1].row if sheet.questions else header_row
+    sheet.skipped.extend(SkippedRow(r, "blank") for r in blanks if r < last_q)
+    sheet.skipped.sort(key=lambda s: s.row)
+    _plan_added_columns(ws, sheet, last_col)
+    return sheet
+
+
+def _row_cells(ws, row: int):
+    for cell in next(ws.iter_rows(min_row=row, max_row=row, max_col=min(ws.max_column, 200))):
+        if cell.value is not None and str(cell.value).strip():
+            yield cell.column, cell.value
+
+
+def _looks_like_question(text: str) -> bool:
+    return "?" in text or bool(_QUESTION_START.match(text)) or len(text) > 100
+
+
+def _allowed(q: QuestionRow, ws, acol, validations, cache, wb, sheet: SheetLayout) -> None:
+    if acol:
+        for dv in validations:
+            if dv.covers(acol, q.row):
+                if dv.formula not in cache:
+                    cache[dv.formula] = resolve_list(wb, dv.formula, ws.title)
+                    if cache[dv.formula] is None:
+                        sheet.warnings.append(f"cannot read the drop-down list {dv.formula!r}; its values are "
+                                              "not checked")
+                values = cache[dv.formula]
+                if values:
+                    q.allowed_values, q.allowed_values_source = list(values), "dropdown"
+                    return
+    values = form_of_answer_values(q.form_of_answer)
+    if values:
+        q.allowed_values, q.allowed_values_source = values, "form of answer"
+
+
+def _plan_added_columns(ws, sheet: SheetLayout, last_col: int) -> None:
+    """Choose free columns right of the header for the Answer column (when missing) and the review
+    columns autofill adds, skipping any column that holds data anywhere or a merged header cell."""
+    used = {col for (_, col), cell in ws._cells.items() if cell.value is not None}
+    merged_header = set()
+    for rng in ws.merged_cells.ranges:
+        if rng.min_row <= sheet.header_row <= rng.max_row:
+            merged_header.update(range(rng.min_col, rng.max_col + 1))
+    taken = {column_index_from_string(c.letter) for c in sheet.columns.values()}
+    col = last_col
+    wanted = ([("answer", "Answer")] if "answer" not in sheet.columns else []) + H.ADDED_ROLES
+    for role, header in wanted:
+        if role in sheet.columns:
+            continue
+        col += 1
+        while col in used or col in merged_header or col in taken:
+            col += 1
+        sheet.columns[role] = Column(role, get_column_letter(col), header, added=True)
+        taken.add(col)

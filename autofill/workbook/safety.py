@@ -1,0 +1,272 @@
+"""Guards at the workbook's edges: what kind of file this is, what openpyxl would lose, and cell text
+that Excel can store safely.
+
+Everything here is about not harming the customer's workbook: refuse files we cannot round-trip with a
+clear message, warn before writing about Excel features openpyxl drops, and never let text from a model
+or a PDF become a formula or an invalid cell."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import zipfile
+from pathlib import Path
+
+from autofill.errors import InputError
+
+# Excel's hard limit on characters in one cell.
+EXCEL_CELL_LIMIT = 32_767
+# Control characters the XML behind .xlsx cannot hold (same set as openpyxl's ILLEGAL_CHARACTERS_RE).
+ILLEGAL_CHARACTERS_RE = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")
+# Leading characters that make Excel (or a CSV export of the sheet) treat text as a formula.
+FORMULA_PREFIXES = ("=", "+", "-", "@")
+
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+ZIP_MAGIC = b"PK"
+XLSX_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
+
+
+# ------------------------------------------------------------------------------------ cell text
+
+
+def clean_text(text: str) -> str:
+    """Strip characters Excel forbids and cut text beyond Excel's cell limit with a visible note."""
+    text = ILLEGAL_CHARACTERS_RE.sub("", text)
+    if len(text) <= EXCEL_CELL_LIMIT:
+        return text
+    # The note's length depends on the number it reports; two passes settle it.
+    keep = EXCEL_CELL_LIMIT - 60
+    for _ in range(2):
+        note = f"… [truncated by autofill: {len(text) - keep} characters omitted]"
+        keep = EXCEL_CELL_LIMIT - len(note)
+    note = f"… [truncated by autofill: {len(text) - keep} characters omitted]"
+    return text[:keep] + note
+
+
+def set_text(cell, value) -> None:
+    """Write a value into a cell as plain text, never as a formula.
+
+    openpyxl turns any string starting with "=" into a formula; forcing the string data type makes it
+    write an inline string instead, and the quotePrefix style keeps Excel from re-reading it as a
+    formula when a reviewer edits the cell. None and "" clear the cell."""
+    if value is None or value == "":
+        cell.value = None
+        return
+    if not isinstance(value, str):
+        value = str(value)
+    text = clean_text(value)
+    cell.value = text
+    if text.startswith(FORMULA_PREFIXES):
+        cell.data_type = "s"
+        cell.quotePrefix = True
+
+
+# ------------------------------------------------------------------------------------ file kinds
+
+
+def check_workbook_file(path: Path) -> str:
+    """Say what kind of file `path` is: "xlsx" (any OOXML workbook) or "csv"; raise InputError with a
+    one-line reason for anything autofill cannot fill safely."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"questionnaire not found: {path}")
+    if path.is_dir():
+        raise InputError(f"questionnaire is a folder, not a workbook: {path}")
+    suffix = path.suffix.lower()
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if suffix in (".csv", ".tsv", ".txt") and not head.startswith((ZIP_MAGIC, OLE_MAGIC)):
+        return "csv"
+    if head.startswith(OLE_MAGIC):
+        # Encrypted OOXML files are OLE compound files with an EncryptionInfo stream; anything else
+        # in an OLE container is a legacy binary .xls.
+        with open(path, "rb") as fh:
+            data = fh.read(4 * 1024 * 1024)
+        if "EncryptionInfo".encode("utf-16-le") in data or "EncryptedPackage".encode("utf-16-le") in data:
+            raise InputError(
+                f"workbook is password-protected: {path.name}; remove the password in Excel and try again")
+        raise InputError(
+            f"{path.name} is an old binary Excel (.xls) workbook; open it in Excel, save it as .xlsx "
+            "(Excel Workbook) and try again")
+    if suffix == ".xls":
+        raise InputError(f"{path.name} is not a valid .xls workbook; save it as .xlsx in Excel and try again")
+    if suffix in (".ods", ".xlsb", ".numbers"):
+        raise InputError(f"{path.name}: {suffix} files are not supported; save it as .xlsx in Excel and try again")
+    if not head.startswith(ZIP_MAGIC):
+        raise InputError(f"{path.name} is not an Excel .xlsx workbook (corrupt file or another format)")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = set(zf.namelist())
+            bad = zf.testzip()
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise InputError(f"{path.name} is corrupt and cannot be opened as a workbook ({exc})") from None
+    if bad is not None:
+        raise InputError(f"{path.name} is corrupt: damaged part {bad}; open and re-save it in Excel")
+    if "xl/workbook.xml" not in names:
+        if "xl/workbook.bin" in names:
+            raise InputError(f"{path.name} is a binary .xlsb workbook; save it as .xlsx in Excel and try again")
+        raise InputError(f"{path.name} is a zip file but not an Excel workbook")
+    return "xlsx"
+
+
+def load_workbook_safely(path: Path, data_only: bool = False):
+    """Open an .xlsx/.xlsm (keeping macros and external links) or convert a CSV questionnaire into a
+    one-sheet workbook in memory. Errors become one-line InputErrors."""
+    import openpyxl
+
+    path = Path(path)
+    kind = check_workbook_file(path)
+    if kind == "csv":
+        return csv_to_workbook(path)
+    keep_vba = path.suffix.lower() in (".xlsm", ".xltm")
+    try:
+        return openpyxl.load_workbook(path, data_only=data_only, keep_vba=keep_vba, keep_links=True,
+                                      rich_text=False)
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - openpyxl raises many types for damaged XML
+        raise InputError(f"{path.name} is corrupt or not a workbook openpyxl can read: "
+                         f"{type(exc).__name__}: {exc}") from None
+
+
+def csv_to_workbook(path: Path):
+    """A CSV questionnaire as a one-sheet workbook named "Questionnaire" (all cells text)."""
+    import openpyxl
+
+    raw = Path(path).read_bytes()
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            text = raw.decode(encoding)
+            break
+        except UnicodeDecodeError:
+            continue
+    else:  # pragma: no cover - cp1252 decodes almost anything
+        raise InputError(f"{path.name}: cannot decode the CSV file (save it as UTF-8)")
+    try:
+        dialect = csv.Sniffer().sniff(text[:8192], delimiters=",;\t")
+    except csv.Error:
+        dialect = csv.excel
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Questionnaire"
+    try:
+        for r, record in enumerate(csv.reader(io.StringIO(text), dialect), start=1):
+            for c, value in enumerate(record, start=1):
+                if value.strip():
+                    set_text(ws.cell(row=r, column=c), value)
+    except csv.Error as exc:
+        raise InputError(f"{path.name}: not a readable CSV file ({exc})") from None
+    return wb
+
+
+# ------------------------------------------------------------------------------------ lossy features
+
+_X14_DV_URI = "{CCE6A557-97BC-4b89-ADB6-D9C93CAAB3DF}"
+# Sheet-level <ext> URIs Excel uses for features openpyxl does not read back.
+_EXT_URIS = {
+    "{CCE6A557-97BC-4b89-ADB6-D9C93CAAB3DF}": "drop-down lists stored in an extension list "
+                                              "(cross-sheet data validations)",
+    "{78C0D931-6437-407d-A8EE-F0AAD7539E65}": "extended conditional formats (data bars, icon sets)",
+    "{05C60535-1F16-4fd2-B633-F4F36F0B64E0}": "sparklines",
+    "{A8765BA9-456A-4dab-B4F3-ACF838C121DE}": "slicers",
+    "{3A4CF648-6AED-40f4-86FF-DC5316D8AED3}": "table slicers",
+    "{7E03D99C-DC04-49d9-9315-930204A7B6E9}": "timelines",
+    "{05F6AF47-C8C3-4eb3-8DC0-6A0F5AC5D3E4}": "protected ranges",
+}
+
+_PART_FEATURES = [
+    ("xl/slicers/", "slicers"),
+    ("xl/slicerCaches/", "slicers"),
+    ("xl/timelines/", "timelines"),
+    ("xl/ctrlProps/", "form controls (check boxes, buttons)"),
+    ("xl/activeX/", "ActiveX controls"),
+    ("xl/threadedComments/", "threaded comments (replies are lost; the first note is kept)"),
+    ("xl/embeddings/", "embedded objects"),
+    ("xl/connections.xml", "data connections (Power Query)"),
+    ("xl/model/", "a data model"),
+    ("xl/webextensions/", "Office add-ins"),
+]
+
+
+def check_lossy_features(path: Path) -> list[str]:
+    """Excel features in `path` that openpyxl would drop or change when the filled copy is written.
+
+    Reads the zip's XML directly (openpyxl never sees these parts). Returns human-readable warnings,
+    one per feature, naming the sheets where it matters; an empty list means a faithful round trip."""
+    path = Path(path)
+    if check_workbook_file(path) != "xlsx":
+        return []
+    found: dict[str, set[str]] = {}
+
+    def note(feature: str, where: str = "") -> None:
+        found.setdefault(feature, set()).update([where] if where else [])
+
+    with zipfile.ZipFile(path) as zf:
+        names = zf.namelist()
+        sheet_names = _sheet_part_names(zf)
+        for prefix, feature in _PART_FEATURES:
+            if any(n.startswith(prefix) for n in names):
+                note(feature)
+        if "xl/vbaProject.bin" in names and path.suffix.lower() not in (".xlsm", ".xltm"):
+            note("macros (the file holds VBA but is not .xlsm; the copy is written without them)")
+        for name in names:
+            if name.startswith("xl/worksheets/") and name.endswith(".xml"):
+                xml = zf.read(name).decode("utf-8", "replace")
+                sheet = sheet_names.get(name, name)
+                for uri, feature in _EXT_URIS.items():
+                    if uri.lower() in xml.lower():
+                        note(feature, sheet)
+                if "<extLst" in xml and not any(u.lower() in xml.lower() for u in _EXT_URIS):
+                    note("other Excel extension data", sheet)
+                if "<controls" in xml:
+                    note("form controls (check boxes, buttons)", sheet)
+            elif name.startswith("xl/drawings/") and name.endswith(".xml") and "/_rels/" not in name:
+                xml = zf.read(name).decode("utf-8", "replace")
+                if "<xdr:sp>" in xml or "<xdr:sp " in xml or "<xdr:grpSp" in xml:
+                    note("shapes and text boxes")
+                if "<xdr:graphicFrame" in xml and "chart" in xml:
+                    note("charts (kept, but their formatting may change)")
+    warnings = []
+    for feature in sorted(found):
+        where = sorted(found[feature])
+        suffix = f" in sheet {', '.join(repr(w) for w in where)}" if where else ""
+        if feature == _EXT_URIS[_X14_DV_URI]:
+            warnings.append(f"{path.name}: {feature}{suffix}: openpyxl cannot keep these; autofill re-creates "
+                            "them as standard drop-downs (their input and error messages are lost)")
+        else:
+            warnings.append(f"{path.name}: {feature}{suffix} will not survive in the filled copy")
+    return warnings
+
+
+def _sheet_part_names(zf: zipfile.ZipFile) -> dict[str, str]:
+    """Map worksheet part names (xl/worksheets/sheet1.xml) to sheet names, via workbook.xml rels."""
+    try:
+        wb_xml = zf.read("xl/workbook.xml").decode("utf-8", "replace")
+        rels = zf.read("xl/_rels/workbook.xml.rels").decode("utf-8", "replace")
+    except KeyError:
+        return {}
+    targets = {}
+    for m in re.finditer(r"<Relationship\b[^>]*>", rels):
+        tag = m.group(0)
+        rid = re.search(r'\bId="([^"]+)"', tag)
+        target = re.search(r'\bTarget="([^"]+)"', tag)
+        if rid and target:
+            t = target.group(1).lstrip("/")
+            targets[rid.group(1)] = t if t.startswith("xl/") else "xl/" + t
+    out = {}
+    for m in re.finditer(r"<(?:\w+:)?sheet\b[^>]*>", wb_xml):
+        tag = m.group(0)
+        name = re.search(r'\bname="([^"]*)"', tag)
+        rid = re.search(r'\br:id="([^"]+)"', tag) or re.search(r'\b\w+:id="([^"]+)"', tag)
+        if name and rid and rid.group(1) in targets:
+            out[targets[rid.group(1)]] = _xml_unescape(name.group(1))
+    return out
+
+
+def _xml_unescape(text: str) -> str:
+    return (text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
+            .replace("&apos;", "'").replace("&amp;", "&"))
