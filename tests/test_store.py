@@ -273,3 +273,11 @@ def test_store_reopens_in_a_fresh_process(settings, emb):
                           str(settings.workspace)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["4", "local:all-MiniLM-L6-v2", "2"]
+
+
+def test_reingesting_same_bytes_with_fewer_chunks_drops_the_surplus(settings, emb):
+    store = open_store(settings, "BHP", create=True)
+    put(store, emb, make_chunks("BHP", "report.pdf", "v1", TEXTS_V1))
+    fewer = make_chunks("BHP", "report.pdf", "v1", TEXTS_V1[:2])  # same hash, other chunking settings
+    put(store, emb, fewer)
+    assert store.chunk_count() == 2 == store._chunks.count()

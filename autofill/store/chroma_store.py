@@ -270,11 +270,11 @@ class CompanyStore:
                 )
             self._docs.upsert(ids=[record.file_name], embeddings=[[1.0]],
                               metadatas=[dataclasses.asdict(record)])
-            old = self._chunks.get(
-                where={"$and": [{"file_name": record.file_name}, {"doc_sha256": {"$ne": record.sha256}}]},
-                include=[],
-            )["ids"]
-            self._delete_ids(old)
+            # Everything else filed under this name goes: older versions, and surplus chunks of a re-ingest
+            # of the same bytes with other chunking settings.
+            keep = set(ids)
+            old = self._chunks.get(where={"file_name": record.file_name}, include=[])["ids"]
+            self._delete_ids([i for i in old if i not in keep])
 
     def delete_document(self, file_name: str) -> bool:
         """Forget one document: manifest record first (its chunks vanish for readers), then its chunks."""
@@ -323,14 +323,18 @@ def _missing(settings: Settings, company: str) -> InputError:
                       f"run: autofill ingest --company {company!r} REPORT.pdf")
 
 
-def open_store(settings: Settings, company: str, create: bool = False) -> CompanyStore:
-    """The company's store; with create=True a missing one is made, recording the settings' embedder."""
+def open_store(settings: Settings, company: str, create: bool = False, embedder: str | None = None) -> CompanyStore:
+    """The company's store. With create=True a missing one is made, recording `embedder` (the name of the
+    embedder that will fill it; default: the one the settings choose)."""
     store = _open(settings, company)
     if store is not None:
         return store
     if not create:
         raise _missing(settings, company)
-    from autofill.providers.factory import embedder_name
+    if embedder is None:
+        from autofill.providers.factory import embedder_name
+
+        embedder = embedder_name(settings)
 
     client = cc.make_client(settings)
     name = cc.collection_name(company)
@@ -338,7 +342,7 @@ def open_store(settings: Settings, company: str, create: bool = False) -> Compan
     # The manifest collection first: a chunk collection is only listed as a store once it can be read.
     docs = cc.create_collection(client, name + cc.DOCS_SUFFIX, {cc.MARKER: "docs"})
     chunks = cc.create_collection(client, name, {
-        cc.MARKER: "chunks", "company": company.strip(), "embedder": embedder_name(settings),
+        cc.MARKER: "chunks", "company": company.strip(), "embedder": embedder,
         "created_at": stamp, "last_ingest": "",
     })
     return CompanyStore(settings, client, chunks, docs)
