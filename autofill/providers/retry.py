@@ -27,6 +27,11 @@ MAX_DELAY_S = 60.0  # never wait longer than this between attempts, whatever Ret
 MAX_MESSAGE_CHARS = 300
 
 
+def _sleep(seconds: float) -> None:
+    """Indirection so tests can observe the waits without sleeping."""
+    time.sleep(seconds)
+
+
 @dataclass
 class Failure:
     """What went wrong in one attempt, as a provider module classifies its SDK's exception."""
@@ -93,7 +98,7 @@ def call_with_retries(
     max_retries: int,
     base_delay_s: float,
     secrets: Iterable[str] = (),
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] | None = None,
     rng: random.Random | None = None,
 ) -> T:
     """Run `fn`, retrying transient failures. `classify` maps an SDK exception to a Failure, or None
@@ -119,5 +124,5 @@ def call_with_retries(
                 raise ProviderError(f"{what} failed after {tries}: {reason}") from None
             delay = backoff_delay(attempt, base_delay_s, failure.retry_after, rng)
             log.warning("%s: %s; retry %d of %d in %.2fs", what, reason, attempt + 1, attempts - 1, delay)
-            sleep(delay)
+            (sleep or _sleep)(delay)
     raise AssertionError("unreachable")  # pragma: no cover

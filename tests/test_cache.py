@@ -1,0 +1,122 @@
+"""On-disk LLM response cache: hits make no requests, keys cover every parameter, writes are atomic."""
+
+from __future__ import annotations
+
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from autofill.providers.base import ChatMessage, ChatModel, ChatResult
+from autofill.providers.cache import CachedChat, cache_key
+from autofill.providers.openai_provider import OpenAIChat
+from autofill.settings import LLMSettings, Secret
+from tests.llm_server import Reply
+
+MSGS = [ChatMessage("system", "s"), ChatMessage("user", "What is the Scope 1 total?")]
+
+
+class CountingChat:
+    """A scripted ChatModel that counts calls (the cache logic alone, without HTTP)."""
+
+    def __init__(self, model: str = "m") -> None:
+        self.model = model
+        self.calls = 0
+        self._lock = threading.Lock()
+
+    def complete(self, messages, *, temperature=0.0, max_tokens=1200, json_mode=False) -> ChatResult:
+        with self._lock:
+            self.calls += 1
+            n = self.calls
+        return ChatResult(text=f"reply {n}: {messages[-1].content}", model=self.model, prompt_tokens=10 * n,
+                          completion_tokens=n)
+
+
+def test_identical_call_hits_disk_with_zero_requests(llm_server, tmp_path):
+    llm_server.queue(Reply(text="9.1 Mt", prompt_tokens=321, completion_tokens=12))
+    settings = LLMSettings(base_url=llm_server.base_url, api_key=Secret("sk-x"), retry_base_delay_s=0.01)
+    chat = CachedChat(OpenAIChat(settings, model="gpt-4o-mini"), tmp_path / "cache", provider="openai")
+    assert isinstance(chat, ChatModel) and chat.model == "gpt-4o-mini"
+    first = chat.complete(MSGS, temperature=0.0, max_tokens=100, json_mode=True)
+    assert (first.text, first.cached, first.prompt_tokens) == ("9.1 Mt", False, 321)
+    assert llm_server.count() == 1
+
+    # A fresh wrapper (a new run) over a fresh client: served from disk, no request at all.
+    again = CachedChat(OpenAIChat(settings, model="gpt-4o-mini"), tmp_path / "cache", provider="openai")
+    second = again.complete(MSGS, temperature=0.0, max_tokens=100, json_mode=True)
+    assert second.cached and second.text == "9.1 Mt"
+    assert (second.prompt_tokens, second.completion_tokens, second.model) == (321, 12, "gpt-4o-mini")
+    assert llm_server.count() == 1
+    assert (again.hits, again.misses) == (1, 0)
+
+
+def test_every_parameter_is_part_of_the_key(tmp_path):
+    inner = CountingChat()
+    chat = CachedChat(inner, tmp_path, provider="openai")
+    base = dict(temperature=0.0, max_tokens=100, json_mode=False)
+    chat.complete(MSGS, **base)
+    chat.complete(MSGS, **base)
+    assert inner.calls == 1
+    chat.complete(MSGS, **{**base, "temperature": 0.5})
+    chat.complete(MSGS, **{**base, "max_tokens": 101})
+    chat.complete(MSGS, **{**base, "json_mode": True})
+    chat.complete([ChatMessage("system", "s"), ChatMessage("user", "other")], **base)
+    chat.complete([ChatMessage("user", "s"), ChatMessage("user", "What is the Scope 1 total?")], **base)
+    assert inner.calls == 6
+    other_model = CachedChat(CountingChat(model="m2"), tmp_path, provider="openai")
+    other_model.complete(MSGS, **base)
+    assert other_model.chat.calls == 1
+    other_provider = CachedChat(CountingChat(), tmp_path, provider="cohere")
+    other_provider.complete(MSGS, **base)
+    assert other_provider.chat.calls == 1
+
+
+def test_key_is_stable_and_int_float_temperature_agree():
+    a = cache_key("openai", "m", MSGS, 0, 100, False)
+    assert a == cache_key("openai", "m", MSGS, 0.0, 100, False)
+    assert a == cache_key("openai", "m", [{"role": "system", "content": "s"},
+                                          {"role": "user", "content": "What is the Scope 1 total?"}], 0.0, 100, False)
+    assert len(a) == 64
+
+
+def test_entries_are_sharded_files_without_temp_leftovers(tmp_path):
+    chat = CachedChat(CountingChat(), tmp_path, provider="openai")
+    for i in range(5):
+        chat.complete([ChatMessage("user", f"q{i}")])
+    files = sorted(p for p in tmp_path.rglob("*") if p.is_file())
+    assert len(files) == 5
+    for f in files:
+        assert f.parent.name == f.name[:2] and f.suffix == ".json"
+        entry = json.loads(f.read_text())
+        assert entry["text"].startswith("reply") and "messages" not in entry
+    assert not list(tmp_path.rglob(".tmp-*"))
+
+
+def test_corrupt_entry_is_a_miss_and_is_replaced(tmp_path):
+    inner = CountingChat()
+    chat = CachedChat(inner, tmp_path, provider="openai")
+    chat.complete(MSGS)
+    (path,) = [p for p in tmp_path.rglob("*.json")]
+    path.write_text("{not json")
+    result = chat.complete(MSGS)
+    assert not result.cached and inner.calls == 2
+    assert chat.complete(MSGS).cached and inner.calls == 2
+
+
+def test_concurrent_threads_share_the_cache(tmp_path):
+    inner = CountingChat()
+    chat = CachedChat(inner, tmp_path, provider="openai")
+    prompts = [[ChatMessage("user", f"q{i % 4}")] for i in range(40)]
+    with ThreadPoolExecutor(8) as pool:
+        for messages in prompts[:4]:
+            chat.complete(messages)  # warm: one entry per distinct prompt
+        results = list(pool.map(chat.complete, prompts))
+    assert inner.calls == 4
+    assert all(r.cached for r in results)
+    assert {r.text.split(": ")[1] for r in results} == {"q0", "q1", "q2", "q3"}
+
+
+def test_unwritable_cache_does_not_fail_the_call(tmp_path):
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache folder should be")
+    chat = CachedChat(CountingChat(), blocker, provider="openai")
+    assert chat.complete(MSGS).text.startswith("reply 1")
