@@ -60,7 +60,9 @@ def store_documents(settings, company: str) -> tuple[dict[str, tuple[Path, str]]
 
         store = open_store(settings, company)
         try:
-            records = store.documents()
+            records = store.documents()  # file name -> DocumentRecord
+            if isinstance(records, dict):
+                records = list(records.values())
         finally:
             close = getattr(store, "close", None)
             if callable(close):

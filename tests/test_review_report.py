@@ -1,0 +1,311 @@
+"""The reviewer's HTML report: content, escaping, page images with highlights, PDF links, locating
+PDFs (explicit paths, Run info, the evidence store, the workspace) and atomic output."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import re
+from pathlib import Path
+
+import openpyxl
+import pymupdf
+import pytest
+from click.testing import CliRunner
+
+from autofill.cli import cli
+from autofill.errors import InputError
+from autofill.review.page_images import HIGHLIGHT_RGB, passage_fragments, word_windows
+from autofill.review.reader import parse_sources, read_filled_workbook
+from autofill.review.report import write_review_report
+from autofill.settings import Settings
+from tests.review_fixtures import (ANSWER_1, CITED_TEXT, EVIDENCE_ONLY, HOSTILE_TEXT, PAGE_TEXTS, PDF_NAME,
+                                   QUESTION_1, QUESTION_2, QUESTION_3, make_output_workbook, make_report_pdf)
+
+DPI = 90
+
+
+@pytest.fixture
+def case(tmp_path, workspace):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    pdf = make_report_pdf(docs / PDF_NAME)
+    (tmp_path / "out").mkdir()
+    out = make_output_workbook(tmp_path / "out" / "filled.xlsx")
+    return {"pdf": pdf, "out": out, "settings": Settings(workspace=workspace), "tmp": tmp_path}
+
+
+def _report(case, **kwargs) -> tuple[Path, str]:
+    path = write_review_report(case["settings"], case["out"], **kwargs)
+    return path, path.read_text(encoding="utf-8")
+
+
+def _images(html_text: str) -> list[str]:
+    return re.findall(r'<img src="([^"]+)"', html_text)
+
+
+def _pixels(png: Path) -> pymupdf.Pixmap:
+    pix = pymupdf.Pixmap(str(png))
+    assert pix.n >= 3
+    return pix
+
+
+def test_report_shows_every_question_answer_and_status(case):
+    path, text = _report(case, pdf_paths={PDF_NAME: case["pdf"]})
+    assert path == case["out"].parent / "filled_review" / "index.html"
+    for q in (QUESTION_1, QUESTION_2, QUESTION_3):
+        assert html.escape(q) in text
+    assert html.escape(ANSWER_1) in text
+    assert "Step 1: page 2 states a net zero commitment for 2050." in text
+    assert "Checked against p. 2" in text and "Look in the water section" in text  # reviewer comments
+    assert "failed: rate limited" in text and "Needs changes" in text and "Approved" in text
+    assert text.count('<article class="question') == 3  # the section heading row is not a question
+    # Summary: company and model from Run info, counts by status.
+    assert "Acme" in text and "gpt-4o-mini" in text and "0.0123" in text
+    assert re.search(r"Answered</span><b>1</b>", text)
+
+
+def test_section_rows_are_not_questions_and_numbers_are_kept(case):
+    book = read_filled_workbook(case["out"])
+    assert [(q.row, q.number) for q in book.questions] == [(5, "1"), (6, "2"), (7, "3")]
+    assert book.info("company") == "Acme"
+    q1 = book.questions[0]
+    assert [(e.rank, e.page_start, e.cited) for e in q1.evidence] == [(1, 2, True), (2, 1, False)]
+    assert book.questions[2].evidence == []
+
+
+def test_document_text_is_escaped(case):
+    _, text = _report(case, pdf_paths={PDF_NAME: case["pdf"]})
+    assert "<script>" not in text.lower()
+    assert "<b>bold</b>" not in text
+    assert "&lt;script&gt;alert(&#39;pwned&#39;)&lt;/script&gt;" in text
+    assert "&lt;b&gt;bold&lt;/b&gt;" in text
+
+
+def test_evidence_only_rows_are_marked(case):
+    _, text = _report(case, pdf_paths={PDF_NAME: case["pdf"]})
+    article = text.split('id="q-questionnaire-6"')[1].split("</article>")[0]
+    assert "Evidence only." in article and "No language model answered this row" in article
+    assert EVIDENCE_ONLY in article
+    other = text.split('id="q-questionnaire-5"')[1].split("</article>")[0]
+    assert "No language model answered this row" not in other
+
+
+def test_every_passage_is_listed_with_rank_file_page_and_cited_flag(case):
+    _, text = _report(case, pdf_paths={PDF_NAME: case["pdf"]})
+    q1 = text.split('id="q-questionnaire-5"')[1].split("</article>")[0]
+    cited, _, others = q1.partition('<details class="others">')
+    assert html.escape(CITED_TEXT) in cited and "#1" in cited and "score 0.91" in cited
+    assert "badge ok\">cited" in cited
+    # The uncited passage is there, marked, without an image but with a link.
+    assert html.escape(PAGE_TEXTS[0]) in others and "not cited" in others and "#2" in others
+    assert "<img" not in others and f"#page=1" in others
+
+
+def test_links_open_the_pdf_at_the_cited_page(case):
+    _, text = _report(case, pdf_paths={PDF_NAME: case["pdf"]})
+    uri = case["pdf"].resolve().as_uri()
+    assert f'href="{uri}#page=2"' in text
+    assert f'href="{uri}#page=3"' in text
+
+
+def _render(pdf: Path, page: int) -> pymupdf.Pixmap:
+    with pymupdf.open(pdf) as doc:
+        return doc[page - 1].get_pixmap(dpi=DPI)
+
+
+def _diff_fraction(a: pymupdf.Pixmap, b: pymupdf.Pixmap, clip=None) -> float:
+    """Fraction of pixels (optionally outside `clip`, in pixels) whose colour differs noticeably."""
+    assert (a.width, a.height) == (b.width, b.height)
+    sa, sb, n = a.samples, b.samples, a.n
+    differ = total = 0
+    for y in range(0, a.height, 2):
+        for x in range(0, a.width, 2):
+            if clip and clip[0] <= x <= clip[2] and clip[1] <= y <= clip[3]:
+                continue
+            i = (y * a.width + x) * n
+            total += 1
+            if any(abs(sa[i + c] - sb[i + c]) > 40 for c in range(3)):
+                differ += 1
+    return differ / total
+
+
+def test_cited_page_image_is_that_page_with_the_passage_highlighted(case):
+    _, text = _report(case, pdf_paths={PDF_NAME: case["pdf"]})
+    q1 = text.split('id="q-questionnaire-5"')[1].split("</article>")[0]
+    [src] = _images(q1)
+    png = case["out"].parent / "filled_review" / src
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    image = _pixels(png)
+    assert abs(image.width - 595 * DPI / 72) <= 1 and abs(image.height - 842 * DPI / 72) <= 1  # A4 at 90 dpi
+
+    with pymupdf.open(case["pdf"]) as doc:
+        rects = doc[1].search_for("Acme Metals commits to net zero operational greenhouse gas emissions")
+    assert rects
+    scale = DPI / 72
+    r = rects[0]
+    box = (int(r.x0 * scale) - 2, int(r.y0 * scale) - 2, int(r.x1 * scale) + 2, int(r.y1 * scale) + 2)
+    # Inside the passage: many pixels take the highlight's amber (high red and green, low blue).
+    amber = 0
+    samples = 0
+    for y in range(box[1] + 3, box[3] - 3):
+        for x in range(box[0] + 3, box[2] - 3, 2):
+            px = image.pixel(x, y)
+            samples += 1
+            if px[0] > 200 and px[1] > 150 and px[2] < 140:
+                amber += 1
+    assert amber / samples > 0.4, (amber, samples)
+    assert tuple(round(c * 255) for c in HIGHLIGHT_RGB)[2] < 60  # the test's colour rule matches the real colour
+
+    # Outside the highlighted lines it is page 2 exactly, and clearly not page 1 or 3.
+    page2, page1 = _render(case["pdf"], 2), _render(case["pdf"], 1)
+    all_hits = [q for q in rects]
+    with pymupdf.open(case["pdf"]) as doc:
+        for frag in passage_fragments(CITED_TEXT):
+            all_hits += doc[1].search_for(frag)
+    union = pymupdf.Rect()
+    for h in all_hits:
+        union |= h
+    clip = tuple(int(v * scale) + d for v, d in zip(union, (-4, -4, 4, 4)))
+    assert _diff_fraction(image, page2, clip) < 0.0005
+    assert _diff_fraction(image, page1, clip) > 0.005
+    # The page outside the report is untouched: no highlight leaked into the source PDF.
+    assert not any(doc_page.annots() and list(doc_page.annots()) for doc_page in pymupdf.open(case["pdf"]))
+
+
+def test_source_pdf_is_never_modified(case):
+    before = hashlib.sha256(case["pdf"].read_bytes()).hexdigest()
+    mtime = case["pdf"].stat().st_mtime_ns
+    _report(case, pdf_paths={PDF_NAME: case["pdf"]})
+    assert hashlib.sha256(case["pdf"].read_bytes()).hexdigest() == before
+    assert case["pdf"].stat().st_mtime_ns == mtime
+
+
+def test_each_page_and_highlight_is_rendered_once(case, tmp_path):
+    # Two more questions cite the same passage on the same page: still one PNG for it.
+    wb = openpyxl.load_workbook(case["out"])
+    ws, ev = wb["Questionnaire"], wb["Evidence"]
+    for row in (8, 9):
+        ws.cell(row, 3, f"Repeat question {row}")
+        ws.cell(row, 7, f"{PDF_NAME} p. 2")
+        ws.cell(row, 9, "Answered")
+        ev.append([row, f"Repeat question {row}", 1, PDF_NAME, 2, "yes", 0.9, CITED_TEXT])
+    wb.save(case["out"])
+    _, text = _report(case, pdf_paths={PDF_NAME: case["pdf"]})
+    srcs = _images(text)
+    assert len(srcs) == 4  # q1, q2 and the two repeats
+    assert len(set(srcs)) == 2  # p.2 with that highlight once, p.3 once
+    pngs = list((case["out"].parent / "filled_review" / "pages").glob("*.png"))
+    assert len(pngs) == 2
+
+
+def test_missing_pdf_renders_without_image_and_says_where(case):
+    gone = case["tmp"] / "moved" / PDF_NAME
+    path, text = _report(case, pdf_paths={PDF_NAME: gone})
+    assert f"PDF not found at {html.escape(str(gone))}" in text
+    assert _images(text) == []
+    assert html.escape(ANSWER_1) in text  # the rest of the report is still there
+
+
+def test_pdf_paths_from_run_info_documents(case):
+    make_output_workbook(case["out"], run_info={"documents": {PDF_NAME: str(case["pdf"])}})
+    _, text = _report(case)
+    assert len(_images(text)) == 2
+    assert case["pdf"].resolve().as_uri() + "#page=2" in text
+
+
+def test_pdf_found_under_the_workspace(case):
+    target = case["settings"].workspace / "reports" / PDF_NAME
+    target.parent.mkdir()
+    target.write_bytes(case["pdf"].read_bytes())
+    make_output_workbook(case["out"], run_info={"company": ""})
+    _, text = _report(case)
+    assert len(_images(text)) == 2
+    assert target.resolve().as_uri() + "#page=2" in text
+
+
+def test_pdf_path_from_the_evidence_store(case):
+    from autofill.records import DocumentRecord
+    from autofill.store.chroma_store import open_store
+
+    settings = case["settings"]
+    sha = hashlib.sha256(case["pdf"].read_bytes()).hexdigest()
+    store = open_store(settings, "Acme", create=True, embedder="test-embedder")
+    store.replace_document(DocumentRecord(PDF_NAME, sha, pages=3, chunks=0, empty_pages=0, ingested_at="",
+                                          source_path=str(case["pdf"])), [], [])
+    _, text = _report(case)  # company "Acme" comes from the Run info sheet
+    assert len(_images(text)) == 2
+    assert case["pdf"].resolve().as_uri() + "#page=3" in text
+    assert "changed since it was ingested" not in text
+
+    # The PDF at the recorded path is replaced by another file: the reviewer is warned.
+    case["pdf"].write_bytes(make_report_pdf(case["tmp"] / "other.pdf").read_bytes() + b"\n%changed\n")
+    _, text = _report(case)
+    assert "has changed since it was ingested" in text
+
+
+def test_unknown_store_still_renders(case):
+    path, text = _report(case, company="Nobody")
+    assert "evidence store for &#39;Nobody&#39; unavailable" in text
+    assert html.escape(ANSWER_1) in text
+
+
+def test_cited_falls_back_to_sources_without_cited_column_and_sheet_column(case):
+    make_output_workbook(case["out"], cited_column=False, evidence_sheet_column=True)
+    _, text = _report(case, pdf_paths={PDF_NAME: case["pdf"]})
+    q1 = text.split('id="q-questionnaire-5"')[1].split("</article>")[0]
+    assert len(_images(q1)) == 1 and "#page=2" in q1
+
+
+def test_rerun_replaces_the_report_atomically(case):
+    path, _ = _report(case, pdf_paths={PDF_NAME: case["pdf"]})
+    stale = path.parent / "pages" / "stale.png"
+    stale.write_bytes(b"old")
+    path2, text = _report(case, pdf_paths={PDF_NAME: case["pdf"]})
+    assert path2 == path and not stale.exists()
+    leftovers = [p.name for p in case["out"].parent.iterdir() if p.name.startswith(".")]
+    assert leftovers == []
+    assert sorted(p.name for p in case["out"].parent.iterdir()) == ["filled.xlsx", "filled_review"]
+
+
+def test_bad_inputs_are_input_errors(case):
+    not_xlsx = case["tmp"] / "answers.xlsx"
+    not_xlsx.write_text("No,Question\n1,What?\n")
+    with pytest.raises(InputError, match="not a readable .xlsx"):
+        write_review_report(case["settings"], not_xlsx)
+    with pytest.raises(InputError, match="not found"):
+        write_review_report(case["settings"], case["tmp"] / "missing.xlsx")
+    plain = case["tmp"] / "plain.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active.append(["Question", "Answer"])
+    wb.active.append(["What?", "Yes"])
+    wb.save(plain)
+    with pytest.raises(InputError, match="not an autofill output"):
+        write_review_report(case["settings"], plain)
+
+
+def test_cli_report_command(case):
+    result = CliRunner().invoke(cli, ["--workspace", str(case["settings"].workspace), "report",
+                                      str(case["out"]), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output.strip().splitlines()[-1])
+    assert Path(data["report"]).is_file()
+    bad = CliRunner().invoke(cli, ["--workspace", str(case["settings"].workspace), "report",
+                                   str(case["tmp"] / "missing.xlsx")])
+    assert bad.exit_code == 2
+
+
+def test_passage_fragments_and_sources_parsing():
+    text = "## Targets\n**Net zero** by 2050 across operated assets. Short.\n| Site | Scope 1 (kt) |\n|---|---|\n" \
+           "| Alpha copper mine | 120 |"
+    frags = passage_fragments(text)
+    assert "Net zero by 2050 across operated assets" in frags
+    assert "Alpha copper mine" in frags  # table cells are searched one by one
+    assert all("|" not in f and "**" not in f and not f.startswith("#") for f in frags)
+    assert "Short" not in frags and "120" not in frags  # too short to locate reliably
+    assert word_windows("one two three four five six seven eight nine eleven.", 7) == [
+        "one two three four five six seven", "eight nine eleven"]
+    assert word_windows("one two three four five six seven eight nine", 7) == ["one two three four five six seven"]
+    assert parse_sources("A.pdf p. 3; B report.pdf p.12; junk; A.pdf p. 3; C.pdf pp. 4-5") == [
+        ("A.pdf", 3), ("B report.pdf", 12), ("C.pdf", 4)]
