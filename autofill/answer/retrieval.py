@@ -35,15 +35,13 @@ def build_query(row: QuestionRow) -> str:
 def rrf(rankings: list[list[str]], k: int = 60) -> list[tuple[str, float]]:
     """Reciprocal rank fusion: score(d) = sum over rankings of 1 / (k + rank of d), rank 1-based.
     Returns (id, score) best first; ties keep the order in which ids were first seen, so the result
-    is deterministic. An id repeated within one ranking counts at its first position only."""
+    is deterministic. An id repeated within one ranking counts once, at its first position, and does not push
+    later ids down."""
     scores: dict[str, float] = {}
     first_seen: dict[str, int] = {}
     for ranking in rankings:
-        seen: set[str] = set()
-        for rank, item in enumerate(ranking, start=1):
-            if item in seen:
-                continue
-            seen.add(item)
+        distinct = list(dict.fromkeys(ranking))
+        for rank, item in enumerate(distinct, start=1):
             if item not in first_seen:
                 first_seen[item] = len(first_seen)
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)

@@ -1,0 +1,153 @@
+"""Run checkpoints: every finished row is appended to a JSONL file (flushed and fsynced), so an
+interrupted run (Ctrl-C, crash, lost connection) continues where it stopped and finished rows are
+neither repeated nor lost. The file is keyed by company, the questionnaire's content and a
+fingerprint of everything that changes answers (models, retrieval settings, prompts, the store's
+documents), so a checkpoint is only reused for the same run. It is removed once the output is written.
+
+Also the (de)serialisation of RowResult and its parts, used here and nowhere else."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from autofill.records import Answer, Citation, Passage, QuestionRow, RowResult, StageUsage
+
+FORMAT = 1
+
+
+# --------------------------------------------------------------------------- records <-> dicts
+
+
+def row_result_to_dict(r: RowResult) -> dict[str, Any]:
+    return {
+        "question": dataclasses.asdict(r.question),
+        "answer": None if r.answer is None else answer_to_dict(r.answer),
+        "passages": [dataclasses.asdict(p) for p in r.passages],
+        "usage": {stage: dataclasses.asdict(u) for stage, u in r.usage.items()},
+        "error": r.error,
+        "seconds": r.seconds,
+    }
+
+
+def answer_to_dict(a: Answer) -> dict[str, Any]:
+    d = dataclasses.asdict(a)
+    d["citations"] = [{"file_name": c.file_name, "page": c.page} for c in a.citations]
+    return d
+
+
+def _known(cls, data: dict[str, Any]) -> dict[str, Any]:
+    """Only the fields `cls` has: a checkpoint written by an older or newer version still loads."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
+
+
+def answer_from_dict(d: dict[str, Any]) -> Answer:
+    data = _known(Answer, d)
+    data["citations"] = [Citation(c["file_name"], int(c["page"])) for c in d.get("citations", [])]
+    return Answer(**data)
+
+
+def row_result_from_dict(d: dict[str, Any]) -> RowResult:
+    return RowResult(
+        question=QuestionRow(**_known(QuestionRow, d["question"])),
+        answer=None if d.get("answer") is None else answer_from_dict(d["answer"]),
+        passages=[Passage(**_known(Passage, p)) for p in d.get("passages", [])],
+        usage={stage: StageUsage(**_known(StageUsage, u)) for stage, u in d.get("usage", {}).items()},
+        error=d.get("error", ""),
+        seconds=float(d.get("seconds", 0.0)),
+    )
+
+
+# --------------------------------------------------------------------------- keys
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def fingerprint(parts: dict[str, Any]) -> str:
+    """A stable hash of plain data (settings, model names, template texts, document hashes)."""
+    blob = json.dumps(parts, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def question_key(q: QuestionRow) -> str:
+    """A row's identity within one questionnaire: its position and its text, so an edited
+    question is answered again even in a checkpoint of the same file name."""
+    digest = hashlib.sha256(f"{q.question}\n{q.form_of_answer}\n{q.explanation}".encode()).hexdigest()[:12]
+    return f"{q.key}#{digest}"
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")[:40] or "company"
+
+
+def checkpoint_path(reports_dir: Path, company: str, questionnaire_sha: str, settings_fp: str) -> Path:
+    return reports_dir / ".checkpoints" / f"{_safe(company)}_{questionnaire_sha[:12]}_{settings_fp[:12]}.jsonl"
+
+
+# --------------------------------------------------------------------------- the file
+
+
+class Checkpoint:
+    """Append-only JSONL of finished rows. Failed rows are not recorded: a re-run retries them."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def load(self) -> dict[str, RowResult]:
+        """Finished rows by question_key. A torn last line (killed mid-write) is ignored."""
+        done: dict[str, RowResult] = {}
+        try:
+            fh = open(self.path, encoding="utf-8")
+        except FileNotFoundError:
+            return done
+        with fh:
+            for line in fh:
+                try:
+                    record = json.loads(line)
+                    if record.get("format") != FORMAT:
+                        continue
+                    result = row_result_from_dict(record["result"])
+                except (ValueError, KeyError, TypeError):
+                    continue
+                done[record["key"]] = result
+        return done
+
+    def append(self, result: RowResult) -> None:
+        if result.failed:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        line = json.dumps({"format": FORMAT, "key": question_key(result.question),
+                           "result": row_result_to_dict(result)}, ensure_ascii=False)
+        with open(self.path, "a+b") as fh:
+            fh.seek(0, os.SEEK_END)
+            if fh.tell():
+                # A run killed mid-write leaves a torn last line; start on a fresh line so the torn
+                # fragment costs only itself.
+                fh.seek(-1, os.SEEK_END)
+                if fh.read(1) != b"\n":
+                    fh.write(b"\n")
+            fh.write((line + "\n").encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def reset(self) -> None:
+        """Start over (--fresh): the old file would otherwise mix with the new rows."""
+        self.remove()
+
+    def remove(self) -> None:
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass

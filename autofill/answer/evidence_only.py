@@ -1,0 +1,171 @@
+"""The offline draft when no LLM is configured: not an answer, but the sentences (or table rows)
+from the retrieved passages that best match the question, each quoted with its file and page,
+so a reviewer starts from evidence instead of a blank cell. Nothing here pretends a model answered:
+the Status says "Evidence only (no LLM configured)", the text says "Evidence found (not an answer)",
+and a drop-down Answer cell is left empty (a quote is not a Yes or a No)."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from autofill.records import Answer, Citation, Passage, QuestionRow
+
+STATUS = "Evidence only (no LLM configured)"
+PREFIX = "Evidence found (not an answer): "
+MAX_QUOTES = 3
+MAX_QUOTE_CHARS = 320
+# Question words count fully; form-of-answer and explanation words less: explanations are long and
+# full of generic instructions ("Answer Yes if ...") that would otherwise drown the question's terms.
+QUESTION_WEIGHT, CONTEXT_WEIGHT = 1.0, 0.4
+
+_WORD = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"“(\[]?[A-Z0-9])")
+_STOPWORDS = frozenset("""
+a about above after again against all also am an and any are as at be because been before being below
+between both but by can could did do does doing down during each either few for from further had has have
+having he her here hers how i if in into is it its itself just may me might more most must my no nor not of
+off on once only or other our ours out over own same she should so some such than that the their theirs
+them then there these they this those through to too under until up very was we were what when where which
+while who whom why will with would you your yours company company's state states describe please provide
+answer answers question whether e.g. eg etc short explanation yes no
+""".split())
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    try:
+        import Stemmer  # PyStemmer, the same stemmer as the BM25 index
+
+        return Stemmer.Stemmer("english")
+    except ImportError:  # pragma: no cover - PyStemmer is a dependency
+        return None
+
+
+def terms(text: str) -> list[str]:
+    words = [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS and len(w) > 1]
+    stemmer = _stemmer()
+    return stemmer.stemWords(words) if stemmer else words
+
+
+@dataclass
+class Unit:
+    """A quotable piece of a passage: a sentence, or a table row with its header."""
+
+    text: str
+    passage_index: int  # 1-based, into the passages given
+    order: int  # position in its passage
+
+
+def split_units(text: str) -> list[str]:
+    """Sentences of running text; a Markdown table row becomes "header | row" so that a quoted
+    row still says what its numbers are."""
+    units: list[str] = []
+    header = ""
+    prose: list[str] = []
+
+    def flush() -> None:
+        if prose:
+            joined = " ".join(prose)
+            units.extend(s.strip() for s in _SENTENCE_END.split(joined) if len(s.strip()) > 2)
+            prose.clear()
+
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("|"):
+            flush()
+            cells = [c.strip() for c in stripped.strip("|").split("|")]
+            if all(re.fullmatch(r":?-{2,}:?", c) or not c for c in cells):
+                continue  # the |---|---| separator
+            row = " | ".join(c for c in cells)
+            if not header:
+                header = row
+            else:
+                units.append(f"{header}: {row}")
+        else:
+            header = ""  # prose ends a table
+            if stripped:
+                prose.append(stripped)
+            else:
+                flush()
+    flush()
+    return units
+
+
+def _shorten(text: str, limit: int = MAX_QUOTE_CHARS) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return cut + " ..."
+
+
+def select_quotes(row: QuestionRow, passages: list[Passage], max_quotes: int = MAX_QUOTES) -> list[Unit]:
+    """The best-matching units, best first. Score: idf-weighted query terms present in the unit
+    (idf over the units of these passages), lightly normalised by length, plus a small bonus for the
+    passage's retrieval rank so ties go to the better passage."""
+    weights: dict[str, float] = {}
+    for term in terms(f"{row.form_of_answer} {row.explanation}"):
+        weights[term] = max(weights.get(term, 0.0), CONTEXT_WEIGHT)
+    for term in terms(row.question):
+        weights[term] = QUESTION_WEIGHT
+    units = [Unit(text, i, j) for i, p in enumerate(passages, start=1) for j, text in enumerate(split_units(p.text))]
+    if not units or not weights:
+        return []
+    unit_terms = [set(terms(u.text)) for u in units]
+    df: dict[str, int] = {}
+    for ts in unit_terms:
+        for t in ts & weights.keys():
+            df[t] = df.get(t, 0) + 1
+    n = len(units)
+    scored = []
+    for u, ts in zip(units, unit_terms):
+        hit = ts & weights.keys()
+        if not hit:
+            continue
+        score = sum(weights[t] * math.log(1 + n / df[t]) for t in hit)
+        score /= max(1.0, len(ts) / 25) ** 0.5  # very long units (whole paragraphs) do not win by size
+        score += 0.05 / u.passage_index
+        scored.append((score, u))
+    scored.sort(key=lambda su: (-su[0], su[1].passage_index, su[1].order))
+    chosen: list[Unit] = []
+    seen: set[str] = set()
+    for _, u in scored:
+        key = " ".join(terms(u.text))
+        if key in seen:
+            continue
+        seen.add(key)
+        chosen.append(u)
+        if len(chosen) == max_quotes:
+            break
+    return chosen
+
+
+def evidence_answer(row: QuestionRow, passages: list[Passage]) -> Answer:
+    """The evidence-only draft for `row` from `passages` (rank order). The quotes go to Reasoning
+    for every row and to the Answer cell only when it takes free text: a drop-down cell stays empty."""
+    quotes = select_quotes(row, passages)
+    citations: list[Citation] = []
+    cited: list[int] = []
+    lines = []
+    for u in quotes:
+        p = passages[u.passage_index - 1]
+        lines.append(f"\u201c{_shorten(u.text)}\u201d ({p.page_label})")
+        c = Citation(p.file_name, p.page_start)
+        if c not in citations:
+            citations.append(c)
+        if u.passage_index not in cited:
+            cited.append(u.passage_index)
+    if not lines:
+        return Answer(answer="", status=STATUS, flags=["no retrieved passage matched the question's terms"],
+                      reasoning="No language model is configured, so no answer was drafted, and no passage "
+                                "in the evidence store matched the question's terms. A reviewer must answer it.")
+    reasoning = ("No language model is configured, so no answer was drafted. These are the sentences of the "
+                 "retrieved passages that best match the question; a reviewer must read them and write the "
+                 "answer.\n" + "\n".join(f"{i}. {line}" for i, line in enumerate(lines, start=1)))
+    dropdown = bool(row.allowed_values) and row.allowed_values_source == "dropdown"
+    answer = "" if dropdown else PREFIX + "; ".join(lines)
+    return Answer(answer=answer, reasoning=reasoning, citations=citations, cited_passages=cited,
+                  confidence="", status=STATUS)

@@ -1,0 +1,291 @@
+"""`autofill run`: answer every question row of a questionnaire from a company's evidence store and
+write a filled copy (plus Evidence and Run info sheets) and the HTML review report.
+
+Rows are answered concurrently (`llm.concurrency`); each finished row is checkpointed at once, so an
+interrupted run resumes where it stopped; a row that still fails after the provider's retries is
+marked failed with its reason and the run goes on."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import re
+import sys
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import autofill
+from autofill.answer.checkpoint import Checkpoint, checkpoint_path, file_sha256, fingerprint, question_key
+from autofill.answer.retrieval import resolve_mode
+from autofill.answer.row import RowContext, answer_row
+from autofill.errors import InputError
+from autofill.providers.base import Providers
+from autofill.providers.cost import UsageMeter
+from autofill.records import QuestionRow, RowResult, RunReport, StageUsage
+from autofill.settings import Settings
+from autofill.templating import PACKAGE_TEMPLATES
+
+# Bump when answering logic changes in a way that makes old checkpoints wrong.
+PIPELINE_VERSION = 1
+STAGES = ("hyde", "rerank", "answer")
+TEMPLATES = ("hyde", "hyde_system", "rerank", "rerank_system", "answer", "answer_system")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def _say(progress: bool, message: str) -> None:
+    if progress:
+        print(message, file=sys.stderr, flush=True)
+
+
+def _warn(message: str) -> None:
+    print(f"autofill: warning: {message}", file=sys.stderr, flush=True)
+
+
+def safe_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "company"
+
+
+def output_path(settings: Settings, company: str, questionnaire: Path, out_dir: Path | None) -> Path:
+    folder = Path(out_dir) if out_dir else settings.reports_dir
+    return folder / f"{questionnaire.stem}_{safe_name(company)}_filled.xlsx"
+
+
+def _template_text(settings: Settings, name: str) -> str:
+    for folder in (settings.templates_dir, PACKAGE_TEMPLATES):
+        path = Path(folder) / f"{name}.j2"
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    return ""
+
+
+@dataclass
+class _Plan:
+    """What this run uses, resolved once: it feeds the checkpoint key and the Run info sheet."""
+
+    mode: str
+    rerank: str
+    chat_model: str
+    embedder: str
+    documents: dict[str, Any]
+
+    def fingerprint(self, settings: Settings) -> str:
+        r, llm = settings.retrieval, settings.llm
+        return fingerprint({
+            "version": PIPELINE_VERSION, "mode": self.mode, "rerank": self.rerank, "chat_model": self.chat_model,
+            "llm_provider": settings.llm_provider if self.chat_model else "none",
+            "temperature": llm.temperature, "max_tokens": llm.max_tokens, "embedder": self.embedder,
+            "retrieval": [r.candidates, r.final_k, r.rrf_k, r.context_order, r.rerank_window, r.rerank_step,
+                          r.cohere_rerank_model if self.rerank == "cohere" else ""],
+            "templates": {t: _template_text(settings, t) for t in TEMPLATES} if self.chat_model else {},
+            "documents": sorted((d.file_name, d.sha256) for d in self.documents.values()),
+        })
+
+
+def _providers(settings: Settings, store: Any, providers: Providers | None) -> Providers:
+    """The clients for this run. The query embedder is always the store's own: vectors from another
+    embedder would be compared with the store's in a different space."""
+    if providers is not None:
+        store.check_embedder(providers.embedder.name)
+        return providers
+    from autofill.providers.factory import make_chat, make_embedder, make_reranker
+
+    return Providers(embedder=make_embedder(settings, store.embedder_name), chat=make_chat(settings),
+                     reranker=make_reranker(settings))
+
+
+def run_questionnaire(settings: Settings, company: str, questionnaire: Path | str, out_dir: Path | None = None,
+                      progress: bool = False, resume: bool = True, live: bool = False,
+                      providers: Providers | None = None) -> RunReport:
+    started_at, t0 = _now(), time.monotonic()
+    questionnaire = Path(questionnaire)
+    if not questionnaire.is_file():
+        raise InputError(f"questionnaire not found: {questionnaire}")
+    from autofill.store.chroma_store import open_store
+    from autofill.workbook.layout import read_questions
+    from autofill.workbook.writeback import rows_to_answer, write_results
+
+    layout, rows = read_questions(settings, questionnaire)
+    to_answer, kept = rows_to_answer(rows)
+    store = open_store(settings, company)
+    providers = _providers(settings, store, providers)
+    chat = providers.chat
+    rerank_method = settings.reranker
+    if rerank_method == "cohere" and providers.reranker is None:
+        raise InputError("reranker 'cohere' needs a Cohere API key (COHERE_API_KEY)")
+    plan = _Plan(mode=resolve_mode(settings, chat is not None),
+                 rerank=rerank_method if (rerank_method != "llm" or chat is not None) else "none",
+                 chat_model=getattr(chat, "model", "") if chat is not None else "",
+                 embedder=store.embedder_name, documents=store.documents())
+    if not plan.documents:
+        raise InputError(f"the evidence store for {company!r} has no documents; run `autofill ingest` first")
+    if chat is None:
+        _say(progress, "No LLM configured: drafting evidence-only rows (quotes with pages, no answers). "
+                       "Set OPENAI_API_KEY / OPENAI_BASE_URL or COHERE_API_KEY for answers.")
+
+    checkpoint = Checkpoint(checkpoint_path(settings.reports_dir, company, file_sha256(questionnaire),
+                                            plan.fingerprint(settings)))
+    if not resume:
+        checkpoint.reset()
+    done = checkpoint.load()
+    results: dict[str, RowResult] = {}
+    for row in to_answer:
+        previous = done.get(question_key(row))
+        if previous is not None:
+            previous.question = row  # today's row (same text): picks up e.g. a reviewer's new status cell
+            results[row.key] = previous
+    if results:
+        _say(progress, f"Resuming: {len(results)} of {len(to_answer)} rows were finished by an earlier run.")
+    pending = [row for row in to_answer if row.key not in results]
+
+    meter = UsageMeter(settings.cost)
+    ctx = RowContext(settings=settings, company=company, store=store, embedder=providers.embedder, chat=chat,
+                     reranker=providers.reranker, mode=plan.mode, rerank_method=plan.rerank, meter=meter)
+    live_sink = _open_live(questionnaire) if live else None
+    total = len(to_answer)
+
+    def finished(result: RowResult) -> None:
+        results[result.question.key] = result
+        checkpoint.append(result)
+        if live_sink is not None:
+            live_sink(result)
+        _say(progress, _progress_line(len(results), total, result))
+
+    _answer_concurrently(ctx, pending, settings.llm.concurrency, finished)
+
+    ordered = [results[row.key] for row in to_answer if row.key in results]
+    failed = [r for r in ordered if r.failed]
+    finished_at = time.monotonic()
+    for warning in layout.all_warnings:
+        _warn(warning)
+    out = output_path(settings, company, questionnaire, out_dir)
+    run_info = build_run_info(settings, company, plan, meter.snapshot(), ordered, started_at,
+                              len(to_answer) - len(pending), len(kept))
+    written = write_results(settings, questionnaire, layout, ordered, out, run_info)
+    if not failed:
+        checkpoint.remove()  # complete: nothing left to resume
+    report_html = _review_report(settings, Path(written), company, progress)
+    report = RunReport(output=Path(written), rows=len(rows), answered=len(ordered) - len(failed), failed=len(failed),
+                       skipped=len(kept), usage=meter.snapshot(), seconds=finished_at - t0, report_html=report_html)
+    _say(progress, summary(report, company, failed))
+    return report
+
+
+def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: int,
+                         finished: Callable[[RowResult], None]) -> None:
+    """Answer rows in a thread pool, calling `finished` from this thread as each completes (so the
+    checkpoint has a single writer). Ctrl-C or a broken template stops the pool: queued rows are
+    cancelled and in-flight ones abandoned; everything finished so far is already checkpointed."""
+    if not rows:
+        return
+    pool = cf.ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="autofill-row")
+    try:
+        futures = [pool.submit(answer_row, ctx, row) for row in rows]
+        for future in cf.as_completed(futures):
+            finished(future.result())
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _progress_line(n: int, total: int, r: RowResult) -> str:
+    calls = sum(u.calls for u in r.usage.values())
+    cached = sum(u.cached_calls for u in r.usage.values())
+    state = f"FAILED: {r.error}" if r.failed else r.answer.status
+    q = r.question.question
+    q = q if len(q) <= 60 else q[:57] + "..."
+    cache_note = f", {cached} cached" if cached else ""
+    return f"[{n}/{total}] {r.question.key} {state} ({calls} calls{cache_note}, {r.seconds:.1f} s) {q}"
+
+
+def build_run_info(settings: Settings, company: str, plan: _Plan, usage: dict[str, StageUsage],
+                   results: list[RowResult], started_at: str, resumed: int, skipped: int) -> dict[str, Any]:
+    """Key/value pairs for the Run info sheet: what produced these answers and what it cost. Secrets
+    never appear (models and URLs only, no keys)."""
+    import json
+
+    r = settings.retrieval
+    info: dict[str, Any] = {
+        "company": company,
+        "autofill version": autofill.__version__,
+        "started": started_at,
+        "finished": _now(),
+        "llm provider": settings.llm_provider if plan.chat_model else "none (evidence-only drafts)",
+        "llm model": plan.chat_model or "none",
+        "llm base url": settings.llm.base_url if plan.chat_model else "",
+        "temperature": settings.llm.temperature,
+        "embedder": plan.embedder,
+        "retrieval mode": plan.mode,
+        "reranker": plan.rerank + (f" ({r.cohere_rerank_model})" if plan.rerank == "cohere" else ""),
+        "candidates": r.candidates,
+        "final k": r.final_k,
+        "rrf k": r.rrf_k,
+        "context order": r.context_order,
+        "rerank window / step": f"{r.rerank_window} / {r.rerank_step}",
+        "rows answered": sum(1 for x in results if not x.failed),
+        "rows failed": sum(1 for x in results if x.failed),
+        "rows skipped (kept as they were)": skipped,
+        "rows resumed from a checkpoint": resumed,
+    }
+    total = StageUsage()
+    for stage in STAGES:
+        u = usage.get(stage, StageUsage())
+        total.add(u)
+        info[f"{stage} calls"] = u.calls
+        info[f"{stage} cached calls"] = u.cached_calls
+        info[f"{stage} prompt tokens"] = u.prompt_tokens
+        info[f"{stage} completion tokens"] = u.completion_tokens
+        info[f"{stage} cost usd"] = round(u.cost_usd, 6)
+    info["total llm calls"] = total.calls
+    info["total prompt tokens"] = total.prompt_tokens
+    info["total completion tokens"] = total.completion_tokens
+    info["total cost usd"] = round(total.cost_usd, 6)
+    info["documents"] = json.dumps({d.file_name: d.source_path for d in plan.documents.values()}, ensure_ascii=False)
+    return info
+
+
+def _review_report(settings: Settings, output: Path, company: str, progress: bool) -> Path | None:
+    """The HTML review report next to the output. A failure here must not fail the run: the filled
+    workbook is already written, and `autofill report` can make the HTML later."""
+    try:
+        from autofill.review.report import write_review_report
+
+        path = write_review_report(settings, output, company=company)
+    except Exception as exc:  # noqa: BLE001
+        _warn(f"the review report could not be written ({type(exc).__name__}: {exc}); "
+              f"try `autofill report {output}`")
+        return None
+    _say(progress, f"Review report: {path}")
+    return Path(path)
+
+
+def _open_live(questionnaire: Path) -> Callable[[RowResult], None] | None:
+    from autofill.workbook.live import open_live
+
+    return open_live(questionnaire)
+
+
+def summary(report: RunReport, company: str, failed: list[RowResult]) -> str:
+    t = report.totals()
+    lines = [
+        f"{company}: {report.rows} question rows, {report.answered} answered, {report.failed} failed, "
+        f"{report.skipped} skipped in {report.seconds:.1f} s",
+        f"LLM: {t.calls} calls ({t.cached_calls} from cache), {t.prompt_tokens} prompt + "
+        f"{t.completion_tokens} completion tokens, ${t.cost_usd:.4f}",
+    ]
+    for stage in STAGES:
+        u = report.usage.get(stage)
+        if u and (u.calls or u.cached_calls):
+            lines.append(f"  {stage}: {u.calls} calls, {u.prompt_tokens} + {u.completion_tokens} tokens, "
+                         f"${u.cost_usd:.4f}")
+    for r in failed:
+        lines.append(f"  failed {r.question.key}: {r.error}")
+    if failed:
+        lines.append("  Re-run the same command to retry the failed rows; finished rows are kept.")
+    lines.append(f"Output: {report.output}")
+    return "\n".join(lines)

@@ -1,0 +1,102 @@
+"""Answering one question row: HyDE -> retrieval -> rerank -> chain-of-thought answer with an LLM,
+or retrieval -> evidence-only draft without one. Kept apart from the run loop (pipeline.py) so the
+per-row logic reads top to bottom in one place."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from autofill.answer.evidence_only import evidence_answer
+from autofill.answer.generate import generate_answer
+from autofill.answer.hyde import hypothetical_passage
+from autofill.answer.rerank import Call, order_context, rerank
+from autofill.answer.retrieval import retrieve
+from autofill.errors import InputError
+from autofill.providers.base import ChatMessage, ChatModel, ChatResult, Embedder, Reranker
+from autofill.providers.cost import UsageMeter
+from autofill.records import Answer, QuestionRow, RowResult, StageUsage
+from autofill.settings import Settings
+
+NO_EVIDENCE = "No evidence retrieved"
+
+
+@dataclass
+class RowContext:
+    """Everything rows share during one run. `search_lock` serialises store and embedder access:
+    they are local and fast, and neither Chroma's client nor a torch model is worth sharing across
+    threads unguarded; the slow part, the LLM calls, runs concurrently."""
+
+    settings: Settings
+    company: str
+    store: Any  # CompanyStore (duck-typed: query, bm25_search)
+    embedder: Embedder
+    chat: ChatModel | None
+    reranker: Reranker | None
+    mode: str  # resolved retrieval mode
+    rerank_method: str  # resolved: llm, cohere or none
+    meter: UsageMeter
+    search_lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _stage_call(ctx: RowContext, stage: str, usage: dict[str, StageUsage]) -> Call:
+    """A chat call that records its usage under `stage`, both for the row and for the run."""
+    assert ctx.chat is not None
+    chat, llm = ctx.chat, ctx.settings.llm
+
+    def call(messages: list[ChatMessage], json_mode: bool) -> ChatResult:
+        result = chat.complete(messages, temperature=llm.temperature, max_tokens=llm.max_tokens, json_mode=json_mode)
+        usage.setdefault(stage, StageUsage()).add(ctx.meter.record(stage, result))
+        return result
+
+    return call
+
+
+def answer_row(ctx: RowContext, row: QuestionRow) -> RowResult:
+    """Answer one row. A provider failure (after the provider's own retries) or any other error in
+    this row makes a failed RowResult with the reason; a broken prompt template (InputError) or a
+    KeyboardInterrupt stops the run instead, since every other row would hit it too."""
+    started = time.monotonic()
+    usage: dict[str, StageUsage] = {}
+    try:
+        answer, passages = _answer(ctx, row, usage)
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - one row's failure must not end the run
+        reason = str(exc).strip() or type(exc).__name__
+        return RowResult(question=row, answer=None, usage=usage, error=f"{type(exc).__name__}: {reason}",
+                         seconds=time.monotonic() - started)
+    return RowResult(question=row, answer=answer, passages=passages, usage=usage, seconds=time.monotonic() - started)
+
+
+def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage]):
+    s = ctx.settings
+    hyde_text = ""
+    if ctx.chat is not None and ctx.mode.startswith("hyde"):
+        hyde_text = hypothetical_passage(s, _stage_call(ctx, "hyde", usage), ctx.company, row)
+    with ctx.search_lock:
+        candidates = retrieve(s, ctx.store, ctx.embedder, row, ctx.mode, hyde_passage=hyde_text)
+    if not candidates:
+        return Answer(answer="", status=NO_EVIDENCE,
+                      reasoning="The evidence store returned no passages for this question."), []
+
+    if ctx.rerank_method == "llm" and ctx.chat is not None:
+        top = rerank(s, "llm", row, candidates, call=_stage_call(ctx, "rerank", usage))
+    elif ctx.rerank_method == "cohere" and ctx.reranker is not None:
+        top = rerank(s, "cohere", row, candidates, reranker=ctx.reranker)
+        usage.setdefault("rerank", StageUsage()).add(StageUsage(calls=1))
+        ctx.meter.add("rerank", StageUsage(calls=1))
+    else:
+        top = rerank(s, "none", row, candidates)
+
+    if ctx.chat is None:
+        return evidence_answer(row, top), top
+
+    context = order_context(top, s.retrieval.context_order)
+    answer = generate_answer(s, _stage_call(ctx, "answer", usage), ctx.company, row, context)
+    # The prompt numbered passages in context order; the RowResult keeps them in rank order, so
+    # the cited indexes are translated to ranks (rank i is passages[i-1]).
+    answer = replace(answer, cited_passages=[context[i - 1].rank for i in answer.cited_passages])
+    return answer, top

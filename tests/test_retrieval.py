@@ -1,0 +1,131 @@
+"""Retrieval: RRF by hand, query building, and the four modes on a real Chroma store built with the
+deterministic FakeEmbedder."""
+
+from __future__ import annotations
+
+import pytest
+
+from autofill.answer.retrieval import build_query, resolve_mode, retrieve, rrf
+from autofill.records import QuestionRow
+from autofill.settings import Settings
+from autofill.store.chroma_store import open_store
+from tests.fakes import FakeEmbedder
+from tests.store_helpers import make_chunks, record_for
+
+
+def test_rrf_hand_computed():
+    # k = 60: a = 1/61 + 1/63, b = 1/62 + 1/61, c = 1/63, d = 1/62
+    fused = rrf([["a", "b", "c"], ["b", "d", "a"]], k=60)
+    assert [cid for cid, _ in fused] == ["b", "a", "d", "c"]
+    scores = dict(fused)
+    assert scores["b"] == pytest.approx(1 / 62 + 1 / 61)
+    assert scores["a"] == pytest.approx(1 / 61 + 1 / 63)
+    assert scores["d"] == pytest.approx(1 / 62)
+    assert scores["c"] == pytest.approx(1 / 63)
+
+
+def test_rrf_ties_keep_first_seen_order_and_duplicates_count_once():
+    assert [c for c, _ in rrf([["x", "y"], ["y", "x"]], k=1)] == ["x", "y"]
+    assert dict(rrf([["x", "x", "y"]], k=0)) == {"x": 1.0, "y": 0.5}
+    assert rrf([], k=60) == []
+
+
+def test_rrf_k_changes_the_balance():
+    # A document first in one list beats one second in both only when k is small.
+    lists = [["top", "mid"], ["other", "mid"]]
+    assert rrf(lists, k=0)[0][0] == "top"  # 1/1 > 1/2 + 1/2? equal -> first seen
+    assert rrf(lists, k=60)[0][0] == "mid"  # 2/62 > 1/61
+
+
+def test_build_query_uses_question_form_and_explanation():
+    row = QuestionRow("S", 4, "Does the company have a net zero target?", form_of_answer="Yes/No",
+                      explanation="Scope 1 and Scope 2.")
+    assert build_query(row) == "Does the company have a net zero target?\nYes/No\nScope 1 and Scope 2."
+    assert build_query(QuestionRow("S", 5, " Q? ")) == "Q?"
+
+
+def test_resolve_mode_without_llm():
+    s = Settings()
+    assert resolve_mode(s, llm_available=False) == "hybrid"  # auto, no LLM
+    s.retrieval.mode = "hyde+hybrid"
+    assert resolve_mode(s, llm_available=False) == "hybrid"
+    assert resolve_mode(s, llm_available=True) == "hyde+hybrid"
+    s.retrieval.mode = "hyde"
+    assert resolve_mode(s, llm_available=False) == "dense"
+
+
+TEXTS = [
+    "Our medium term target is a 30 per cent reduction in operational emissions by FY2030.",
+    "Water withdrawal was 12.4 GL in FY2024, mostly from seawater desalination.",
+    "The Sustainability Committee of the Board oversees climate related risks and opportunities.",
+    "Renewable electricity supplied 46 per cent of our electricity consumption.",
+    "Zyxqor flotation cells were commissioned at the concentrator.",  # rare word only BM25 weighs
+    "Safety performance improved with fewer recordable injuries across sites.",
+    "Scope 3 emissions from steelmaking customers dominate the value chain footprint.",
+    "We have committed to net zero operational emissions by 2050.",
+]
+
+
+@pytest.fixture(scope="module")
+def store_and_embedder(tmp_path_factory):
+    ws = tmp_path_factory.mktemp("ws")
+    settings = Settings(workspace=ws)
+    emb = FakeEmbedder()
+    store = open_store(settings, "Acme", create=True, embedder=emb.name)
+    chunks = make_chunks("Acme", "Acme Report.pdf", "v1", TEXTS)
+    store.replace_document(record_for(chunks), chunks, emb.embed_documents([c.embed_text for c in chunks]))
+    return settings, store, emb
+
+
+def test_dense_finds_the_matching_passage(store_and_embedder):
+    settings, store, emb = store_and_embedder
+    row = QuestionRow("S", 3, "How much water was withdrawn (GL)?")
+    got = retrieve(settings, store, emb, row, "dense", n=3)
+    assert len(got) == 3
+    assert got[0].page_start == 2 and "12.4 GL" in got[0].text
+    assert [p.rank for p in got] == [1, 2, 3]
+    assert got[0].score >= got[1].score
+
+
+def test_hybrid_fuses_bm25_and_dense(store_and_embedder):
+    settings, store, emb = store_and_embedder
+    row = QuestionRow("S", 3, "Which flotation cells were commissioned? Zyxqor")
+    dense = retrieve(settings, store, emb, row, "dense", n=8)
+    bm25 = store.bm25_search(build_query(row), 16)
+    hybrid = retrieve(settings, store, emb, row, "hybrid", n=5)
+    assert bm25[0].text.startswith("Zyxqor")
+    assert hybrid[0].text.startswith("Zyxqor")
+    # the fused score is exactly RRF over the two lists
+    expected = dict(rrf([[p.chunk_id for p in store.query(emb.embed_query(build_query(row)), 16)],
+                         [p.chunk_id for p in bm25]], k=60))
+    for p in hybrid:
+        assert p.score == pytest.approx(expected[p.chunk_id])
+    assert [p.rank for p in hybrid] == [1, 2, 3, 4, 5]
+    assert len(dense) == 8
+
+
+def test_hyde_embeds_the_hypothetical_passage(store_and_embedder):
+    settings, store, emb = store_and_embedder
+    row = QuestionRow("S", 3, "What is the company's long-term climate goal?")
+    hyde = "We have committed to net zero operational emissions by 2050."
+    got = retrieve(settings, store, emb, row, "hyde", hyde_passage=hyde, n=2)
+    assert "net zero operational emissions by 2050" in got[0].text
+    # an empty HyDE passage falls back to the question query
+    plain = retrieve(settings, store, emb, row, "hyde", hyde_passage="  ", n=2)
+    assert [p.chunk_id for p in plain] == [p.chunk_id for p in retrieve(settings, store, emb, row, "dense", n=2)]
+
+
+def test_hyde_hybrid_uses_bm25_of_the_question(store_and_embedder):
+    settings, store, emb = store_and_embedder
+    row = QuestionRow("S", 3, "Zyxqor flotation?")
+    got = retrieve(settings, store, emb, row, "hyde+hybrid", hyde_passage="Water withdrawal was 12.4 GL.", n=4)
+    texts = [p.text for p in got]
+    assert any(t.startswith("Zyxqor") for t in texts[:2])  # from BM25 of the question
+    assert any("12.4 GL" in t for t in texts[:2])  # from the HyDE passage's embedding
+
+
+def test_candidates_setting_is_the_default_n(store_and_embedder):
+    settings, store, emb = store_and_embedder
+    s = Settings(workspace=settings.workspace)
+    s.retrieval.candidates = 3
+    assert len(retrieve(s, store, emb, QuestionRow("S", 1, "emissions"), "hybrid")) == 3
