@@ -15,6 +15,7 @@ Scripting replies to chat requests, first match wins:
   2. queued replies:   server.queue("text", Reply(text="{...}", prompt_tokens=10))
   3. the responder:    server.responder = lambda req: "text" | Reply(...) | dict (raw JSON body)
   4. default:          DEFAULT_TEXT
+  `by_marker({"marker": reply_or_callable, ...}, default)` builds a responder that routes by prompt text.
 `req` is the request JSON; `message_text(req)` joins its message contents, `last_user_text(req)` and
 `system_text(req)` pick parts, so a responder can tell HyDE, rerank and answer prompts apart.
 
@@ -140,6 +141,21 @@ def last_user_text(req: dict) -> str:
     return _content_text(users[-1].get("content")) if users else ""
 
 
+def by_marker(routes: dict[str, Any], default: Any = None) -> Callable[[dict], Any]:
+    """A responder that picks its reply by the first marker found in the request's message text,
+    e.g. by_marker({"hypothetical passage": hyde_text, "Rank the passages": ranker, "JSON": answer}).
+    Values are a reply (str, Reply, dict) or a callable(req) returning one; no match gives `default`."""
+
+    def responder(req: dict) -> Any:
+        text = message_text(req)
+        for marker, reply in routes.items():
+            if marker in text:
+                return reply(req) if callable(reply) else reply
+        return default(req) if callable(default) else default
+
+    return responder
+
+
 def estimate_tokens(text: str) -> int:
     return max(1, math.ceil(len(text) / 4)) if text else 0
 
@@ -205,6 +221,7 @@ class LoopbackServer:
         self._faults: list[_Fault] = []
         self._queue: list[Any] = []
         self._in_flight = 0
+        self.responder_errors: list[str] = []  # exceptions raised by the responder (answered as 500)
         self.max_in_flight = 0  # highest number of requests served at the same time
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -359,7 +376,12 @@ class LoopbackServer:
         if route in ("chat", "cohere-chat"):
             reply = self._take_queued() if use_queue else None
             if reply is None and self.responder is not None:
-                reply = self.responder(req)
+                try:
+                    reply = self.responder(req)
+                except Exception as exc:  # a broken test responder must show up, not hang the client
+                    with self._lock:
+                        self.responder_errors.append(f"{type(exc).__name__}: {exc}")
+                    return Reply.error(500, f"test responder raised {type(exc).__name__}: {exc}")
             if reply is None:
                 reply = DEFAULT_TEXT
             return Reply(text=reply) if isinstance(reply, str) else reply
@@ -399,8 +421,10 @@ class LLMServer(LoopbackServer):
     def base_url(self) -> str:
         return f"{self.url}/v1"
 
-    def chat_requests(self) -> list[RecordedRequest]:
-        return [r for r in self.requests if r.route == "chat"]
+    def chat_requests(self, containing: str | None = None) -> list[RecordedRequest]:
+        """Chat requests, optionally only those whose message text contains `containing`."""
+        return [r for r in self.requests if r.route == "chat"
+                and (containing is None or containing in message_text(r.json or {}))]
 
     def embedding_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.route == "embeddings"]
@@ -447,8 +471,9 @@ class CohereServer(LoopbackServer):
     def base_url(self) -> str:
         return self.url
 
-    def chat_requests(self) -> list[RecordedRequest]:
-        return [r for r in self.requests if r.route == "cohere-chat"]
+    def chat_requests(self, containing: str | None = None) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.route == "cohere-chat"
+                and (containing is None or containing in message_text(r.json or {}))]
 
     def _error_body(self, status: int, message: str) -> Any:
         return {"message": message}

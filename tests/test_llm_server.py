@@ -74,3 +74,16 @@ def test_cohere_rerank_orders_by_overlap():
                            {"model": "r", "query": "scope 3 emissions", "documents": ["cats", "scope 3 emissions", "emissions"],
                             "top_n": 2})
         assert [r["index"] for r in body["results"]] == [1, 2]
+
+
+def test_by_marker_routes_and_responder_errors_become_500(llm_server):
+    from tests.llm_server import by_marker
+
+    llm_server.responder = by_marker({"HYDE": "passage", "RANK": lambda req: Reply(text="[2] > [1]")},
+                                     default=lambda req: 1 / 0)
+    assert _chat(llm_server, "HYDE please")[2]["choices"][0]["message"]["content"] == "passage"
+    assert _chat(llm_server, "RANK these")[2]["choices"][0]["message"]["content"] == "[2] > [1]"
+    status, _, body = _chat(llm_server, "anything else")
+    assert status == 500 and "ZeroDivisionError" in body["error"]["message"]
+    assert llm_server.responder_errors == ["ZeroDivisionError: division by zero"]
+    assert len(llm_server.chat_requests(containing="RANK")) == 1

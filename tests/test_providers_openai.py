@@ -103,6 +103,7 @@ def test_embeddings_batches_and_order(llm_server):
 def test_azure_endpoint_is_detected_and_routed_to_deployments(llm_server):
     assert is_azure("https://myres.openai.azure.com/")
     assert not is_azure("http://127.0.0.1:8000/v1")
+    assert not is_azure("https://myres.openai.azure.com/openai/v1/")  # the v1 API takes the plain client
     azure_settings = LLMSettings(base_url="https://myres.openai.azure.com/openai", api_key=Secret(KEY))
     import openai
 

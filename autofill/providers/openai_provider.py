@@ -4,7 +4,7 @@ the `openai` SDK. The only module that imports `openai`.
 - `llm.base_url` (OPENAI_BASE_URL) points the client anywhere; self-hosted servers need no key, but
   the SDK insists on one, so NO_KEY is sent when a base URL is set without a key.
 - A base URL on *.openai.azure.com selects `AzureOpenAI` with `llm.azure_api_version`; the model
-  name is then the deployment name.
+  name is then the deployment name. Azure's ".../openai/v1/" URL works with the plain client.
 - The SDK's own retries are off; `autofill.providers.retry` decides, so request counts are exact.
 """
 
@@ -25,7 +25,12 @@ AZURE_HOST_SUFFIXES = (".openai.azure.com", ".cognitiveservices.azure.com", ".se
 
 
 def is_azure(base_url: str) -> bool:
-    host = (urlsplit(base_url).hostname or "").lower()
+    """An Azure resource URL that needs the deployments API (AzureOpenAI client). Azure's newer
+    ".../openai/v1" endpoint speaks the plain OpenAI API and is served by the ordinary client."""
+    parts = urlsplit(base_url)
+    host = (parts.hostname or "").lower()
+    if parts.path.rstrip("/").endswith("/openai/v1"):
+        return False
     return any(host.endswith(suffix) for suffix in AZURE_HOST_SUFFIXES)
 
 
