@@ -73,7 +73,6 @@ def test_unparseable_keeps_raw_text():
     assert a.status == UNPARSED
     assert a.answer == ""
     assert a.reasoning == raw and a.raw == raw
-    assert a.flags
 
 
 def test_json_without_answer_is_unparsed():
@@ -91,15 +90,14 @@ def test_braces_inside_strings():
     assert a.answer == "Partially {see}"
 
 
-def test_allowed_values_normalised_and_checked():
+def test_allowed_values_spelling_normalised():
     a = parse_answer('{"answer": "yes - by 2050", "citations": [1]}', ctx(), ["Yes", "No", "Not disclosed"])
     assert a.answer == "Yes - by 2050" and a.status == "Answered"
-    b = parse_answer('{"answer": "Not disclosed.", "citations": []}', ctx(), ["Yes", "No", "Not disclosed"])
+    b = parse_answer('{"answer": "not disclosed.", "citations": []}', ctx(), ["Yes", "No", "Not disclosed"])
     assert b.answer == "Not disclosed." and b.status == "Answered"
-    c = parse_answer('{"answer": "Maybe", "citations": [1]}', ctx(), ["Yes", "No"])
-    assert "not one of the allowed values" in c.status
-    d = parse_answer('{"answer": "Nothing", "citations": []}', ctx(), ["No"])
-    assert "not one of the allowed values" in d.status  # "No" is not a prefix of the word "Nothing"
+    # "No" is not a prefix of the word "Nothing"; a non-matching answer is left for the writer to judge
+    c = parse_answer('{"answer": "nothing", "citations": []}', ctx(), ["No"])
+    assert c.answer == "nothing" and c.status == "Answered"
 
 
 def test_hyde_parser_strips_preambles_and_fences():

@@ -2,7 +2,7 @@
 from the retrieved passages that best match the question, each quoted with its file and page,
 so a reviewer starts from evidence instead of a blank cell. Nothing here pretends a model answered:
 the Status says "Evidence only (no LLM configured)", the text says "Evidence found (not an answer)",
-and a drop-down Answer cell is left empty (a quote is not a Yes or a No)."""
+and the workbook writer leaves a drop-down Answer cell empty (a quote is not a Yes or a No)."""
 
 from __future__ import annotations
 
@@ -144,8 +144,8 @@ def select_quotes(row: QuestionRow, passages: list[Passage], max_quotes: int = M
 
 
 def evidence_answer(row: QuestionRow, passages: list[Passage]) -> Answer:
-    """The evidence-only draft for `row` from `passages` (rank order). The quotes go to Reasoning
-    for every row and to the Answer cell only when it takes free text: a drop-down cell stays empty."""
+    """The evidence-only draft for `row` from `passages` (rank order): the answer text quotes the best
+    sentences with their pages; citations are those pages, cited_passages index `passages`."""
     quotes = select_quotes(row, passages)
     citations: list[Citation] = []
     cited: list[int] = []
@@ -162,10 +162,10 @@ def evidence_answer(row: QuestionRow, passages: list[Passage]) -> Answer:
         return Answer(answer="", status=STATUS, flags=["no retrieved passage matched the question's terms"],
                       reasoning="No language model is configured, so no answer was drafted, and no passage "
                                 "in the evidence store matched the question's terms. A reviewer must answer it.")
-    reasoning = ("No language model is configured, so no answer was drafted. These are the sentences of the "
-                 "retrieved passages that best match the question; a reviewer must read them and write the "
-                 "answer.\n" + "\n".join(f"{i}. {line}" for i, line in enumerate(lines, start=1)))
-    dropdown = bool(row.allowed_values) and row.allowed_values_source == "dropdown"
-    answer = "" if dropdown else PREFIX + "; ".join(lines)
-    return Answer(answer=answer, reasoning=reasoning, citations=citations, cited_passages=cited,
+    # The quotes go in the answer text for every row; for a drop-down Answer cell the workbook writer
+    # (plan_row) sees the evidence-only status, leaves the cell empty and moves the text to Reasoning.
+    reasoning = ("No language model is configured, so no answer was drafted: the quotes are the sentences of "
+                 "the retrieved passages that best match the question. A reviewer must read them (and the "
+                 "Evidence sheet) and write the answer.")
+    return Answer(answer=PREFIX + "; ".join(lines), reasoning=reasoning, citations=citations, cited_passages=cited,
                   confidence="", status=STATUS)

@@ -176,8 +176,7 @@ def parse_answer(text: str, passages: list[Passage], allowed_values: list[str] |
     obj, outside = extract_json_object(text)
     answer_value = _field(obj, "answer") if obj is not None else None
     if obj is None or answer_value is None or isinstance(answer_value, (dict, list)) and not answer_value:
-        return Answer(answer="", reasoning=(text or "").strip(), status=UNPARSED, raw=text or "",
-                      flags=["the model's reply could not be parsed as the requested JSON"])
+        return Answer(answer="", reasoning=(text or "").strip(), status=UNPARSED, raw=text or "")
     answer = (", ".join(map(str, answer_value)) if isinstance(answer_value, list) else str(answer_value)).strip()
     reasoning_value = _field(obj, "reasoning")
     reasoning = str(reasoning_value).strip() if reasoning_value not in (None, "") else outside
@@ -201,21 +200,15 @@ def parse_answer(text: str, passages: list[Passage], allowed_values: list[str] |
         if citation not in citations:
             citations.append(citation)
 
-    if allowed_values:
-        value = _allowed_prefix(answer, allowed_values)
-        if value is None:
-            flags.append(f"answer does not start with an allowed value ({', '.join(allowed_values)})")
-        elif not answer.startswith(value):
-            answer = value + answer[len(value):]  # the drop-down's exact spelling
+    # Only the allowed value's exact spelling is fixed here ("yes" -> "Yes"); whether an answer fits
+    # the drop-down, and what happens when it does not, is the workbook writer's call.
+    value = _allowed_prefix(answer, allowed_values or [])
+    if value is not None and not answer.startswith(value):
+        answer = value + answer[len(value):]
 
     status = "Answered"
-    notes = []
     if dropped:
-        notes.append(f"dropped {dropped} citation{'s' if dropped > 1 else ''} not in the evidence")
-    if allowed_values and _allowed_prefix(answer, allowed_values) is None:
-        notes.append("answer is not one of the allowed values")
-    if notes:
-        status += "; " + "; ".join(notes)
+        status += f"; dropped {dropped} citation{'s' if dropped > 1 else ''} not in the evidence"
     return Answer(answer=answer, reasoning=reasoning, citations=citations, cited_passages=indexes,
                   confidence=confidence, status=status, raw=text or "", flags=flags)
 

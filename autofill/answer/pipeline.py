@@ -107,7 +107,8 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         raise InputError(f"questionnaire not found: {questionnaire}")
     from autofill.store.chroma_store import open_store
     from autofill.workbook.layout import read_questions
-    from autofill.workbook.writeback import rows_to_answer, write_results
+    from autofill.workbook.reviewer import rows_to_answer
+    from autofill.workbook.writeback import write_results
 
     layout, rows = read_questions(settings, questionnaire)
     to_answer, kept = rows_to_answer(rows)
