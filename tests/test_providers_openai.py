@@ -73,6 +73,26 @@ def test_other_bad_requests_fail_without_disabling_json_mode(llm_server):
     assert chat._json_mode_ok
 
 
+def test_reasoning_model_parameters_are_adapted_and_remembered(llm_server):
+    def responder(req):
+        if "max_tokens" in req:
+            return Reply.error(400, "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                                    "Use 'max_completion_tokens' instead.")
+        if "temperature" in req and req["temperature"] != 1:
+            return Reply.error(400, "Unsupported value: 'temperature' does not support 0.0 with this model.")
+        return "fine"
+
+    llm_server.responder = responder
+    chat = OpenAIChat(llm_for(llm_server), model="o4-mini")
+    assert chat.complete(MSGS, max_tokens=77).text == "fine"
+    assert [r.status for r in llm_server.requests] == [400, 400, 200]
+    last = llm_server.requests[-1].json
+    assert last["max_completion_tokens"] == 77 and "temperature" not in last and "max_tokens" not in last
+    chat.complete(MSGS, json_mode=True)
+    assert llm_server.requests[-1].status == 200 and len(llm_server.requests) == 4  # straight through now
+    assert llm_server.requests[-1].json["response_format"] == {"type": "json_object"}
+
+
 def test_no_key_needed_for_self_hosted_servers(llm_server):
     settings = llm_for(llm_server, api_key=Secret(""))
     chat = OpenAIChat(settings, model="llama3.1:8b")

@@ -14,9 +14,9 @@ import threading
 from typing import Any, Sequence
 from urllib.parse import urlsplit
 
-from autofill.errors import InputError
+from autofill.errors import InputError, ProviderError
 from autofill.providers.base import ChatMessage, ChatResult, EmbedUsage
-from autofill.providers.retry import Failure, call_with_retries, is_transient_status, parse_retry_after
+from autofill.providers.retry import Failure, call_with_retries, is_transient_status, parse_retry_after, scrub
 from autofill.settings import LLMSettings
 
 # Sent as the API key to self-hosted OpenAI-compatible servers that ignore it; the SDK refuses none.
@@ -98,15 +98,22 @@ def _as_dict(message: ChatMessage | dict) -> dict[str, str]:
 
 
 class OpenAIChat:
-    """Chat completions. `complete` returns the text with the API's token usage."""
+    """Chat completions. `complete` returns the text with the API's token usage.
+
+    Compatible servers and newer models disagree on parameters. A 400 that names one we sent is
+    answered by resending without it, and remembered for later calls: `response_format` (servers
+    without JSON mode; the prompt asks for JSON anyway and the parser tolerates text around it),
+    `temperature` (reasoning models accept only the default) and `max_tokens` (renamed
+    `max_completion_tokens` for reasoning models)."""
 
     def __init__(self, llm_settings: LLMSettings, model: str, azure: bool | None = None) -> None:
         self.model = model
         self._llm = llm_settings
         self._client = make_client(llm_settings, azure=azure)
         self._provider = "azure" if isinstance(self._client, _azure_class()) else "openai"
-        # Some compatible servers reject response_format; after the first 400 we stop sending it.
         self._json_mode_ok = True
+        self._temperature_ok = True
+        self._max_tokens_key = "max_tokens"
 
     def complete(
         self,
@@ -117,32 +124,44 @@ class OpenAIChat:
         json_mode: bool = False,
     ) -> ChatResult:
         payload = [_as_dict(m) for m in messages]
-        if json_mode and self._json_mode_ok:
+        wanted_json = json_mode = json_mode and self._json_mode_ok
+        send_temperature, max_tokens_key = self._temperature_ok, self._max_tokens_key
+        for _ in range(4):  # at most one adaptation per parameter, then the 400 stands
+            kwargs: dict[str, Any] = {"model": self.model, "messages": payload, max_tokens_key: max_tokens}
+            if send_temperature:
+                kwargs["temperature"] = temperature
+            if json_mode:
+                kwargs["response_format"] = {"type": "json_object"}
             try:
-                return self._call(payload, temperature, max_tokens, json_mode=True)
-            except _BadRequest:
-                # The server rejected response_format (or the request): try once without it. The
-                # prompt asks for JSON anyway and the answer parser tolerates text around it.
-                result = self._call(payload, temperature, max_tokens, json_mode=False)
-                self._json_mode_ok = False  # only now is it clear that response_format was the problem
-                return result
-        return self._call(payload, temperature, max_tokens, json_mode=False)
+                result = self._call(kwargs)
+            except _BadRequest as bad:
+                text = bad.message.lower()
+                if max_tokens_key == "max_tokens" and "max_completion_tokens" in text:
+                    max_tokens_key = "max_completion_tokens"
+                elif send_temperature and "temperature" in text:
+                    send_temperature = False
+                elif json_mode:
+                    json_mode = False  # servers word this many ways; try once without it
+                else:
+                    raise ProviderError(f"{self._provider} chat {self.model} failed: HTTP 400: "
+                                        f"{scrub(bad.message, [str(self._llm.api_key)])}") from None
+                continue
+            # The request that worked shows what this endpoint accepts: remember it.
+            self._max_tokens_key = max_tokens_key
+            self._temperature_ok = self._temperature_ok and send_temperature
+            if wanted_json and not json_mode:
+                self._json_mode_ok = False
+            return result
+        raise ProviderError(f"{self._provider} chat {self.model} failed: HTTP 400 after adapting parameters")
 
-    def _call(self, payload: list[dict], temperature: float, max_tokens: int, json_mode: bool) -> ChatResult:
+    def _call(self, kwargs: dict[str, Any]) -> ChatResult:
         import openai
-
-        kwargs: dict[str, Any] = {"model": self.model, "messages": payload, "temperature": temperature,
-                                  "max_tokens": max_tokens}
-        if json_mode:
-            kwargs["response_format"] = {"type": "json_object"}
 
         def once() -> Any:
             try:
                 return self._client.chat.completions.create(**kwargs)
             except openai.BadRequestError as exc:
-                if json_mode:
-                    raise _BadRequest() from exc
-                raise
+                raise _BadRequest(_error_message(exc)) from exc
 
         response = call_with_retries(
             once, classify=classify, what=f"{self._provider} chat {self.model}",
@@ -153,7 +172,11 @@ class OpenAIChat:
 
 
 class _BadRequest(Exception):
-    """A 400 on a json_mode request: retried once without response_format, not a transient failure."""
+    """A 400: not transient, but possibly fixed by resending without a parameter (see OpenAIChat)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 def _azure_class() -> type:
@@ -163,8 +186,6 @@ def _azure_class() -> type:
 
 
 def _to_result(response: Any, model: str, provider: str) -> ChatResult:
-    from autofill.errors import ProviderError
-
     choices = getattr(response, "choices", None) or []
     if not choices:
         raise ProviderError(f"{provider} chat {model} returned no choices")
@@ -212,8 +233,6 @@ class OpenAIEmbedder:
         )
         data = sorted(response.data, key=lambda d: d.index)
         if len(data) != len(inputs):
-            from autofill.errors import ProviderError
-
             raise ProviderError(f"openai embeddings {self.model} returned {len(data)} vectors for {len(inputs)} texts")
         with self._lock:
             self.usage.calls += 1
