@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -124,8 +125,11 @@ def load_workbook_safely(path: Path, data_only: bool = False):
         return csv_to_workbook(path)
     keep_vba = path.suffix.lower() in (".xlsm", ".xltm")
     try:
-        return openpyxl.load_workbook(path, data_only=data_only, keep_vba=keep_vba, keep_links=True,
-                                      rich_text=False)
+        # openpyxl warns on stderr about features it drops; check_lossy_features reports them properly.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return openpyxl.load_workbook(path, data_only=data_only, keep_vba=keep_vba, keep_links=True,
+                                          rich_text=False)
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 - openpyxl raises many types for damaged XML
