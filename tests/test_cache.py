@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+
+import pytest
 
 from autofill.providers.base import ChatMessage, ChatModel, ChatResult
 from autofill.providers.cache import CachedChat, cache_key
@@ -120,3 +124,43 @@ def test_unwritable_cache_does_not_fail_the_call(tmp_path):
     blocker.write_text("a file where the cache folder should be")
     chat = CachedChat(CountingChat(), blocker, provider="openai")
     assert chat.complete(MSGS).text.startswith("reply 1")
+
+
+_WRITER = """
+import json, sys
+from autofill.providers.base import ChatMessage, ChatResult
+from autofill.providers.cache import CachedChat
+
+class Fixed:
+    model = "m"
+    def complete(self, messages, **kw):
+        return ChatResult(text="same answer " * 2000, model="m", prompt_tokens=5, completion_tokens=6)
+
+chat = CachedChat(Fixed(), sys.argv[1], provider="openai")
+torn = 0
+for round in range(40):
+    for i in range(10):
+        chat.complete([ChatMessage("user", f"q{i}")])
+    for p in list(chat.cache_dir.rglob("*.json")):
+        try:
+            json.loads(p.read_text())  # another process may be replacing it right now
+        except FileNotFoundError:
+            pass
+        except ValueError:
+            torn += 1
+        p.unlink(missing_ok=True)  # so every process keeps rewriting the same entries
+for i in range(10):
+    chat.complete([ChatMessage("user", f"q{i}")])
+sys.exit(1 if torn else 0)
+"""
+
+
+@pytest.mark.slow
+def test_processes_writing_the_same_entries_never_leave_torn_files(tmp_path):
+    procs = [subprocess.Popen([sys.executable, "-c", _WRITER, str(tmp_path)]) for _ in range(3)]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    files = list(tmp_path.rglob("*.json"))
+    assert len(files) == 10
+    for f in files:
+        assert json.loads(f.read_text())["text"].startswith("same answer")
+    assert not list(tmp_path.rglob(".tmp-*"))

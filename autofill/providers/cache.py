@@ -117,7 +117,7 @@ class CachedChat:
         }
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=path.parent)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as fh:
                     json.dump(entry, fh, ensure_ascii=False)
