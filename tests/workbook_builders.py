@@ -4,6 +4,7 @@ that proves only the intended cells of a filled copy changed."""
 from __future__ import annotations
 
 import hashlib
+from copy import copy
 import re
 import zipfile
 from pathlib import Path
@@ -159,7 +160,8 @@ def assert_only_changed(src: Path, out: Path, allowed: set[tuple[str, str]], ign
                     continue
                 assert ca.value == cb.value, f"{wa.title}!{ca.coordinate}: {ca.value!r} -> {cb.value!r}"
                 for attr in STYLE_ATTRS:
-                    assert getattr(ca, attr) == getattr(cb, attr), f"{wa.title}!{ca.coordinate} {attr} changed"
+                    # copy() unwraps openpyxl's StyleProxy, which does not compare equal to another proxy
+                    assert copy(getattr(ca, attr)) == copy(getattr(cb, attr)), f"{wa.title}!{ca.coordinate} {attr} changed"
                 assert (ca.comment.text if ca.comment else None) == (cb.comment.text if cb.comment else None)
                 assert (ca.hyperlink.target if ca.hyperlink else None) == (cb.hyperlink.target if cb.hyperlink else None)
         for letter, dim in wa.column_dimensions.items():
