@@ -7,6 +7,8 @@ import threading
 import urllib.error
 import urllib.request
 
+import pytest
+
 from tests.llm_server import CohereServer, LLMServer, Reply, hash_vector, last_user_text
 
 
@@ -87,3 +89,14 @@ def test_by_marker_routes_and_responder_errors_become_500(llm_server):
     assert status == 500 and "ZeroDivisionError" in body["error"]["message"]
     assert llm_server.responder_errors == ["ZeroDivisionError: division by zero"]
     assert len(llm_server.chat_requests(containing="RANK")) == 1
+
+
+def test_base64_embeddings_and_raw_bodies(llm_server):
+    import base64
+    import struct
+
+    _, _, body = _post(f"{llm_server.base_url}/embeddings", {"model": "e", "input": "x", "encoding_format": "base64"})
+    raw = base64.b64decode(body["data"][0]["embedding"])
+    assert list(struct.unpack(f"<{len(raw) // 4}f", raw)) == pytest.approx(hash_vector("x"), rel=1e-6)
+    llm_server.queue(Reply(body={"not": "a completion"}))
+    assert _chat(llm_server, "q")[2] == {"not": "a completion"}

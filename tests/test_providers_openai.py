@@ -145,3 +145,10 @@ def test_key_is_sent_but_never_recorded(llm_server):
     (req,) = llm_server.requests
     assert "authorization" in req.auth_headers
     assert KEY not in repr(req)
+
+
+def test_reply_without_choices_is_a_provider_error(llm_server):
+    llm_server.queue(Reply(body={"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}))
+    with pytest.raises(ProviderError, match="returned no choices"):
+        OpenAIChat(llm_for(llm_server), model="m").complete(MSGS)
+    assert llm_server.count() == 1
