@@ -1,0 +1,113 @@
+"""The reviewer workflow: approved rows survive a re-run exactly; rejected, needs-changes, failed and
+unanswered rows are answered again; the evidence of kept rows stays."""
+
+from __future__ import annotations
+
+import openpyxl
+
+from autofill.records import QuestionRow, RowResult
+from autofill.settings import Settings
+from autofill.workbook.layout import read_questions
+from autofill.workbook.reviewer import rows_to_answer
+from autofill.workbook.writeback import write_results
+from tests.workbook_builders import assert_only_changed, build_questionnaire, result_for, sha256
+
+
+def q(row, answer="", status="", review="", comment=""):
+    return QuestionRow(sheet="S", row=row, question=f"Q{row}?", existing_answer=answer, status=status,
+                       review=review, reviewer_comment=comment)
+
+
+def test_rows_to_answer_rules():
+    rows = [
+        q(1),                                              # unanswered
+        q(2, "Yes", "Answered"),                           # answered, not reviewed: kept
+        q(3, "Yes", "Answered", "Approved"),               # approved: kept
+        q(4, "", "Answered", "approved "),                 # approved even if the reviewer emptied it
+        q(5, "No", "Answered", "Rejected"),
+        q(6, "No", "Answered", "Needs changes", "Use the 2024 figure"),
+        q(7, "", "Failed: timeout"),
+        q(8, "Partial text", "Failed: timeout"),
+        q(9, "quoted evidence", "Evidence only (no LLM configured)"),
+        q(10, "Customer's own answer"),                    # pre-filled by the customer: kept
+        q(11, "", "Evidence only (no LLM configured); drop-down answer left empty"),
+    ]
+    to_answer, kept = rows_to_answer(rows)
+    assert [r.row for r in to_answer] == [1, 5, 6, 7, 8, 9, 11]
+    assert [r.row for r in kept] == [2, 3, 4, 10]
+    assert to_answer[2].reviewer_comment == "Use the 2024 figure"
+
+
+def test_approved_edit_survives_a_rerun(tmp_path):
+    src = build_questionnaire(tmp_path / "q.xlsx")
+    layout, rows = read_questions(Settings(), src)
+    first = write_results(Settings(), src, layout, [result_for(r, pages=(2,)) for r in rows],
+                          tmp_path / "run1" / "q_filled.xlsx", {"run": 1})
+
+    # The reviewer works in Excel: approves row A with an edited answer, rejects B, asks for changes
+    # on C with a comment, leaves D unreviewed; E failed in the first run.
+    wb = openpyxl.load_workbook(first)
+    ws = wb["Questionnaire"]
+    a, b, c, d, e = (r.row for r in rows)
+    ws[f"F{a}"] = "Partially"
+    ws[f"H{a}"] = "Reviewer: only Scope 1 is covered."
+    ws[f"L{a}"] = "Approved"
+    ws[f"L{b}"] = "Rejected"
+    ws[f"L{c}"] = "Needs changes"
+    ws[f"M{c}"] = "Give the FY2024 figure in kt CO2e"
+    ws[f"F{e}"] = None
+    ws[f"K{e}"] = "Failed: rate limited"
+    wb.save(first)
+    reviewed_hash = sha256(first)
+
+    layout2, rows2 = read_questions(Settings(), first)
+    assert not layout2.sheets[0].added_columns  # our columns are found again, not added twice
+    to_answer, kept = rows_to_answer(rows2)
+    assert [r.row for r in to_answer] == [b, c, e]
+    assert [r.row for r in kept] == [a, d]
+    assert to_answer[1].reviewer_comment == "Give the FY2024 figure in kt CO2e"
+
+    # The pipeline answers the rows to answer; a buggy caller also passes the approved row.
+    new = [result_for(r, answer="No. Not found.", pages=(4,)) for r in to_answer]
+    new.append(result_for(rows2[0], answer="No. Overwritten!", pages=(5,)))
+    second = write_results(Settings(), first, layout2, new, tmp_path / "run2" / "q_filled.xlsx", {"run": 2})
+    assert sha256(first) == reviewed_hash
+
+    changed = {("Questionnaire", f"{col}{r}") for col in "FHIJKL" for r in (b, c, e)}
+    assert_only_changed(first, second, changed)
+    ws2 = openpyxl.load_workbook(second)["Questionnaire"]
+    assert ws2[f"F{a}"].value == "Partially" and ws2[f"L{a}"].value == "Approved"
+    assert ws2[f"H{a}"].value == "Reviewer: only Scope 1 is covered."
+    assert ws2[f"F{b}"].value == "No" and ws2[f"L{b}"].value is None  # new answer, awaiting review
+    assert ws2[f"K{b}"].value.startswith("Re-answered after review (Rejected)")
+    assert ws2[f"M{c}"].value == "Give the FY2024 figure in kt CO2e"  # the comment stays
+    assert ws2[f"K{e}"].value == "Answered"
+
+    # Evidence: kept rows keep their first-run passages, re-answered rows get the new ones.
+    ev = [r for r in openpyxl.load_workbook(second)["Evidence"].iter_rows(min_row=2, values_only=True)]
+    by_row = {}
+    for rec in ev:
+        by_row.setdefault(rec[0], []).append(rec)
+    assert sorted(by_row) == sorted(r.row for r in rows)
+    assert [x[5] for x in by_row[a]] == ["no", "yes", "no", "no", "no", "no"]  # run 1 cited page 2
+    assert [x[5] for x in by_row[b]] == ["no", "no", "no", "yes", "no", "no"]  # run 2 cited page 4
+    assert [x[2] for x in ev] == [1, 2, 3, 4, 5, 6] * len(rows)
+    info = {r[0]: r[1] for r in openpyxl.load_workbook(second)["Run info"].iter_rows(min_row=2, values_only=True)}
+    assert info["run"] == 2
+
+
+def test_failed_rerun_keeps_the_previous_answer(tmp_path):
+    src = build_questionnaire(tmp_path / "q.xlsx")
+    layout, rows = read_questions(Settings(), src)
+    first = write_results(Settings(), src, layout, [result_for(r) for r in rows], tmp_path / "a.xlsx", {})
+    wb = openpyxl.load_workbook(first)
+    wb.active[f"L{rows[2].row}"] = "Rejected"
+    wb.save(first)
+    layout2, rows2 = read_questions(Settings(), first)
+    to_answer, _ = rows_to_answer(rows2)
+    second = write_results(Settings(), first, layout2,
+                           [RowResult(r, None, error="server error 500") for r in to_answer], tmp_path / "b.xlsx", {})
+    ws = openpyxl.load_workbook(second).active
+    r = rows[2].row
+    assert ws[f"K{r}"].value == "Failed: server error 500"
+    assert ws[f"F{r}"].value == "Yes. The company has a target." and ws[f"L{r}"].value == "Rejected"
