@@ -111,3 +111,81 @@ def test_failed_rerun_keeps_the_previous_answer(tmp_path):
     r = rows[2].row
     assert ws[f"K{r}"].value == "Failed: server error 500"
     assert ws[f"F{r}"].value == "Yes. The company has a target." and ws[f"L{r}"].value == "Rejected"
+
+
+# ------------------------------------------------------------------------------------ --live
+
+
+class FakeRange:
+    def __init__(self, cells, key):
+        self.cells, self.key = cells, key
+
+    @property
+    def value(self):
+        return self.cells.get(self.key)
+
+    @value.setter
+    def value(self, v):
+        self.cells[self.key] = v
+
+
+class FakeBook:
+    """Stands in for an xlwings Book in tests: sheets[name].range(address).value."""
+
+    def __init__(self):
+        self.cells = {}
+
+    @property
+    def sheets(self):
+        book = self
+
+        class Sheets:
+            def __getitem__(self, name):
+                class Sheet:
+                    def range(self, address):
+                        return FakeRange(book.cells, (name, address))
+                return Sheet()
+        return Sheets()
+
+
+def test_live_refuses_on_linux():
+    import pytest
+
+    from autofill.errors import InputError
+    from autofill.workbook.live import open_live
+
+    with pytest.raises(InputError, match="--live needs Microsoft Excel on Windows or macOS; xlwings cannot drive "
+                                         "Excel on Linux. Run without --live to write a filled copy."):
+        open_live("whatever.xlsx", platform="linux")
+
+
+def test_live_writer_fills_the_same_cells_and_spares_approved_rows(tmp_path):
+    from autofill.workbook.live import LiveWorkbook
+
+    src = build_questionnaire(tmp_path / "q.xlsx")
+    layout, rows = read_questions(Settings(), src)
+    book = FakeBook()
+    live = LiveWorkbook(book, layout)
+    res = result_for(rows[0])
+    res.answer.reasoning = "=HYPERLINK(1)"
+    assert live.write(res)
+    r = rows[0].row
+    assert book.cells[("Questionnaire", f"F{r}")] == "Yes"
+    assert book.cells[("Questionnaire", f"H{r}")].startswith("The company has a target.")
+    assert book.cells[("Questionnaire", "L3")] == "Review"
+    res2 = result_for(rows[2])
+    res2.answer.answer = "=1+1"
+    live.write(res2)
+    assert book.cells[("Questionnaire", f"F{rows[2].row}")] == "'=1+1"
+    live.close()
+
+    # On a reviewed workbook (our columns exist), an approved row is left alone.
+    first = write_results(Settings(), src, layout, [result_for(x) for x in rows], tmp_path / "o.xlsx", {})
+    wb = openpyxl.load_workbook(first)
+    wb.active[f"L{r}"] = "Approved"
+    wb.save(first)
+    layout2, rows2 = read_questions(Settings(), first)
+    book2 = FakeBook()
+    book2.cells[("Questionnaire", f"L{r}")] = "Approved"
+    assert LiveWorkbook(book2, layout2).write(result_for(rows2[0], answer="No")) is False
+    assert ("Questionnaire", f"F{r}") not in book2.cells
