@@ -1,0 +1,288 @@
+"""The ingest loop: files -> parse -> chunk -> embed -> store, one document at a time.
+
+Incremental: a file whose bytes hash to what the store already holds under its name is skipped before any
+parsing or embedding; a changed file replaces its old version (see CompanyStore.replace_document for why
+readers never see a mix). Bad files (missing, not a PDF, encrypted, corrupt, empty, image-only) become one
+failed FileOutcome each and the other files are still ingested. The embedding model loads in a background
+thread while the first file is parsed, so its start-up time is not added to the parse time."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Sequence
+
+from autofill.errors import InputError
+from autofill.records import Chunk, DocumentRecord, FileOutcome, IngestReport
+from autofill.settings import Settings
+
+# Texts per embed_documents call: large enough for efficient batches inside the embedder, small enough
+# for a progress bar that moves.
+EMBED_CALL_SIZE = 128
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def expand_paths(paths: Sequence[Path | str]) -> tuple[list[Path], list[FileOutcome]]:
+    """PDF files to ingest (folders expanded to their *.pdf, sorted; duplicates dropped) and one failed
+    outcome per path that is missing or not a PDF."""
+    files: list[Path] = []
+    failed: list[FileOutcome] = []
+    seen: set[Path] = set()
+
+    def add(p: Path) -> None:
+        key = p.resolve()
+        if key not in seen:
+            seen.add(key)
+            files.append(p)
+
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found = sorted(q for q in p.iterdir() if q.is_file() and q.suffix.lower() == ".pdf")
+            if not found:
+                failed.append(FileOutcome(str(p), "failed", error="folder contains no PDF files"))
+            for q in found:
+                add(q)
+        elif not p.exists():
+            failed.append(FileOutcome(str(p), "failed", error="no such file or folder"))
+        elif not p.is_file():
+            failed.append(FileOutcome(str(p), "failed", error="not a regular file"))
+        elif p.suffix.lower() != ".pdf":
+            failed.append(FileOutcome(str(p), "failed", error="not a PDF file (expected a .pdf report)"))
+        else:
+            add(p)
+    return files, failed
+
+
+@dataclass
+class _Timer:
+    parse: float = 0.0
+    embed: float = 0.0
+    store: float = 0.0
+
+
+class _Progress:
+    """A click progress bar over the pages of the files being ingested, on stderr; silent when disabled."""
+
+    def __init__(self, enabled: bool, total_pages: int):
+        self.enabled = enabled
+        self.label = ""
+        self._bar: Any = None
+        if enabled and total_pages:
+            import click
+
+            self._bar = click.progressbar(length=total_pages, label="Ingesting", file=sys.stderr,
+                                          item_show_func=lambda _: self.label, show_pos=True)
+            self._bar.__enter__()
+
+    def status(self, label: str) -> None:
+        self.label = label
+        if self._bar is not None:
+            self._bar.update(0)
+
+    def advance(self, pages: int) -> None:
+        if self._bar is not None:
+            self._bar.update(pages)
+
+    def line(self, text: str) -> None:
+        if self.enabled:
+            import click
+
+            if self._bar is not None:
+                click.echo("", err=True)
+            click.echo(text, err=True)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
+
+
+def _page_count(path: Path) -> int:
+    """Pages of a PDF for the progress bar only; 0 when it cannot be opened (parse_pdf reports why)."""
+    try:
+        import pymupdf
+
+        with pymupdf.open(str(path)) as doc:
+            return doc.page_count
+    except Exception:  # noqa: BLE001 - the real error comes from parse_pdf
+        return 0
+
+
+def _start_loading(embedder: Any) -> threading.Thread | None:
+    """Load a local model in the background (it takes seconds) while the first file is parsed."""
+    load = getattr(embedder, "load", None)
+    if not callable(load):
+        return None
+
+    def run() -> None:
+        with contextlib.suppress(Exception):  # a failure surfaces again, clearly, on the first embed
+            load()
+
+    thread = threading.Thread(target=run, name="embedder-load", daemon=True)
+    thread.start()
+    return thread
+
+
+def _embed(embedder: Any, chunks: list[Chunk], progress: _Progress, file_label: str) -> list[list[float]]:
+    vectors: list[list[float]] = []
+    texts = [c.embed_text for c in chunks]
+    for start in range(0, len(texts), EMBED_CALL_SIZE):
+        progress.status(f"{file_label}: embedding {start}/{len(texts)} chunks")
+        vectors.extend(embedder.embed_documents(texts[start:start + EMBED_CALL_SIZE]))
+    if len(vectors) != len(chunks):
+        raise RuntimeError(f"embedder returned {len(vectors)} vectors for {len(chunks)} chunks")
+    return vectors
+
+
+def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], progress: bool = False,
+                 embedder: Any = None) -> IngestReport:
+    """Ingest PDF files and folders into `company`'s evidence store; see the module docstring."""
+    from autofill.ingest.chunking import chunk_document
+    from autofill.ingest.pdf import parse_pdf
+    from autofill.store.chroma_store import open_store
+
+    started = time.perf_counter()
+    company = company.strip()
+    if not company:
+        raise InputError("--company must not be empty")
+    if embedder is None:
+        from autofill.providers.factory import make_embedder
+
+        embedder = make_embedder(settings)
+    files, outcomes = expand_paths(paths)
+    timer = _Timer()
+
+    try:
+        store = open_store(settings, company)
+    except InputError:
+        store = None  # made when the first document is ready to be stored
+    if store is not None:
+        store.check_embedder(embedder.name)
+    known = store.documents() if store is not None else {}
+
+    # Decide what needs work before parsing anything: unchanged files are skipped outright.
+    todo: list[tuple[Path, str]] = []
+    names: dict[str, Path] = {}
+    for path in files:
+        if path.name in names:
+            outcomes.append(FileOutcome(str(path), "failed",
+                                        error=f"another file named {path.name} is in this ingest ({names[path.name]})"))
+            continue
+        names[path.name] = path
+        try:
+            sha = file_sha256(path)
+        except OSError as exc:
+            outcomes.append(FileOutcome(str(path), "failed", error=f"cannot read file: {exc.strerror or exc}"))
+            continue
+        rec = known.get(path.name)
+        twin = next((r for r in known.values() if r.sha256 == sha and r.file_name != path.name), None)
+        if rec is not None and rec.sha256 == sha:
+            outcomes.append(FileOutcome(str(path), "skipped", pages=rec.pages, chunks=rec.chunks,
+                                        empty_pages=rec.empty_pages))
+        elif twin is not None:
+            outcomes.append(FileOutcome(str(path), "skipped", pages=twin.pages, chunks=twin.chunks,
+                                        empty_pages=twin.empty_pages,
+                                        error=f"same content as {twin.file_name}, already in the store"))
+        else:
+            todo.append((path, sha))
+
+    loader = _start_loading(embedder) if todo else None
+    bar = _Progress(progress, sum(_page_count(p) for p, _ in todo) if progress and todo else 0)
+    changed = False
+    try:
+        with contextlib.ExitStack() as stack:
+            if store is not None and todo:
+                stack.enter_context(store.writing())
+            for path, sha in todo:
+                bar.status(f"{path.name}: parsing")
+                t = time.perf_counter()
+                try:
+                    doc = parse_pdf(path, settings.ingest)
+                    chunks = chunk_document(doc, company, settings.ingest)
+                    if not chunks:
+                        raise InputError(f"no extractable text on any of its {doc.page_count} pages "
+                                         f"(scanned images? OCR is not supported)")
+                except InputError as exc:
+                    timer.parse += time.perf_counter() - t
+                    outcomes.append(FileOutcome(str(path), "failed", error=str(exc)))
+                    bar.advance(_page_count(path))  # the CLI prints the failures after the bar
+                    continue
+                except Exception as exc:  # noqa: BLE001 - a parser crash on one odd file must not stop the rest
+                    timer.parse += time.perf_counter() - t
+                    outcomes.append(FileOutcome(str(path), "failed",
+                                                error=f"could not be parsed ({type(exc).__name__}: {exc})"))
+                    bar.advance(_page_count(path))
+                    continue
+                timer.parse += time.perf_counter() - t
+                if doc.sha256 != sha:  # the file changed between hashing and parsing: use what was parsed
+                    sha = doc.sha256
+
+                t = time.perf_counter()
+                if loader is not None:
+                    loader.join()
+                    loader = None
+                vectors = _embed(embedder, chunks, bar, path.name)
+                timer.embed += time.perf_counter() - t
+
+                t = time.perf_counter()
+                if store is None:
+                    store = open_store(settings, company, create=True, embedder=embedder.name)
+                    store.check_embedder(embedder.name)
+                    stack.enter_context(store.writing())
+                status = "replaced" if path.name in known else "new"
+                record = DocumentRecord(
+                    file_name=path.name, sha256=sha, pages=doc.page_count, chunks=len(chunks),
+                    empty_pages=len(doc.empty_pages),
+                    ingested_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+                    source_path=str(path.resolve()),
+                )
+                store.replace_document(record, chunks, vectors)
+                changed = True
+                timer.store += time.perf_counter() - t
+                outcomes.append(FileOutcome(str(path), status, pages=doc.page_count, chunks=len(chunks),
+                                            empty_pages=len(doc.empty_pages)))
+                bar.advance(doc.page_count)
+                empty = f" ({len(doc.empty_pages)} without text)" if doc.empty_pages else ""
+                bar.line(f"  {status:<8} {path.name}: {doc.page_count} pages{empty}, {len(chunks)} chunks")
+
+            if store is not None and changed:
+                t = time.perf_counter()
+                store.rebuild_bm25()
+                store.touch()
+                timer.store += time.perf_counter() - t
+    finally:
+        bar.close()
+
+    order = {str(Path(p)): i for i, p in enumerate(paths)}
+    outcomes.sort(key=lambda o: _input_position(o.path, order, paths))
+    return IngestReport(
+        company=store.company if store is not None else company,
+        files=outcomes,
+        seconds=time.perf_counter() - started,
+        timings={"parse": round(timer.parse, 3), "embed": round(timer.embed, 3), "store": round(timer.store, 3)},
+    )
+
+
+def _input_position(path: str, order: dict[str, int], paths: Sequence[Path | str]) -> tuple[int, str]:
+    """Report files in the order they were given (files of a folder under the folder's position)."""
+    if path in order:
+        return order[path], path
+    p = Path(path)
+    for i, raw in enumerate(paths):
+        if p.parent == Path(raw):
+            return i, path
+    return len(paths), path

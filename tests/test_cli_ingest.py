@@ -1,0 +1,98 @@
+"""The ingest / companies / forget commands through click's CliRunner.
+
+Only the slow test loads the real local model; the others use stores built with the FakeEmbedder or
+fail before any model is needed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from autofill.cli import cli
+from autofill.ingest.pipeline import ingest_paths
+from autofill.settings import Settings
+from tests import pdf_factory as pf
+from tests.fakes import FakeEmbedder
+
+INGEST_KEYS = ["company", "documents", "new_documents", "skipped_documents", "failed_documents", "pages",
+               "chunks", "seconds"]
+
+
+def invoke(workspace, *args):
+    return CliRunner().invoke(cli, ["--workspace", str(workspace), *map(str, args)])
+
+
+def json_line(result) -> dict:
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) == 1, result.stdout
+    return json.loads(lines[0])
+
+
+def test_companies_when_there_are_none(workspace):
+    result = invoke(workspace, "companies")
+    assert result.exit_code == 0 and "No evidence stores yet" in result.stdout
+    assert json_line(invoke(workspace, "companies", "--json")) == {"companies": []}
+
+
+def test_ingest_of_only_missing_files_exits_2_with_json(workspace, tmp_path):
+    result = invoke(workspace, "ingest", "--company", "BHP", tmp_path / "nope.pdf", "--json")
+    assert result.exit_code == 2
+    data = json_line(result)
+    assert list(data) == INGEST_KEYS
+    assert (data["documents"], data["failed_documents"]) == (0, 1)
+
+
+def test_companies_forget_and_embedder_mismatch(workspace, tmp_path):
+    settings = Settings(workspace=workspace)
+    a = pf.make_text_pdf(tmp_path / "a.pdf", ["Scope 1 emissions were 10 kt.", "Water use was 2 GL."])
+    b = pf.make_text_pdf(tmp_path / "b.pdf", ["We target net zero operational emissions by 2050."])
+    ingest_paths(settings, "BHP", [a, b], embedder=FakeEmbedder())
+
+    data = json_line(invoke(workspace, "companies", "--json"))["companies"]
+    assert len(data) == 1
+    assert data[0]["company"] == "BHP" and data[0]["documents"] == 2 and data[0]["pages"] == 3
+    assert data[0]["embedder"] == "fake:hash-64" and data[0]["files"] == ["a.pdf", "b.pdf"]
+    assert data[0]["last_ingest"] and data[0]["chunks"] >= 2
+    text = invoke(workspace, "companies").stdout
+    assert "BHP: 2 documents, 3 pages" in text and "a.pdf: 2 pages" in text
+
+    # The store was built with the fake embedder; the CLI's default (local) is refused, before any work.
+    result = invoke(workspace, "ingest", "--company", "BHP", a, "--json")
+    assert result.exit_code == 2
+    assert "fake:hash-64" in result.stderr and "local:all-MiniLM-L6-v2" in result.stderr
+    assert result.stderr.count("\n") == 1
+
+    result = invoke(workspace, "forget", "--company", "BHP", "--doc", "zzz.pdf")
+    assert result.exit_code == 2 and "no document 'zzz.pdf'" in result.stderr
+    result = invoke(workspace, "forget", "--company", "BHP", "--doc", "a.pdf")
+    assert result.exit_code == 0 and "Forgot a.pdf" in result.stdout
+    assert json_line(invoke(workspace, "companies", "--json"))["companies"][0]["files"] == ["b.pdf"]
+    result = invoke(workspace, "forget", "--company", "BHP", "--json")
+    assert result.exit_code == 0 and json_line(result)["company"] == "BHP"
+    assert json_line(invoke(workspace, "companies", "--json")) == {"companies": []}
+    result = invoke(workspace, "forget", "--company", "BHP")
+    assert result.exit_code == 2 and "no evidence store for company 'BHP'" in result.stderr
+
+
+@pytest.mark.slow
+def test_ingest_with_the_real_local_embedder(workspace, tmp_path):
+    pdf = pf.make_sample_company_pdf(tmp_path / "northwind.pdf")
+    bad = pf.make_corrupt_pdf(tmp_path / "broken.pdf")
+    result = invoke(workspace, "ingest", "--company", "Northwind", pdf, "--json")
+    assert result.exit_code == 0, result.stderr
+    data = json_line(result)
+    assert list(data) == INGEST_KEYS
+    assert (data["company"], data["documents"], data["new_documents"], data["pages"]) == ("Northwind", 1, 1, 5)
+    assert data["chunks"] > 0 and data["failed_documents"] == 0
+
+    result = invoke(workspace, "ingest", "--company", "Northwind", pdf, bad, "--json")
+    assert result.exit_code == 2  # one file failed
+    data = json_line(result)
+    assert (data["documents"], data["new_documents"], data["skipped_documents"], data["failed_documents"]) == (1, 0, 1, 1)
+
+    result = invoke(workspace, "ingest", "--company", "Northwind", pdf)  # human output
+    assert result.exit_code == 0 and "0 new, 1 unchanged" in result.stdout
+    companies = json_line(invoke(workspace, "companies", "--json"))["companies"]
+    assert companies[0]["embedder"] == "local:all-MiniLM-L6-v2" and companies[0]["pages"] == 5

@@ -1,0 +1,186 @@
+"""The ingest loop end to end on generated PDFs, with the hashing FakeEmbedder (no model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from autofill.errors import StoreMismatchError
+from autofill.ingest.pipeline import expand_paths, ingest_paths
+from autofill.settings import Settings
+from autofill.store.chroma_store import list_stores, open_store
+from tests import pdf_factory as pf
+from tests.fakes import FakeEmbedder
+
+ALPHA = [
+    "Alpha report. Our Scope 1 emissions were 1,120 kilotonnes of carbon dioxide equivalent in 2023.",
+    "Alpha report. Water withdrawal at the Escondida desalination plant was 3.1 gigalitres.",
+    "Alpha report. The board sustainability committee met six times to review climate risk.",
+]
+BETA = [
+    "Beta report. Safety performance: zero fatalities and a total recordable injury frequency of 4.2.",
+    "Beta report. We target net zero operational greenhouse gas emissions by 2050.",
+]
+
+
+@pytest.fixture
+def settings(workspace):
+    return Settings(workspace=workspace)
+
+
+@pytest.fixture
+def docs(tmp_path):
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    return pf.make_text_pdf(folder / "alpha.pdf", ALPHA), pf.make_text_pdf(folder / "beta.pdf", BETA)
+
+
+def statuses(report):
+    return {f.path.rsplit("/", 1)[-1]: f.status for f in report.files}
+
+
+def test_ingest_then_skip_unchanged_then_replace_changed(settings, docs):
+    alpha, beta = docs
+    emb = FakeEmbedder()
+    report = ingest_paths(settings, "BHP", [alpha, beta], embedder=emb)
+    assert statuses(report) == {"alpha.pdf": "new", "beta.pdf": "new"}
+    data = report.to_json()
+    assert (data["documents"], data["new_documents"], data["pages"], data["failed_documents"]) == (2, 2, 5, 0)
+    assert data["chunks"] >= 2 and set(report.timings) == {"parse", "embed", "store"}
+    embedded = emb.texts_embedded
+    assert embedded == data["chunks"]
+
+    store = open_store(settings, "BHP")
+    recs = store.documents()
+    assert recs["alpha.pdf"].pages == 3 and recs["alpha.pdf"].source_path == str(alpha.resolve())
+    assert store.embedder_name == emb.name
+    hit = store.bm25_search("Escondida desalination", 1)[0]
+    assert hit.file_name == "alpha.pdf" and hit.page_start <= 2 <= hit.page_end and "Escondida" in hit.text
+    hit = store.query(emb.embed_query("zero fatalities recordable injury"), 1)[0]
+    assert hit.file_name == "beta.pdf" and hit.page_start == 1 and "fatalities" in hit.text
+    last = store.info().last_ingest
+
+    again = ingest_paths(settings, "BHP", [alpha.parent], embedder=emb)  # a folder this time
+    assert statuses(again) == {"alpha.pdf": "skipped", "beta.pdf": "skipped"}
+    assert again.to_json()["new_documents"] == 0 and again.to_json()["pages"] == 5
+    assert emb.texts_embedded == embedded and again.timings["parse"] == 0.0  # neither parsed nor embedded
+    assert open_store(settings, "BHP").info().last_ingest == last
+
+    pf.make_text_pdf(alpha, ["Alpha report, restated. Scope 1 emissions were 990 kilotonnes in 2024."])
+    third = ingest_paths(settings, "BHP", [alpha, beta], embedder=emb)
+    assert statuses(third) == {"alpha.pdf": "replaced", "beta.pdf": "skipped"}
+    store = open_store(settings, "BHP")
+    assert store.documents()["alpha.pdf"].pages == 1
+    assert store.bm25_search("Escondida desalination", 5) == []  # the old version is gone everywhere
+    texts = {p.text for p in store.query(emb.embed_query("Alpha report Scope 1 emissions"), 10)}
+    assert any("990" in t for t in texts) and not any("1,120" in t for t in texts)
+    assert store.chunk_count() == store._chunks.count()  # no leftovers
+
+
+def test_bad_inputs_fail_one_line_each_and_the_rest_is_ingested(settings, tmp_path, docs):
+    alpha, _ = docs
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    paths = [
+        pf.make_encrypted_pdf(bad / "locked.pdf"),
+        pf.make_corrupt_pdf(bad / "corrupt.pdf"),
+        pf.make_not_pdf(bad / "notes.pdf"),
+        pf.make_empty_pdf(bad / "empty.pdf"),
+        pf.make_image_only_pdf(bad / "scan.pdf"),
+        bad / "missing.pdf",
+        pf.make_not_pdf(bad / "notes.txt"),
+        alpha,
+    ]
+    emb = FakeEmbedder()
+    report = ingest_paths(settings, "BHP", paths, embedder=emb)
+    got = statuses(report)
+    assert got.pop("alpha.pdf") == "new"
+    assert set(got.values()) == {"failed"} and len(got) == 7
+    errors = {f.path.rsplit("/", 1)[-1]: f.error for f in report.files}
+    assert all(e and "\n" not in e for name, e in errors.items() if name != "alpha.pdf")
+    assert "no such file" in errors["missing.pdf"]
+    assert "not a PDF" in errors["notes.txt"]
+    assert "password" in errors["locked.pdf"].lower() or "encrypted" in errors["locked.pdf"].lower()
+    assert report.to_json()["failed_documents"] == 7 and report.to_json()["documents"] == 1
+    assert [p.path for p in report.files] == [str(p) for p in paths]  # reported in the order given
+    store = open_store(settings, "BHP")
+    assert set(store.documents()) == {"alpha.pdf"}  # nothing half-written from the bad files
+    assert store.chunk_count() == store._chunks.count()
+
+
+def test_only_bad_files_create_no_store(settings, tmp_path):
+    report = ingest_paths(settings, "BHP", [tmp_path / "nope.pdf", pf.make_corrupt_pdf(tmp_path / "c.pdf")],
+                          embedder=FakeEmbedder())
+    assert report.count("failed") == 2
+    assert list_stores(settings) == []
+
+
+def test_expand_paths_folders_sorted_pdf_only_and_deduplicated(tmp_path, docs):
+    alpha, beta = docs
+    (alpha.parent / "readme.txt").write_text("not a report")
+    (alpha.parent / "sub").mkdir()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    files, failed = expand_paths([alpha.parent, alpha, empty])
+    assert files == [alpha, beta]
+    assert [f.error for f in failed] == ["folder contains no PDF files"]
+
+
+def test_interrupted_ingest_keeps_store_consistent_and_next_run_completes(settings, docs):
+    alpha, beta = docs
+    first = ingest_paths(settings, "BHP", [alpha], embedder=FakeEmbedder())
+    alpha_chunks = first.files[0].chunks
+    beta_chunks = ingest_paths(settings, "Probe", [beta], embedder=FakeEmbedder()).files[0].chunks
+    # A new version of alpha, and a run that crashes while embedding it, after beta has been stored.
+    pf.make_text_pdf(alpha, ["Alpha report v2. Scope 1 emissions were 990 kilotonnes in 2024."] * 2)
+    crashing = FakeEmbedder(fail_after=beta_chunks)
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        ingest_paths(settings, "BHP", [beta, alpha], embedder=crashing)
+    store = open_store(settings, "BHP")
+    # Beta is in; alpha still shows its complete old version; the keyword index caught up by itself.
+    assert set(store.documents()) == {"alpha.pdf", "beta.pdf"}
+    assert store.documents()["alpha.pdf"].chunks == alpha_chunks
+    assert all("v2" not in p.text for p in store.query(FakeEmbedder().embed_query("Alpha report"), 20))
+    assert store.chunk_count() == alpha_chunks + beta_chunks
+    assert store.bm25_search("fatalities", 1)[0].file_name == "beta.pdf"
+
+    done = ingest_paths(settings, "BHP", [alpha, beta], embedder=FakeEmbedder())
+    assert statuses(done) == {"alpha.pdf": "replaced", "beta.pdf": "skipped"}
+    store = open_store(settings, "BHP")
+    assert store.chunk_count() == store._chunks.count() == done.to_json()["chunks"]
+    assert any("v2" in p.text for p in store.bm25_search("Alpha report v2 990", 5))
+    rerun = ingest_paths(settings, "BHP", [alpha, beta], embedder=FakeEmbedder())
+    assert rerun.to_json()["new_documents"] == 0  # idempotent
+
+
+def test_embedder_mismatch_is_refused_before_any_work(settings, docs):
+    alpha, beta = docs
+    ingest_paths(settings, "BHP", [alpha], embedder=FakeEmbedder(name="fake:a"))
+    other = FakeEmbedder(name="fake:b")
+    with pytest.raises(StoreMismatchError, match=r"built with embedder fake:a, not fake:b.*autofill forget"):
+        ingest_paths(settings, "BHP", [beta], embedder=other)
+    assert other.texts_embedded == 0
+    assert set(open_store(settings, "BHP").documents()) == {"alpha.pdf"}
+
+
+def test_same_name_twice_and_same_content_under_another_name(settings, tmp_path, docs):
+    alpha, _ = docs
+    other_dir = tmp_path / "other"
+    other_dir.mkdir()
+    clash = pf.make_text_pdf(other_dir / "alpha.pdf", ["A different alpha."])
+    copy = other_dir / "alpha-copy.pdf"
+    copy.write_bytes(alpha.read_bytes())
+    report = ingest_paths(settings, "BHP", [alpha, clash], embedder=FakeEmbedder())
+    assert [f.status for f in report.files] == ["new", "failed"]
+    assert "another file named alpha.pdf" in report.files[1].error
+    twin = ingest_paths(settings, "BHP", [copy], embedder=FakeEmbedder())
+    assert twin.files[0].status == "skipped" and "same content as alpha.pdf" in twin.files[0].error
+    assert set(open_store(settings, "BHP").documents()) == {"alpha.pdf"}
+
+
+def test_progress_goes_to_stderr_only(settings, docs, capsys):
+    ingest_paths(settings, "BHP", list(docs), embedder=FakeEmbedder(), progress=True)
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert "alpha.pdf" in out.err and "new" in out.err
+    ingest_paths(settings, "ACME", list(docs), embedder=FakeEmbedder(), progress=False)
+    assert capsys.readouterr().err == ""
