@@ -319,3 +319,27 @@ def test_csv_questionnaire(tmp_path):
 ])
 def test_form_of_answer_values(text, values):
     assert form_of_answer_values(text) == values
+
+
+def test_bundled_sample_questionnaire_matches_its_gold_key():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    layout, rows = read_questions(Settings(), root / "questionnaires" / "sample_questionnaire.xlsx")
+    sheet = layout.sheets[0]
+    assert sheet.header_row == 3 and layout.ignored_sheets == {"Instructions": "no question column"}
+    assert len([s for s in sheet.skipped if s.reason == "section heading"]) == 4
+    gold = json.loads((root / "questionnaires" / "sample_gold.json").read_text(encoding="utf-8"))
+    assert [(g["no"], g["question"]) for g in gold] == [(int(q.number), q.question) for q in rows]
+    assert [q.allowed_values_source == "dropdown" for q in rows] == [g["answer_type"] == "yesno" for g in gold]
+    pdf = root / "samples" / "northwind_sustainability_2024.pdf"
+    if pdf.exists():
+        import fitz
+
+        doc = fitz.open(pdf)
+        norm = lambda s: re.sub(r"\s+", " ", s).strip().lower()  # noqa: E731
+        for g in gold:
+            for ev in g["gold"]:
+                assert ev["file"] == pdf.name
+                assert norm(ev["evidence"]) in norm(doc[ev["page"] - 1].get_text()), ev
