@@ -160,7 +160,10 @@ SAMPLE_PAGES: list[list[tuple]] = [
               "reduction milestones."),
         ("h1", "Performance"),
         ("h2", "Greenhouse gas emissions"),
-        ("p", "Operational greenhouse gas emissions by financial year, on an operational control basis."),
+        ("p", "Operational greenhouse gas emissions by financial year, on an operational control basis. "
+              "Scope 2 emissions are market-based. Figures for earlier years are restated for the sale "
+              "of the Harrow coal mine in FY2022, so that each year covers the same operations."),
+        ("space", 250),  # the table runs to the foot of the page and continues overleaf
         ("table", TABLE_HEADER, TABLE_ROWS_P3),
     ],
     [  # page 4: the table continues without its header row

@@ -59,6 +59,7 @@ def make_table_pdf(path, header_on_second: bool = False) -> Path:
         [
             ("h1", "Emissions"),
             ("p", "Emissions and water by site for the reporting year are shown below."),
+            ("space", 420),  # the table runs to the foot of the page, as a table cut by a page break does
             ("table", TABLE_HEADER, TABLE_ROWS[:3]),
         ],
         [

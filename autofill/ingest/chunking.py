@@ -1,0 +1,232 @@
+"""Pure chunking: ParsedDocument -> list[Chunk] of about `chunk_chars` characters.
+
+Rules, in order of preference:
+- cut at paragraph boundaries, then at sentence boundaries, then (for a sentence longer than a
+  chunk) between words;
+- a new heading starts a new chunk once the current one has `min_chunk_chars`, and a sibling or
+  higher heading always does, so a chunk's section path is true for all of it;
+- when a chunk already holds half its size and the next block is on a new page, cut there, so that
+  most chunks cite one page;
+- a table stays whole when it fits; a larger one is split by rows with its header row and separator
+  repeated in every piece; a table running over a page break is cut there (the parser has put the
+  header back on the second page's piece), so every table piece cites its own page;
+- `chunk_overlap` characters (whole sentences) of a chunk cut inside running text are repeated at the
+  start of the next, so a fact that straddles the cut is still found whole;
+- chunks never cross documents (one call, one document) and never exceed `chunk_chars`, except a
+  single table row longer than that.
+
+Chunk ids are `<first 16 hex of the file's sha256>-<index:05d>`: deterministic, and a changed file
+gets new ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import deque
+from dataclasses import dataclass, replace
+
+from autofill.records import Chunk, ParsedDocument
+from autofill.settings import IngestSettings
+
+# A sentence ends at . ! ? (optionally followed by a closing quote or bracket) before a capital,
+# a digit or an opening quote/bracket. "e.g. the" and "1.5" are not ends.
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]?\s+(?=[A-Z0-9\"'\u201c\u2018(\[])")
+_ABBREV = re.compile(r"\b(e\.g|i\.e|etc|no|vs|approx|fig|incl|cf|mr|ms|dr|st|co|ltd|inc|jr|sr)\.$", re.IGNORECASE)
+
+
+@dataclass
+class _Unit:
+    kind: str  # "heading", "text", "table" or "overlap"
+    text: str
+    page_start: int
+    page_end: int
+    section: str
+    sep: str = "\n\n"  # what joins it to the unit before it in a chunk (" " inside a paragraph)
+    level: int = 0  # heading level
+    splittable: bool = False  # a whole paragraph that may still be cut into sentences
+
+    @property
+    def content(self) -> bool:
+        return self.kind in ("text", "table")
+
+
+def split_sentences(text: str) -> list[str]:
+    parts = _SENTENCE_END.split(text)
+    out: list[str] = []
+    for part in parts:
+        if out and _ABBREV.search(out[-1]):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return [p.strip() for p in out if p.strip()]
+
+
+def _split_words(text: str, limit: int) -> list[str]:
+    pieces, cur = [], ""
+    for word in text.split(" "):
+        if cur and len(cur) + 1 + len(word) > limit:
+            pieces.append(cur)
+            cur = word
+        else:
+            cur = f"{cur} {word}" if cur else word
+        while len(cur) > limit:  # a "word" longer than a chunk (a URL, a run of digits)
+            pieces.append(cur[:limit])
+            cur = cur[limit:]
+    if cur:
+        pieces.append(cur)
+    return pieces
+
+
+def split_table(markdown: str, limit: int) -> list[str]:
+    """Split a Markdown table into pieces of at most `limit` characters by rows, each repeating the
+    header row and separator. A single row longer than the limit becomes its own oversized piece."""
+    lines = markdown.split("\n")
+    head = "\n".join(lines[:2])
+    pieces, rows = [], []
+    for row in lines[2:]:
+        if rows and len(head) + sum(len(r) + 1 for r in rows) + 1 + len(row) > limit:
+            pieces.append("\n".join([head, *rows]))
+            rows = []
+        rows.append(row)
+    if rows or not pieces:
+        pieces.append("\n".join([head, *rows]))
+    return pieces
+
+
+def _units(doc: ParsedDocument, limit: int) -> list[_Unit]:
+    units: list[_Unit] = []
+    stack: list[tuple[int, str]] = []
+    for page in doc.pages:
+        for block in page.blocks:
+            if block.kind == "heading":
+                level = block.level or 1
+                stack = [h for h in stack if h[0] < level] + [(level, block.text)]
+                units.append(_Unit("heading", block.text, page.page, page.page, _path(stack), level=level))
+            elif block.kind == "table":
+                for piece in split_table(block.text, limit):
+                    units.append(_Unit("table", piece, page.page, page.page, _path(stack)))
+            elif block.text.strip():
+                units.append(_Unit("text", block.text.strip(), page.page, page.page, _path(stack), splittable=True))
+    return units
+
+
+def _path(stack: list[tuple[int, str]]) -> str:
+    return " > ".join(text for _, text in stack)
+
+
+def _sentence_units(unit: _Unit, limit: int) -> list[_Unit]:
+    out: list[_Unit] = []
+    for sentence in split_sentences(unit.text):
+        for piece in _split_words(sentence, limit) if len(sentence) > limit else [sentence]:
+            out.append(replace(unit, text=piece, sep=" " if out else unit.sep, splittable=False))
+    return out
+
+
+def _overlap(units: list[_Unit], budget: int) -> _Unit | None:
+    """Whole sentences from the end of the last text unit, at most `budget` characters (or the last
+    sentence alone when it is at most twice that)."""
+    last = units[-1] if units else None
+    if budget <= 0 or last is None or last.kind not in ("text", "overlap"):
+        return None
+    sentences = split_sentences(last.text)
+    tail: list[str] = []
+    for sentence in reversed(sentences):
+        if len(" ".join([sentence, *tail])) > budget:
+            break
+        tail.insert(0, sentence)
+    if not tail and sentences and len(sentences[-1]) <= 2 * budget:
+        tail = [sentences[-1]]
+    if not tail:
+        return None
+    return replace(last, kind="overlap", text=" ".join(tail), sep="\n\n", splittable=False)
+
+
+def _join(units: list[_Unit]) -> str:
+    text = ""
+    for u in units:
+        text = f"{text}{u.sep}{u.text}" if text else u.text
+    return text
+
+
+def _pack(units: list[_Unit], settings: IngestSettings) -> list[list[_Unit]]:
+    limit, half = settings.chunk_chars, settings.chunk_chars // 2
+    chunks: list[list[_Unit]] = []
+    cur: list[_Unit] = []
+    size = 0
+    queue = deque(units)
+
+    def flush(carry_overlap: bool) -> None:
+        nonlocal cur, size
+        trailing: list[_Unit] = []
+        while cur and cur[-1].kind == "heading":  # a heading belongs with what follows it
+            trailing.insert(0, cur.pop())
+        if any(u.content for u in cur):
+            chunks.append(cur)
+            lap = _overlap(cur, settings.chunk_overlap) if carry_overlap and not trailing else None
+            cur = ([lap] if lap else []) + trailing
+        else:
+            cur = cur + trailing
+        size = len(_join(cur))
+
+    while queue:
+        u = queue.popleft()
+        has_content = any(x.content for x in cur)
+        if u.kind == "heading":
+            # Cut before a heading once the chunk has some size, and always before a sibling or
+            # higher heading than one the chunk already holds (a new section, however short).
+            sibling = any(h.kind == "heading" and u.level <= h.level for h in cur)
+            if has_content and (size >= settings.min_chunk_chars or sibling):
+                flush(carry_overlap=False)
+        elif has_content and cur[-1].page_end != u.page_start:
+            # Cut at a page break when the chunk is half full, and always where a table runs on
+            # over the break: each page's piece carries the header, so each cites its own page.
+            if size >= half or (u.kind == "table" and cur[-1].kind == "table"):
+                flush(carry_overlap=True)
+                has_content = False
+        added = len(u.text) + (len(u.sep) if cur else 0)
+        if size + added > limit:
+            if u.splittable and (not has_content or size < half) and len(u.text) > limit - size - len(u.sep):
+                queue.extendleft(reversed(_sentence_units(u, limit)))
+                continue
+            if has_content:
+                flush(carry_overlap=u.kind == "text")
+            while cur and size + len(u.sep) + len(u.text) > limit and cur[0].kind == "overlap":
+                cur.pop(0)  # no room for the overlap: the new unit comes first
+                size = len(_join(cur))
+            if u.splittable and size + len(u.sep) + len(u.text) > limit:
+                queue.extendleft(reversed(_sentence_units(u, limit)))
+                continue
+        cur.append(u)
+        size = len(_join(cur))
+    if any(u.content for u in cur):
+        chunks.append(cur)
+    elif cur and chunks:  # trailing headings with nothing under them: keep them with the last chunk
+        if len(_join(chunks[-1] + cur)) <= limit:
+            chunks[-1].extend(cur)
+    return chunks
+
+
+def chunk_document(doc: ParsedDocument, company: str, settings: IngestSettings) -> list[Chunk]:
+    """Cut one parsed document into chunks (see the module docstring for the rules)."""
+    out: list[Chunk] = []
+    for units in _pack(_units(doc, settings.chunk_chars), settings):
+        text = _join(units)
+        content = [u for u in units if u.content] or units
+        index = len(out)
+        out.append(
+            Chunk(
+                id=f"{doc.sha256[:16]}-{index:05d}",
+                company=company,
+                file_name=doc.file_name,
+                doc_sha256=doc.sha256,
+                page_start=min(u.page_start for u in units),
+                page_end=max(u.page_end for u in units),
+                section=content[0].section,
+                index=index,
+                has_table=any(u.kind == "table" for u in units),
+                text=text,
+                content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            )
+        )
+    return out

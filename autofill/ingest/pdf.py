@@ -1,0 +1,290 @@
+"""Page-aware PDF parsing: text in reading order, headings, tables as Markdown, layout clean-up.
+
+Parser choice (measured by benchmarks/parsers.py on the 75 BHP pages; see its docstring for the
+figures): PyMuPDF's text extraction runs at hundreds of pages a second and gives fonts and sizes for
+heading detection; its table finder is used only on pages that look tabular (tables.py). pymupdf4llm
+layout mode and pdfplumber with tables are 10-100x slower, which would make parsing rival
+embedding. Licence trade-off: PyMuPDF is AGPL-3.0 (fine for this internal tool; a product shipped to
+third parties would need Artifex's commercial licence or a switch to pdfplumber, MIT, at ~3 pages/s).
+
+Pages are numbered 1..N by their position in the file, whatever is printed on them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autofill.errors import InputError
+from autofill.ingest import cleanup
+from autofill.ingest.tables import TableGrid, attach_header, find_tables, is_headerless_continuation
+from autofill.records import Block, PageContent, ParsedDocument
+from autofill.settings import IngestSettings
+
+MARGIN_BAND = 0.09  # share of the page height at top and bottom where running headers/footers live
+HEADING_RATIO = 1.15  # a line this much larger than body text is a heading
+MAX_HEADING_CHARS = 160
+MAX_LEVELS = 4
+
+
+def file_sha256(path: Path | str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass
+class _Line:
+    text: str
+    size: float
+    bold: bool
+    bbox: tuple[float, float, float, float]
+
+
+@dataclass
+class _RawPage:
+    number: int
+    height: float
+    blocks: list[list[_Line]]
+    tables: list[TableGrid] = field(default_factory=list)
+
+
+@dataclass
+class _Item:
+    """A block in the making: a heading, a paragraph or a table, with its place on the page."""
+
+    kind: str
+    bbox: tuple[float, float, float, float]
+    text: str = ""
+    level: int = 0
+    table: TableGrid | None = None
+
+
+# --------------------------------------------------------------------------- opening
+
+
+def _open(path: Path):
+    """Open a PDF or raise InputError with one line saying what is wrong with it."""
+    import pymupdf
+
+    if not path.exists():
+        raise InputError(f"{path}: file not found")
+    if not path.is_file():
+        raise InputError(f"{path}: not a file")
+    with open(path, "rb") as fh:
+        head = fh.read(1024)
+    if not head:
+        raise InputError(f"{path.name}: empty file (0 bytes)")
+    if b"%PDF-" not in head:  # the spec lets junk precede the header, within the first 1024 bytes
+        raise InputError(f"{path.name}: not a PDF file (no %PDF- header)")
+    try:
+        doc = pymupdf.open(path, filetype="pdf")
+    except Exception as exc:
+        raise InputError(f"{path.name}: corrupt PDF, cannot be opened ({exc})") from None
+    if doc.needs_pass:
+        doc.close()
+        raise InputError(f"{path.name}: encrypted PDF, a password is needed to open it")
+    if doc.page_count == 0:
+        doc.close()
+        raise InputError(f"{path.name}: empty PDF (0 pages)")
+    return doc
+
+
+# --------------------------------------------------------------------------- extraction
+
+
+def _read_page(page, number: int, settings: IngestSettings, after_table: bool = False) -> _RawPage:
+    import pymupdf
+
+    flags = pymupdf.TEXT_MEDIABOX_CLIP  # expand ligatures, no images
+    tables: list[TableGrid] = []
+    if settings.extract_tables and settings.table_pages != "off":
+        words = page.get_text("words", flags=flags)
+        tables = find_tables(page, words, settings.table_pages, after_table)
+    rects = [t.bbox for t in tables]
+    blocks: list[list[_Line]] = []
+    for block in page.get_text("dict", flags=flags)["blocks"]:
+        lines = []
+        for line in block.get("lines", ()):
+            spans = [s for s in line["spans"] if s["text"].strip()]
+            if not spans:
+                continue
+            text = cleanup.clean_spaces("".join(s["text"] for s in line["spans"]))
+            x0, y0, x1, y1 = line["bbox"]
+            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+            if any(r[0] <= cx <= r[2] and r[1] <= cy <= r[3] for r in rects):
+                continue  # the table's Markdown carries this text
+            weight = Counter()
+            for s in spans:
+                weight[round(s["size"] * 2) / 2] += len(s["text"])
+            bold = all(s["flags"] & 16 or "bold" in s["font"].lower() for s in spans)
+            lines.append(_Line(text, weight.most_common(1)[0][0], bold, tuple(line["bbox"])))
+        if lines:
+            blocks.append(lines)
+    return _RawPage(number, page.rect.height, blocks, tables)
+
+
+def _strip_furniture(pages: list[_RawPage]) -> None:
+    """Remove page numbers and running headers/footers found in the margin bands of many pages."""
+
+    def in_band(line: _Line, height: float) -> bool:
+        return line.bbox[3] <= height * MARGIN_BAND or line.bbox[1] >= height * (1 - MARGIN_BAND)
+
+    margins = [[ln.text for b in p.blocks for ln in b if in_band(ln, p.height)] for p in pages]
+    furniture = cleanup.running_furniture(margins)
+    for p in pages:
+        kept = []
+        for block in p.blocks:
+            block = [
+                ln for ln in block
+                if not (in_band(ln, p.height) and (cleanup.is_page_number(ln.text) or cleanup.furniture_key(ln.text) in furniture))
+            ]
+            if block:
+                kept.append(block)
+        p.blocks = kept
+
+
+def _body_size(pages: list[_RawPage]) -> float:
+    weight: Counter[float] = Counter()
+    for p in pages:
+        for block in p.blocks:
+            for ln in block:
+                weight[ln.size] += len(ln.text)
+    return weight.most_common(1)[0][0] if weight else 10.0
+
+
+def _heading_levels(pages: list[_RawPage], body: float) -> dict[float, int]:
+    """Larger type means a higher heading: map each heading font size to a level 1..MAX_LEVELS."""
+    sizes = {
+        ln.size for p in pages for b in p.blocks for ln in b
+        if ln.size >= body * HEADING_RATIO and _heading_text(ln.text)
+    }
+    ordered = sorted(sizes, reverse=True)
+    return {s: min(i + 1, MAX_LEVELS - 1) for i, s in enumerate(ordered)}
+
+
+def _heading_text(text: str) -> bool:
+    letters = sum(c.isalpha() for c in text)
+    return letters >= 2 and letters >= 0.4 * len(text) and len(text) <= MAX_HEADING_CHARS
+
+
+def _line_level(line: _Line, block: list[_Line], body: float, levels: dict[float, int]) -> int:
+    """The heading level of a line, 0 for body text."""
+    if not _heading_text(line.text):
+        return 0
+    if line.size in levels:
+        return levels[line.size]
+    # A bold line at body size standing alone as its block is a run-in heading ("Targets").
+    if line.bold and len(block) == 1 and abs(line.size - body) <= 0.6 and len(line.text) <= 80 \
+            and not line.text.rstrip().endswith((".", ",", ";", ":")):
+        return min(len(levels) + 1, MAX_LEVELS)
+    return 0
+
+
+def _page_items(page: _RawPage, body: float, levels: dict[float, int], vocab: set[str]) -> list[_Item]:
+    items: list[_Item] = []
+    for block in page.blocks:
+        run: list[_Line] = []
+        run_level = -1
+
+        def flush() -> None:
+            if not run:
+                return
+            bbox = (min(l.bbox[0] for l in run), min(l.bbox[1] for l in run),
+                    max(l.bbox[2] for l in run), max(l.bbox[3] for l in run))
+            text = cleanup.join_lines([l.text for l in run], vocab)
+            if run_level > 0:
+                items.append(_Item("heading", bbox, text, run_level))
+            else:
+                items.append(_Item("text", bbox, text))
+
+        for line in block:
+            level = _line_level(line, block, body, levels)
+            if level != run_level or (level > 0 and run and line.bbox[1] - run[-1].bbox[3] > line.size):
+                flush()
+                run = []
+                run_level = level
+            run.append(line)
+        flush()
+    for table in page.tables:  # place each table before the first text below its top edge
+        tx0, ty0, tx1, _ = table.bbox
+        at = next(
+            (i for i, it in enumerate(items) if it.bbox[1] >= ty0 - 2 and it.bbox[0] < tx1 and it.bbox[2] > tx0),
+            len(items),
+        )
+        items.insert(at, _Item("table", table.bbox, table=table))
+    return items
+
+
+def _join_split_tables(pages_items: list[list[_Item]]) -> None:
+    """A table that ends one page and starts the next without its header gets the header back."""
+    for prev_items, items in zip(pages_items, pages_items[1:]):
+        if not prev_items or not items or prev_items[-1].kind != "table" or items[0].kind != "table":
+            continue
+        prev, cur = prev_items[-1].table, items[0].table
+        if is_headerless_continuation(prev, cur):
+            items[0].table = attach_header(prev, cur)
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def parse_pdf(path: Path, settings: IngestSettings) -> ParsedDocument:
+    """Parse one PDF into pages of heading, text and table blocks. Raises InputError for files that
+    are missing, not PDFs, corrupt, encrypted, without pages, or without text on any page."""
+    path = Path(path)
+    if settings.table_pages not in ("auto", "all", "off"):
+        raise InputError(f"unknown ingest.table_pages {settings.table_pages!r} (auto, all, off)")
+    doc = _open(path)
+    try:
+        pages: list[_RawPage] = []
+        for i, page in enumerate(doc, start=1):
+            # A table ending low on the previous page may continue at the top of this one.
+            after = bool(pages and pages[-1].tables and pages[-1].tables[-1].bbox[3] >= 0.65 * pages[-1].height)
+            pages.append(_read_page(page, i, settings, after_table=after))
+        title = ((doc.metadata or {}).get("title", "") or "").strip()
+        if title.lower() in (path.stem.lower(), "untitled"):
+            title = ""  # a file name or placeholder in the metadata says nothing; use the first heading
+    except InputError:
+        raise
+    except Exception as exc:  # damaged content streams surface while reading pages
+        raise InputError(f"{path.name}: corrupt PDF, cannot read its pages ({exc})") from None
+    finally:
+        doc.close()
+
+    _strip_furniture(pages)
+    body = _body_size(pages)
+    levels = _heading_levels(pages, body)
+    vocab = cleanup.vocabulary(ln.text for p in pages for b in p.blocks for ln in b)
+    pages_items = [_page_items(p, body, levels, vocab) for p in pages]
+    _join_split_tables(pages_items)
+
+    contents: list[PageContent] = []
+    for p, items in zip(pages, pages_items):
+        blocks = [
+            Block("table", it.table.markdown()) if it.kind == "table" else Block(it.kind, it.text, it.level)
+            for it in items
+            if it.kind == "table" or it.text
+        ]
+        contents.append(PageContent(p.number, blocks))
+    empty = [c.page for c in contents if c.char_count < settings.min_page_chars]
+    if len(empty) == len(contents):
+        raise InputError(
+            f"{path.name}: image-only PDF: no extractable text on any of {len(contents)} pages "
+            "(OCR is not supported)"
+        )
+    if not title:
+        title = next((b.text for c in contents for b in c.blocks if b.kind == "heading"), "")
+    return ParsedDocument(
+        path=path,
+        file_name=path.name,
+        sha256=file_sha256(path),
+        pages=contents,
+        page_count=len(contents),
+        empty_pages=empty,
+        title=title,
+    )

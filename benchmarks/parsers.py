@@ -1,0 +1,169 @@
+"""Which PDF parser for ingestion? Pages per second on the BHP reports in ../shared/datasets/bhp/.
+
+    python benchmarks/parsers.py [--full] [--sample N]
+
+Prints one line per approach: pages parsed, seconds, pages/s, characters and tables found. Fast
+approaches run on all pages; slow ones (full table detection, pymupdf4llm, pdfplumber) on the first
+N pages of each file unless --full, since pages/s is what we compare. Skips cleanly (exit 0) when
+the dataset is absent. Wall-clock times on a shared machine are noisy: compare orders of magnitude.
+
+Licences: PyMuPDF and pymupdf4llm are AGPL-3.0 (acceptable for an internal tool; shipping to third
+parties would need Artifex's commercial licence); pdfplumber is MIT.
+
+Figures: see the report of the ingest parsing work and autofill/ingest/pdf.py.
+see the lead's report / the module docstring of autofill/ingest/pdf.py for the decision.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "bhp"
+
+
+def _pages(paths: list[Path], limit: int | None) -> list[tuple[Path, list[int]]]:
+    import pymupdf
+
+    out = []
+    for p in paths:
+        with pymupdf.open(p) as doc:
+            n = doc.page_count
+        out.append((p, list(range(n if limit is None else min(n, limit)))))
+    return out
+
+
+def pymupdf_text(work):
+    import pymupdf
+
+    chars = 0
+    for path, pages in work:
+        with pymupdf.open(path) as doc:
+            for i in pages:
+                chars += len(doc[i].get_text())
+    return chars, 0
+
+
+def pymupdf_dict(work):
+    import pymupdf
+
+    chars = 0
+    for path, pages in work:
+        with pymupdf.open(path) as doc:
+            for i in pages:
+                d = doc[i].get_text("dict", flags=pymupdf.TEXT_MEDIABOX_CLIP)
+                chars += sum(len(s["text"]) for b in d["blocks"] for l in b.get("lines", ()) for s in l["spans"])
+    return chars, 0
+
+
+def _find_tables(work, **kwargs):
+    import pymupdf
+
+    chars = tables = 0
+    for path, pages in work:
+        with pymupdf.open(path) as doc:
+            for i in pages:
+                page = doc[i]
+                chars += len(page.get_text())
+                found = page.find_tables(**kwargs)
+                tables += len(found.tables)
+                for t in found.tables:
+                    chars += len(t.to_markdown())
+    return chars, tables
+
+
+def pymupdf_tables_layout(work):
+    return _find_tables(work)
+
+
+def pymupdf_tables_lines(work):
+    return _find_tables(work, use_layout=False)
+
+
+def _autofill(work, table_pages):
+    from autofill.ingest.pdf import parse_pdf
+    from autofill.settings import IngestSettings
+
+    chars = tables = 0
+    for path, _ in work:  # whole documents: parse_pdf has no page range
+        doc = parse_pdf(path, IngestSettings(table_pages=table_pages))
+        chars += sum(p.char_count for p in doc.pages)
+        tables += sum(1 for p in doc.pages for b in p.blocks if b.kind == "table")
+    return chars, tables
+
+
+def autofill_auto(work):
+    return _autofill(work, "auto")
+
+
+def autofill_no_tables(work):
+    return _autofill(work, "off")
+
+
+def pymupdf4llm_layout(work):
+    import pymupdf4llm
+
+    chars = tables = 0
+    for path, pages in work:
+        for chunk in pymupdf4llm.to_markdown(str(path), pages=pages, page_chunks=True, show_progress=False):
+            chars += len(chunk["text"])
+            tables += chunk["text"].count("|---")
+    return chars, tables
+
+
+def pdfplumber_tables(work):
+    import pdfplumber
+
+    chars = tables = 0
+    for path, pages in work:
+        with pdfplumber.open(path) as pdf:
+            for i in pages:
+                page = pdf.pages[i]
+                chars += len(page.extract_text() or "")
+                found = page.extract_tables()
+                tables += len(found)
+    return chars, tables
+
+
+FAST = [pymupdf_text, pymupdf_dict, autofill_no_tables, autofill_auto]
+SLOW = [pymupdf_tables_lines, pymupdf_tables_layout, pymupdf4llm_layout, pdfplumber_tables]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--full", action="store_true", help="run the slow parsers on every page too")
+    ap.add_argument("--sample", type=int, default=12, help="pages per file for the slow parsers")
+    ap.add_argument("--only", default="", help="comma-separated approach names")
+    args = ap.parse_args(argv)
+    paths = sorted(DATA.glob("*.pdf")) if DATA.is_dir() else []
+    if not paths:
+        print(f"skipped: no PDFs in {DATA}")
+        return 0
+    t = time.perf_counter()
+    import pymupdf  # noqa: F401  (imports the layout model's runtime too)
+
+    print(f"import pymupdf: {time.perf_counter() - t:.2f} s")
+    full = _pages(paths, None)
+    sample = full if args.full else _pages(paths, args.sample)
+    only = {s for s in args.only.split(",") if s}
+    print(f"{'approach':24} {'pages':>5} {'seconds':>8} {'pages/s':>8} {'chars':>8} {'tables':>6}")
+    for fn in FAST + SLOW:
+        if only and fn.__name__ not in only:
+            continue
+        work = full if fn in FAST or args.full else sample
+        pages = sum(len(p) for _, p in work)
+        t = time.perf_counter()
+        try:
+            chars, tables = fn(work)
+        except ImportError as exc:
+            print(f"{fn.__name__:24} skipped ({exc})")
+            continue
+        secs = time.perf_counter() - t
+        print(f"{fn.__name__:24} {pages:5d} {secs:8.2f} {pages / secs:8.1f} {chars:8d} {tables:6d}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
