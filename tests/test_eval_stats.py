@@ -70,3 +70,11 @@ def test_paired_test_few_pairs_and_missing_values():
     assert none.n == 0 and none.p_value is None
     with pytest.raises(ValueError):
         paired_test([1], [1, 2])
+
+
+def test_summarise_can_be_told_the_kind_of_metric():
+    assert summarise([1.0, 1.0], proportion=False).ci.high == 1.0  # t interval of zero spread, clipped
+    told = summarise([0.2, 0.4, 0.6], proportion=True).ci
+    assert (told.low, told.high) == pytest.approx((wilson_interval(1.2, 3).low, wilson_interval(1.2, 3).high))
+    low = summarise([0.0, 0.05, 0.1], proportion=False)
+    assert low.ci.low == 0.0  # clipped to the metric's range

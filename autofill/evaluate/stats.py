@@ -70,14 +70,21 @@ def is_binary(values: Sequence[float]) -> bool:
     return all(v in (0, 1) for v in values)
 
 
-def summarise(values: Sequence[float | None]) -> Summary:
-    """Mean of the non-missing values, with a Wilson interval when they are all 0/1 (a proportion)
-    and a t interval otherwise."""
+def summarise(values: Sequence[float | None], proportion: bool | None = None) -> Summary:
+    """Mean of the non-missing values with a 95% interval: Wilson for a proportion (a 0/1 metric such
+    as hit@k), a Student t interval clipped to [0, 1] otherwise. `proportion` None: decided by whether
+    every value is 0 or 1."""
     vals = [float(v) for v in values if v is not None]
     if not vals:
         return Summary(0, None, None)
     mean = sum(vals) / len(vals)
-    ci = wilson_interval(sum(vals), len(vals)) if is_binary(vals) else mean_interval(vals)
+    if proportion is None:
+        proportion = is_binary(vals)
+    if proportion:
+        return Summary(len(vals), mean, wilson_interval(sum(vals), len(vals)))
+    ci = mean_interval(vals)
+    if ci is not None:
+        ci = Interval(max(0.0, ci.low), min(1.0, ci.high))  # every metric here lies in [0, 1]
     return Summary(len(vals), mean, ci)
 
 

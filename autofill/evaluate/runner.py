@@ -1,0 +1,182 @@
+"""`autofill eval`: run the questionnaire (once per configuration) or take an existing output, score
+it against the gold key, compare configurations, and write the per-question table (CSV and JSON), a
+Markdown report and a chart next to the output.
+
+Configurations. Each `--config FILE` is the current settings with that TOML file laid over them
+(the file wins over the environment and the command line, since it is the thing being varied), and
+its run writes into its own folder `<eval dir>/<config name>/`, so outputs and checkpoints never
+clash. One judge (the base settings' judge model) scores every configuration alike.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from autofill.errors import InputError
+from autofill.evaluate.gold import load_gold
+from autofill.evaluate.results import (ALL_METRICS, ConfigEval, EvalResult, compare, question_rows,
+                                       score_output)
+from autofill.settings import Settings, apply_overrides, read_toml, validate
+
+
+def config_settings(settings: Settings, config: Path) -> Settings:
+    """`settings` with the TOML file `config` applied on top (a deep copy; `settings` is untouched)."""
+    derived = copy.deepcopy(settings)
+    apply_overrides(derived, read_toml(Path(config)), str(config))
+    validate(derived)
+    return derived
+
+
+def config_names(configs: list[Path]) -> list[str]:
+    """Folder-safe, distinct names from the files' stems ("dense", "dense-2", ...)."""
+    names: list[str] = []
+    for path in configs:
+        base = "".join(c if c.isalnum() or c in "-_." else "-" for c in Path(path).stem) or "config"
+        name, n = base, 2
+        while name in names:
+            name, n = f"{base}-{n}", n + 1
+        names.append(name)
+    return names
+
+
+def _echo(enabled: bool) -> Callable[[str], None] | None:
+    if not enabled:
+        return None
+    return lambda message: print(f"eval: {message}", file=sys.stderr, flush=True)
+
+
+def make_judge(settings: Settings, company: str, providers=None):
+    """The judge when an LLM is configured, else None. Answer relevancy embeds with the store's own
+    embedder (or the injected one)."""
+    if not settings.llm_configured and not (providers is not None and getattr(providers, "judge", None)):
+        return None
+    from autofill.evaluate.judge import Judge
+    from autofill.providers.factory import make_chat, make_embedder
+
+    chat = getattr(providers, "judge", None) if providers is not None else None
+    chat = chat or make_chat(settings, settings.eval.judge_model or None)
+    if chat is None:
+        return None
+    embedder = getattr(providers, "embedder", None) if providers is not None else None
+    if embedder is None:
+        try:
+            from autofill.store.chroma_store import open_store
+
+            embedder = make_embedder(settings, open_store(settings, company).embedder_name)
+        except InputError:
+            embedder = None
+    return Judge(settings, chat, embedder)
+
+
+def run_eval(settings: Settings, company: str, questionnaire: Path | str, gold: Path | str,
+             configs: list[Path] | None = None, from_output: Path | str | None = None, k: int = 6,
+             out_dir: Path | str | None = None, progress: bool = False, providers=None) -> EvalResult:
+    """Score `from_output`, or run `questionnaire` for `company` (once per configuration in `configs`,
+    or once with `settings`), against the gold key `gold`; see the module docstring."""
+    if k < 1:
+        raise InputError("-k must be at least 1")
+    configs = [Path(c) for c in (configs or [])]
+    if from_output is not None and configs:
+        raise InputError("--from scores one existing output; --config runs the questionnaire, use one or the other")
+    key = load_gold(gold)
+    say = _echo(progress)
+    judge = make_judge(settings, company, providers)
+    if judge is not None and say:
+        same = not settings.eval.judge_model or settings.eval.judge_model == getattr(judge.chat, "model", "")
+        say(f"judge model {judge.model}" + (" (set eval.judge_model to judge with a different model)" if same else ""))
+
+    evaluated: list[ConfigEval] = []
+    if from_output is not None:
+        output = Path(from_output)
+        evaluated.append(score_output(settings, key, output, k, "output", judge, say))
+        eval_dir = Path(out_dir) if out_dir else output.parent
+        stem = f"{output.stem}-eval"
+    elif not configs:
+        report = _run(settings, company, questionnaire, Path(out_dir) if out_dir else None, progress, providers, say)
+        evaluated.append(_with_usage(score_output(settings, key, report.output, k, "default", judge, say), report))
+        eval_dir, stem = report.output.parent, f"{report.output.stem}-eval"
+    else:
+        for path in configs:
+            if not path.is_file():
+                raise InputError(f"configuration file not found: {path}")
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        eval_dir = Path(out_dir) if out_dir else settings.reports_dir / f"eval-{Path(questionnaire).stem}-{stamp}"
+        stem = "eval"
+        for path, name in zip(configs, config_names(configs)):
+            derived = config_settings(settings, path)
+            if say:
+                say(f"configuration {name}: retrieval {derived.retrieval_mode}, reranker {derived.reranker}, "
+                    f"final_k {derived.retrieval.final_k}")
+            report = _run(derived, company, questionnaire, eval_dir / name, progress, providers, say)
+            scored = _with_usage(score_output(derived, key, report.output, k, name, judge, say), report)
+            scored.config_file = str(path)
+            evaluated.append(scored)
+
+    result = EvalResult(k=k, configs=evaluated, judge_model=judge.model if judge is not None else "")
+    result.comparisons = compare(evaluated, result.judged)
+    write_outputs(result, Path(eval_dir), stem)
+    return result
+
+
+def _run(settings: Settings, company: str, questionnaire, out_dir: Path | None, progress: bool, providers, say):
+    from autofill.answer.pipeline import run_questionnaire
+
+    if say:
+        say(f"answering {Path(questionnaire).name} for {company}")
+    return run_questionnaire(settings, company, Path(questionnaire), out_dir=out_dir, progress=progress,
+                             providers=providers)
+
+
+def _with_usage(scored: ConfigEval, report) -> ConfigEval:
+    """Token and cost figures from the run itself (more exact than reading them back from Run info)."""
+    totals = report.totals()
+    scored.llm_calls = totals.calls
+    scored.prompt_tokens = totals.prompt_tokens
+    scored.completion_tokens = totals.completion_tokens
+    scored.cost_usd = totals.cost_usd
+    return scored
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_outputs(result: EvalResult, eval_dir: Path, stem: str) -> None:
+    """Per-question CSV and JSON, the summary JSON inside the latter, the Markdown report and chart."""
+    from autofill.evaluate.report import write_report
+
+    rows = question_rows(result)
+    columns = ["config", "sheet", "row", "number", "question", "answer_type", "gold_pages", "gold_evidence",
+               "retrieved", *ALL_METRICS, "number_recall", "status", "answer", "judge_notes"]
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({c: ("" if row.get(c) is None else row.get(c)) for c in columns})
+    result.table_csv = eval_dir / f"{stem}.csv"
+    result.table_json = eval_dir / f"{stem}.json"
+    result.chart, result.report = write_report(result, eval_dir, stem)
+    _atomic_write(result.table_csv, buf.getvalue().encode("utf-8-sig"))  # BOM: Excel opens it as UTF-8
+    summary: dict[str, Any] = result.to_json()
+    _atomic_write(result.table_json, json.dumps({"summary": summary, "questions": rows}, ensure_ascii=False,
+                                                indent=1, default=str).encode("utf-8"))

@@ -1,0 +1,185 @@
+"""`autofill eval` end to end on a generated company: the Northwind sample report (known facts on known
+pages) plus a long filler report, ingested with the FakeEmbedder; a generated questionnaire and gold
+key; offline runs (no LLM) scored, two configurations compared, an existing output re-scored."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from autofill.evaluate.runner import run_eval
+from autofill.providers.base import Providers
+from autofill.settings import load_settings
+from tests.fakes import FakeEmbedder
+from tests.pdf_factory import make_sample_company_pdf, make_text_pdf
+
+COMPANY = "Northwind Metals"
+SAMPLE = "northwind_sustainability_2024.pdf"
+# (no, question, form, gold answer, type, [(page, evidence verbatim in the sample)])
+QUESTIONS = [
+    ("1", "Does the company have a net zero target for Scope 1 and Scope 2 emissions?", "Yes/No",
+     "Yes. Net zero Scope 1 and Scope 2 emissions by 2050.", "yesno",
+     [(2, "Northwind Metals has committed to net zero Scope 1 and Scope 2 emissions by 2050.")]),
+    ("2", "Which board committee oversees climate-related risks and opportunities?", "Short text",
+     "The Board Sustainability Committee, meeting four times a year.", "text",
+     [(3, "The Board Sustainability Committee oversees climate-related risks and opportunities and meets four "
+          "times a year.")]),
+    ("3", "What share of electricity consumption was renewable electricity in FY2024?", "Percentage",
+     "46% of electricity consumption in FY2024.", "number",
+     [(5, "Renewable electricity made up 46% of our electricity consumption in FY2024.")]),
+    ("4", "What was the total water withdrawal in FY2024?", "Number with unit",
+     "12.4 GL in FY2024.", "number",
+     [(5, "Total water withdrawal was 12.4 GL in FY2024.")]),
+    ("5", "Does the company report biodiversity offsets?", "Yes/No", "Not disclosed.", "yesno", []),
+]
+_WORDS = ("haul road maintenance tyre fleet crusher conveyor tailings dam inspection seedling topsoil roster "
+          "apprentice induction canteen rail siding port berth shiploader stockpile blending assay drill core "
+          "survey drone mapping festival scholarship fencing signage procurement invoice warehouse pump valve").split()
+
+
+def filler(pages: int = 24) -> list[str]:
+    rng = random.Random(3)
+    return [" ".join(f"Site {i} " + " ".join(rng.choice(_WORDS) for _ in range(12)) + "." for _ in range(9))
+            for i in range(pages)]
+
+
+@pytest.fixture(scope="module")
+def company(tmp_path_factory):
+    """A workspace with the Northwind store (FakeEmbedder), a questionnaire and a gold key."""
+    from autofill.ingest.pipeline import ingest_paths
+
+    root = tmp_path_factory.mktemp("eval")
+    ws = root / "ws"
+    ws.mkdir()
+    docs = root / "docs"
+    docs.mkdir()
+    settings = load_settings(ws, environ={})
+    embedder = FakeEmbedder()
+    report = ingest_paths(settings, COMPANY, [make_sample_company_pdf(docs / SAMPLE),
+                                              make_text_pdf(docs / "Operations Review.pdf", filler())],
+                          embedder=embedder)
+    assert report.count("failed") == 0
+
+    questionnaire = root / "questionnaire.xlsx"
+    wb = openpyxl.Workbook()
+    sheet = wb.active
+    sheet.title = "Questionnaire"
+    sheet.append(["Climate questionnaire"])
+    sheet.append([])
+    sheet.append(["No.", "Question", "Form of answer", "Answer"])
+    for no, question, form, *_ in QUESTIONS:
+        sheet.append([no, question, form, None])
+    wb.save(questionnaire)
+
+    gold = root / "gold.json"
+    gold.write_text(json.dumps([
+        {"no": no, "question": q, "gold_answer": answer, "answer_type": kind,
+         "gold": [{"file": SAMPLE, "page": page, "evidence": ev} for page, ev in facts]}
+        for no, q, _, answer, kind, facts in QUESTIONS]))
+    return {"root": root, "settings": settings, "providers": Providers(embedder=embedder),
+            "questionnaire": questionnaire, "gold": gold}
+
+
+def evidence_by_row(output):
+    """{row: [(rank, file, page)]} straight from the Evidence sheet, to check the eval's plumbing."""
+    wb = openpyxl.load_workbook(output, read_only=True)
+    rows = list(wb["Evidence"].iter_rows(values_only=True))
+    head = [str(h) for h in rows[0]]
+    out: dict[int, list] = {}
+    for r in rows[1:]:
+        d = dict(zip(head, r))
+        out.setdefault(int(d["Row"]), []).append((int(d["Rank"]), d["File"], int(str(d["Page"]).split("-")[0])))
+    wb.close()
+    return out
+
+
+def test_offline_eval_scores_the_known_pages(company, tmp_path):
+    result = run_eval(company["settings"], COMPANY, company["questionnaire"], company["gold"], k=6,
+                      out_dir=tmp_path / "out", providers=company["providers"])
+    data = result.to_json()
+    for key in ("output", "questions", "k", "hit_at_k", "recall_at_k", "precision_at_k", "mrr", "ndcg_at_k",
+                "passage_precision", "passage_recall", "passage_f1", "yesno_accuracy", "number_accuracy"):
+        assert key in data, key
+    assert "configs" not in data and "correctness" not in data  # one configuration, no judge offline
+    assert data["questions"] == 5 and data["k"] == 6
+    assert data["questions_without_gold_pages"] == 1
+    (config,) = result.configs
+    by_no = {q.number: q for q in config.questions}
+    assert by_no["5"].hit_at_k is None and by_no["5"].gold_pages == 0
+    # Each fact sits on one known page, and the offline hybrid retrieval's BM25 finds those words.
+    evidence = evidence_by_row(config.output)
+    for no, *_rest, facts in QUESTIONS[:4]:
+        q = by_no[no]
+        ranked = sorted(evidence[q.row])
+        first = next((i for i, (_, f, p) in enumerate(ranked[:6], 1) if f == SAMPLE and p == facts[0][0]), None)
+        assert q.hit_at_k == 1.0, (no, ranked)
+        assert q.mrr == pytest.approx(1 / first)
+        assert q.recall_at_k == 1.0
+        assert q.passage_recall == 1.0  # the verbatim evidence sentence is in a retrieved chunk
+    assert data["hit_at_k"] == 1.0
+    assert data["mrr"] == pytest.approx(sum(by_no[n].mrr for n in "1234") / 4)
+    # The evidence-only draft quotes figures but states no verdict: numbers match, yes/no does not.
+    assert by_no["3"].number_accuracy == 1.0
+    assert by_no["1"].yesno_accuracy == 0.0
+    # Files next to the output: the per-question table (CSV, JSON), report and chart.
+    assert result.table_csv.is_file() and result.table_json.is_file()
+    assert result.table_csv.parent == config.output.parent
+    table = json.loads(result.table_json.read_text())
+    assert len(table["questions"]) == 5 and table["summary"]["hit_at_k"] == 1.0
+    assert result.chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "hit@6" in result.describe()
+
+    # Scoring the same output again with --from gives the same figures.
+    again = run_eval(company["settings"], COMPANY, company["questionnaire"], company["gold"],
+                     from_output=config.output, k=6)
+    assert {k: v for k, v in again.to_json().items() if k in data and k.endswith(("_k", "mrr", "f1"))} == \
+        {k: v for k, v in data.items() if k.endswith(("_k", "mrr", "f1"))}
+    assert again.table_csv.name.endswith("-eval.csv")
+    # A smaller k can only lower recall.
+    k1 = run_eval(company["settings"], COMPANY, company["questionnaire"], company["gold"], from_output=config.output,
+                  k=1, out_dir=tmp_path / "k1")
+    assert k1.to_json()["recall_at_k"] <= data["recall_at_k"]
+
+
+def test_two_configurations_are_compared_with_p_values_and_a_chart(company, tmp_path):
+    dense, hybrid = tmp_path / "dense.toml", tmp_path / "hybrid.toml"
+    dense.write_text('[retrieval]\nmode = "dense"\n')
+    hybrid.write_text('[retrieval]\nmode = "hybrid"\nfinal_k = 4\n')
+    result = run_eval(company["settings"], COMPANY, company["questionnaire"], company["gold"],
+                      configs=[dense, hybrid], k=6, out_dir=tmp_path / "cmp", providers=company["providers"])
+    data = result.to_json()
+    assert [c["name"] for c in data["configs"]] == ["dense", "hybrid"]
+    a, b = result.configs
+    assert a.output.parent == tmp_path / "cmp" / "dense" and b.output.parent == tmp_path / "cmp" / "hybrid"
+    assert a.run_info.get("retrieval mode") == "dense" and b.run_info.get("retrieval mode") == "hybrid"
+    assert max(q.retrieved for q in b.questions) == 4  # the hybrid config's final_k reached its run
+    assert company["settings"].retrieval.final_k == 6  # the base settings are untouched
+    rows = [c for c in data["comparisons"] if c["metric"] == "mrr"]
+    assert len(rows) == 1 and rows[0]["a"] == "dense" and rows[0]["b"] == "hybrid" and rows[0]["n"] == 4
+    assert rows[0]["p_value"] is not None and 0.0 <= rows[0]["p_value"] <= 1.0
+    report = result.report.read_text()
+    assert "## hybrid vs dense" in report and "Wilcoxon" in report and "| MRR |" in report
+    assert result.chart.parent == tmp_path / "cmp" and result.chart.read_bytes()[:4] == b"\x89PNG"
+    assert "tokens / question" in result.describe() and "p = " in result.describe()
+
+
+def test_cli_scores_an_existing_output_as_one_json_line(company, tmp_path):
+    from autofill.cli import cli
+
+    first = run_eval(company["settings"], COMPANY, company["questionnaire"], company["gold"],
+                     out_dir=tmp_path / "run", providers=company["providers"])
+    output = first.configs[0].output
+    result = CliRunner().invoke(cli, ["--workspace", str(company["settings"].workspace), "eval", "--company", COMPANY,
+                                      "--questionnaire", str(company["questionnaire"]), "--gold",
+                                      str(company["gold"]), "--from", str(output), "-k", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    line = json.loads(result.output.strip().splitlines()[-1])
+    assert line["k"] == 3 and line["output"] == str(output) and 0 <= line["recall_at_k"] <= 1
+    bad = CliRunner().invoke(cli, ["--workspace", str(company["settings"].workspace), "eval", "--company", COMPANY,
+                                   "--questionnaire", str(company["questionnaire"]), "--gold",
+                                   str(tmp_path / "missing.json"), "--from", str(output)])
+    assert bad.exit_code == 2 and "gold key not found" in bad.output
