@@ -189,7 +189,10 @@ def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: 
         for future in cf.as_completed(futures):
             finished(future.result())
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        # Queued rows are cancelled; rows in flight stop before their next model call (each waits
+        # at most for the call it is in), so nothing keeps calling the API after the run has ended.
+        ctx.stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
 

@@ -39,6 +39,12 @@ class RowContext:
     rerank_method: str  # resolved: llm, cohere or none
     meter: UsageMeter
     search_lock: threading.Lock = field(default_factory=threading.Lock)
+    # Set when the run stops (Ctrl-C, broken template): rows in flight end before their next call.
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
+class RunStopped(Exception):
+    """The run is stopping; this row is abandoned unfinished (not checkpointed, not failed)."""
 
 
 def _stage_call(ctx: RowContext, stage: str, usage: dict[str, StageUsage]) -> Call:
@@ -47,6 +53,8 @@ def _stage_call(ctx: RowContext, stage: str, usage: dict[str, StageUsage]) -> Ca
     chat, llm = ctx.chat, ctx.settings.llm
 
     def call(messages: list[ChatMessage], json_mode: bool) -> ChatResult:
+        if ctx.stop.is_set():
+            raise RunStopped()
         result = chat.complete(messages, temperature=llm.temperature, max_tokens=llm.max_tokens, json_mode=json_mode)
         usage.setdefault(stage, StageUsage()).add(ctx.meter.record(stage, result))
         return result
@@ -62,7 +70,7 @@ def answer_row(ctx: RowContext, row: QuestionRow) -> RowResult:
     usage: dict[str, StageUsage] = {}
     try:
         answer, passages = _answer(ctx, row, usage)
-    except InputError:
+    except (InputError, RunStopped):
         raise
     except Exception as exc:  # noqa: BLE001 - one row's failure must not end the run
         reason = str(exc).strip() or type(exc).__name__

@@ -1,0 +1,85 @@
+"""`autofill run` without an LLM: hybrid retrieval and an evidence-only draft that quotes the best
+sentences with their pages. Status says so; drop-down answer cells stay empty."""
+
+from __future__ import annotations
+
+import pytest
+
+from autofill.answer.evidence_only import PREFIX, STATUS
+from autofill.answer.pipeline import run_questionnaire
+from autofill.errors import InputError
+from autofill.providers.base import Providers
+from autofill.settings import Settings
+from tests.answer_helpers import COMPANY, FACTS, SAMPLE, Fact, make_questionnaire, make_workspace, read_output
+
+OFFLINE_FACTS = FACTS + [
+    Fact("Have the emission reduction targets been validated by the Science Based Targets initiative (SBTi)?",
+         "Yes/No and a short explanation", True, "have not been validated by the Science Based Targets", 5, ""),
+    Fact("What was the total water withdrawal in FY2024 (GL)?", "Number with unit", False,
+         "Total water withdrawal was 12.4 GL", 5, ""),
+    Fact("What is the medium-term emission reduction target and its baseline?", "Short text", False,
+         "35% reduction in Scope 1 and Scope 2 emissions by FY2030", 2, ""),
+]
+
+
+@pytest.fixture(scope="module")
+def ingested(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ws")
+    _, emb = make_workspace(root)
+    return root, emb, make_questionnaire(root / "questionnaire.xlsx", OFFLINE_FACTS)
+
+
+def test_offline_run_quotes_evidence_with_the_right_page(ingested, tmp_path):
+    root, emb, questionnaire = ingested
+    s = Settings(workspace=root)
+    assert not s.llm_configured
+    before = questionnaire.read_bytes()
+    report = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path, providers=Providers(embedder=emb))
+    assert questionnaire.read_bytes() == before  # the input is never modified
+    assert (report.answered, report.failed) == (len(OFFLINE_FACTS), 0)
+    assert report.to_json()["llm_calls"] == 0
+    out = read_output(report.output)
+    for f in OFFLINE_FACTS:
+        row = out["rows"][f.question]
+        assert row["Status"].startswith(STATUS)
+        assert row["Sources"].split("; ")[0] == f"{SAMPLE} p. {f.page}", (f.question, row["Sources"])
+        quoted = row["Reasoning"] if f.dropdown else row["Answer"]
+        assert PREFIX.strip() in quoted and f"({SAMPLE} p. {f.page})" in quoted
+        assert f.phrase.split()[1] in quoted
+        if f.dropdown:
+            assert row["Answer"] in (None, "")  # a quote is not a Yes or a No
+        assert not row["Confidence"]
+        ev = [e for e in out["evidence"] if e["Question"] == f.question]
+        assert len(ev) == 6 and any(e["Cited"] == "yes" and e["Page"] == f.page for e in ev)
+    assert out["info"]["llm provider"].startswith("none") and out["info"]["retrieval mode"] == "hybrid"
+    assert out["info"]["reranker"] == "none"
+    assert not list((root / "reports_out" / ".checkpoints").glob("*.jsonl"))
+
+
+def test_dense_mode_offline(ingested, tmp_path):
+    root, emb, questionnaire = ingested
+    s = Settings(workspace=root)
+    s.retrieval.mode = "dense"
+    s.retrieval.final_k = 3
+    report = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path, providers=Providers(embedder=emb))
+    out = read_output(report.output)
+    assert out["info"]["retrieval mode"] == "dense"
+    assert all(len([e for e in out["evidence"] if e["Question"] == f.question]) == 3 for f in OFFLINE_FACTS)
+
+
+def test_missing_store_and_questionnaire_are_input_errors(ingested, tmp_path):
+    root, emb, questionnaire = ingested
+    s = Settings(workspace=root)
+    with pytest.raises(InputError, match="no evidence store"):
+        run_questionnaire(s, "Nobody Ltd", questionnaire, providers=Providers(embedder=emb))
+    with pytest.raises(InputError, match="not found"):
+        run_questionnaire(s, COMPANY, tmp_path / "missing.xlsx", providers=Providers(embedder=emb))
+
+
+def test_other_embedder_is_refused(ingested, tmp_path):
+    from tests.fakes import FakeEmbedder
+
+    root, _, questionnaire = ingested
+    with pytest.raises(InputError, match="built with embedder"):
+        run_questionnaire(Settings(workspace=root), COMPANY, questionnaire,
+                          providers=Providers(embedder=FakeEmbedder(name="fake:other")))

@@ -1,0 +1,260 @@
+"""`autofill run` with an OpenAI-compatible model: the real openai SDK against the loopback server.
+
+Per row: a HyDE call, listwise rerank of 30 candidates (two sliding windows of 20), then one answer
+call with 6 labelled passages; the answer, reasoning and sources land in the right cells; transient
+errors are retried; a malformed answer is kept and marked; an identical re-run is served from the
+cache; an interrupted run resumes without repeating finished rows."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+import pytest
+
+from autofill.answer.checkpoint import Checkpoint
+from autofill.answer.pipeline import run_questionnaire
+from autofill.providers.base import Providers
+from autofill.providers.factory import make_chat
+from autofill.settings import Settings
+from tests.answer_helpers import COMPANY, FACTS, MARKERS, SAMPLE, fact_for, kind_of, make_questionnaire, \
+    make_workspace, passages_in, read_output
+from tests.llm_server import Reply, by_marker, last_user_text
+
+
+@pytest.fixture(scope="module")
+def ingested(tmp_path_factory):
+    """One ingested workspace for the module (ingest is the slow part); each test copies settings."""
+    root = tmp_path_factory.mktemp("ws")
+    settings, emb = make_workspace(root)
+    questionnaire = make_questionnaire(root / "questionnaire.xlsx")
+    return root, emb, questionnaire
+
+
+def settings_for(root, server, tmp_path, **llm) -> Settings:
+    s = Settings(workspace=root)
+    s.llm.provider = "openai"
+    s.llm.base_url = server.base_url
+    s.llm.api_key = "sk-test"
+    s.llm.model = "gpt-4o-mini"
+    s.llm.retry_base_delay_s = 0.01
+    s.llm.max_retries = 2
+    s.llm.concurrency = 2
+    for k, v in llm.items():
+        setattr(s.llm, k, v)
+    return s
+
+
+def providers(settings, emb, tmp_path):
+    from autofill.providers.cache import CachedChat
+
+    chat = make_chat(settings)
+    if isinstance(chat, CachedChat):  # point the cache at this test's own folder
+        chat = CachedChat(chat.chat, tmp_path / "llm-cache", provider="openai")
+    return Providers(embedder=emb, chat=chat)
+
+
+def by_question(server) -> dict[str, list]:
+    out = defaultdict(list)
+    for r in server.chat_requests():
+        f = fact_for(last_user_text(r.json))
+        out[f.question if f else "?"].append(r)
+    return out
+
+
+def test_each_row_runs_hyde_rerank_and_answer(ingested, llm_server, tmp_path):
+    root, emb, questionnaire = ingested
+    llm_server.responder = by_marker(MARKERS)
+    s = settings_for(root, llm_server, tmp_path)
+    report = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path / "out", providers=providers(s, emb, tmp_path))
+
+    assert (report.rows, report.answered, report.failed, report.skipped) == (len(FACTS), len(FACTS), 0, 0)
+    reqs = by_question(llm_server)
+    assert set(reqs) == {f.question for f in FACTS}
+    for f in FACTS:
+        calls = reqs[f.question]
+        assert [kind_of(r.json) for r in calls] == ["hyde", "rerank", "rerank", "answer"], f.question
+        first, second = (passages_in(last_user_text(r.json)) for r in calls[1:3])
+        assert len(first) == 20 and len(second) == 20  # bottom window (11-30), then top window (1-20)
+        assert len({t for *_, t in first} | {t for *_, t in second}) == 30  # 30 distinct candidates
+        answer_prompt = last_user_text(calls[3].json)
+        shown = passages_in(answer_prompt)
+        assert [n for n, *_ in shown] == [1, 2, 3, 4, 5, 6]
+        assert re.search(r"^\[1\] \S.* p\. \d+$", answer_prompt, re.MULTILINE)
+        assert any(f.phrase in " ".join(t.split()) for *_, t in shown)  # the reranked fact made the cut
+        assert "untrusted" in answer_prompt
+        assert calls[3].json.get("response_format", {}).get("type") == "json_object"
+
+    out = read_output(report.output)
+    for f in FACTS:
+        row = out["rows"][f.question]
+        if f.dropdown:
+            assert row["Answer"] == "Yes"  # the drop-down value; the rest of the answer goes to Reasoning
+            assert f.answer.split(". ", 1)[1] in row["Reasoning"]
+        else:
+            assert row["Answer"] == f.answer
+        assert "states it" in row["Reasoning"]
+        assert row["Sources"] == f"{SAMPLE} p. {f.page}"
+        assert row["Confidence"] == "high"
+        assert row["Status"] == "Answered"
+        ev = [e for e in out["evidence"] if e["Question"] == f.question]
+        assert [e["Rank"] for e in ev] == [1, 2, 3, 4, 5, 6]
+        cited = [e for e in ev if e["Cited"] == "yes"]
+        assert len(cited) == 1 and cited[0]["Page"] == f.page and cited[0]["Rank"] == 1
+    info = out["info"]
+    assert info["company"] == COMPANY and info["llm model"] == "gpt-4o-mini" and info["embedder"] == emb.name
+    assert info["retrieval mode"] == "hyde" and info["reranker"] == "llm"
+    assert info["answer calls"] == len(FACTS) and info["rerank calls"] == 2 * len(FACTS)
+    data = report.to_json()
+    assert data["llm_calls"] == 4 * len(FACTS) == llm_server.count("chat")
+    assert data["prompt_tokens"] > 0 and data["completion_tokens"] > 0 and data["cost_usd"] > 0
+    assert report.usage["answer"].prompt_tokens > report.usage["hyde"].prompt_tokens
+    assert "sk-test" not in report.output.read_bytes().decode("latin-1")
+
+    # An identical re-run is served from the response cache: zero requests, zero calls counted.
+    before = llm_server.count()
+    again = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path / "out2", providers=providers(s, emb, tmp_path))
+    assert llm_server.count() == before
+    assert again.to_json()["llm_calls"] == 0 and again.totals().cached_calls == 4 * len(FACTS)
+    assert read_output(again.output)["rows"] == out["rows"]
+
+
+def test_transient_errors_are_retried(ingested, llm_server, tmp_path):
+    root, emb, questionnaire = ingested
+    llm_server.responder = by_marker(MARKERS)
+    llm_server.fail_next(1, status=429, retry_after=0)
+    llm_server.fail_next(1, status=500)
+    s = settings_for(root, llm_server, tmp_path, concurrency=1)
+    report = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path, providers=providers(s, emb, tmp_path))
+    assert report.failed == 0 and report.answered == len(FACTS)
+    statuses = [r.status for r in llm_server.chat_requests()]
+    assert statuses[:3] == [429, 500, 200]
+    assert llm_server.count("chat") == 4 * len(FACTS) + 2
+    assert report.to_json()["llm_calls"] == 4 * len(FACTS)  # a retried call is one call
+
+
+def test_malformed_answer_is_kept_and_marked(ingested, llm_server, tmp_path):
+    root, emb, questionnaire = ingested
+    broken = FACTS[1]
+    raw = "The committee is probably the board one, see passage 2"
+
+    def answer(req):
+        f = fact_for(last_user_text(req))
+        return raw if f is broken else MARKERS["single JSON object"](req)
+
+    llm_server.responder = by_marker({**MARKERS, "single JSON object": answer})
+    s = settings_for(root, llm_server, tmp_path)
+    report = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path, providers=providers(s, emb, tmp_path))
+    assert report.failed == 0
+    row = read_output(report.output)["rows"][broken.question]
+    assert row["Status"].startswith("Unparsed model output")
+    assert row["Answer"] in (None, "")
+    assert raw in row["Reasoning"]  # the model's text is never lost
+
+
+def test_citation_outside_the_evidence_is_dropped_and_flagged(ingested, llm_server, tmp_path):
+    root, emb, questionnaire = ingested
+    import json
+
+    def answer(req):
+        return json.dumps({"reasoning": "r", "answer": "46%", "citations": [1, 9, f"{SAMPLE} p. 44"],
+                           "confidence": "medium"})
+
+    llm_server.responder = by_marker({**MARKERS, "single JSON object": answer})
+    s = settings_for(root, llm_server, tmp_path)
+    report = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path, providers=providers(s, emb, tmp_path))
+    row = read_output(report.output)["rows"][FACTS[2].question]
+    assert row["Status"].startswith("Answered; dropped 2 citations not in the evidence")
+    assert row["Sources"].count("p.") == 1
+
+
+class InterruptAfter:
+    """A chat model that raises KeyboardInterrupt (Ctrl-C) once `n` answer calls have completed."""
+
+    def __init__(self, inner, n: int):
+        self.inner, self.n, self.answers = inner, n, 0
+        self.model = inner.model
+
+    def complete(self, messages, **kw):
+        if "single JSON object" in messages[-1].content:
+            if self.answers >= self.n:
+                raise KeyboardInterrupt
+            self.answers += 1
+        return self.inner.complete(messages, **kw)
+
+
+def test_interrupted_run_resumes_without_repeating_rows(ingested, llm_server, tmp_path):
+    root, emb, questionnaire = ingested
+    llm_server.responder = by_marker(MARKERS)
+    s = settings_for(root, llm_server, tmp_path, concurrency=1, cache=False)
+    chat = make_chat(s)
+    with pytest.raises(KeyboardInterrupt):
+        run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path,
+                          providers=Providers(embedder=emb, chat=InterruptAfter(chat, 2)))
+    checkpoints = list((root / "reports_out" / ".checkpoints").glob("*.jsonl"))
+    assert len(checkpoints) == 1 and len(Checkpoint(checkpoints[0]).load()) == 2
+    first = by_question(llm_server)
+    answered_first = {q for q, calls in first.items() if any(kind_of(r.json) == "answer" for r in calls)}
+    # the third row was stopped before its answer call; the fourth may have started meanwhile
+    assert len(answered_first) == 2 and len(first) in (3, 4)
+    llm_server.reset()
+
+    report = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path, providers=Providers(embedder=emb, chat=chat))
+    assert report.answered == len(FACTS) and report.failed == 0
+    second = by_question(llm_server)
+    assert len(second) == len(FACTS) - 2 and not set(second) & answered_first  # finished rows not repeated
+    assert all(len(calls) == 4 for calls in second.values())
+    assert report.to_json()["llm_calls"] == 4 * (len(FACTS) - 2)
+    rows = read_output(report.output)["rows"]
+    assert all(rows[f.question]["Sources"] == f"{SAMPLE} p. {f.page}" for f in FACTS)
+    assert not checkpoints[0].exists()  # complete: the checkpoint is gone
+
+    # --fresh (resume=False) answers everything again
+    llm_server.reset()
+    run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path, resume=False,
+                      providers=Providers(embedder=emb, chat=chat))
+    assert llm_server.count("chat") == 4 * len(FACTS)
+
+
+def test_a_row_that_keeps_failing_is_marked_and_the_run_goes_on(ingested, llm_server, tmp_path):
+    root, emb, questionnaire = ingested
+    victim = FACTS[2]
+
+    def answer(req):
+        if fact_for(last_user_text(req)) is victim:
+            return Reply.error(500, "the model server crashed")
+        return MARKERS["single JSON object"](req)
+
+    llm_server.responder = by_marker({**MARKERS, "single JSON object": answer})
+    s = settings_for(root, llm_server, tmp_path, max_retries=1, cache=False)
+    chat = make_chat(s)
+    report = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path, providers=Providers(embedder=emb, chat=chat))
+    assert (report.answered, report.failed) == (len(FACTS) - 1, 1)
+    row = read_output(report.output)["rows"][victim.question]
+    assert row["Status"].startswith("Failed:") and "500" in row["Status"]
+    assert not row["Answer"]
+
+    # The server recovers: a re-run answers only the failed row.
+    llm_server.reset()
+    llm_server.responder = by_marker(MARKERS)
+    again = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path, providers=Providers(embedder=emb, chat=chat))
+    assert again.failed == 0 and set(by_question(llm_server)) == {victim.question}
+    assert read_output(again.output)["rows"][victim.question]["Sources"] == f"{SAMPLE} p. {victim.page}"
+
+
+def test_peripheral_order_and_cited_ranks(ingested, llm_server, tmp_path):
+    """With peripheral context order the prompt shows ranks 1,3,5,6,4,2; a citation of prompt passage
+    [6] (rank 2) is recorded against rank 2 in the Evidence sheet."""
+    import json
+
+    root, emb, questionnaire = ingested
+    llm_server.responder = by_marker({**MARKERS, "single JSON object": lambda req: json.dumps(
+        {"reasoning": "r", "answer": "x", "citations": [6], "confidence": "low"})})
+    s = settings_for(root, llm_server, tmp_path)
+    s.retrieval.context_order = "peripheral"
+    report = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path, providers=providers(s, emb, tmp_path))
+    out = read_output(report.output)
+    for f in FACTS:
+        ev = [e for e in out["evidence"] if e["Question"] == f.question]
+        assert [e["Rank"] for e in ev if e["Cited"] == "yes"] == [2]
+        assert out["rows"][f.question]["Sources"] == f"{ev[1]['File']} p. {ev[1]['Page']}"
