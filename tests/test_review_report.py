@@ -309,3 +309,20 @@ def test_passage_fragments_and_sources_parsing():
     assert word_windows("one two three four five six seven eight nine", 7) == ["one two three four five six seven"]
     assert parse_sources("A.pdf p. 3; B report.pdf p.12; junk; A.pdf p. 3; C.pdf pp. 4-5") == [
         ("A.pdf", 3), ("B report.pdf", 12), ("C.pdf", 4)]
+
+
+def test_a_sentence_repeated_elsewhere_on_the_page_is_not_highlighted_there():
+    from autofill.review.page_images import find_passage_quads
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    cited = ("Our medium-term target is a thirty percent reduction in operational emissions by 2030. "
+             "Carbon offsets will be used as required.")
+    page.insert_textbox(pymupdf.Rect(72, 72, 523, 200), cited, fontsize=11)
+    page.insert_textbox(pymupdf.Rect(72, 650, 523, 760), "17 Footnote on baselines. Carbon offsets will be used "
+                        "as required.", fontsize=8)
+    quads = find_passage_quads(page, cited)
+    assert quads and all(q.rect.y1 < 300 for q in quads)  # only the passage at the top
+    assert any("Carbon offsets" in page.get_textbox(q.rect + (-1, -1, 1, 1)) for q in quads)
+    # Alone, a short passage is highlighted wherever it occurs: there is nothing to anchor it.
+    assert any(q.rect.y0 > 600 for q in find_passage_quads(page, "Carbon offsets will be used as required."))

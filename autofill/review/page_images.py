@@ -19,6 +19,8 @@ MAX_SEARCHES_PER_PASSAGE = 80
 _MIN_FRAGMENT_CHARS = 16
 _MIN_FRAGMENT_WORDS = 3
 _WINDOW_WORDS = 7
+_ANCHOR_CHARS = 50  # fragments this long are taken to occur once on a page
+_ANCHOR_LINES = 2  # how far (in lines) from the anchors a short fragment's hit may lie
 _MARKDOWN = re.compile(r"(\*\*|__|`|^#+\s*|^\s*[-*\u2022]\s+|^\s*\d+[.)]\s+)", re.MULTILINE)
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
 
@@ -56,23 +58,43 @@ def word_windows(fragment: str, size: int = _WINDOW_WORDS) -> list[str]:
 
 def find_passage_quads(page, text: str) -> list:
     """Quads covering the parts of `text` found on a PyMuPDF page (empty when none is found)."""
-    quads: list = []
+    found: list[tuple[str, list]] = []  # (fragment searched, its hits)
     searches = 0
     for fragment in passage_fragments(text):
         if searches >= MAX_SEARCHES_PER_PASSAGE:
             break
         searches += 1
         hits = page.search_for(fragment, quads=True)
-        if not hits and len(fragment.split()) > _WINDOW_WORDS:
+        if hits:
+            found.append((fragment, hits))
+        elif len(fragment.split()) > _WINDOW_WORDS:
             # Whole sentences can miss on one extraction quirk (a footnote digit, a ligature, a line
             # cleaned at ingest); shorter windows still find the rest of the sentence.
             for window in word_windows(fragment):
                 if searches >= MAX_SEARCHES_PER_PASSAGE:
                     break
                 searches += 1
-                hits.extend(page.search_for(window, quads=True))
-        quads.extend(hits)
-    return quads
+                hits = page.search_for(window, quads=True)
+                if hits:
+                    found.append((window, hits))
+    return _near_anchors(found)
+
+
+def _near_anchors(found: list[tuple[str, list]]) -> list:
+    """Drop hits of short, common fragments ("Carbon offsets will be used as required") that lie far
+    from where the passage's long, distinctive fragments were found: a sentence repeated elsewhere
+    on the page must not be highlighted as if it were part of the cited passage."""
+    anchors = [q for frag, hits in found if len(frag) >= _ANCHOR_CHARS for q in hits]
+    if not anchors:
+        return [q for _, hits in found for q in hits]
+    line = max(q.rect.height for q in anchors)
+    top = min(q.rect.y0 for q in anchors) - _ANCHOR_LINES * line
+    bottom = max(q.rect.y1 for q in anchors) + _ANCHOR_LINES * line
+    out = list(anchors)
+    for frag, hits in found:
+        if len(frag) < _ANCHOR_CHARS:
+            out.extend(q for q in hits if q.rect.y1 >= top and q.rect.y0 <= bottom)
+    return out
 
 
 @dataclass

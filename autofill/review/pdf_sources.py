@@ -118,10 +118,13 @@ def locate_pdfs(settings, file_names: list[str], *, company: str = "",
         if note:
             notes.append(note)
 
+    workspace = Path(getattr(settings, "workspace", "."))
     for name in pending:
         for candidate, sha in ((explicit.get(name), ""), *([recorded[name]] if name in recorded else [])):
             if candidate is None:
                 continue
+            if not candidate.is_absolute() and (workspace / candidate).is_file():
+                candidate = workspace / candidate  # a path recorded relative to the workspace
             if candidate.is_file():
                 note = ""
                 if sha and _sha256(candidate) != sha:

@@ -28,7 +28,6 @@ QUESTION_COLUMNS = {
     "reviewer comment": "reviewer_comment",
     "section": "section",
 }
-EVIDENCE_COLUMNS = {"sheet", "row", "question", "rank", "file", "page", "cited", "score", "text"}
 _SOURCE_RE = re.compile(r"^(?P<file>.+?)\s+pp?\.\s*(?P<page>\d+)(?:\s*[-\u2013]\s*(?P<end>\d+))?\s*$")
 
 
@@ -145,6 +144,28 @@ def _find_header(rows: list[tuple], required: set[str]) -> tuple[int, dict[str, 
     return None
 
 
+def _question_header(rows: list[tuple]) -> tuple[int, dict[str, int]] | None:
+    """The header row of a filled question sheet: it has `Sources` (written by autofill) and a
+    question column, named `Question` or, in a customer's own wording, e.g. `Question text`. An
+    answer column named otherwise (`Response`) is mapped to `answer` the same way."""
+    for i, row in enumerate(rows[:HEADER_SCAN_ROWS]):
+        found = _find_header([row], {"sources"})
+        if found is None:
+            continue
+        columns = found[1]
+        for role, words in (("question", ("question",)), ("answer", ("answer", "response"))):
+            if role in columns:
+                continue
+            for header, j in list(columns.items()):
+                if (any(header.startswith(w) for w in words) and header not in NUMBER_HEADERS
+                        and not re.search(r"\b(no|nr|number|id|ref|type|form|hint)\b", header)):
+                    columns[role] = j
+                    break
+        if "question" in columns:
+            return i, columns
+    return None
+
+
 def _read_question_sheet(name: str, rows: list[tuple], columns: dict[str, int], header_index: int,
                          evidence_keys: set[tuple[str, int]]) -> list[ReviewQuestion]:
     fields = {attr: columns[h] for h, attr in QUESTION_COLUMNS.items() if h in columns}
@@ -183,6 +204,8 @@ def _read_evidence(rows: list[tuple], default_sheet: str) -> list[EvidenceRow]:
         if not _text(get("file")) and not _text(get("text")):
             continue
         start, end = _pages(get("page"))
+        if _text(get("page end")):  # the writer's separate `Page end` column, for chunks over a page break
+            end = max(start, _int(get("page end"), start))
         out.append(EvidenceRow(
             sheet=_text(get("sheet")) or default_sheet,
             row=_int(get("row")),
@@ -221,7 +244,7 @@ def read_filled_workbook(path: Path) -> FilledWorkbook:
     for name, rows in sheets.items():
         if name in (EVIDENCE_SHEET, RUN_INFO_SHEET):
             continue
-        found = _find_header(rows, {"question", "sources"})
+        found = _question_header(rows)
         if found is not None:
             question_sheets[name] = found
     evidence_rows = sheets.get(EVIDENCE_SHEET)

@@ -28,9 +28,11 @@ TEMPLATE = "review_report.html.j2"
 PAGES_DIR = "pages"
 MAX_PAGES_PER_PASSAGE = 2  # a chunk spilling over a page break shows both pages, never more
 EAGER_IMAGES = 4  # the first images load at once (screenshots, print); the rest lazily
-# Run info keys worth showing in the summary panel (the full sheet is listed further down).
-_SUMMARY_KEYS = re.compile(r"company|model|embedder|provider|retrieval|rerank|cost|token|started|finished|llm",
-                           re.IGNORECASE)
+# Run info keys worth showing in the summary panel (the full sheet is listed further down), as the run
+# pipeline names them; a workbook from elsewhere falls back to keys that look like these.
+SUMMARY_KEYS = ("company", "llm provider", "llm model", "embedder", "retrieval mode", "reranker", "started",
+                "finished", "total llm calls", "total prompt tokens", "total completion tokens", "total cost usd")
+_SUMMARY_LIKE = re.compile(r"company|model|embedder|retrieval|rerank|cost|started|finished", re.IGNORECASE)
 REVIEW_STATES = ("Approved", "Needs changes", "Rejected")
 
 
@@ -63,6 +65,7 @@ class QuestionView:
     q: ReviewQuestion
     anchor: str
     status_class: str
+    status_short: str  # the status up to its first ";" (details follow in the question's card)
     review_class: str
     evidence_only: bool
     cited: list[PassageView]
@@ -151,9 +154,18 @@ def _question_view(q: ReviewQuestion, pages: _Pages) -> QuestionView:
     covered = {(p.file_name, pv.page) for p in cited for pv in p.pages}
     extra = [pages.view(f, n, []) for f, n in sources if (f, n) not in covered]
     return QuestionView(q=q, anchor=_anchor(q), status_class=_status_class(q.status),
+                        status_short=q.status.split(";")[0].strip(),
                         review_class=_review_class(q.review),
                         evidence_only="evidence only" in q.status.lower(),
                         cited=cited, uncited=uncited, extra_sources=extra)
+
+
+def _run_highlights(run_info: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    known = {k.strip().lower(): (k, v) for k, v in run_info}
+    picked = [known[k] for k in SUMMARY_KEYS if k in known]
+    if len(picked) >= 3:
+        return picked
+    return [(k, v) for k, v in run_info if _SUMMARY_LIKE.search(k) and k.lower() != "documents"][:12]
 
 
 def _summary(book: FilledWorkbook, company: str, views: list[QuestionView]) -> dict:
@@ -165,7 +177,7 @@ def _summary(book: FilledWorkbook, company: str, views: list[QuestionView]) -> d
         "questions": len(views),
         "statuses": [(s, n, _status_class("" if s == "(no status)" else s)) for s, n in statuses.most_common()],
         "reviews": [(s, reviews[s], _review_class(s)) for s in (*REVIEW_STATES, "Not reviewed") if reviews[s]],
-        "run_highlights": [(k, v) for k, v in book.run_info if _SUMMARY_KEYS.search(k)],
+        "run_highlights": _run_highlights(book.run_info),
         "passages": sum(len(v.cited) + len(v.uncited) for v in views),
         "cited": sum(len(v.cited) for v in views),
     }
