@@ -55,7 +55,11 @@ def make_text_pdf(path, texts: list[str]) -> Path:
 
 def make_table_pdf(path, header_on_second: bool = False) -> Path:
     pages = [
-        [("h1", "Operations"), ("p", "This report describes the sites we operate and their footprint.")],
+        [
+            ("h1", "Operations"),
+            ("p", "This report describes the sites we operate and their footprint. Each site reports "
+                  "its energy, emissions and water use every month to the group sustainability team."),
+        ],
         [
             ("h1", "Emissions"),
             ("p", "Emissions and water by site for the reporting year are shown below."),

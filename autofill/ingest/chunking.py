@@ -4,7 +4,7 @@ Rules, in order of preference:
 - cut at paragraph boundaries, then at sentence boundaries, then (for a sentence longer than a
   chunk) between words;
 - a new heading starts a new chunk once the current one has `min_chunk_chars`, and a sibling or
-  higher heading always does, so a chunk's section path is true for all of it;
+  higher heading does from half that, so a chunk's section path is true for all of it;
 - when a chunk already holds half its size and the next block is on a new page, cut there, so that
   most chunks cite one page;
 - a table stays whole when it fits; a larger one is split by rows with its header row and separator
@@ -175,7 +175,7 @@ def _pack(units: list[_Unit], settings: IngestSettings) -> list[list[_Unit]]:
         if u.kind == "heading":
             # Cut before a heading once the chunk has some size, and always before a sibling or
             # higher heading than one the chunk already holds (a new section, however short).
-            sibling = any(h.kind == "heading" and u.level <= h.level for h in cur)
+            sibling = size >= settings.min_chunk_chars // 2 and any(h.kind == "heading" and u.level <= h.level for h in cur)
             if has_content and (size >= settings.min_chunk_chars or sibling):
                 flush(carry_overlap=False)
         elif has_content and cur[-1].page_end != u.page_start:
@@ -191,6 +191,9 @@ def _pack(units: list[_Unit], settings: IngestSettings) -> list[list[_Unit]]:
                 continue
             if has_content:
                 flush(carry_overlap=u.kind == "text")
+            elif cur:  # a run of headings with no text yet fills a chunk: let them stand alone
+                chunks.append(cur)
+                cur, size = [], 0
             while cur and size + len(u.sep) + len(u.text) > limit and cur[0].kind == "overlap":
                 cur.pop(0)  # no room for the overlap: the new unit comes first
                 size = len(_join(cur))

@@ -13,6 +13,7 @@ Pages are numbered 1..N by their position in the file, whatever is printed on th
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,8 @@ from autofill.settings import IngestSettings
 MARGIN_BAND = 0.09  # share of the page height at top and bottom where running headers/footers live
 HEADING_RATIO = 1.15  # a line this much larger than body text is a heading
 MAX_HEADING_CHARS = 160
-MAX_LEVELS = 4
+MAX_LEVELS = 6
+_CAPTION = re.compile(r"^(figure|fig\.|table|chart|source|note)s?\s*\d", re.IGNORECASE)  # captions are text
 
 
 def file_sha256(path: Path | str) -> str:
@@ -158,18 +160,31 @@ def _body_size(pages: list[_RawPage]) -> float:
 
 
 def _heading_levels(pages: list[_RawPage], body: float) -> dict[float, int]:
-    """Larger type means a higher heading: map each heading font size to a level 1..MAX_LEVELS."""
-    sizes = {
-        ln.size for p in pages for b in p.blocks for ln in b
-        if ln.size >= body * HEADING_RATIO and _heading_text(ln.text)
-    }
-    ordered = sorted(sizes, reverse=True)
+    """Larger type means a higher heading: map each heading font size to a level 1..MAX_LEVELS-1.
+
+    Only sizes used on two or more pages count: a size seen on one page only is display type (a
+    cover title, a slogan, a big figure in an infographic), and as a level-1 heading it would head
+    the section path of the whole document."""
+    pages_by_size: dict[float, set[int]] = {}
+    for p in pages:
+        for b in p.blocks:
+            for ln in b:
+                if ln.size >= body * HEADING_RATIO and _heading_text(ln.text):
+                    pages_by_size.setdefault(ln.size, set()).add(p.number)
+    recurring = [size for size, where in pages_by_size.items() if len(where) >= 2 or len(pages) == 1]
+    ordered = sorted(recurring, reverse=True)
     return {s: min(i + 1, MAX_LEVELS - 1) for i, s in enumerate(ordered)}
 
 
 def _heading_text(text: str) -> bool:
     letters = sum(c.isalpha() for c in text)
     return letters >= 2 and letters >= 0.4 * len(text) and len(text) <= MAX_HEADING_CHARS
+
+
+def _reads_like_heading(text: str, lines: int) -> bool:
+    """Large type that reads like a sentence (a pull quote, an intro paragraph, a bullet) is text."""
+    return lines <= 3 and len(text) <= MAX_HEADING_CHARS and not text.endswith((".", ",", ";")) \
+        and not text.startswith(("\u2022", "-", "\u2013", "*", "\u25aa", "\u25cf")) and not _CAPTION.match(text)
 
 
 def _line_level(line: _Line, block: list[_Line], body: float, levels: dict[float, int]) -> int:
@@ -197,7 +212,7 @@ def _page_items(page: _RawPage, body: float, levels: dict[float, int], vocab: se
             bbox = (min(l.bbox[0] for l in run), min(l.bbox[1] for l in run),
                     max(l.bbox[2] for l in run), max(l.bbox[3] for l in run))
             text = cleanup.join_lines([l.text for l in run], vocab)
-            if run_level > 0:
+            if run_level > 0 and _reads_like_heading(text, len(run)):
                 items.append(_Item("heading", bbox, text, run_level))
             else:
                 items.append(_Item("text", bbox, text))
@@ -228,6 +243,15 @@ def _join_split_tables(pages_items: list[list[_Item]]) -> None:
         prev, cur = prev_items[-1].table, items[0].table
         if is_headerless_continuation(prev, cur):
             items[0].table = attach_header(prev, cur)
+
+
+def _cover_title(first: _RawPage) -> str:
+    """The largest type on the first page, which on a report cover is its title."""
+    lines = [ln for b in first.blocks for ln in b if _heading_text(ln.text)]
+    if not lines:
+        return ""
+    top = max(ln.size for ln in lines)
+    return " ".join(ln.text for ln in lines if ln.size == top)[:MAX_HEADING_CHARS]
 
 
 # --------------------------------------------------------------------------- entry point
@@ -278,7 +302,7 @@ def parse_pdf(path: Path, settings: IngestSettings) -> ParsedDocument:
             "(OCR is not supported)"
         )
     if not title:
-        title = next((b.text for c in contents for b in c.blocks if b.kind == "heading"), "")
+        title = _cover_title(pages[0]) or next((b.text for c in contents for b in c.blocks if b.kind == "heading"), "")
     return ParsedDocument(
         path=path,
         file_name=path.name,
