@@ -7,6 +7,7 @@ On a re-run the rows of questions that were not re-answered (approved or kept) a
 
 from __future__ import annotations
 
+from copy import copy
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -86,8 +87,13 @@ def write_evidence_sheet(wb, layout: WorkbookLayout, written: list[RowResult]) -
         cell = ws.cell(row=1, column=c, value=head)
         cell.font, cell.fill = _HEADER_FONT, _HEADER_FILL
         ws.column_dimensions[cell.column_letter].width = _WIDTHS[head]
-    wrap = Alignment(wrap_text=True, vertical="top")
-    top = Alignment(vertical="top")
+    # Two styles, registered once and copied: assigning alignment per cell is slow in openpyxl.
+    probe = ws.cell(row=1, column=len(EVIDENCE_COLUMNS) + 1)
+    probe.alignment = Alignment(wrap_text=True, vertical="top")
+    wrap = copy(probe._style)
+    probe.alignment = Alignment(vertical="top")
+    top = copy(probe._style)
+    del ws._cells[(1, len(EVIDENCE_COLUMNS) + 1)]
     for r, rec in enumerate(records, start=2):
         for c, head in enumerate(EVIDENCE_COLUMNS, start=1):
             value = rec.get(head)
@@ -96,7 +102,7 @@ def write_evidence_sheet(wb, layout: WorkbookLayout, written: list[RowResult]) -
                 cell.value = value
             else:
                 set_text(cell, value)
-            cell.alignment = wrap if head in ("Question", "Text") else top
+            cell._style = copy(wrap if head in ("Question", "Text") else top)
     ws.freeze_panes = "A2"
     if records:
         ws.auto_filter.ref = f"A1:{ws.cell(row=1, column=len(EVIDENCE_COLUMNS)).column_letter}{len(records) + 1}"

@@ -225,6 +225,7 @@ def _read_sheet(ws, header_row: int, roles: dict, reader: _CellReader, ext_valid
     last_col = max([c for c, _ in [(c, v) for c, v in _row_cells(ws, header_row)]] + list(col_of.values()))
 
     validations = sheet_list_validations(ws) + list(ext_validations)
+    answer_dvs = _answer_validations(validations, acol, ws.max_row)
     list_cache: dict[str, list[str] | None] = {}
 
     merges: dict[int, list] = {}
@@ -305,7 +306,7 @@ def _read_sheet(ws, header_row: int, roles: dict, reader: _CellReader, ext_valid
             review=vals.get(col_of.get("review"), ""),
             reviewer_comment=vals.get(col_of.get("reviewer_comment"), ""),
         )
-        _allowed(q, ws, acol, validations, list_cache, reader.wb, sheet)
+        _allowed(q, ws, answer_dvs, list_cache, reader.wb, sheet)
         sheet.questions.append(q)
     last_q = sheet.questions[-1].row if sheet.questions else header_row
     sheet.skipped.extend(SkippedRow(r, "blank") for r in blanks if r < last_q)
@@ -324,19 +325,31 @@ def _looks_like_question(text: str) -> bool:
     return "?" in text or bool(_QUESTION_START.match(text)) or len(text) > 100
 
 
-def _allowed(q: QuestionRow, ws, acol, validations, cache, wb, sheet: SheetLayout) -> None:
-    if acol:
-        for dv in validations:
-            if dv.covers(acol, q.row):
-                if dv.formula not in cache:
-                    cache[dv.formula] = resolve_list(wb, dv.formula, ws.title)
-                    if cache[dv.formula] is None:
-                        sheet.warnings.append(f"cannot read the drop-down list {dv.formula!r}; its values are "
-                                              "not checked")
-                values = cache[dv.formula]
-                if values:
-                    q.allowed_values, q.allowed_values_source = list(values), "dropdown"
-                    return
+def _answer_validations(validations, acol, max_row: int) -> dict[int, object]:
+    """Row -> the first list validation covering the Answer cell of that row (one pass, not per row:
+    a 5,000-row sheet can carry thousands of single-cell ranges)."""
+    by_row: dict[int, object] = {}
+    if not acol:
+        return by_row
+    for dv in validations:
+        for c1, r1, c2, r2 in dv.boxes:
+            if c1 <= acol <= c2:
+                for r in range(r1, min(r2, max_row) + 1):
+                    by_row.setdefault(r, dv)
+    return by_row
+
+
+def _allowed(q: QuestionRow, ws, by_row, cache, wb, sheet: SheetLayout) -> None:
+    dv = by_row.get(q.row)
+    if dv is not None:
+        if dv.formula not in cache:
+            cache[dv.formula] = resolve_list(wb, dv.formula, ws.title)
+            if cache[dv.formula] is None:
+                sheet.warnings.append(f"cannot read the drop-down list {dv.formula!r}; its values are not checked")
+        values = cache[dv.formula]
+        if values:
+            q.allowed_values, q.allowed_values_source = list(values), "dropdown"
+            return
     values = form_of_answer_values(q.form_of_answer)
     if values:
         q.allowed_values, q.allowed_values_source = values, "form of answer"

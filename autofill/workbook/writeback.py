@@ -120,20 +120,27 @@ def _write_headers(ws, sheet: SheetLayout) -> None:
         head._style = copy(src._style)
         set_text(head, col.header)
         ws.column_dimensions[col.letter].width = COLUMN_WIDTHS.get(col.role, 20)
+        styles: dict[tuple, object] = {}
         for q in sheet.questions:
-            _style_added_cell(ws, sheet, q.row, idx)
+            _style_added_cell(ws, sheet, q.row, idx, styles)
 
 
-def _style_added_cell(ws, sheet: SheetLayout, row: int, idx: int) -> None:
+def _style_added_cell(ws, sheet: SheetLayout, row: int, idx: int, styles: dict) -> None:
     """An added cell looks like the row's question cell, wraps its text, and stays editable when the
-    customer protected the sheet (reviewers must be able to fill Review and Reviewer comment)."""
+    customer protected the sheet (reviewers must be able to fill Review and Reviewer comment).
+    `styles` caches the result per source style: openpyxl's style registry is slow per assignment."""
     cell = ws.cell(row=row, column=idx)
     q_cell = ws.cell(row=row, column=column_index_from_string(sheet.letter("question")))
-    if q_cell.has_style:
-        cell._style = copy(q_cell._style)
-    al = copy(q_cell.alignment)
-    cell.alignment = Alignment(horizontal=al.horizontal, vertical="top", wrap_text=True, indent=al.indent)
-    cell.protection = Protection(locked=False, hidden=False)
+    key = tuple(q_cell._style) if q_cell._style is not None else ()
+    if key not in styles:
+        if q_cell.has_style:
+            cell._style = copy(q_cell._style)
+        al = copy(q_cell.alignment)
+        cell.alignment = Alignment(horizontal=al.horizontal, vertical="top", wrap_text=True, indent=al.indent)
+        cell.protection = Protection(locked=False, hidden=False)
+        styles[key] = copy(cell._style)
+    else:
+        cell._style = copy(styles[key])
 
 
 def match_allowed(text: str, allowed: list[str]) -> str | None:
