@@ -326,3 +326,58 @@ def test_a_sentence_repeated_elsewhere_on_the_page_is_not_highlighted_there():
     assert any("Carbon offsets" in page.get_textbox(q.rect + (-1, -1, 1, 1)) for q in quads)
     # Alone, a short passage is highlighted wherever it occurs: there is nothing to anchor it.
     assert any(q.rect.y0 > 600 for q in find_passage_quads(page, "Carbon offsets will be used as required."))
+
+
+def test_report_on_a_workbook_written_by_the_real_writer(tmp_path, workspace):
+    """The writer's own output (two question sheets, Sheet and Page end columns, its Run info keys)
+    reads back row for row: the report and the writer agree on the format."""
+    from autofill.records import Answer, Citation, Passage, RowResult
+    from autofill.workbook.layout import read_questions
+    from autofill.workbook.writeback import write_results
+
+    pdf = make_report_pdf(tmp_path / PDF_NAME)
+    src = tmp_path / "customer.xlsx"
+    wb = openpyxl.Workbook()
+    first = wb.active
+    first.title = "Climate"
+    first.append(["Customer questionnaire"])
+    first.append(["No.", "Question", "Answer"])
+    first.append(["1", QUESTION_1, None])
+    second = wb.create_sheet("Governance")
+    second.append(["No.", "Question", "Answer"])
+    second.append(["", "Board oversight"])
+    second.append(["1", QUESTION_2, None])
+    wb.save(src)
+
+    settings = Settings(workspace=workspace)
+    layout, rows = read_questions(settings, src)
+    assert [(q.sheet, q.row) for q in rows] == [("Climate", 3), ("Governance", 3)]
+
+    def passage(rank, page, end, text):
+        return Passage(chunk_id=f"c{rank}{page}", file_name=PDF_NAME, page_start=page, page_end=end, section="",
+                       text=text, score=0.5, rank=rank)
+
+    results = [
+        RowResult(rows[0], Answer(answer=ANSWER_1, reasoning="Page 2 says so.", citations=[Citation(PDF_NAME, 2)],
+                                  cited_passages=[1], confidence="high"),
+                  passages=[passage(1, 2, 3, CITED_TEXT), passage(2, 1, 1, PAGE_TEXTS[0])]),
+        RowResult(rows[1], None, passages=[passage(1, 3, 3, HOSTILE_TEXT)], error="rate limited"),
+    ]
+    out = write_results(settings, src, layout, results, tmp_path / "out" / "customer_filled.xlsx",
+                        {"company": "Acme", "llm model": "gpt-4o-mini", "total cost usd": 0.5,
+                         "documents": json.dumps({PDF_NAME: str(pdf)})})
+    book = read_filled_workbook(out)
+    assert [(q.sheet, q.row, q.number) for q in book.questions] == [("Climate", 3, "1"), ("Governance", 3, "1")]
+    climate, gov = book.questions
+    assert climate.answer == ANSWER_1 and climate.confidence == "high" and climate.cited_sources == [(PDF_NAME, 2)]
+    assert [(e.rank, e.page_start, e.page_end, e.cited) for e in climate.evidence] == [(1, 2, 3, True),
+                                                                                      (2, 1, 1, False)]
+    assert [e.text for e in gov.evidence] == [HOSTILE_TEXT] and gov.status  # failed rows keep their evidence
+
+    path = write_review_report(settings, out)  # PDF paths from the Run info `documents` entry
+    text = path.read_text(encoding="utf-8")
+    assert html.escape(ANSWER_1) in text and "&lt;script&gt;" in text and "<script>" not in text
+    climate_card = text.split('id="q-climate-3"')[1].split("</article>")[0]
+    assert "#page=2" in climate_card and "#page=3" in climate_card  # a chunk over a page break: both pages
+    assert len(_images(climate_card)) == 2
+    assert "gpt-4o-mini" in text and "total cost usd" in text
