@@ -343,3 +343,25 @@ def test_bundled_sample_questionnaire_matches_its_gold_key():
             for ev in g["gold"]:
                 assert ev["file"] == pdf.name
                 assert norm(ev["evidence"]) in norm(doc[ev["page"] - 1].get_text()), ev
+
+
+def test_cli_inspect(tmp_path):
+    from click.testing import CliRunner
+
+    from autofill.cli import cli
+
+    path = build_questionnaire(tmp_path / "q.xlsx")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["--workspace", str(tmp_path), "inspect", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "header on row 3" in result.output and "question rows (5)" in result.output
+    result = runner.invoke(cli, ["--workspace", str(tmp_path), "inspect", str(path), "--json", "--header-row", "3",
+                                 "--question-col", "Question"])
+    assert result.exit_code == 0 and json.loads(result.output)["sheets"][0]["explicit_mapping"] is True
+    plain = tmp_path / "plain.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active.append(["Name", "Value"])
+    wb.save(plain)
+    result = runner.invoke(cli, ["--workspace", str(tmp_path), "inspect", str(plain)])
+    assert result.exit_code == 2
+    assert "no question column found in plain.xlsx; use --question-col and --header-row" in result.output

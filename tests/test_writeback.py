@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import zipfile
 from copy import copy
 
 import openpyxl
@@ -15,7 +16,7 @@ from autofill.workbook.layout import read_questions
 from autofill.workbook.model import EVIDENCE_COLUMNS
 from autofill.workbook.writeback import match_allowed, write_results
 from tests.test_workbook_layout import build_x14
-from tests.workbook_builders import assert_only_changed, build_questionnaire, result_for, sha256
+from tests.workbook_builders import assert_only_changed, build_questionnaire, result_for, rewrite_zip, sha256
 
 ADDED = "HIJKLM"
 
@@ -313,3 +314,23 @@ def test_the_comparison_catches_changes(tmp_path):
         with pytest.raises(AssertionError):
             assert_only_changed(src, changed, set())
     assert_only_changed(src, src, set())
+
+
+def test_macro_workbook_keeps_its_macros(tmp_path):
+    src = build_questionnaire(tmp_path / "q.xlsx")
+    xlsm = tmp_path / "q.xlsm"
+    xlsm.write_bytes(src.read_bytes())
+    ct = ('<Default Extension="bin" ContentType="application/vnd.ms-office.vbaProject"/>')
+    rewrite_zip(xlsm, {
+        "xl/vbaProject.bin": b"\x00fake VBA project\x00",
+        "[Content_Types].xml": lambda x: x.replace(
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml",
+            "application/vnd.ms-excel.sheet.macroEnabled.main+xml").replace("<Default ", ct + "<Default ", 1),
+    })
+    layout, rows = read_questions(Settings(), xlsm)
+    assert not any("macros" in w for w in layout.warnings)
+    out = write_results(Settings(), xlsm, layout, [result_for(q) for q in rows], tmp_path / "o" / "q_filled.xlsx", {})
+    assert out.suffix == ".xlsm"
+    with zipfile.ZipFile(out) as zf:
+        assert zf.read("xl/vbaProject.bin") == b"\x00fake VBA project\x00"
+        assert "macroEnabled" in zf.read("[Content_Types].xml").decode()
