@@ -96,5 +96,7 @@ class LiveWorkbook:
                 self._range(q.sheet, f"{letter}{q.row}").value = _excel_text(value)
         return True
 
+    __call__ = write  # the pipeline calls the writer as a per-row sink
+
     def close(self) -> None:
         """Nothing to release: the workbook stays open in Excel for the user to review and save."""
