@@ -42,6 +42,9 @@ FACTS = [
          "The Board Sustainability Committee, meeting four times a year."),
     Fact("What share of electricity consumption was renewable electricity in FY2024?", "Percentage", False,
          "Renewable electricity made up 46%", 5, "46% in FY2024."),
+    # On p. 4: the table starts on p. 3 and its chunk spans pp. 3-4, so the page must be located.
+    Fact("What were the Scope 1 emissions in FY2024 (kt CO2e)?", "Number with unit", False,
+         "| FY2024 | 1,120 | 540 | 1,660 |", 4, "1,120 kt CO2e in FY2024."),
     Fact("Is the report prepared in line with the TCFD recommendations?", "Yes/No and a short explanation", True,
          "prepared in line with the recommendations of the Task Force", 5, "Yes. Prepared in line with TCFD."),
 ]

@@ -10,6 +10,7 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Callable
 
 from autofill.records import Answer, Citation, Passage, QuestionRow
 
@@ -57,19 +58,24 @@ class Unit:
     text: str
     passage_index: int  # 1-based, into the passages given
     order: int  # position in its passage
+    locate_text: str = ""  # what pins it to a page: a table row without its header
 
 
 def split_units(text: str) -> list[str]:
+    return [u for u, _ in _split_units(text)]
+
+
+def _split_units(text: str) -> list[tuple[str, str]]:
     """Sentences of running text; a Markdown table row becomes "header | row" so that a quoted
     row still says what its numbers are."""
-    units: list[str] = []
+    units: list[tuple[str, str]] = []
     header = ""
     prose: list[str] = []
 
     def flush() -> None:
         if prose:
             joined = " ".join(prose)
-            units.extend(s.strip() for s in _SENTENCE_END.split(joined) if len(s.strip()) > 2)
+            units.extend((s.strip(), s.strip()) for s in _SENTENCE_END.split(joined) if _quotable(s))
             prose.clear()
 
     for line in text.splitlines():
@@ -83,7 +89,7 @@ def split_units(text: str) -> list[str]:
             if not header:
                 header = row
             else:
-                units.append(f"{header}: {row}")
+                units.append((f"{header}: {row}", row))
         else:
             header = ""  # prose ends a table
             if stripped:
@@ -92,6 +98,12 @@ def split_units(text: str) -> list[str]:
                 flush()
     flush()
     return units
+
+
+def _quotable(sentence: str) -> bool:
+    """A sentence worth quoting: not a bare heading such as "Energy and water"."""
+    s = sentence.strip()
+    return len(s) >= 25 and len(s.split()) >= 4
 
 
 def _shorten(text: str, limit: int = MAX_QUOTE_CHARS) -> str:
@@ -111,7 +123,8 @@ def select_quotes(row: QuestionRow, passages: list[Passage], max_quotes: int = M
         weights[term] = max(weights.get(term, 0.0), CONTEXT_WEIGHT)
     for term in terms(row.question):
         weights[term] = QUESTION_WEIGHT
-    units = [Unit(text, i, j) for i, p in enumerate(passages, start=1) for j, text in enumerate(split_units(p.text))]
+    units = [Unit(text, i, j, where) for i, p in enumerate(passages, start=1)
+             for j, (text, where) in enumerate(_split_units(p.text))]
     if not units or not weights:
         return []
     unit_terms = [set(terms(u.text)) for u in units]
@@ -143,17 +156,20 @@ def select_quotes(row: QuestionRow, passages: list[Passage], max_quotes: int = M
     return chosen
 
 
-def evidence_answer(row: QuestionRow, passages: list[Passage]) -> Answer:
+def evidence_answer(row: QuestionRow, passages: list[Passage],
+                    locate: Callable[[Passage, str], int] | None = None) -> Answer:
     """The evidence-only draft for `row` from `passages` (rank order): the answer text quotes the best
-    sentences with their pages; citations are those pages, cited_passages index `passages`."""
+    sentences with their pages; citations are those pages, cited_passages index `passages`.
+    `locate(passage, text)` finds the page of a quote inside a passage that spans pages."""
     quotes = select_quotes(row, passages)
     citations: list[Citation] = []
     cited: list[int] = []
     lines = []
     for u in quotes:
         p = passages[u.passage_index - 1]
-        lines.append(f"\u201c{_shorten(u.text)}\u201d ({p.page_label})")
-        c = Citation(p.file_name, p.page_start)
+        page = locate(p, u.locate_text or u.text) if locate is not None else p.page_start
+        c = Citation(p.file_name, page)
+        lines.append(f"\u201c{_shorten(u.text)}\u201d ({c.label()})")
         if c not in citations:
             citations.append(c)
         if u.passage_index not in cited:

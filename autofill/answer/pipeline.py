@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import autofill
 from autofill.answer.checkpoint import Checkpoint, checkpoint_path, file_sha256, fingerprint, question_key
+from autofill.answer.pages import PageLocator
 from autofill.answer.retrieval import resolve_mode
 from autofill.answer.row import RowContext, answer_row
 from autofill.errors import InputError
@@ -145,7 +146,8 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
 
     meter = UsageMeter(settings.cost)
     ctx = RowContext(settings=settings, company=company, store=store, embedder=providers.embedder, chat=chat,
-                     reranker=providers.reranker, mode=plan.mode, rerank_method=plan.rerank, meter=meter)
+                     reranker=providers.reranker, mode=plan.mode, rerank_method=plan.rerank, meter=meter,
+                     locator=PageLocator(plan.documents))
     live_sink = _open_live(questionnaire) if live else None
     total = len(to_answer)
 

@@ -12,12 +12,13 @@ from typing import Any
 from autofill.answer.evidence_only import evidence_answer
 from autofill.answer.generate import generate_answer
 from autofill.answer.hyde import hypothetical_passage
+from autofill.answer.pages import PageLocator
 from autofill.answer.rerank import Call, order_context, rerank
 from autofill.answer.retrieval import retrieve
 from autofill.errors import InputError
 from autofill.providers.base import ChatMessage, ChatModel, ChatResult, Embedder, Reranker
 from autofill.providers.cost import UsageMeter
-from autofill.records import Answer, QuestionRow, RowResult, StageUsage
+from autofill.records import Answer, Citation, QuestionRow, RowResult, StageUsage
 from autofill.settings import Settings
 
 NO_EVIDENCE = "No evidence retrieved"
@@ -39,6 +40,8 @@ class RowContext:
     rerank_method: str  # resolved: llm, cohere or none
     meter: UsageMeter
     search_lock: threading.Lock = field(default_factory=threading.Lock)
+    # Finds the page of a quote or answer inside a passage spanning pages (None: first page).
+    locator: PageLocator | None = None
     # Set when the run stops (Ctrl-C, broken template): rows in flight end before their next call.
     stop: threading.Event = field(default_factory=threading.Event)
 
@@ -99,12 +102,30 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage]):
     else:
         top = rerank(s, "none", row, candidates)
 
+    locate = ctx.locator.page_of if ctx.locator is not None else None
     if ctx.chat is None:
-        return evidence_answer(row, top), top
+        return evidence_answer(row, top, locate), top
 
     context = order_context(top, s.retrieval.context_order)
     answer = generate_answer(s, _stage_call(ctx, "answer", usage), ctx.company, row, context)
     # The prompt numbered passages in context order; the RowResult keeps them in rank order, so
     # the cited indexes are translated to ranks (rank i is passages[i-1]).
-    answer = replace(answer, cited_passages=[context[i - 1].rank for i in answer.cited_passages])
+    answer = replace(answer, cited_passages=[context[i - 1].rank for i in answer.cited_passages],
+                     citations=_relocated(answer, context, locate))
     return answer, top
+
+
+def _relocated(answer: Answer, context: list, locate) -> list[Citation]:
+    """A citation of a passage spanning pages says its first page; move it to the page that holds
+    the answer's words (a figure from a table row printed after the page break)."""
+    if locate is None:
+        return answer.citations
+    out: list[Citation] = []
+    for c in answer.citations:
+        spanning = next((p for p in context if p.file_name == c.file_name and p.page_start == c.page
+                         and p.page_end > p.page_start), None)
+        if spanning is not None:
+            c = Citation(c.file_name, locate(spanning, answer.answer))
+        if c not in out:
+            out.append(c)
+    return out
