@@ -114,3 +114,15 @@ def test_cli_ingest_and_run_json_with_the_real_embedder(tmp_path):
     hits = sum(out["rows"][f.question]["Sources"].split("; ")[0] == f"{SAMPLE} p. {f.page}" for f in OFFLINE_FACTS)
     assert hits >= len(OFFLINE_FACTS) - 1, {f.question: out["rows"][f.question]["Sources"] for f in OFFLINE_FACTS}
     assert all(out["rows"][f.question]["Status"].startswith(STATUS) for f in OFFLINE_FACTS)
+
+
+def test_live_mode_on_linux_is_a_clear_input_error(ingested, tmp_path):
+    import sys
+
+    root, emb, questionnaire = ingested
+    if sys.platform in ("win32", "darwin"):
+        pytest.skip("Excel may be present")
+    with pytest.raises(InputError, match="--live needs Microsoft Excel"):
+        run_questionnaire(Settings(workspace=root), COMPANY, questionnaire, out_dir=tmp_path, live=True,
+                          providers=Providers(embedder=emb))
+    assert not list(tmp_path.glob("*.xlsx"))

@@ -148,7 +148,10 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     ctx = RowContext(settings=settings, company=company, store=store, embedder=providers.embedder, chat=chat,
                      reranker=providers.reranker, mode=plan.mode, rerank_method=plan.rerank, meter=meter,
                      locator=PageLocator(plan.documents))
-    live_sink = _open_live(questionnaire) if live else None
+    live_sink = _LiveSink(questionnaire, layout, settings) if live else None
+    if live_sink is not None:
+        for result in results.values():
+            live_sink(result)
     total = len(to_answer)
 
     def finished(result: RowResult) -> None:
@@ -158,6 +161,10 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
             live_sink(result)
         _say(progress, _progress_line(len(results), total, result))
 
+    if pending:
+        # Load the query embedder now, not inside the first rows: their timings stay honest and
+        # a broken embedder fails the run once instead of every row.
+        providers.embedder.embed_query(pending[0].question)
     _answer_concurrently(ctx, pending, settings.llm.concurrency, finished)
 
     ordered = [results[row.key] for row in to_answer if row.key in results]
@@ -270,10 +277,24 @@ def _review_report(settings: Settings, output: Path, company: str, progress: boo
     return Path(path)
 
 
-def _open_live(questionnaire: Path) -> Callable[[RowResult], None] | None:
-    from autofill.workbook.live import open_live
+class _LiveSink:
+    """`--live`: rows go into the workbook open in Excel as they finish. Opening fails the run early
+    (InputError: no Excel on Linux, no xlwings); a write failing later (Excel closed) only stops the
+    live view with a warning, since the filled copy is still written."""
 
-    return open_live(questionnaire)
+    def __init__(self, questionnaire: Path, layout: Any, settings: Settings) -> None:
+        from autofill.workbook.live import open_live
+
+        self._writer: Any = open_live(questionnaire, layout=layout, settings=settings)
+
+    def __call__(self, result: RowResult) -> None:
+        if self._writer is None:
+            return
+        try:
+            self._writer(result)
+        except Exception as exc:  # noqa: BLE001 - Excel/COM errors come in many kinds
+            _warn(f"live Excel update stopped ({type(exc).__name__}: {exc}); the filled copy is still written")
+            self._writer = None
 
 
 def summary(report: RunReport, company: str, failed: list[RowResult]) -> str:
