@@ -56,15 +56,26 @@ def word_windows(fragment: str, size: int = _WINDOW_WORDS) -> list[str]:
     return out
 
 
-def find_passage_quads(page, text: str) -> list:
+def search_textpage(page):
+    """The page's text layer, built once for all searches on it (with the flags PyMuPDF's own
+    search_for uses: hyphenated line ends joined, ligatures kept); building it dominates search time."""
+    import pymupdf
+
+    flags = (pymupdf.TEXT_DEHYPHENATE | pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_PRESERVE_LIGATURES
+             | pymupdf.TEXT_MEDIABOX_CLIP)
+    return page.get_textpage(flags=flags)
+
+
+def find_passage_quads(page, text: str, textpage=None) -> list:
     """Quads covering the parts of `text` found on a PyMuPDF page (empty when none is found)."""
+    textpage = textpage or search_textpage(page)
     found: list[tuple[str, list]] = []  # (fragment searched, its hits)
     searches = 0
     for fragment in passage_fragments(text):
         if searches >= MAX_SEARCHES_PER_PASSAGE:
             break
         searches += 1
-        hits = page.search_for(fragment, quads=True)
+        hits = page.search_for(fragment, quads=True, textpage=textpage)
         if hits:
             found.append((fragment, hits))
         elif len(fragment.split()) > _WINDOW_WORDS:
@@ -74,7 +85,7 @@ def find_passage_quads(page, text: str) -> list:
                 if searches >= MAX_SEARCHES_PER_PASSAGE:
                     break
                 searches += 1
-                hits = page.search_for(window, quads=True)
+                hits = page.search_for(window, quads=True, textpage=textpage)
                 if hits:
                     found.append((window, hits))
     return _near_anchors(found)
@@ -137,8 +148,9 @@ class PageRenderer:
             raise ValueError(f"page {page_number} is outside the PDF's {doc.page_count} pages")
         page = doc[page_number - 1]
         quads = []
+        textpage = search_textpage(page) if passages else None
         for text in passages:
-            quads.extend(find_passage_quads(page, text))
+            quads.extend(find_passage_quads(page, text, textpage))
         rects = tuple(sorted({tuple(round(v, 1) for v in q.rect) for q in quads}))
         key = (str(pdf), page_number, rects)
         if key in self._done:
