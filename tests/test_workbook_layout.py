@@ -365,3 +365,13 @@ def test_cli_inspect(tmp_path):
     result = runner.invoke(cli, ["--workspace", str(tmp_path), "inspect", str(plain)])
     assert result.exit_code == 2
     assert "no question column found in plain.xlsx; use --question-col and --header-row" in result.output
+
+
+def test_hidden_question_rows_are_answered_but_reported(tmp_path):
+    path = build_questionnaire(tmp_path / "q.xlsx")
+    wb = openpyxl.load_workbook(path)
+    wb.active.row_dimensions[6].hidden = True
+    wb.save(path)
+    layout, rows = read_questions(Settings(), path)
+    assert 6 in [q.row for q in rows]
+    assert any("hidden in Excel (rows 6)" in w for w in layout.all_warnings)

@@ -334,3 +334,27 @@ def test_macro_workbook_keeps_its_macros(tmp_path):
     with zipfile.ZipFile(out) as zf:
         assert zf.read("xl/vbaProject.bin") == b"\x00fake VBA project\x00"
         assert "macroEnabled" in zf.read("[Content_Types].xml").decode()
+
+
+def test_rich_text_images_and_formula_answers_survive(tmp_path):
+    from openpyxl.cell.rich_text import CellRichText, TextBlock
+    from openpyxl.cell.text import InlineFont
+    from openpyxl.drawing.image import Image
+    from PIL import Image as PILImage
+
+    src = build_questionnaire(tmp_path / "q.xlsx")
+    wb = openpyxl.load_workbook(src)
+    ws = wb.active
+    ws["E5"] = CellRichText([TextBlock(InlineFont(b=True), "Bold guidance"), " and plain text"])
+    PILImage.new("RGB", (40, 20), "red").save(tmp_path / "logo.png")
+    ws.add_image(Image(tmp_path / "logo.png"), "H1")
+    ws["F6"] = "=E6"  # the customer computes this answer
+    wb.save(src)
+    layout, rows = read_questions(Settings(), src)
+    out = write_results(Settings(), src, layout, [result_for(q) for q in rows], tmp_path / "o.xlsx", {})
+    wb2 = openpyxl.load_workbook(out, rich_text=True)
+    rich = wb2.active["E5"].value
+    assert isinstance(rich, CellRichText) and rich[0].font.b and str(rich) == "Bold guidance and plain text"
+    assert len(wb2.active._images) == 1
+    assert wb2.active["F6"].value == "=E6"
+    assert wb2.active["K6"].value.endswith("answer cell holds a formula, left unchanged")

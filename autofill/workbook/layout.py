@@ -308,6 +308,10 @@ def _read_sheet(ws, header_row: int, roles: dict, reader: _CellReader, ext_valid
         )
         _allowed(q, ws, answer_dvs, list_cache, reader.wb, sheet)
         sheet.questions.append(q)
+    hidden = [q.row for q in sheet.questions if ws.row_dimensions[q.row].hidden]
+    if hidden:
+        sheet.warnings.append(f"{len(hidden)} question rows are hidden in Excel (rows {', '.join(map(str, hidden[:10]))}"
+                              f"{', ...' if len(hidden) > 10 else ''}); they are answered too")
     last_q = sheet.questions[-1].row if sheet.questions else header_row
     sheet.skipped.extend(SkippedRow(r, "blank") for r in blanks if r < last_q)
     sheet.skipped.sort(key=lambda s: s.row)

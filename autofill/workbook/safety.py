@@ -114,9 +114,10 @@ def check_workbook_file(path: Path) -> str:
     return "xlsx"
 
 
-def load_workbook_safely(path: Path, data_only: bool = False):
+def load_workbook_safely(path: Path, data_only: bool = False, rich_text: bool = False):
     """Open an .xlsx/.xlsm (keeping macros and external links) or convert a CSV questionnaire into a
-    one-sheet workbook in memory. Errors become one-line InputErrors."""
+    one-sheet workbook in memory. Errors become one-line InputErrors. Writeback passes rich_text=True:
+    without it openpyxl flattens partly-bold cell text to plain strings on save."""
     import openpyxl
 
     path = Path(path)
@@ -129,7 +130,7 @@ def load_workbook_safely(path: Path, data_only: bool = False):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             return openpyxl.load_workbook(path, data_only=data_only, keep_vba=keep_vba, keep_links=True,
-                                          rich_text=False)
+                                          rich_text=rich_text)
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 - openpyxl raises many types for damaged XML
@@ -215,6 +216,8 @@ def check_lossy_features(path: Path) -> list[str]:
         for prefix, feature in _PART_FEATURES:
             if any(n.startswith(prefix) for n in names):
                 note(feature)
+        if any(n.startswith("xl/media/") for n in names) and not _pillow_available():
+            note("images (openpyxl needs Pillow to keep them)")
         if "xl/vbaProject.bin" in names and path.suffix.lower() not in (".xlsm", ".xltm"):
             note("macros (the file holds VBA but is not .xlsm; the copy is written without them)")
         for name in names:
@@ -244,6 +247,14 @@ def check_lossy_features(path: Path) -> list[str]:
         else:
             warnings.append(f"{path.name}: {feature}{suffix} will not survive in the filled copy")
     return warnings
+
+
+def _pillow_available() -> bool:
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _sheet_part_names(zf: zipfile.ZipFile) -> dict[str, str]:

@@ -41,7 +41,7 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
     out_path = _output_path(source, out_path, layout.kind)
     if out_path.exists() and out_path.resolve() == source.resolve():
         raise InputError(f"refusing to overwrite the questionnaire itself: {source}")
-    wb = load_workbook_safely(source)
+    wb = load_workbook_safely(source, rich_text=True)
     if out_path.suffix.lower() == ".xlsx":
         wb.template = False
     by_key = {res.question.key: res for res in results}
@@ -207,7 +207,13 @@ def plan_row(q: QuestionRow, res: RowResult) -> dict[str, str | None]:
 
 
 def _write_row(ws, sheet: SheetLayout, q: QuestionRow, res: RowResult) -> None:
-    for role, value in plan_row(q, res).items():
+    plan = plan_row(q, res)
+    answer = _cell(ws, sheet, "answer", q.row)
+    if answer is not None and answer.data_type == "f" and "answer" in plan:
+        # The customer computes this answer with a formula: keep it, report instead of overwriting.
+        plan.pop("answer")
+        plan["status"] = f"{plan.get('status') or ''}; answer cell holds a formula, left unchanged".lstrip("; ")
+    for role, value in plan.items():
         cell = _cell(ws, sheet, role, q.row)
         if cell is not None:
             set_text(cell, value)
