@@ -133,12 +133,13 @@ def test_lossy_features_are_detected(tmp_path):
         "xl/vbaProject.bin": b"\x00VBA",
         "xl/drawings/drawing1.xml": '<xdr:wsDr xmlns:xdr="x"><xdr:twoCellAnchor><xdr:sp macro=""/></xdr:twoCellAnchor></xdr:wsDr>',
         "xl/threadedComments/threadedComment1.xml": "<ThreadedComments/>",
+        "customXml/item1.xml": "<x/>",
     })
     warnings = check_lossy_features(path)
     text = "\n".join(warnings)
     assert "sparklines in sheet 'Questionnaire'" in text
     assert "slicers" in text and "form controls" in text and "macros" in text
-    assert "shapes and text boxes" in text and "threaded comments" in text
+    assert "shapes and text boxes" in text and "threaded comments" in text and "custom XML parts" in text
     assert all(w.startswith("q.xlsx: ") for w in warnings)
     layout, _ = read_questions(Settings(), path)
     assert set(warnings) <= set(layout.warnings)

@@ -194,6 +194,8 @@ _PART_FEATURES = [
     ("xl/connections.xml", "data connections (Power Query)"),
     ("xl/model/", "a data model"),
     ("xl/webextensions/", "Office add-ins"),
+    ("xl/queryTables/", "query tables (external data ranges)"),
+    ("customXml/", "custom XML parts (e.g. SharePoint document properties)"),
 ]
 
 
