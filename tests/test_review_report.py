@@ -75,8 +75,10 @@ def test_section_rows_are_not_questions_and_numbers_are_kept(case):
     assert book.questions[2].evidence == []
 
 
-def test_document_text_is_escaped(case):
+def test_document_text_is_escaped_and_nothing_is_fetched_from_outside(case):
     _, text = _report(case, pdf_paths={PDF_NAME: case["pdf"]})
+    # Offline: no external stylesheet, script, font or image.
+    assert not re.search(r'(src|href)="(https?:)?//', text) and "<link" not in text and "@import" not in text
     assert "<script>" not in text.lower()
     assert "<b>bold</b>" not in text
     assert "&lt;script&gt;alert(&#39;pwned&#39;)&lt;/script&gt;" in text
@@ -381,3 +383,20 @@ def test_report_on_a_workbook_written_by_the_real_writer(tmp_path, workspace):
     assert "#page=2" in climate_card and "#page=3" in climate_card  # a chunk over a page break: both pages
     assert len(_images(climate_card)) == 2
     assert "gpt-4o-mini" in text and "total cost usd" in text
+
+
+@pytest.mark.parametrize("kind", ["corrupt", "encrypted"])
+def test_unreadable_pdf_gives_a_note_not_a_failure(case, kind):
+    bad = case["tmp"] / "bad" / PDF_NAME
+    bad.parent.mkdir()
+    if kind == "corrupt":
+        bad.write_bytes(b"%PDF-1.7\n" + b"\x00garbage" * 200)
+    else:
+        with pymupdf.open(case["pdf"]) as doc:
+            doc.save(str(bad), encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="o", user_pw="secret")
+    _, text = _report(case, pdf_paths={PDF_NAME: bad})
+    assert _images(text) == []
+    assert "page image unavailable" in text
+    if kind == "encrypted":
+        assert "password-protected" in text
+    assert html.escape(ANSWER_1) in text
