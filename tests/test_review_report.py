@@ -397,6 +397,7 @@ def test_unreadable_pdf_gives_a_note_not_a_failure(case, kind):
     _, text = _report(case, pdf_paths={PDF_NAME: bad})
     assert _images(text) == []
     assert "page image unavailable" in text
+    assert f"pages of {PDF_NAME} could not be rendered" in text.split("Check before reviewing")[1]
     if kind == "encrypted":
         assert "password-protected" in text
     assert html.escape(ANSWER_1) in text

@@ -106,6 +106,7 @@ class _Pages:
         self.renderer = PageRenderer(pages_dir, dpi=dpi)
         self.rendered = 0
         self.missing: set[str] = set()
+        self.failed: dict[str, str] = {}  # file name -> why its pages could not be rendered
 
     def view(self, file_name: str, page: int, passages: list[str]) -> PageView:
         source = self.sources.get(file_name) or PdfSource(file_name, None, f"PDF not found: {file_name}")
@@ -117,6 +118,7 @@ class _Pages:
             done = self.renderer.render(source.path, file_name, page, passages)
         except Exception as exc:  # corrupt or protected PDF, page out of range: say so, keep going
             view.note = f"page image unavailable: {exc}"
+            self.failed.setdefault(file_name, str(exc))
             return view
         view.image = f"{PAGES_DIR}/{done.image.name}"
         view.width, view.height, view.highlighted = done.width, done.height, done.highlighted
@@ -244,6 +246,7 @@ def write_review_report(settings, output_xlsx: Path, company: str | None = None,
             pages.close()
         notes += [sources[f].note for f in sorted(pages.missing) if sources.get(f) and sources[f].note]
         notes += [s.note for s in sources.values() if s.path is not None and s.note]
+        notes += [f"pages of {f} could not be rendered: {why}" for f, why in sorted(pages.failed.items())]
         html = _render_html({
             "title": f"Review: {output_xlsx.name}",
             "output_name": output_xlsx.name,
