@@ -189,3 +189,19 @@ def test_live_writer_fills_the_same_cells_and_spares_approved_rows(tmp_path):
     book2.cells[("Questionnaire", f"L{r}")] = "Approved"
     assert LiveWorkbook(book2, layout2).write(result_for(rows2[0], answer="No")) is False
     assert ("Questionnaire", f"F{r}") not in book2.cells
+
+
+def test_customer_status_column_is_not_confused_with_ours_on_a_rerun(tmp_path):
+    wb = openpyxl.Workbook()
+    wb.active.append(["Question", "Status", "Answer"])
+    wb.active.append(["Does the company report emissions?", "Open", None])
+    wb.save(tmp_path / "q.xlsx")
+    layout, rows = read_questions(Settings(), tmp_path / "q.xlsx")
+    first = write_results(Settings(), tmp_path / "q.xlsx", layout, [result_for(r) for r in rows],
+                          tmp_path / "a.xlsx", {})
+    layout2, rows2 = read_questions(Settings(), first)
+    sheet = layout2.sheets[0]
+    assert sheet.letter("status") == "G" and not sheet.added_columns
+    assert rows2[0].status == "Answered"
+    ws = openpyxl.load_workbook(first).active
+    assert ws["B2"].value == "Open" and ws["G1"].value == "Status"

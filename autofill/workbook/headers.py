@@ -100,7 +100,8 @@ def header_roles(cells: list[tuple[int, object]]) -> dict[str, tuple[int, str]]:
         text = value.strip()
         role = added_role(text)
         if role:
-            ours.setdefault(role, (col, text))
+            # Last one wins: ours sit right of the customer's columns, which may reuse a name ("Status").
+            ours[role] = (col, text)
             continue
         role = customer_role(text)
         if role and role not in roles:
