@@ -3,7 +3,11 @@
 The source is loaded with openpyxl (macros and external links kept), answers go into the Answer column
 (existing, or added), the review columns are added after it with a header styled like the customer's,
 and the Evidence and Run info sheets are (re)written. The copy is saved to a temporary file in the
-output folder and renamed into place; the source file is only ever read."""
+output folder and renamed into place; the source file is only ever read.
+
+Protected sheets: the copy stays protected exactly as the customer set it (autofill cannot and should not
+remove a password). openpyxl writes the cells regardless, and the added review columns are unlocked so a
+reviewer can fill Review and Reviewer comment in Excel; layout detection warns about the protection."""
 
 from __future__ import annotations
 
