@@ -9,7 +9,13 @@ import pytest
 from autofill.errors import InputError
 from autofill.ingest import cleanup
 from autofill.ingest.pdf import file_sha256, parse_pdf
-from autofill.ingest.tables import TableGrid, is_headerless_continuation, is_real_table, looks_tabular
+from autofill.ingest.tables import (
+    TableGrid,
+    is_headerless_continuation,
+    is_real_table,
+    looks_tabular,
+    merge_sparse_header,
+)
 from autofill.settings import IngestSettings
 from tests import pdf_factory as pf
 
@@ -111,6 +117,13 @@ def test_hyphenation_and_whitespace(tmp_path):
     assert "emis-" not in text and "  " not in text
 
 
+def test_progress_is_reported_per_page(tmp_path):
+    calls = []
+    path = pf.make_text_pdf(tmp_path / "p.pdf", ["Page one has enough text to count.", "Page two has enough text to count.", "Page three has enough text."])
+    parse_pdf(path, IngestSettings(), progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(1, 3), (2, 3), (3, 3)]
+
+
 def test_blank_page_is_reported_as_empty(tmp_path):
     path = pf.make_pdf(tmp_path / "blank.pdf", [[("p", "First page has text.")], [], [("p", "Third page has text.")]])
     doc = parse_pdf(path, IngestSettings())
@@ -188,6 +201,13 @@ def test_degenerate_tables_are_rejected():
     prose = "This paragraph of the report was laid out in a grid by the table finder but it is just prose text."
     assert not is_real_table([[prose, prose], [prose, prose], [prose, "1"]])
     assert not is_real_table([["A", "", ""], ["", "", ""], ["", "", "B"]])
+
+
+def test_two_row_header_is_merged():
+    grid = [["", "", "Year ended 30 June", ""], ["", "2020", "2019", "2018"], ["Scope 1", "9.5", "9.7", "10.6"]]
+    assert merge_sparse_header(grid) == [["", "2020", "Year ended 30 June 2019", "2018"], ["Scope 1", "9.5", "9.7", "10.6"]]
+    full = [["Year", "Scope 1"], ["FY2020", "1"], ["FY2021", "2"]]
+    assert merge_sparse_header(full) == full
 
 
 def test_looks_tabular_wants_numbers_in_columns():

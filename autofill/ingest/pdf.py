@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,6 +74,9 @@ def _open(path: Path):
     """Open a PDF or raise InputError with one line saying what is wrong with it."""
     import pymupdf
 
+    # MuPDF prints repair notices for damaged files on stderr; our own one-line errors say enough.
+    pymupdf.TOOLS.mupdf_display_errors(False)
+    pymupdf.TOOLS.mupdf_display_warnings(False)
     if not path.exists():
         raise InputError(f"{path}: file not found")
     if not path.is_file():
@@ -257,9 +261,13 @@ def _cover_title(first: _RawPage) -> str:
 # --------------------------------------------------------------------------- entry point
 
 
-def parse_pdf(path: Path, settings: IngestSettings) -> ParsedDocument:
+def parse_pdf(
+    path: Path, settings: IngestSettings, progress: Callable[[int, int], None] | None = None
+) -> ParsedDocument:
     """Parse one PDF into pages of heading, text and table blocks. Raises InputError for files that
-    are missing, not PDFs, corrupt, encrypted, without pages, or without text on any page."""
+    are missing, not PDFs, corrupt, encrypted, without pages, or without text on any page.
+
+    `progress(done, total)` is called after each page (for a progress bar)."""
     path = Path(path)
     if settings.table_pages not in ("auto", "all", "off"):
         raise InputError(f"unknown ingest.table_pages {settings.table_pages!r} (auto, all, off)")
@@ -270,6 +278,8 @@ def parse_pdf(path: Path, settings: IngestSettings) -> ParsedDocument:
             # A table ending low on the previous page may continue at the top of this one.
             after = bool(pages and pages[-1].tables and pages[-1].tables[-1].bbox[3] >= 0.65 * pages[-1].height)
             pages.append(_read_page(page, i, settings, after_table=after))
+            if progress:
+                progress(i, doc.page_count)
         title = ((doc.metadata or {}).get("title", "") or "").strip()
         if title.lower() in (path.stem.lower(), "untitled"):
             title = ""  # a file name or placeholder in the metadata says nothing; use the first heading

@@ -15,6 +15,8 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from autofill.ingest.cleanup import clean_spaces
+
 _NUMERIC = re.compile(r"^[<>~$(\u2013\-+]*\d[\d.,%)*]*$")
 _NUMBER_CELL = re.compile(r"^[<>~$(\u2013\-+]*\d[\d.,%)*\-\u2013]*$")
 
@@ -74,7 +76,7 @@ def _cell_text(words: list[Word], cell: tuple | None) -> str:
     x0, y0, x1, y1 = cell
     inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
     inside.sort(key=lambda w: (w[5], w[6], w[7]))  # MuPDF's own reading order: block, line, word
-    return " ".join(w[4] for w in inside).strip()
+    return clean_spaces(" ".join(w[4] for w in inside)).replace("\n", " ").strip()
 
 
 def _grid_from_table(table, words: list[Word]) -> list[list[str]]:
@@ -86,6 +88,15 @@ def _grid_from_table(table, words: list[Word]) -> list[list[str]]:
     grid = [r + [""] * (width - len(r)) for r in grid]
     keep = [c for c in range(width) if any(r[c] for r in grid)]  # layout leaves empty spacer columns
     return [[r[c] for c in keep] for r in grid]
+
+
+def merge_sparse_header(grid: list[list[str]]) -> list[list[str]]:
+    """A header spread over two rows ("Year ended 30 June" above "2020 | 2019") becomes one row, so
+    the header repeated on every piece of a split table still names the columns."""
+    if len(grid) >= 3 and sum(1 for c in grid[0] if not c) > len(grid[0]) / 2 and not grid[1][0]:
+        merged = [" ".join(x for x in (a, b) if x) for a, b in zip(grid[0], grid[1])]
+        return [merged] + grid[2:]
+    return grid
 
 
 def is_real_table(grid: list[list[str]]) -> bool:
@@ -115,7 +126,7 @@ def find_tables(page, words: list[Word], mode: str = "auto", after_table: bool =
         return []
     tables = []
     for table in found.tables:
-        grid = _grid_from_table(table, words)
+        grid = merge_sparse_header(_grid_from_table(table, words))
         if is_real_table(grid):
             tables.append(TableGrid(tuple(table.bbox), grid[0], grid[1:]))
     tables.sort(key=lambda t: (t.bbox[1], t.bbox[0]))
