@@ -222,7 +222,7 @@ def _read_sheet(ws, header_row: int, roles: dict, reader: _CellReader, ext_valid
     col_of = {role: col for role, (col, _) in roles.items()}
     qcol = col_of["question"]
     acol = col_of.get("answer")
-    last_col = max([c for c, _ in [(c, v) for c, v in _row_cells(ws, header_row)]] + list(col_of.values()))
+    last_col = max([c for c, _ in _row_cells(ws, header_row)] + list(col_of.values()))
 
     validations = sheet_list_validations(ws) + list(ext_validations)
     answer_dvs = _answer_validations(validations, acol, ws.max_row)
@@ -265,7 +265,7 @@ def _read_sheet(ws, header_row: int, roles: dict, reader: _CellReader, ext_valid
         qtext = vals.get(qcol, "")
         row_merges = merges.get(r, [])
         qmerge = next((m for m in row_merges if m.min_col <= qcol <= m.max_col and m.min_row <= r <= m.max_row), None)
-        if qmerge is not None and qmerge.min_row < r and qmerge.min_col <= qcol:
+        if qmerge is not None and qmerge.min_row < r:
             sheet.skipped.append(SkippedRow(r, "merged cell", "merged with the row above"))
             continue
         wide = [m for m in row_merges if m.min_row == r and m.max_col - m.min_col >= 2]
