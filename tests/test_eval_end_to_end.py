@@ -183,3 +183,25 @@ def test_cli_scores_an_existing_output_as_one_json_line(company, tmp_path):
                                    "--questionnaire", str(company["questionnaire"]), "--gold",
                                    str(tmp_path / "missing.json"), "--from", str(output)])
     assert bad.exit_code == 2 and "gold key not found" in bad.output
+
+
+def test_judge_metrics_join_the_report_when_an_llm_is_configured(company, tmp_path, llm_server):
+    from tests.test_eval_judge import judge_responder
+
+    first = run_eval(company["settings"], COMPANY, company["questionnaire"], company["gold"],
+                     out_dir=tmp_path / "run", providers=company["providers"])
+    llm_server.responder = judge_responder
+    judged_settings = load_settings(company["settings"].workspace, environ={}, overrides={
+        "llm": {"base_url": llm_server.base_url, "api_key": "k", "max_retries": 0, "cache": False},
+        "eval": {"judge_model": "judge-model"}})
+    result = run_eval(judged_settings, COMPANY, company["questionnaire"], company["gold"],
+                      from_output=first.configs[0].output, out_dir=tmp_path / "judged",
+                      providers=Providers(embedder=FakeEmbedder()))
+    data = result.to_json()
+    assert data["judge_model"] == "judge-model"
+    assert data["correctness"] == 0.5 and data["faithfulness"] == 0.5
+    assert 0.0 < data["context_relevancy"] < 1.0 and data["answer_relevancy"] is not None
+    assert {r.json["model"] for r in llm_server.chat_requests()} == {"judge-model"}
+    assert "correctness (judge)" in result.report.read_text()
+    (config,) = result.configs
+    assert config.judge_prompt_tokens > 0

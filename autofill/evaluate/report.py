@@ -86,7 +86,7 @@ def describe_text(result: EvalResult) -> str:
                 continue
             lines.append(f"  {_label(metric, k).ljust(width)} diff {_fmt(t.mean_diff):>7}  "
                          f"better/worse/same {t.wins}/{t.losses}/{t.ties}  p = {_fmt_p(t.p_value)}"
-                         + (f"  ({t.note})" if t.note and t.p_value != 1.0 else ""))
+                         + (f"  ({t.note})" if t.note and t.n and (t.wins or t.losses) else ""))
     notes = [f"{c.name}: {n}" for c in result.configs for n in c.notes]
     notes += [f"{c.name}: gold items not found in the output: {', '.join(c.unmatched_gold)}"
               for c in result.configs if c.unmatched_gold]
