@@ -71,32 +71,33 @@ class _Item:
 
 
 def _open(path: Path):
-    """Open a PDF or raise InputError with one line saying what is wrong with it."""
+    """Open a PDF or raise InputError with one line saying what is wrong with it. Messages leave out
+    the file name: callers print "<path>: <message>"."""
     import pymupdf
 
     # MuPDF prints repair notices for damaged files on stderr; our own one-line errors say enough.
     pymupdf.TOOLS.mupdf_display_errors(False)
     pymupdf.TOOLS.mupdf_display_warnings(False)
     if not path.exists():
-        raise InputError(f"{path}: file not found")
+        raise InputError("file not found")
     if not path.is_file():
-        raise InputError(f"{path}: not a file")
+        raise InputError("not a file")
     with open(path, "rb") as fh:
         head = fh.read(1024)
     if not head:
-        raise InputError(f"{path.name}: empty file (0 bytes)")
+        raise InputError("empty file (0 bytes)")
     if b"%PDF-" not in head:  # the spec lets junk precede the header, within the first 1024 bytes
-        raise InputError(f"{path.name}: not a PDF file (no %PDF- header)")
+        raise InputError("not a PDF file (no %PDF- header)")
     try:
         doc = pymupdf.open(path, filetype="pdf")
-    except Exception as exc:
-        raise InputError(f"{path.name}: corrupt PDF, cannot be opened ({exc})") from None
+    except Exception:
+        raise InputError("corrupt PDF: MuPDF cannot open it") from None
     if doc.needs_pass:
         doc.close()
-        raise InputError(f"{path.name}: encrypted PDF, a password is needed to open it")
+        raise InputError("encrypted PDF: a password is needed to open it")
     if doc.page_count == 0:
         doc.close()
-        raise InputError(f"{path.name}: empty PDF (0 pages)")
+        raise InputError("empty PDF (0 pages)")
     return doc
 
 
@@ -286,7 +287,7 @@ def parse_pdf(
     except InputError:
         raise
     except Exception as exc:  # damaged content streams surface while reading pages
-        raise InputError(f"{path.name}: corrupt PDF, cannot read its pages ({exc})") from None
+        raise InputError(f"corrupt PDF: cannot read its pages ({exc})") from None
     finally:
         doc.close()
 
@@ -308,7 +309,7 @@ def parse_pdf(
     empty = [c.page for c in contents if c.char_count < settings.min_page_chars]
     if len(empty) == len(contents):
         raise InputError(
-            f"{path.name}: image-only PDF: no extractable text on any of {len(contents)} pages "
+            f"image-only PDF: no extractable text on any of {len(contents)} pages "
             "(OCR is not supported)"
         )
     if not title:
