@@ -124,7 +124,8 @@ def test_offline_eval_scores_the_known_pages(company, tmp_path):
     assert data["mrr"] == pytest.approx(sum(by_no[n].mrr for n in "1234") / 4)
     # The evidence-only draft quotes figures but states no verdict: numbers match, yes/no does not.
     assert by_no["3"].number_accuracy == 1.0
-    assert by_no["1"].yesno_accuracy == 0.0
+    assert by_no["1"].yesno_accuracy == 0.0 and by_no["1"].verdict == ""
+    assert data["yesno_answered"] == 0
     # Files next to the output: the per-question table (CSV, JSON), report and chart.
     assert result.table_csv.is_file() and result.table_json.is_file()
     assert result.table_csv.parent == config.output.parent

@@ -88,6 +88,9 @@ def describe_text(result: EvalResult) -> str:
                          f"better/worse/same {t.wins}/{t.losses}/{t.ties}  p = {_fmt_p(t.p_value)}"
                          + (f"  ({t.note})" if t.note and t.n and (t.wins or t.losses) else ""))
     notes = [f"{c.name}: {n}" for c in result.configs for n in c.notes]
+    notes += [f"{c.name}: {c.yesno_answered} of {sum(1 for q in c.questions if q.answer_type == 'yesno')} yes/no "
+              "answers state a verdict; the others count as wrong" for c in result.configs
+              if any(q.answer_type == "yesno" and not q.verdict for q in c.questions)]
     notes += [f"{c.name}: gold items not found in the output: {', '.join(c.unmatched_gold)}"
               for c in result.configs if c.unmatched_gold]
     if notes:
@@ -163,6 +166,9 @@ def markdown(result: EvalResult, chart_name: str | None) -> str:
                 cells += [_fmt(q.correctness, 2), _fmt(q.faithfulness, 2)]
             out.append("| " + " | ".join(_cell(x) for x in cells) + " |")
     notes = [f"{c.name}: {n}" for c in result.configs for n in c.notes]
+    notes += [f"{c.name}: {c.yesno_answered} of {sum(1 for q in c.questions if q.answer_type == 'yesno')} yes/no "
+              "answers state a verdict; the others count as wrong" for c in result.configs
+              if any(q.answer_type == "yesno" and not q.verdict for q in c.questions)]
     if notes:
         out += ["", "## Notes", ""] + [f"- {_cell(n)}" for n in notes]
     return "\n".join(out) + "\n"

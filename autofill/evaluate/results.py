@@ -37,6 +37,7 @@ class QuestionEval:
     answer_type: str
     answer: str = ""
     status: str = ""
+    verdict: str = ""  # the answer's leading verdict for yes/no questions ("yes", "no / not disclosed"), "" if none
     gold_pages: int = 0
     gold_evidence: int = 0
     retrieved: int = 0
@@ -87,6 +88,11 @@ class ConfigEval:
 
     def mean(self, metric: str) -> float | None:
         return self.summary(metric).mean
+
+    @property
+    def yesno_answered(self) -> int:
+        """Yes/no questions whose answer states a verdict (an evidence-only draft states none)."""
+        return sum(1 for q in self.questions if q.answer_type == "yesno" and q.verdict)
 
     @property
     def without_gold_pages(self) -> int:
@@ -140,6 +146,7 @@ class EvalResult:
         out: dict[str, Any] = {"output": str(first.output), "questions": len(first.questions), "k": self.k}
         out.update(first.metrics_json(self.judged))
         out["questions_without_gold_pages"] = first.without_gold_pages
+        out["yesno_answered"] = first.yesno_answered
         out["unmatched_gold"] = len(first.unmatched_gold)
         out.update(first.usage_json())
         if self.judged:
@@ -148,7 +155,8 @@ class EvalResult:
                     "report": _str(self.report), "chart": _str(self.chart)})
         if len(self.configs) > 1:
             out["configs"] = [{"name": c.name, "config": c.config_file, "output": str(c.output),
-                               "questions": len(c.questions), **c.metrics_json(self.judged), **c.usage_json()}
+                               "questions": len(c.questions), **c.metrics_json(self.judged),
+                               "yesno_answered": c.yesno_answered, **c.usage_json()}
                               for c in self.configs]
             out["comparisons"] = [
                 {"a": cmp.a, "b": cmp.b, "metric": metric, "n": t.n, "mean_a": _r(t.mean_a), "mean_b": _r(t.mean_b),
@@ -245,6 +253,7 @@ def score_output(settings, key: GoldKey, output: Path, k: int, name: str, judge=
             q.passage_precision, q.passage_recall, q.passage_f1 = sm.precision, sm.recall, sm.f1
         if item.answer_type == "yesno":
             q.yesno_accuracy = _f(m.verdict_match(row.answer, item.answer))
+            q.verdict = " / ".join(sorted(m.parse_verdict(row.answer)))
         if item.answer_type == "number":
             nm = m.number_match(row.answer, item.answer, tolerance)
             if nm is not None:

@@ -167,7 +167,7 @@ def write_outputs(result: EvalResult, eval_dir: Path, stem: str) -> None:
 
     rows = question_rows(result)
     columns = ["config", "sheet", "row", "number", "question", "answer_type", "gold_pages", "gold_evidence",
-               "retrieved", *ALL_METRICS, "number_recall", "status", "answer", "judge_notes"]
+               "retrieved", *ALL_METRICS, "number_recall", "verdict", "status", "answer", "judge_notes"]
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore")
     writer.writeheader()
