@@ -129,3 +129,28 @@ def test_candidates_setting_is_the_default_n(store_and_embedder):
     s = Settings(workspace=settings.workspace)
     s.retrieval.candidates = 3
     assert len(retrieve(s, store, emb, QuestionRow("S", 1, "emissions"), "hybrid")) == 3
+
+
+def test_near_ties_do_not_reorder_between_runs():
+    """Embedding noise of 1e-7 between runs must not change the candidate order (it would change the
+    rerank prompt and miss the response cache on an identical re-run)."""
+    from autofill.records import Passage
+
+    class NoisyStore:
+        def __init__(self, noise):
+            self.noise = noise
+
+        def query(self, embedding, n):
+            base = [("c1", 0.9), ("c2", 0.8), ("c3", 0.8), ("c4", 0.7)]
+            ps = [Passage(cid, "F.pdf", 1, 1, "", cid, score=s + (self.noise if cid == "c3" else 0.0))
+                  for cid, s in base]
+            return sorted(ps, key=lambda p: -p.score)[:n]
+
+        def bm25_search(self, query, n):
+            return []
+
+    emb = FakeEmbedder()
+    row = QuestionRow("S", 1, "q")
+    a = retrieve(Settings(), NoisyStore(+1e-7), emb, row, "dense", n=3)
+    b = retrieve(Settings(), NoisyStore(-1e-7), emb, row, "dense", n=3)
+    assert [p.chunk_id for p in a] == [p.chunk_id for p in b] == ["c1", "c2", "c3"]

@@ -57,6 +57,22 @@ def resolve_mode(settings: Settings, llm_available: bool) -> str:
     return mode
 
 
+# Scores are compared at this precision. A CPU embedding model does not give bit-identical vectors
+# from run to run (BLAS reduction order varies), so near-ties could swap places and change the rerank
+# prompt, missing the response cache on an identical re-run; rounded ties break by chunk id instead.
+SCORE_DECIMALS = 4
+# Extra depth fetched so the cut at n is made after that stable re-sort, not by the raw order.
+_SLACK = 10
+
+
+def _stable(passages: list[Passage], n: int) -> list[Passage]:
+    return sorted(passages, key=lambda p: (-round(p.score, SCORE_DECIMALS), p.chunk_id))[:n]
+
+
+def _dense(store: SearchableStore, embedder: QueryEmbedder, text: str, n: int) -> list[Passage]:
+    return _stable(store.query(embedder.embed_query(text), n + _SLACK), n)
+
+
 def _ranked(passages: list[Passage]) -> list[Passage]:
     return [replace(p, rank=i) for i, p in enumerate(passages, start=1)]
 
@@ -85,8 +101,8 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
     query = build_query(row)
     dense_text = hyde_passage if mode.startswith("hyde") and hyde_passage.strip() else query
     if mode in ("dense", "hyde"):
-        return _ranked(store.query(embedder.embed_query(dense_text), n))
+        return _ranked(_dense(store, embedder, dense_text, n))
     depth = 2 * n
-    dense = store.query(embedder.embed_query(dense_text), depth)
-    lexical = store.bm25_search(query, depth)
+    dense = _dense(store, embedder, dense_text, depth)
+    lexical = _stable(store.bm25_search(query, depth + _SLACK), depth)
     return fuse([dense, lexical], k=settings.retrieval.rrf_k, n=n)
