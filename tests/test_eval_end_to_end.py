@@ -206,3 +206,85 @@ def test_judge_metrics_join_the_report_when_an_llm_is_configured(company, tmp_pa
     assert "correctness (judge)" in result.report.read_text()
     (config,) = result.configs
     assert config.judge_prompt_tokens > 0
+
+
+def write_output(path, evidence: bool = True):
+    """A minimal filled workbook in the output format, written by hand."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Questionnaire"
+    ws.append(["No.", "Question", "Answer", "Reasoning", "Sources", "Confidence", "Status"])
+    ws.append(["1", "Net zero target?", "Yes. By 2050.", "", f"{SAMPLE} p. 2", "high", "Answered"])
+    ws.append(["2", "Water withdrawal?", "12.4 GL", "", "Typo.pdf p. 5", "high", "Answered"])
+    if evidence:
+        ev = wb.create_sheet("Evidence")
+        ev.append(["Row", "Question", "Rank", "File", "Page", "Cited", "Score", "Text"])
+        ev.append([2, "Net zero target?", 1, SAMPLE, 2, "yes", 0.9, "We target net zero by 2050."])
+        ev.append([3, "Water withdrawal?", 1, "Typo.pdf", 5, "yes", 0.9, "Water was 12.4 GL."])
+    info = wb.create_sheet("Run info")
+    info.append(["Key", "Value"])
+    info.append(["total prompt tokens", 300])
+    info.append(["total completion tokens", 100])
+    info.append(["total cost usd", 0.002])
+    wb.save(path)
+    return path
+
+
+def test_scoring_a_hand_made_output_and_its_warnings(tmp_path):
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps([
+        {"no": 1, "question": "Net zero target?", "gold_answer": "Yes.", "answer_type": "yesno",
+         "gold": [{"file": SAMPLE, "page": 2, "evidence": "We target net zero by 2050."}]},
+        {"no": 2, "question": "Water withdrawal?", "gold_answer": "12.4 GL", "answer_type": "number",
+         "gold": [{"file": "Water report.pdf", "page": 5}]},
+        {"no": 3, "question": "Not in the output", "gold_answer": "Yes.", "gold": []}]))
+    settings = load_settings(tmp_path, environ={})
+    result = run_eval(settings, COMPANY, tmp_path / "unused.xlsx", gold, from_output=write_output(tmp_path / "o.xlsx"))
+    data = result.to_json()
+    assert (data["questions"], data["unmatched_gold"]) == (2, 1)
+    assert data["hit_at_k"] == 0.5 and data["mrr"] == 0.5 and data["passage_f1"] == 1.0
+    assert data["yesno_accuracy"] == 1.0 and data["number_accuracy"] == 1.0 and data["yesno_answered"] == 1
+    assert (data["prompt_tokens"], data["completion_tokens"]) == (300, 100)
+    assert data["tokens_per_question"] == 200 and data["cost_per_question_usd"] == 0.001
+    assert any("'Water report.pdf' never appears" in n for n in result.configs[0].notes)
+    assert "gold items not found in the output: 3" in result.describe()
+
+    bare = run_eval(settings, COMPANY, tmp_path / "unused.xlsx", gold,
+                    from_output=write_output(tmp_path / "bare.xlsx", evidence=False), out_dir=tmp_path / "bare")
+    assert bare.to_json()["hit_at_k"] == 0.0
+    assert any("no Evidence sheet" in n for n in bare.configs[0].notes)
+
+
+def test_bad_eval_inputs_are_one_line_errors(tmp_path):
+    from autofill.errors import InputError
+
+    settings = load_settings(tmp_path, environ={})
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps([{"no": 1, "question": "Q?", "gold_answer": "Yes."}]))
+    output = write_output(tmp_path / "o.xlsx")
+    with pytest.raises(InputError, match="at least 1"):
+        run_eval(settings, COMPANY, output, gold, from_output=output, k=0)
+    with pytest.raises(InputError, match="one or the other"):
+        run_eval(settings, COMPANY, output, gold, from_output=output, configs=[tmp_path / "a.toml"])
+    with pytest.raises(InputError, match="configuration file not found"):
+        run_eval(settings, COMPANY, output, gold, configs=[tmp_path / "missing.toml"])
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[retrieval]\nmode = 'telepathy'\n")
+    from autofill.evaluate.runner import config_settings
+
+    with pytest.raises(InputError, match="unknown retrieval mode"):
+        config_settings(settings, bad)
+    with pytest.raises(InputError, match="not an autofill output"):
+        wb = openpyxl.Workbook()
+        wb.active.append(["Question", "Answer"])
+        wb.save(tmp_path / "plain.xlsx")
+        run_eval(settings, COMPANY, output, gold, from_output=tmp_path / "plain.xlsx")
+
+
+def test_config_names_are_distinct():
+    from pathlib import Path
+
+    from autofill.evaluate.runner import config_names
+
+    assert config_names([Path("a/dense.toml"), Path("b/dense.toml"), Path("my config.toml")]) == \
+        ["dense", "dense-2", "my-config"]

@@ -234,6 +234,12 @@ def score_output(settings, key: GoldKey, output: Path, k: int, name: str, judge=
     notes = []
     if not pairs:
         notes.append("no row of the output matched a gold question (by number or text)")
+    if not book.has_evidence_sheet:
+        notes.append("the output has no Evidence sheet: every retrieval metric is 0")
+    seen_files = {m.file_key(e.file_name) for row in rows for e in row.evidence}
+    for item_file in sorted({g.file for _, item in pairs for g in item.pages}):
+        if seen_files and m.file_key(item_file) not in seen_files:
+            notes.append(f"gold file {item_file!r} never appears in the Evidence sheet; check its name in the key")
     threshold, tolerance = settings.eval.passage_jaccard, settings.eval.number_tolerance
     questions = []
     judge_usage = None
