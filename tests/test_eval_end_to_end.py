@@ -218,9 +218,11 @@ def write_output(path, evidence: bool = True):
     ws.append(["2", "Water withdrawal?", "12.4 GL", "", "Typo.pdf p. 5", "high", "Answered"])
     if evidence:
         ev = wb.create_sheet("Evidence")
-        ev.append(["Row", "Question", "Rank", "File", "Page", "Cited", "Score", "Text"])
-        ev.append([2, "Net zero target?", 1, SAMPLE, 2, "yes", 0.9, "We target net zero by 2050."])
-        ev.append([3, "Water withdrawal?", 1, "Typo.pdf", 5, "yes", 0.9, "Water was 12.4 GL."])
+        ev.append(["Row", "Question", "Rank", "File", "Page", "Cited", "Score", "Text", "Sheet", "Page end"])
+        ev.append([2, "Net zero target?", 2, SAMPLE, 1, "no", 0.8, "Cover page text.", "Questionnaire", 2])
+        ev.append([2, "Net zero target?", 1, SAMPLE, 7, "yes", 0.9, "We target net zero by 2050.",
+                   "Questionnaire", 7])
+        ev.append([3, "Water withdrawal?", 1, "Typo.pdf", 5, "yes", 0.9, "Water was 12.4 GL.", "Questionnaire", 5])
     info = wb.create_sheet("Run info")
     info.append(["Key", "Value"])
     info.append(["total prompt tokens", 300])
@@ -242,7 +244,10 @@ def test_scoring_a_hand_made_output_and_its_warnings(tmp_path):
     result = run_eval(settings, COMPANY, tmp_path / "unused.xlsx", gold, from_output=write_output(tmp_path / "o.xlsx"))
     data = result.to_json()
     assert (data["questions"], data["unmatched_gold"]) == (2, 1)
-    assert data["hit_at_k"] == 0.5 and data["mrr"] == 0.5 and data["passage_f1"] == 1.0
+    # Question 1: rank 1 is on p. 7, rank 2 runs over pp. 1-2 (Page end) and so covers gold p. 2.
+    assert data["hit_at_k"] == 0.5 and data["mrr"] == 0.25
+    q1 = result.configs[0].questions[0]
+    assert (q1.mrr, q1.precision_at_k, q1.passage_precision, q1.passage_recall) == (0.5, 0.5, 0.5, 1.0)
     assert data["yesno_accuracy"] == 1.0 and data["number_accuracy"] == 1.0 and data["yesno_answered"] == 1
     assert (data["prompt_tokens"], data["completion_tokens"]) == (300, 100)
     assert data["tokens_per_question"] == 200 and data["cost_per_question_usd"] == 0.001
