@@ -10,7 +10,7 @@ the dataset is absent. Wall-clock times on a shared machine are noisy: compare o
 Licences: PyMuPDF and pymupdf4llm are AGPL-3.0 (acceptable for an internal tool; shipping to third
 parties would need Artifex's commercial licence); pdfplumber is MIT.
 
-Figures: see the report of the ingest parsing work and autofill/ingest/pdf.py.
+Figures and the decision they support: the module docstring of autofill/ingest/pdf.py.
 see the lead's report / the module docstring of autofill/ingest/pdf.py for the decision.
 """
 

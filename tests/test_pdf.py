@@ -124,6 +124,19 @@ def test_progress_is_reported_per_page(tmp_path):
     assert calls == [(1, 3), (2, 3), (3, 3)]
 
 
+def test_bullets_become_paragraphs(tmp_path):
+    path = pf.make_pdf(tmp_path / "list.pdf", [[("lines", [
+        "Our priorities for the year were:", "\u2022 cut operational emissions at the", "smelter and the port", "\u2022 buy renewable power",
+    ])]])
+    texts = [b.text for b in parse_pdf(path, IngestSettings()).pages[0].blocks]
+    # Helvetica (base 14) prints the bullet as a middle dot; either way each item is a paragraph
+    assert [t.lstrip("\u2022\u00b7 ") for t in texts] == [
+        "Our priorities for the year were:",
+        "cut operational emissions at the smelter and the port",
+        "buy renewable power",
+    ]
+
+
 def test_blank_page_is_reported_as_empty(tmp_path):
     path = pf.make_pdf(tmp_path / "blank.pdf", [[("p", "First page has text.")], [], [("p", "Third page has text.")]])
     doc = parse_pdf(path, IngestSettings())
@@ -249,6 +262,7 @@ def test_dehyphenation_rules():
 def test_clean_spaces_and_ligatures():
     assert cleanup.clean_spaces("e\ufb03cient   CO\u2082\u00a0emissions ") == "efficient CO2 emissions"
     assert cleanup.clean_spaces("soft\u00adhyphen inside") == "softhyphen inside"
+    assert cleanup.clean_spaces("\uf0b7 Working with others") == "\u2022 Working with others"
 
 
 def test_running_furniture_and_page_numbers():

@@ -28,10 +28,14 @@ COMPOUND_FIRST = frozenset(
 )
 
 
+# Symbol/Wingdings bullets land in Unicode's private use area; show them as the bullet they are.
+_PUA_BULLETS = str.maketrans({c: "\u2022" for c in "\uf0b7\uf0a7\uf0a8\uf0d8\uf0fc\uf076\uf06e\uf0e0\uf0d7\uf02d"})
+
+
 def clean_spaces(text: str) -> str:
     """NFKC (ligatures, full-width forms, "CO₂" -> "CO2"), drop soft hyphens inside lines, collapse
-    runs of spaces; newlines are kept."""
-    text = unicodedata.normalize("NFKC", text)
+    runs of spaces, private-use bullets to "•"; newlines are kept."""
+    text = unicodedata.normalize("NFKC", text).translate(_PUA_BULLETS)
     lines = []
     for line in text.split("\n"):
         line = _SPACES.sub(" ", line).strip()

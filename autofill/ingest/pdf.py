@@ -1,11 +1,26 @@
 """Page-aware PDF parsing: text in reading order, headings, tables as Markdown, layout clean-up.
 
-Parser choice (measured by benchmarks/parsers.py on the 75 BHP pages; see its docstring for the
-figures): PyMuPDF's text extraction runs at hundreds of pages a second and gives fonts and sizes for
-heading detection; its table finder is used only on pages that look tabular (tables.py). pymupdf4llm
-layout mode and pdfplumber with tables are 10-100x slower, which would make parsing rival
-embedding. Licence trade-off: PyMuPDF is AGPL-3.0 (fine for this internal tool; a product shipped to
-third parties would need Artifex's commercial licence or a switch to pdfplumber, MIT, at ~3 pages/s).
+Parser choice, measured with benchmarks/parsers.py on the 75 BHP pages (2-core machine shared with
+other jobs; pages per wall-second on a quiet moment / pages per CPU-second under load):
+
+    PyMuPDF plain text                    198 / 239      no tables, no fonts
+    PyMuPDF text "dict" (fonts, sizes)    181 / 194      what headings need
+    this module, tables off               114 / 101
+    this module, tables "auto" (default)  6.5 / 7.8      table finder on ~10 tabular-looking pages
+    PyMuPDF find_tables, lines only       4.6 / 6.1      finds none of BHP's tables (they are unruled)
+    PyMuPDF find_tables, layout model     2.7 / 1.5      every page; finds BHP's emissions tables
+    pymupdf4llm layout mode               2.2 / 1.8
+    pdfplumber text + tables              3.5 / 5.8      finds none of BHP's tables
+
+So: PyMuPDF text extraction for everything (fonts and sizes give headings), and PyMuPDF's
+layout-gated table finder only on pages whose words look tabular (tables.py). Embedding the ~540
+chunks of those pages takes ~27 s at ~20 chunks/s, so parsing stays a small share of an ingest;
+`ingest.table_pages = "off"` makes it ~15x cheaper still, "all" finds text-only tables too at
+~0.3-1 s a page. Nothing downloads anything: the layout model ships inside the PyMuPDF wheel.
+
+Licence trade-off: PyMuPDF (and pymupdf4llm) are AGPL-3.0, accepted for this internal tool; a
+product shipped to third parties would need Artifex's commercial licence or a move to pdfplumber
+(MIT), which is slower and, on these reports, finds no tables without tuning.
 
 Pages are numbered 1..N by their position in the file, whatever is printed on them.
 """
@@ -29,6 +44,7 @@ MARGIN_BAND = 0.09  # share of the page height at top and bottom where running h
 HEADING_RATIO = 1.15  # a line this much larger than body text is a heading
 MAX_HEADING_CHARS = 160
 MAX_LEVELS = 6
+_BULLETS = ("\u2022", "\u25aa", "\u25cf", "\u25e6", "\u2023", "\u00b7 ")  # base-14 fonts render "•" as "·"
 _CAPTION = re.compile(r"^(figure|fig\.|table|chart|source|note)s?\s*\d", re.IGNORECASE)  # captions are text
 
 
@@ -224,7 +240,8 @@ def _page_items(page: _RawPage, body: float, levels: dict[float, int], vocab: se
 
         for line in block:
             level = _line_level(line, block, body, levels)
-            if level != run_level or (level > 0 and run and line.bbox[1] - run[-1].bbox[3] > line.size):
+            bullet = line.text.startswith(_BULLETS)  # each list item is a paragraph of its own
+            if level != run_level or bullet or (level > 0 and run and line.bbox[1] - run[-1].bbox[3] > line.size):
                 flush()
                 run = []
                 run_level = level
