@@ -148,34 +148,38 @@ def _embed(embedder: Any, chunks: list[Chunk], progress: _Progress, file_label: 
     return vectors
 
 
-def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], progress: bool = False,
-                 embedder: Any = None) -> IngestReport:
-    """Ingest PDF files and folders into `company`'s evidence store; see the module docstring."""
+@dataclass
+class _Parsed:
+    doc: Any = None
+    chunks: list[Chunk] | None = None
+    error: str = ""
+    seconds: float = 0.0
+
+
+def _parse_one(path: Path, company: str, settings: Settings) -> _Parsed:
+    """Parse and chunk one file; a bad file becomes an error message, never an exception."""
     from autofill.ingest.chunking import chunk_document
     from autofill.ingest.pdf import parse_pdf
-    from autofill.store.chroma_store import open_store
 
-    started = time.perf_counter()
-    company = company.strip()
-    if not company:
-        raise InputError("--company must not be empty")
-    if embedder is None:
-        from autofill.providers.factory import make_embedder
-
-        embedder = make_embedder(settings)
-    files, outcomes = expand_paths(paths)
-    timer = _Timer()
-
+    t = time.perf_counter()
     try:
-        store = open_store(settings, company)
-    except InputError:
-        store = None  # made when the first document is ready to be stored
-    if store is not None:
-        store.check_embedder(embedder.name)
-    known = store.documents() if store is not None else {}
+        doc = parse_pdf(path, settings.ingest)
+        chunks = chunk_document(doc, company, settings.ingest)
+        if not chunks:
+            raise InputError(f"no extractable text on any of its {doc.page_count} pages "
+                             f"(scanned images? OCR is not supported)")
+        return _Parsed(doc, chunks, seconds=time.perf_counter() - t)
+    except InputError as exc:
+        return _Parsed(error=str(exc), seconds=time.perf_counter() - t)
+    except Exception as exc:  # noqa: BLE001 - a parser crash on one odd file must not stop the others
+        return _Parsed(error=f"could not be parsed ({type(exc).__name__}: {exc})", seconds=time.perf_counter() - t)
 
-    # Decide what needs work before parsing anything: unchanged files are skipped outright.
+
+def _plan(files: list[Path], known: dict[str, DocumentRecord]) -> tuple[list[tuple[Path, str]], list[FileOutcome]]:
+    """Which files need parsing (with their hashes), decided before any parsing: unchanged files, files
+    whose bytes are already stored under another name and name clashes within the run are settled here."""
     todo: list[tuple[Path, str]] = []
+    outcomes: list[FileOutcome] = []
     names: dict[str, Path] = {}
     for path in files:
         if path.name in names:
@@ -199,37 +203,66 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                                         error=f"same content as {twin.file_name}, already in the store"))
         else:
             todo.append((path, sha))
+    return todo, outcomes
 
+
+def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], progress: bool = False,
+                 embedder: Any = None) -> IngestReport:
+    """Ingest PDF files and folders into `company`'s evidence store; see the module docstring.
+
+    Timings: parse seconds are summed over files parsed in a helper thread while the previous file is
+    embedded, so parse + embed + store can exceed the wall-clock `seconds`."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from autofill.store.chroma_store import open_store
+
+    started = time.perf_counter()
+    company = company.strip()
+    if not company:
+        raise InputError("--company must not be empty")
+    if embedder is None:
+        from autofill.providers.factory import make_embedder
+
+        embedder = make_embedder(settings)
+    files, outcomes = expand_paths(paths)
+    timer = _Timer()
+
+    try:
+        store = open_store(settings, company)
+    except InputError:
+        store = None  # made when the first document is ready to be stored
+    if store is not None:
+        store.check_embedder(embedder.name)
+    todo, planned = _plan(files, store.documents() if store is not None else {})
+    outcomes += planned
+    known = set(store.documents()) if store is not None else set()
+
+    # Shortest file first: only the first file's parsing cannot overlap with embedding (it overlaps with
+    # loading the model instead), so it should be the quickest. Outcomes are reported in input order.
+    pages = {p: _page_count(p) for p, _ in todo}
+    todo.sort(key=lambda item: pages[item[0]])
     loader = _start_loading(embedder) if todo else None
-    bar = _Progress(progress, sum(_page_count(p) for p, _ in todo) if progress and todo else 0)
+    bar = _Progress(progress, sum(pages.values()))
     changed = False
+    # One helper thread parses the next file while this one embeds the current: parsing is mostly
+    # Python, embedding mostly torch kernels that release the GIL, so the two overlap on two cores.
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parse")
     try:
         with contextlib.ExitStack() as stack:
             if store is not None and todo:
                 stack.enter_context(store.writing())
-            for path, sha in todo:
+            pending = [pool.submit(_parse_one, p, company, settings) for p, _ in todo[:1]]
+            for i, (path, sha) in enumerate(todo):
                 bar.status(f"{path.name}: parsing")
-                t = time.perf_counter()
-                try:
-                    doc = parse_pdf(path, settings.ingest)
-                    chunks = chunk_document(doc, company, settings.ingest)
-                    if not chunks:
-                        raise InputError(f"no extractable text on any of its {doc.page_count} pages "
-                                         f"(scanned images? OCR is not supported)")
-                except InputError as exc:
-                    timer.parse += time.perf_counter() - t
-                    outcomes.append(FileOutcome(str(path), "failed", error=str(exc)))
-                    bar.advance(_page_count(path))  # the CLI prints the failures after the bar
+                parsed = pending.pop(0).result()
+                if i + 1 < len(todo):
+                    pending.append(pool.submit(_parse_one, todo[i + 1][0], company, settings))
+                timer.parse += parsed.seconds
+                if parsed.error:
+                    outcomes.append(FileOutcome(str(path), "failed", error=parsed.error))
+                    bar.advance(pages[path])  # the CLI prints failures after the bar
                     continue
-                except Exception as exc:  # noqa: BLE001 - a parser crash on one odd file must not stop the rest
-                    timer.parse += time.perf_counter() - t
-                    outcomes.append(FileOutcome(str(path), "failed",
-                                                error=f"could not be parsed ({type(exc).__name__}: {exc})"))
-                    bar.advance(_page_count(path))
-                    continue
-                timer.parse += time.perf_counter() - t
-                if doc.sha256 != sha:  # the file changed between hashing and parsing: use what was parsed
-                    sha = doc.sha256
+                doc, chunks = parsed.doc, parsed.chunks
 
                 t = time.perf_counter()
                 if loader is not None:
@@ -245,7 +278,7 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                     stack.enter_context(store.writing())
                 status = "replaced" if path.name in known else "new"
                 record = DocumentRecord(
-                    file_name=path.name, sha256=sha, pages=doc.page_count, chunks=len(chunks),
+                    file_name=path.name, sha256=doc.sha256, pages=doc.page_count, chunks=len(chunks),
                     empty_pages=len(doc.empty_pages),
                     ingested_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
                     source_path=str(path.resolve()),
@@ -265,6 +298,7 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                 store.touch()
                 timer.store += time.perf_counter() - t
     finally:
+        pool.shutdown(wait=True, cancel_futures=True)
         bar.close()
 
     order = {str(Path(p)): i for i, p in enumerate(paths)}

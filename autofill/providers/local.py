@@ -59,8 +59,10 @@ def load_model(model: str = DEFAULT_MODEL, device: str = "cpu") -> Any:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         try:
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
         except ImportError as exc:
             raise InputError(f"the local embedder needs sentence-transformers and torch: {exc}") from None
+        hf_logging.disable_progress_bar()  # its "Loading weights" bar would break the one-line --json output
         try:
             st = SentenceTransformer(str(path), device=device, local_files_only=True)
         except (OSError, ValueError, RuntimeError) as exc:
