@@ -125,6 +125,7 @@ def test_section_paths_follow_the_heading_stack():
     doc = make_doc([
         [H("Climate strategy"), T(sentences(3)), H("Targets", 2), T(sentences(3, 10))],
         [H("Governance"), T(sentences(3, 20)), H("Board", 2), T(sentences(3, 30)), H("Committees", 3), T(sentences(3, 40))],
+        [H("Audit", 4), T(sentences(3, 50)), H("Remuneration", 2), T(sentences(3, 60))],
     ])
     sections = {c.text.split("\n")[0]: c.section for c in chunk_document(doc, COMPANY, S)}
     assert sections == {
@@ -133,6 +134,8 @@ def test_section_paths_follow_the_heading_stack():
         "Governance": "Governance",
         "Board": "Governance > Board",
         "Committees": "Governance > Board > Committees",
+        "Audit": "Governance > Committees > Audit",  # deeper than three: chapter and innermost two
+        "Remuneration": "Governance > Remuneration",
     }
 
 

@@ -112,7 +112,12 @@ def _units(doc: ParsedDocument, limit: int) -> list[_Unit]:
 
 
 def _path(stack: list[tuple[int, str]]) -> str:
-    return " > ".join(text for _, text in stack)
+    """" > "-joined headings; deeper than three, the chapter and the two innermost headings, since
+    the path goes into every embedded context header and the embedder reads only ~256 tokens."""
+    texts = [text for _, text in stack]
+    if len(texts) > 3:
+        texts = [texts[0], texts[-2], texts[-1]]
+    return " > ".join(texts)
 
 
 def _sentence_units(unit: _Unit, limit: int) -> list[_Unit]:
