@@ -189,7 +189,7 @@ def draw_chart(result: EvalResult, path: Path) -> Path | None:
     import matplotlib.pyplot as plt
 
     n_cfg = len(result.configs)
-    fig, axes = plt.subplots(len(CHART_METRICS), 1, figsize=(max(6.0, 0.55 * len(questions) * max(1, n_cfg) + 2), 8),
+    fig, axes = plt.subplots(len(CHART_METRICS), 1, figsize=(min(16.0, max(6.0, 0.3 * len(questions) * n_cfg + 2)), 8),
                              sharex=True, squeeze=False)
     width = 0.8 / n_cfg
     xs = list(range(len(questions)))

@@ -117,6 +117,8 @@ def paired_test(a: Sequence[float | None], b: Sequence[float | None]) -> PairedT
     result = sps.wilcoxon(nonzero, zero_method="wilcox", alternative="two-sided")
     note = ""
     if len(nonzero) < 6:
-        note = f"only {len(nonzero)} questions differ; smallest attainable p is {2 / 2 ** len(nonzero):.3g}"
+        n_diff = len(nonzero)
+        note = (f"only {n_diff} question{'s' if n_diff > 1 else ''} differ{'' if n_diff > 1 else 's'}; "
+                f"smallest attainable p is {min(1.0, 2 / 2 ** n_diff):.3g}")
     return PairedTest(n, mean_a, mean_b, mean_diff, wins, losses, ties, float(result.statistic),
                       float(result.pvalue), note)
