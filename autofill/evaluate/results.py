@@ -16,6 +16,7 @@ from typing import Any
 from autofill.evaluate import metrics as m
 from autofill.evaluate.gold import GoldKey, normalise_question
 from autofill.evaluate.stats import PairedTest, Summary, paired_test, summarise
+from autofill.records import StageUsage
 
 RETRIEVAL_METRICS = ["hit_at_k", "recall_at_k", "precision_at_k", "mrr", "ndcg_at_k",
                      "passage_precision", "passage_recall", "passage_f1"]
@@ -250,6 +251,24 @@ def _run_info_number(info: dict[str, str], *patterns: str) -> float | None:
     return None
 
 
+def _judge_all(judge, jobs: list[tuple], concurrency: int, progress=None) -> StageUsage:
+    """Judge the questions concurrently (as many at once as the run's `llm.concurrency`); each job
+    is (QuestionEval, question, answer, gold answer, passages) and its scores land on the QuestionEval."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    total = StageUsage()
+    if progress and jobs:
+        progress(f"judging {len(jobs)} answers with {judge.model}")
+    with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="autofill-judge") as pool:
+        scored = list(pool.map(lambda job: judge.score(*job[1:]), jobs))
+    for (q, *_), js in zip(jobs, scored):
+        q.correctness, q.faithfulness = js.correctness, js.faithfulness
+        q.answer_relevancy, q.context_relevancy = js.answer_relevancy, js.context_relevancy
+        q.judge_notes = "; ".join(js.notes)
+        total.add(js.usage)
+    return total
+
+
 def score_output(settings, key: GoldKey, output: Path, k: int, name: str, judge=None,
                  progress=None) -> ConfigEval:
     """Score the filled workbook `output` against `key` (see the module docstring)."""
@@ -270,7 +289,7 @@ def score_output(settings, key: GoldKey, output: Path, k: int, name: str, judge=
             notes.append(f"gold file {item_file!r} never appears in the Evidence sheet; check its name in the key")
     threshold, tolerance = settings.eval.passage_jaccard, settings.eval.number_tolerance
     questions = []
-    judge_usage = None
+    jobs: list[tuple] = []
     for row, item in pairs:
         if item.question and m.jaccard(set(normalise_question(row.question).split()),
                                        set(normalise_question(item.question).split())) < 0.5:
@@ -292,18 +311,9 @@ def score_output(settings, key: GoldKey, output: Path, k: int, name: str, judge=
             nm = m.number_match(row.answer, item.answer, tolerance)
             if nm is not None:
                 q.number_accuracy, q.number_recall = float(nm.matched), nm.recall
-        if judge is not None:
-            if progress:
-                progress(f"judging question {q.label}")
-            js = judge.score(row.question, row.answer, item.answer, m.ordered(passages)[:k])
-            q.correctness, q.faithfulness = js.correctness, js.faithfulness
-            q.answer_relevancy, q.context_relevancy = js.answer_relevancy, js.context_relevancy
-            q.judge_notes = "; ".join(js.notes)
-            if judge_usage is None:
-                judge_usage = js.usage
-            else:
-                judge_usage.add(js.usage)
         questions.append(q)
+        jobs.append((q, row.question, row.answer, item.answer, m.ordered(passages)[:k]))
+    judge_usage = _judge_all(judge, jobs, settings.llm.concurrency, progress) if judge is not None else None
     info = dict(book.run_info)
     result = ConfigEval(name, Path(output), questions, unmatched_gold=[i.number or i.question[:60] for i in unmatched],
                         notes=notes, run_info=info)
