@@ -98,8 +98,11 @@ def _open(path: Path):
         raise InputError("file not found")
     if not path.is_file():
         raise InputError("not a file")
-    with open(path, "rb") as fh:
-        head = fh.read(1024)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1024)
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror or exc}") from None
     if not head:
         raise InputError("empty file (0 bytes)")
     if b"%PDF-" not in head:  # the spec lets junk precede the header, within the first 1024 bytes
