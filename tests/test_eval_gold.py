@@ -139,3 +139,13 @@ def test_duplicate_numbers_across_sheets_are_settled_by_text(tmp_path):
             QuestionRow("B", 2, "Second sheet question", number="1")]
     pairs, _ = load_gold(path).match(rows)
     assert [r.sheet for r, _ in pairs] == ["B"]
+
+
+def test_a_renumbered_questionnaire_matches_on_exact_text(tmp_path):
+    path = tmp_path / "gold.json"
+    path.write_text(json.dumps([{"no": 1, "question": "What were Scope 1 emissions?"},
+                                {"no": 2, "question": "Does the company have a net zero target?"}]))
+    rows = [QuestionRow("S", 5, "Does the company have a net zero target?", number="1"),
+            QuestionRow("S", 6, "What were Scope 1 emissions?", number="2")]
+    pairs, unmatched = load_gold(path).match(rows)
+    assert [(r.row, g.number) for r, g in pairs] == [(5, "2"), (6, "1")] and not unmatched

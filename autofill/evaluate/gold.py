@@ -105,7 +105,12 @@ class GoldKey:
             return True
 
         for item in self.items:
-            if item.number and take(by_number.get(item.number, []), item):
+            exact = [r for r in by_text.get(normalise_question(item.question), []) if r.key not in used]
+            numbered = [r for r in by_number.get(item.number, []) if r.key not in used] if item.number else []
+            if numbered and exact and not any(r in exact for r in numbered) and \
+                    all(_overlap(r.question, item.question) < 0.5 for r in numbered):
+                numbered = []  # the number points at another question, the exact text is elsewhere: renumbered
+            if numbered and take(numbered, item):
                 continue
             if item.question and take(by_text.get(normalise_question(item.question), []), item):
                 continue
@@ -138,6 +143,11 @@ def normalise_question(text: str) -> str:
     text = unicodedata.normalize("NFKD", str(text or ""))
     text = "".join(c for c in text if not unicodedata.combining(c)).lower()
     return " ".join(re.findall(r"[a-z0-9]+", text))
+
+
+def _overlap(a: str, b: str) -> float:
+    wa, wb = set(normalise_question(a).split()), set(normalise_question(b).split())
+    return len(wa & wb) / len(wa | wb) if wa or wb else 1.0
 
 
 def normalise_type(value: Any, where: str) -> str:
