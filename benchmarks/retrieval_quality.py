@@ -135,12 +135,25 @@ def diagnose(settings, gold) -> None:
                                                        store.bm25_search(build_query(r), 60)], 60, K),
         "RRF, dense q-only + BM25 q+f+e": lambda r: fuse([store.query(embedder.embed_query(r.question), 60),
                                                           store.bm25_search(build_query(r), 60)], 60, K),
+        "hybrid, at most one passage per page": lambda r: _one_per_page(
+            fuse([store.query(embedder.embed_query(build_query(r)), 60), store.bm25_search(build_query(r), 60)],
+                 60, 60)),
     }
     print("Diagnosis (retrieval only, top 6):")
     for name, fn in variants.items():
         by_q = {r.question: as_retrieved(fn(r)) for r in rows if isinstance(r, QuestionRow)}
         hit, recall, mrr, _ = score(by_q, gold)
         print(line(name, hit, recall, mrr))
+
+
+def _one_per_page(passages: list) -> list:
+    """Page diversity: skip a passage whose first page is already in the list."""
+    seen, out = set(), []
+    for p in passages:
+        if (p.file_name, p.page_start) not in seen:
+            seen.add((p.file_name, p.page_start))
+            out.append(p)
+    return out[:K]
 
 
 if __name__ == "__main__":
