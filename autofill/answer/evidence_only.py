@@ -46,7 +46,8 @@ def _stemmer():
 
 
 def terms(text: str) -> list[str]:
-    words = [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS and len(w) > 1]
+    # Single digits stay: "Scope 1" and "Scope 3" must not look alike.
+    words = [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS and (len(w) > 1 or w.isdigit())]
     stemmer = _stemmer()
     return stemmer.stemWords(words) if stemmer else words
 
@@ -127,7 +128,10 @@ def select_quotes(row: QuestionRow, passages: list[Passage], max_quotes: int = M
              for j, (text, where) in enumerate(_split_units(p.text))]
     if not units or not weights:
         return []
-    unit_terms = [set(terms(u.text)) for u in units]
+    # A unit also carries its passage's section path ("Performance > Greenhouse gas emissions"): a
+    # table row rarely repeats the words its heading says.
+    section_terms = {i: set(terms(p.section)) for i, p in enumerate(passages, start=1)}
+    unit_terms = [set(terms(u.text)) | section_terms[u.passage_index] for u in units]
     df: dict[str, int] = {}
     for ts in unit_terms:
         for t in ts & weights.keys():
