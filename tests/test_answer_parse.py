@@ -107,3 +107,32 @@ def test_hyde_parser_strips_preambles_and_fences():
     assert parse_hyde("This report covers our targets.\nWe cut 30%.") == "This report covers our targets.\nWe cut 30%."
     assert parse_hyde("Passage:\nWe cut 30%.") == "We cut 30%."
     assert parse_hyde("") == ""
+
+
+def test_evidence_only_quotes_sentences_and_table_rows_with_pages():
+    from autofill.answer.evidence_only import PREFIX, STATUS, evidence_answer, split_units
+    from autofill.records import QuestionRow
+
+    table = ("Greenhouse gas emissions\n\n| Year | Scope 1 (kt) | Scope 2 (kt) |\n|---|---|---|\n"
+             "| FY2023 | 1,210 | 610 |\n| FY2024 | 1,120 | 540 |\n\nEmissions fell as a smelter switched power.")
+    assert split_units(table) == ["Year | Scope 1 (kt) | Scope 2 (kt): FY2023 | 1,210 | 610",
+                                  "Year | Scope 1 (kt) | Scope 2 (kt): FY2024 | 1,120 | 540",
+                                  "Emissions fell as a smelter switched power."]  # the bare heading is not quotable
+    passages = [Passage("a", "R.pdf", 5, 5, "Energy", "Renewable electricity made up 46% of consumption in FY2024."),
+                Passage("b", "R.pdf", 3, 4, "Performance > Greenhouse gas emissions", table)]
+    row = QuestionRow("S", 9, "What were Scope 1 emissions in FY2024?")
+    a = evidence_answer(row, passages, locate=lambda p, text: 4 if "1,120" in text else p.page_start)
+    assert a.status == STATUS and a.confidence == ""
+    assert a.answer.startswith(PREFIX)
+    assert a.answer.index("FY2024 | 1,120") < a.answer.index("46%")  # best match first
+    assert "(R.pdf p. 4)" in a.answer  # the located page, not the passage's first page
+    assert a.citations[0] == Citation("R.pdf", 4) and a.cited_passages[0] == 2
+    assert "No language model" in a.reasoning
+
+
+def test_evidence_only_without_matching_text():
+    from autofill.answer.evidence_only import STATUS, evidence_answer
+    from autofill.records import QuestionRow
+
+    a = evidence_answer(QuestionRow("S", 1, "Zyxqor?"), [Passage("a", "R.pdf", 1, 1, "", "Nothing relevant here at all.")])
+    assert a.status == STATUS and a.answer == "" and a.citations == [] and "reviewer must answer" in a.reasoning
