@@ -102,6 +102,10 @@ class RetrievalSettings:
     context_order: str = "ranked"
     rerank_window: int = 20
     rerank_step: int = 10
+    # Passages per PDF page among the final_k. 0 = auto: 1 without a reranker (neighbouring chunks of
+    # one page share their context header and crowd the top; one per page lifted BHP page recall@6
+    # from 0.60 to 0.74 at equal MRR), no limit with one (the reranker's judgement stands). N > 0: at most N.
+    max_per_page: int = 0
 
 
 @dataclass

@@ -135,9 +135,12 @@ def diagnose(settings, gold) -> None:
                                                        store.bm25_search(build_query(r), 60)], 60, K),
         "RRF, dense q-only + BM25 q+f+e": lambda r: fuse([store.query(embedder.embed_query(r.question), 60),
                                                           store.bm25_search(build_query(r), 60)], 60, K),
-        "hybrid, at most one passage per page": lambda r: _one_per_page(
+        "hybrid, at most one passage per page": lambda r: _per_page(
             fuse([store.query(embedder.embed_query(build_query(r)), 60), store.bm25_search(build_query(r), 60)],
-                 60, 60)),
+                 60, 60), 1),
+        "hybrid, at most two passages per page": lambda r: _per_page(
+            fuse([store.query(embedder.embed_query(build_query(r)), 60), store.bm25_search(build_query(r), 60)],
+                 60, 60), 2),
     }
     print("Diagnosis (retrieval only, top 6):")
     for name, fn in variants.items():
@@ -146,12 +149,14 @@ def diagnose(settings, gold) -> None:
         print(line(name, hit, recall, mrr))
 
 
-def _one_per_page(passages: list) -> list:
-    """Page diversity: skip a passage whose first page is already in the list."""
-    seen, out = set(), []
+def _per_page(passages: list, cap: int) -> list:
+    """Page diversity: skip a passage whose first page already has `cap` passages in the list."""
+    count: dict = {}
+    out = []
     for p in passages:
-        if (p.file_name, p.page_start) not in seen:
-            seen.add((p.file_name, p.page_start))
+        key = (p.file_name, p.page_start)
+        if count.get(key, 0) < cap:
+            count[key] = count.get(key, 0) + 1
             out.append(p)
     return out[:K]
 

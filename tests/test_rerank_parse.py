@@ -86,3 +86,33 @@ def test_sliding_windows_bubble_a_low_candidate_to_the_top(tmp_path):
     assert [p.chunk_id for p in top][0] == "c30"
     assert [p.rank for p in top] == [1, 2, 3, 4, 5, 6]
     assert all(relevance[int(p.chunk_id[1:])] >= 5 for p in top[1:])
+
+
+def test_page_diversity_caps_passages_per_page_and_fills_up():
+    from autofill.answer.rerank import diverse
+
+    pages = [1, 1, 2, 1, 3, 2, 4]
+    ps = [Passage(chunk_id=f"c{i}", file_name="F.pdf", page_start=pg, page_end=pg, section="", text="t")
+          for i, pg in enumerate(pages)]
+    ids = lambda xs: [p.chunk_id for p in xs]  # noqa: E731
+    assert ids(diverse(ps, 4, 1)) == ["c0", "c2", "c4", "c6"]  # one per page
+    assert ids(diverse(ps, 6, 1)) == ["c0", "c2", "c4", "c6", "c1", "c3"]  # too few pages: fill up after
+    assert ids(diverse(ps, 4, 2)) == ["c0", "c1", "c2", "c4"]
+    assert ids(diverse(ps, 3, 0)) == ["c0", "c1", "c2"]  # no cap
+
+
+def test_max_per_page_auto_applies_only_without_a_reranker(tmp_path):
+    from autofill.answer.rerank import rerank
+    from autofill.providers.base import ChatResult
+    from autofill.records import QuestionRow
+    from autofill.settings import Settings
+
+    ps = [Passage(chunk_id=f"c{i}", file_name="F.pdf", page_start=1 + i // 3, page_end=1 + i // 3, section="",
+                  text=f"t{i}", rank=i + 1) for i in range(12)]
+    s = Settings(workspace=tmp_path)
+    row = QuestionRow("S", 1, "q")
+    assert [p.page_start for p in rerank(s, "none", row, ps)] == [1, 2, 3, 4, 1, 1]
+    keep_order = lambda messages, json_mode: ChatResult(text="[1] > [2] > [3]", model="m")  # noqa: E731
+    assert [p.page_start for p in rerank(s, "llm", row, ps, call=keep_order)] == [1, 1, 1, 2, 2, 2]
+    s.retrieval.max_per_page = 2
+    assert [p.page_start for p in rerank(s, "llm", row, ps, call=keep_order)] == [1, 1, 2, 2, 3, 3]

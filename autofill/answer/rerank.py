@@ -127,7 +127,27 @@ def rerank(settings: Settings, method: str, row: QuestionRow, passages: list[Pas
         ranked = cohere_rerank(reranker, row, passages, k)
     else:
         ranked = list(passages)
-    return [replace(p, rank=i) for i, p in enumerate(ranked[:k], start=1)]
+    cap = settings.retrieval.max_per_page or (1 if method == "none" else 0)
+    return [replace(p, rank=i) for i, p in enumerate(diverse(ranked, k, cap), start=1)]
+
+
+def diverse(ranked: list[Passage], k: int, per_page: int) -> list[Passage]:
+    """The first k passages in order, at most `per_page` from any one page (0: no limit). When the
+    cap leaves fewer than k, the skipped passages fill up after them, in their order."""
+    if per_page <= 0:
+        return ranked[:k]
+    count: dict[tuple[str, int], int] = {}
+    kept, skipped = [], []
+    for p in ranked:
+        key = (p.file_name, p.page_start)
+        if count.get(key, 0) < per_page:
+            count[key] = count.get(key, 0) + 1
+            kept.append(p)
+        else:
+            skipped.append(p)
+        if len(kept) == k:
+            return kept
+    return kept + skipped[:k - len(kept)]
 
 
 def order_context(passages: list[Passage], order: str) -> list[Passage]:
