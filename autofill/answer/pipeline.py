@@ -81,7 +81,7 @@ class _Plan:
             "llm_provider": settings.llm_provider if self.chat_model else "none",
             "temperature": llm.temperature, "max_tokens": llm.max_tokens, "embedder": self.embedder,
             "retrieval": [r.candidates, r.final_k, r.rrf_k, r.context_order, r.rerank_window, r.rerank_step,
-                          r.cohere_rerank_model if self.rerank == "cohere" else ""],
+                          r.cohere_rerank_model if self.rerank == "cohere" else "", r.max_per_page],
             "templates": {t: _template_text(settings, t) for t in TEMPLATES} if self.chat_model else {},
             "documents": sorted((d.file_name, d.sha256) for d in self.documents.values()),
         })
@@ -240,6 +240,7 @@ def build_run_info(settings: Settings, company: str, plan: _Plan, usage: dict[st
         "rrf k": r.rrf_k,
         "context order": r.context_order,
         "rerank window / step": f"{r.rerank_window} / {r.rerank_step}",
+        "max passages per page": r.max_per_page or (1 if plan.rerank == "none" else "no limit"),
         "rows answered": sum(1 for x in results if not x.failed),
         "rows failed": sum(1 for x in results if x.failed),
         "rows skipped (kept as they were)": skipped,
