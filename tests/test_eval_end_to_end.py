@@ -227,7 +227,9 @@ def write_output(path, evidence: bool = True):
     info.append(["Key", "Value"])
     info.append(["total prompt tokens", 300])
     info.append(["total completion tokens", 100])
-    info.append(["total cost usd", 0.002])
+    info.append(["total cost usd", 0.003])
+    info.append(["rows answered", 3])  # one row of the run is not in the gold key
+    info.append(["rows failed", 0])
     wb.save(path)
     return path
 
@@ -250,7 +252,7 @@ def test_scoring_a_hand_made_output_and_its_warnings(tmp_path):
     assert (q1.mrr, q1.precision_at_k, q1.passage_precision, q1.passage_recall) == (0.5, 0.5, 0.5, 1.0)
     assert data["yesno_accuracy"] == 1.0 and data["number_accuracy"] == 1.0 and data["yesno_answered"] == 1
     assert (data["prompt_tokens"], data["completion_tokens"]) == (300, 100)
-    assert data["tokens_per_question"] == 200 and data["cost_per_question_usd"] == 0.001
+    assert data["tokens_per_question"] == pytest.approx(133.3) and data["cost_per_question_usd"] == 0.001
     assert any("'Water report.pdf' never appears" in n for n in result.configs[0].notes)
     assert "gold items not found in the output: 3" in result.describe()
 

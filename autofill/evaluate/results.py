@@ -77,6 +77,7 @@ class ConfigEval:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost_usd: float | None = None
+    rows_run: int | None = None  # rows the run answered or failed: the divisor for per-question usage
     judge_prompt_tokens: int = 0
     judge_completion_tokens: int = 0
     judge_cost_usd: float = 0.0
@@ -100,7 +101,9 @@ class ConfigEval:
         return sum(1 for q in self.questions if not q.gold_pages)
 
     def per_question(self, value: float | int | None) -> float | None:
-        return None if value is None or not self.questions else value / len(self.questions)
+        """Usage per question row the run processed (all rows, not only those in the gold key)."""
+        rows = self.rows_run or len(self.questions)
+        return None if value is None or not rows else value / rows
 
     def metrics_json(self, judged: bool) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -325,6 +328,10 @@ def score_output(settings, key: GoldKey, output: Path, k: int, name: str, judge=
     result.prompt_tokens = None if prompt is None else int(prompt)
     result.completion_tokens = None if completion is None else int(completion)
     result.cost_usd = cost
+    answered = _run_info_number(info, r"rows answered")
+    failed = _run_info_number(info, r"rows failed")
+    if answered is not None:
+        result.rows_run = int(answered + (failed or 0))
     if judge_usage is not None:
         result.judge_prompt_tokens = judge_usage.prompt_tokens
         result.judge_completion_tokens = judge_usage.completion_tokens

@@ -143,6 +143,7 @@ def _with_usage(scored: ConfigEval, report) -> ConfigEval:
     scored.prompt_tokens = totals.prompt_tokens
     scored.completion_tokens = totals.completion_tokens
     scored.cost_usd = totals.cost_usd
+    scored.rows_run = report.answered + report.failed
     return scored
 
 
