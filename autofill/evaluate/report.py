@@ -50,6 +50,11 @@ def _fmt_p(p: float | None) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
+def _p_relation(p: float | None) -> str:
+    text = _fmt_p(p)
+    return text if text.startswith("<") else f"= {text}"
+
+
 def _usage_line(c: ConfigEval) -> tuple[str, str, str]:
     u = c.usage_json()
     tokens = "n/a" if u["tokens_per_question"] is None else f"{u['tokens_per_question']:.0f}"
@@ -85,7 +90,7 @@ def describe_text(result: EvalResult) -> str:
             if t.n == 0:
                 continue
             lines.append(f"  {_label(metric, k).ljust(width)} diff {_fmt(t.mean_diff):>7}  "
-                         f"better/worse/same {t.wins}/{t.losses}/{t.ties}  p = {_fmt_p(t.p_value)}"
+                         f"better/worse/same {t.wins}/{t.losses}/{t.ties}  p {_p_relation(t.p_value)}"
                          + (f"  ({t.note})" if t.note and t.n and (t.wins or t.losses) else ""))
     notes = [f"{c.name}: {n}" for c in result.configs for n in c.notes]
     notes += [f"{c.name}: {c.yesno_answered} of {sum(1 for q in c.questions if q.answer_type == 'yesno')} yes/no "
