@@ -184,3 +184,23 @@ def test_progress_goes_to_stderr_only(settings, docs, capsys):
     assert "alpha.pdf" in out.err and "new" in out.err
     ingest_paths(settings, "ACME", list(docs), embedder=FakeEmbedder(), progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_a_dying_parse_helper_fails_only_the_file_it_was_parsing(docs):
+    import os
+    import signal
+
+    from autofill.ingest.pipeline import _Parser
+    from autofill.settings import IngestSettings
+
+    alpha, beta = docs
+    parser = _Parser([alpha, beta], "BHP", IngestSettings())
+    try:
+        for proc in list(parser._pool._processes.values()):  # what a segfault in the PDF library does
+            os.kill(proc.pid, signal.SIGKILL)
+        first = parser.parse(alpha)
+        second = parser.parse(beta)  # parsed in this process instead
+    finally:
+        parser.close()
+    assert "parser crashed on this file" in first.error and first.chunks is None
+    assert second.error == "" and second.chunks and second.doc.page_count == 2

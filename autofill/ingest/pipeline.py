@@ -140,12 +140,17 @@ def _start_loading(embedder: Any) -> threading.Thread | None:
     return thread
 
 
-def _embed(embedder: Any, chunks: list[Chunk], progress: _Progress, file_label: str) -> list[list[float]]:
+def _embed(embedder: Any, chunks: list[Chunk], progress: _Progress, file_label: str, pages: int) -> list[list[float]]:
+    """Embed the chunks' texts; the bar moves through the file's pages as its chunks are embedded."""
     vectors: list[list[float]] = []
     texts = [c.embed_text for c in chunks]
+    moved = 0
     for start in range(0, len(texts), EMBED_CALL_SIZE):
         progress.status(f"{file_label}: embedding {start}/{len(texts)} chunks")
         vectors.extend(embedder.embed_documents(texts[start:start + EMBED_CALL_SIZE]))
+        step = pages * len(vectors) // len(texts) - moved
+        progress.advance(step)
+        moved += step
     if len(vectors) != len(chunks):
         raise RuntimeError(f"embedder returned {len(vectors)} vectors for {len(chunks)} chunks")
     return vectors
@@ -303,7 +308,7 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                 if loader is not None:
                     loader.join()
                     loader = None
-                vectors = _embed(embedder, chunks, bar, path.name)
+                vectors = _embed(embedder, chunks, bar, path.name, pages[path])
                 timer.embed += time.perf_counter() - t
 
                 t = time.perf_counter()
@@ -323,7 +328,6 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                 timer.store += time.perf_counter() - t
                 outcomes.append(FileOutcome(str(path), status, pages=doc.page_count, chunks=len(chunks),
                                             empty_pages=len(doc.empty_pages)))
-                bar.advance(doc.page_count)
                 empty = f" ({len(doc.empty_pages)} without text)" if doc.empty_pages else ""
                 bar.line(f"  {status:<8} {path.name}: {doc.page_count} pages{empty}, {len(chunks)} chunks")
 
