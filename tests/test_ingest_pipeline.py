@@ -130,8 +130,10 @@ def test_interrupted_ingest_keeps_store_consistent_and_next_run_completes(settin
     first = ingest_paths(settings, "BHP", [alpha], embedder=FakeEmbedder())
     alpha_chunks = first.files[0].chunks
     beta_chunks = ingest_paths(settings, "Probe", [beta], embedder=FakeEmbedder()).files[0].chunks
-    # A new version of alpha, and a run that crashes while embedding it, after beta has been stored.
-    pf.make_text_pdf(alpha, ["Alpha report v2. Scope 1 emissions were 990 kilotonnes in 2024."] * 2)
+    # A new version of alpha, and a run that crashes while embedding it, after beta has been stored
+    # (the pipeline takes the smaller file, beta, first).
+    pf.make_text_pdf(alpha, ["Alpha report v2. Scope 1 emissions were 990 kilotonnes in 2024. " * 8] * 4)
+    assert alpha.stat().st_size > beta.stat().st_size
     crashing = FakeEmbedder(fail_after=beta_chunks)
     with pytest.raises(RuntimeError, match="simulated crash"):
         ingest_paths(settings, "BHP", [beta, alpha], embedder=crashing)

@@ -282,14 +282,15 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
     outcomes += planned
     known = set(store.documents()) if store is not None else set()
 
-    # Shortest file first: only the first file's parsing cannot overlap with embedding (it overlaps with
+    # Smallest file first: only the first file's parsing cannot overlap with embedding (it overlaps with
     # loading the model instead), so it should be the quickest. Outcomes are reported in input order.
-    pages = {p: _page_count(p) for p, _ in todo}
-    todo.sort(key=lambda item: pages[item[0]])
+    todo.sort(key=lambda item: item[0].stat().st_size)
     loader = _start_loading(embedder) if todo else None
+    parser = _Parser([p for p, _ in todo], company, settings.ingest)
+    # Page counts only feed the progress bar; without one this process need not even import PyMuPDF.
+    pages = {p: _page_count(p) if progress else 0 for p, _ in todo}
     bar = _Progress(progress, sum(pages.values()))
     changed = False
-    parser = _Parser([p for p, _ in todo], company, settings.ingest)
     try:
         with contextlib.ExitStack() as stack:
             if store is not None and todo:
