@@ -335,9 +335,9 @@ def test_bundled_sample_questionnaire_matches_its_gold_key():
     assert [q.allowed_values_source == "dropdown" for q in rows] == [g["answer_type"] == "yesno" for g in gold]
     pdf = root / "samples" / "northwind_sustainability_2024.pdf"
     if pdf.exists():
-        import fitz
+        import pymupdf
 
-        doc = fitz.open(pdf)
+        doc = pymupdf.open(pdf)
         norm = lambda s: re.sub(r"\s+", " ", s).strip().lower()  # noqa: E731
         for g in gold:
             for ev in g["gold"]:
