@@ -181,7 +181,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     report_html = _review_report(settings, Path(written), company, progress)
     report = RunReport(output=Path(written), rows=len(rows), answered=len(ordered) - len(failed), failed=len(failed),
                        skipped=len(kept), usage=meter.snapshot(), seconds=finished_at - t0, report_html=report_html)
-    _say(progress, summary(report, company, failed))
+    _say(progress, summary(report, company, failed, evidence_only=not plan.chat_model))
     return report
 
 
@@ -298,10 +298,11 @@ class _LiveSink:
             self._writer = None
 
 
-def summary(report: RunReport, company: str, failed: list[RowResult]) -> str:
+def summary(report: RunReport, company: str, failed: list[RowResult], evidence_only: bool = False) -> str:
     t = report.totals()
     lines = [
-        f"{company}: {report.rows} question rows, {report.answered} answered, {report.failed} failed, "
+        f"{company}: {report.rows} question rows, {report.answered} "
+        f"{'drafted from evidence only (no model answered)' if evidence_only else 'answered'}, {report.failed} failed, "
         f"{report.skipped} skipped in {report.seconds:.1f} s",
         f"LLM: {t.calls} calls ({t.cached_calls} from cache), {t.prompt_tokens} prompt + "
         f"{t.completion_tokens} completion tokens, ${t.cost_usd:.4f}",
