@@ -22,7 +22,6 @@ sys.path.insert(0, str(ROOT))
 from autofill.answer.pipeline import run_questionnaire  # noqa: E402
 from autofill.providers.base import Providers  # noqa: E402
 from autofill.providers.factory import make_chat  # noqa: E402
-from autofill.settings import Settings  # noqa: E402
 from tests.answer_helpers import COMPANY, FACTS, MARKERS, Fact, make_questionnaire, make_workspace  # noqa: E402
 from tests.llm_server import LLMServer, by_marker  # noqa: E402
 

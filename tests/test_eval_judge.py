@@ -3,7 +3,6 @@ the loopback server."""
 
 from __future__ import annotations
 
-import json
 
 import pytest
 

@@ -9,7 +9,7 @@ from autofill.answer.pipeline import run_questionnaire
 from autofill.providers.base import Providers
 from autofill.providers.factory import make_chat, make_reranker
 from autofill.settings import Settings
-from tests.answer_helpers import COMPANY, FACTS, MARKERS, SAMPLE, fact_for, kind_of, make_questionnaire, \
+from tests.answer_helpers import COMPANY, FACTS, MARKERS, SAMPLE, kind_of, make_questionnaire, \
     make_workspace, passages_in, read_output
 from tests.llm_server import by_marker, last_user_text
 

@@ -13,7 +13,7 @@ from autofill.errors import InputError
 from autofill.settings import Settings
 from autofill.workbook.layout import inspect_workbook, read_questions
 from autofill.workbook.validations import form_of_answer_values
-from tests.workbook_builders import HEADERS, QUESTIONS, build_questionnaire, rewrite_zip, style_header
+from tests.workbook_builders import QUESTIONS, build_questionnaire, rewrite_zip, style_header
 
 
 def settings(**workbook) -> Settings:

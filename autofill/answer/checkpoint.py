@@ -67,12 +67,6 @@ def row_result_from_dict(d: dict[str, Any]) -> RowResult:
 # --------------------------------------------------------------------------- keys
 
 
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def fingerprint(parts: dict[str, Any]) -> str:

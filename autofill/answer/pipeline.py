@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 import autofill
-from autofill.answer.checkpoint import Checkpoint, checkpoint_path, file_sha256, fingerprint, question_key
+from autofill.answer.checkpoint import Checkpoint, checkpoint_path, fingerprint, question_key
+from autofill.hashing import file_sha256
 from autofill.answer.pages import PageLocator
 from autofill.answer.retrieval import resolve_mode
 from autofill.answer.row import RowContext, answer_row

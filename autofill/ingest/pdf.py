@@ -27,7 +27,6 @@ Pages are numbered 1..N by their position in the file, whatever is printed on th
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -39,6 +38,7 @@ from autofill.ingest import cleanup
 from autofill.ingest.tables import TableGrid, attach_header, find_tables, is_headerless_continuation
 from autofill.records import Block, PageContent, ParsedDocument
 from autofill.settings import IngestSettings
+from autofill.hashing import file_sha256
 
 MARGIN_BAND = 0.09  # share of the page height at top and bottom where running headers/footers live
 HEADING_RATIO = 1.15  # a line this much larger than body text is a heading
@@ -48,12 +48,6 @@ _BULLETS = ("\u2022", "\u25aa", "\u25cf", "\u25e6", "\u2023", "\u00b7 ")  # base
 _CAPTION = re.compile(r"^(figure|fig\.|table|chart|source|note)s?\s*\d", re.IGNORECASE)  # captions are text
 
 
-def file_sha256(path: Path | str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 @dataclass

@@ -12,7 +12,6 @@ one embeds (see _Parser)."""
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import sys
 import threading
 import time
@@ -24,18 +23,13 @@ from typing import Any, Sequence
 from autofill.errors import InputError
 from autofill.records import Chunk, DocumentRecord, FileOutcome, IngestReport
 from autofill.settings import IngestSettings, Settings
+from autofill.hashing import file_sha256
 
 # Texts per embed_documents call: large enough for efficient batches inside the embedder, small enough
 # for a progress bar that moves.
 EMBED_CALL_SIZE = 128
 
 
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def expand_paths(paths: Sequence[Path | str]) -> tuple[list[Path], list[FileOutcome]]:

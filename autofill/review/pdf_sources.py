@@ -8,9 +8,9 @@ images rather than failing."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+from autofill.hashing import file_sha256 as _sha256
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
@@ -31,12 +31,6 @@ class PdfSource:
         return f"{self.path.resolve().as_uri()}#page={page}" if self.path else ""
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def run_info_documents(value: str) -> dict[str, Path]:
