@@ -12,6 +12,7 @@ import pytest
 
 from autofill.errors import InputError
 from autofill.settings import Settings
+from autofill.store import chroma_client as cc
 from autofill.store.chroma_store import forget, list_stores, open_store
 from tests.fakes import FakeEmbedder
 from tests.store_helpers import make_chunks, record_for
@@ -64,6 +65,7 @@ def test_store_through_a_chroma_server(chroma_url, workspace):
     settings.store.chroma_url = chroma_url
     emb = FakeEmbedder()
     store = open_store(settings, "BHP", create=True, embedder=emb.name)
+    assert store._chunks.configuration_json["hnsw"]["ef_search"] == cc.EF_SEARCH
     v1 = make_chunks("BHP", "report.pdf", "v1", [
         "Scope 1 emissions at the Alpha mine fell to 120 kt.",
         "Water withdrawal in Chile was 3.1 GL.",
@@ -91,6 +93,24 @@ def test_store_through_a_chroma_server(chroma_url, workspace):
     assert "Forgot the evidence store for BHP" in forget(settings, "BHP")
     with pytest.raises(InputError, match="no evidence store"):
         open_store(settings, "BHP")
+
+
+def test_a_store_made_before_ef_search_is_raised_on_open_through_the_server(chroma_url, workspace):
+    settings = Settings(workspace=workspace)
+    settings.store.chroma_url = chroma_url
+    client = cc.make_client(settings)
+    name = cc.collection_name("Old Co")
+    for col, meta in ((name + cc.DOCS_SUFFIX, {cc.MARKER: "docs"}),
+                      (name, {cc.MARKER: "chunks", "company": "Old Co", "embedder": "fake:hash-64",
+                              "created_at": "2026-01-01T00:00:00+00:00", "last_ingest": ""})):
+        client.create_collection(col, configuration={"hnsw": {"space": "cosine"}}, metadata=meta,
+                                 embedding_function=cc.refusing_embedding_function())
+    assert cc.get_collection(client, name).configuration_json["hnsw"]["ef_search"] == 100
+    store = open_store(settings, "Old Co")
+    assert store.company == "Old Co" and store.embedder_name == "fake:hash-64"
+    stored = cc.get_collection(client, name)  # read back from the server
+    assert stored.configuration_json["hnsw"]["ef_search"] == cc.EF_SEARCH
+    assert stored.metadata["company"] == "Old Co"
 
 
 def test_unreachable_server_is_a_clear_error(workspace):

@@ -281,3 +281,91 @@ def test_reingesting_same_bytes_with_fewer_chunks_drops_the_surplus(settings, em
     fewer = make_chunks("BHP", "report.pdf", "v1", TEXTS_V1[:2])  # same hash, other chunking settings
     put(store, emb, fewer)
     assert store.chunk_count() == 2 == store._chunks.count()
+
+
+# ------------------------------------------------------------------------- exact, repeatable dense search
+
+def random_store(settings, n: int, dims: int = 384, old_style: bool = False):
+    """A store of `n` chunks with random unit vectors (the hard case for HNSW); old_style builds it the way
+    stores were made before EF_SEARCH (Chroma's default ef_search 100, ef_construction 100)."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((n, dims)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    if old_style:
+        client = cc.make_client(settings)
+        name = cc.collection_name("BHP")
+        for col, meta in ((name + cc.DOCS_SUFFIX, {cc.MARKER: "docs"}),
+                          (name, {cc.MARKER: "chunks", "company": "BHP", "embedder": "fake:random",
+                                  "created_at": "2026-01-01T00:00:00+00:00", "last_ingest": ""})):
+            client.create_collection(col, configuration={"hnsw": {"space": "cosine"}}, metadata=meta,
+                                     embedding_function=cc.refusing_embedding_function())
+        from autofill.store.chroma_store import CompanyStore
+
+        store = CompanyStore(settings, client, cc.get_collection(client, name),
+                             cc.get_collection(client, name + cc.DOCS_SUFFIX))
+        assert store._chunks.configuration_json["hnsw"]["ef_search"] == 100  # really old-style
+    else:
+        store = open_store(settings, "BHP", create=True, embedder="fake:random")
+    chunks = make_chunks("BHP", "random.pdf", "v1", [f"passage {i}" for i in range(n)])
+    store.replace_document(record_for(chunks), chunks, vectors.tolist())
+    queries = rng.standard_normal((25, dims)).astype(np.float32)
+    return chunks, vectors, queries
+
+
+def exact_top(vectors, query, chunks, k: int) -> list[str]:
+    import numpy as np
+
+    sims = vectors @ (query / np.linalg.norm(query))
+    return [chunks[i].id for i in np.argsort(-sims, kind="stable")[:k]]
+
+
+def test_new_stores_record_the_search_breadth(settings):
+    store = open_store(settings, "BHP", create=True)
+    for col in (store._chunks, open_store(settings, "BHP")._chunks):
+        hnsw = col.configuration_json["hnsw"]
+        assert (hnsw["space"], hnsw["ef_search"], hnsw["ef_construction"]) == (
+            "cosine", cc.EF_SEARCH, cc.EF_CONSTRUCTION)
+    assert cc.EF_SEARCH >= 256
+
+
+def test_dense_search_equals_exact_cosine_ranking(settings):
+    # 1500 random 384-dim vectors: with Chroma's default ef_search (100) most of these queries miss some
+    # of the true top 30; with EF_SEARCH the candidate set is the exact one, so re-runs are identical.
+    chunks, vectors, queries = random_store(settings, 1500)
+    store = open_store(settings, "BHP")
+    wrong = [i for i, q in enumerate(queries)
+             if [p.chunk_id for p in store.query(q.tolist(), 30)] != exact_top(vectors, q, chunks, 30)]
+    assert wrong == []
+
+
+@pytest.mark.slow  # starts a process: Chroma reads ef_search when it loads an index, so a fresh one shows it
+def test_old_stores_are_raised_to_the_search_breadth_on_open(settings):
+    import numpy as np
+
+    chunks, vectors, queries = random_store(settings, 1500, old_style=True)
+    folder = settings.workspace / "probe"
+    folder.mkdir()
+    np.save(folder / "queries.npy", queries)
+    code = (
+        "import sys, json, pathlib, numpy as np; from autofill.settings import Settings;"
+        "from autofill.store.chroma_store import open_store;"
+        "s = open_store(Settings(workspace=pathlib.Path(sys.argv[1])), 'BHP');"
+        "q = np.load(sys.argv[2]);"
+        "print(json.dumps({'ef': s._chunks.configuration_json['hnsw']['ef_search'],"
+        " 'ids': [[p.chunk_id for p in s.query(x.tolist(), 30)] for x in q]}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(settings.workspace), str(folder / "queries.npy")],
+                         capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stderr
+    import json
+
+    got = json.loads(out.stdout)
+    assert got["ef"] == cc.EF_SEARCH
+    wrong = [i for i, q in enumerate(queries) if got["ids"][i] != exact_top(vectors, q, chunks, 30)]
+    assert wrong == []
+    # Stored, so every later open (and a Chroma server after its restart) uses it; no second modify needed.
+    reopened = cc.get_collection(cc.make_client(settings), cc.collection_name("BHP"))
+    assert reopened.configuration_json["hnsw"]["ef_search"] == cc.EF_SEARCH
+    assert reopened.metadata["embedder"] == "fake:random"  # modify kept the store's metadata

@@ -19,6 +19,14 @@ from autofill.settings import Settings
 
 MARKER = "autofill_store"  # collection metadata key marking an autofill chunk collection
 DOCS_SUFFIX = ".docs"  # companion collection holding the document manifest
+# HNSW search breadth. Chroma's default (100) is approximate: on the BHP store (538 chunks) 2 of 15 queries
+# returned different 30-candidate sets in different processes, so identical re-runs differed and missed the
+# LLM cache. With ef_search above the number of chunks the graph search visits every chunk, so the ranking
+# equals exact cosine ranking; beyond that it stays near-exact at a cost still small next to the LLM calls.
+EF_SEARCH = 1000
+# Neighbours considered while building the graph (default 100): a better-connected graph for the same
+# search breadth; costs a little ingest time only.
+EF_CONSTRUCTION = 200
 
 _clients: dict[tuple[str, str], Any] = {}
 _clients_lock = threading.Lock()
@@ -129,7 +137,20 @@ def get_collection(client: Any, name: str) -> Any | None:
 def create_collection(client: Any, name: str, metadata: dict[str, Any]) -> Any:
     return client.get_or_create_collection(
         name,
-        configuration={"hnsw": {"space": "cosine"}},
+        configuration={"hnsw": {"space": "cosine", "ef_search": EF_SEARCH, "ef_construction": EF_CONSTRUCTION}},
         metadata=metadata,
         embedding_function=refusing_embedding_function(),
     )
+
+
+def ensure_search_ef(collection: Any) -> Any:
+    """Raise a collection made before EF_SEARCH existed (Chroma's default is 100) to EF_SEARCH; a no-op
+    when it already has it. ef_construction is fixed at creation, so old stores keep theirs; ef_search is
+    what makes the ranking exact. Chroma reads ef_search when it loads the index: an embedded store picks
+    the change up in the next process (the CLI opens stores before any query, so that is this one), a
+    running `chroma run` server when it next loads the collection's index (after a restart)."""
+    hnsw = (collection.configuration_json or {}).get("hnsw")
+    if hnsw is None or hnsw.get("ef_search") == EF_SEARCH:
+        return collection  # up to date, or another index type (SPANN on Chroma Cloud) with its own knobs
+    collection.modify(configuration={"hnsw": {"ef_search": EF_SEARCH}})
+    return collection

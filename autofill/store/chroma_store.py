@@ -312,6 +312,7 @@ def _open(settings: Settings, company: str) -> CompanyStore | None:
     chunks = cc.get_collection(client, name)
     if chunks is None:
         return None
+    cc.ensure_search_ef(chunks)
     docs = cc.get_collection(client, name + cc.DOCS_SUFFIX)
     if docs is None:  # crashed between creating the two collections
         docs = cc.create_collection(client, name + cc.DOCS_SUFFIX, {cc.MARKER: "docs"})
