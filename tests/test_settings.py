@@ -63,3 +63,11 @@ def test_secrets_never_show(tmp_path):
     dumped = repr(s) + str(s.public_dict())
     assert "sk-very-secret" not in dumped
     assert "co-secret" not in dumped
+
+
+def test_embedding_provider_defaults_to_the_stores_and_rejects_unknown_ones(tmp_path):
+    s = load_settings(tmp_path, environ={})
+    assert s.embedding.provider == ""  # empty: the store's embedder, local for a new store
+    assert load_settings(tmp_path, environ={"AUTOFILL_EMBEDDING__PROVIDER": "openai"}).embedding.provider == "openai"
+    with pytest.raises(InputError, match="unknown embedding provider 'magic'"):
+        load_settings(tmp_path, environ={"AUTOFILL_EMBEDDING__PROVIDER": "magic"})

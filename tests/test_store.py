@@ -212,7 +212,7 @@ def test_bm25_index_save_replaces_atomically(tmp_path):
 def test_embedder_check_names_both_and_the_fix(settings):
     store = open_store(settings, "BHP", create=True)
     store.check_embedder("local:all-MiniLM-L6-v2")
-    with pytest.raises(StoreMismatchError, match=r"local:all-MiniLM-L6-v2.*openai:text-embedding-3-small.*--embedder local.*autofill forget"):
+    with pytest.raises(StoreMismatchError, match=r"built with embedder local:all-MiniLM-L6-v2, not openai:text-embedding-3-small; leave out --embedder.*autofill forget"):
         store.check_embedder("openai:text-embedding-3-small")
 
 

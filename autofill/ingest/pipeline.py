@@ -247,6 +247,22 @@ def _plan(files: list[Path], known: dict[str, DocumentRecord]) -> tuple[list[tup
     return todo, outcomes
 
 
+def embedder_for(settings: Settings, recorded: str | None) -> str:
+    """The embedder ("provider:model") an ingest uses. Not chosen (no --embedder, --embedding-model or
+    embedding.* setting): the one the store was built with, or the default for a new store. Chosen: what
+    was chosen, with the store's model when only the same provider was named; the caller refuses it when
+    it differs from the store's."""
+    from autofill.providers.factory import DEFAULT_EMBED_MODELS, embedder_name
+
+    chosen = settings.embedding
+    if not recorded or not (chosen.provider or chosen.model):
+        return recorded or embedder_name(settings)
+    recorded_provider, _, recorded_model = recorded.partition(":")
+    provider = chosen.provider or recorded_provider
+    default = recorded_model if provider == recorded_provider else DEFAULT_EMBED_MODELS[provider]
+    return f"{provider}:{chosen.model or default}"
+
+
 def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], progress: bool = False,
                  embedder: Any = None) -> IngestReport:
     """Ingest PDF files and folders into `company`'s evidence store; see the module docstring.
@@ -259,10 +275,6 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
     company = company.strip()
     if not company:
         raise InputError("--company must not be empty")
-    if embedder is None:
-        from autofill.providers.factory import make_embedder
-
-        embedder = make_embedder(settings)
     files, outcomes = expand_paths(paths)
     timer = _Timer()
 
@@ -270,6 +282,13 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
         store = open_store(settings, company)
     except InputError:
         store = None  # made when the first document is ready to be stored
+    if embedder is None:
+        from autofill.providers.factory import make_embedder
+
+        name = embedder_for(settings, store.embedder_name if store is not None else None)
+        if store is not None:
+            store.check_embedder(name)  # before building the embedder: no model load, no API client
+        embedder = make_embedder(settings, name)
     if store is not None:
         store.check_embedder(embedder.name)
     todo, planned = _plan(files, store.documents() if store is not None else {})

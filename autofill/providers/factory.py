@@ -15,8 +15,8 @@ DEFAULT_CHAT_MODELS = {"openai": "gpt-4o-mini", "cohere": "command-r-plus"}
 
 
 def embedder_name(settings: Settings) -> str:
-    """The name a new store records, "provider:model"."""
-    provider = settings.embedding.provider
+    """The name a new store records, "provider:model" (no provider set: local)."""
+    provider = settings.embedding.provider or "local"
     return f"{provider}:{settings.embedding.model or DEFAULT_EMBED_MODELS[provider]}"
 
 

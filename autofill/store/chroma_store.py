@@ -123,11 +123,11 @@ class CompanyStore:
     def check_embedder(self, name: str) -> None:
         """Refuse to add to or query this store with vectors from another embedder than it was built with."""
         if name != self.embedder_name:
-            provider, _, model = self.embedder_name.partition(":")
             raise StoreMismatchError(
                 f"the evidence store for {self.company!r} was built with embedder {self.embedder_name}, "
-                f"not {name}; use --embedder {provider} --embedding-model {model}, or rebuild it with "
-                f"`autofill forget --company {self.company!r}` and ingest again"
+                f"not {name}; leave out --embedder and --embedding-model (and embedding.provider / "
+                f"embedding.model in settings or AUTOFILL_EMBEDDING__*) to keep the store's embedder, or "
+                f"rebuild the store with `autofill forget --company {self.company!r}` and ingest again"
             )
 
     def query(self, embedding: Sequence[float], n: int) -> list[Passage]:
