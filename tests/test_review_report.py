@@ -16,7 +16,8 @@ from click.testing import CliRunner
 
 from autofill.cli import cli
 from autofill.errors import InputError
-from autofill.review.page_images import HIGHLIGHT_RGB, passage_fragments, word_windows
+from autofill.review.page_images import HIGHLIGHT_RGB, find_passage_quads, passage_fragments, word_windows
+from autofill.review.palette_png import PALETTE_COLORS
 from autofill.review.reader import parse_sources, read_filled_workbook
 from autofill.review.report import write_review_report
 from autofill.settings import Settings
@@ -138,7 +139,11 @@ def test_cited_page_image_is_that_page_with_the_passage_highlighted(case):
     q1 = text.split('id="q-questionnaire-5"')[1].split("</article>")[0]
     [src] = _images(q1)
     png = case["out"].parent / "filled_review" / src
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    # A palette PNG (colour type 3) of at most PALETTE_COLORS colours, not PyMuPDF's full-colour PNG.
+    assert data[12:16] == b"IHDR" and data[25] == 3, data[:32]
+    assert data[33 + 4:33 + 8] == b"PLTE" and int.from_bytes(data[33:37], "big") // 3 <= PALETTE_COLORS
     image = _pixels(png)
     assert abs(image.width - 595 * DPI / 72) <= 1 and abs(image.height - 842 * DPI / 72) <= 1  # A4 at 90 dpi
 
@@ -172,6 +177,17 @@ def test_cited_page_image_is_that_page_with_the_passage_highlighted(case):
     clip = tuple(int(v * scale) + d for v, d in zip(union, (-4, -4, 4, 4)))
     assert _diff_fraction(image, page2, clip) < 0.0005
     assert _diff_fraction(image, page1, clip) > 0.005
+    # Inside them it is, within the palette's tolerance, the full-colour render of page 2 with the same
+    # highlight: the highlight's colour survives the palette and no letter of the passage is lost.
+    with pymupdf.open(case["pdf"]) as doc:
+        page = doc[1]
+        annot = page.add_highlight_annot(find_passage_quads(page, CITED_TEXT))
+        annot.set_colors(stroke=HIGHLIGHT_RGB)
+        annot.set_opacity(0.55)
+        annot.update()
+        highlighted = page.get_pixmap(dpi=DPI, annots=True)
+    assert _diff_fraction(image, highlighted) < 0.0005
+    assert _diff_fraction(image, page2) > 0.005  # ...which the plain page is not
     # The page outside the report is untouched: no highlight leaked into the source PDF.
     assert not any(doc_page.annots() and list(doc_page.annots()) for doc_page in pymupdf.open(case["pdf"]))
 
@@ -314,8 +330,6 @@ def test_passage_fragments_and_sources_parsing():
 
 
 def test_a_sentence_repeated_elsewhere_on_the_page_is_not_highlighted_there():
-    from autofill.review.page_images import find_passage_quads
-
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
     cited = ("Our medium-term target is a thirty percent reduction in operational emissions by 2030. "

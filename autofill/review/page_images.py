@@ -4,7 +4,8 @@ A chunk spans many lines and may have been cleaned up at ingest (tables turned i
 headings marked), so it is never searched for whole: it is cut into sentences and table cells, each
 is searched on the page (PyMuPDF's search crosses line ends and hyphenation), and long sentences
 that are not found are retried as shorter word windows. Highlights are added to an in-memory copy
-of the PDF and removed after rendering; the source file is only ever read."""
+of the PDF and removed after rendering; the source file is only ever read. Pages are written as
+palette PNGs (see palette_png: a third of the size of a full-colour PNG, text as sharp)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from autofill.review.palette_png import PALETTE_COLORS, pixmap_to_palette_png
 
 HIGHLIGHT_RGB = (1.0, 0.84, 0.0)  # the amber a reviewer expects from a text marker
 DEFAULT_DPI = 90
@@ -110,7 +113,7 @@ def _near_anchors(found: list[tuple[str, list]]) -> list:
 
 @dataclass
 class RenderedPage:
-    image: Path  # the PNG written
+    image: Path  # the palette PNG written
     width: int
     height: int
     highlighted: bool  # at least part of the passage was found and highlighted
@@ -120,9 +123,10 @@ class PageRenderer:
     """Renders (file, page, passages) once each into `out_dir`; reuses the PNG when the same page is
     asked for with the same highlight again (many questions cite the same passage)."""
 
-    def __init__(self, out_dir: Path, dpi: int = DEFAULT_DPI):
+    def __init__(self, out_dir: Path, dpi: int = DEFAULT_DPI, colors: int = PALETTE_COLORS):
         self.out_dir = Path(out_dir)
         self.dpi = dpi
+        self.colors = colors
         self._docs: dict[Path, object] = {}
         self._done: dict[tuple, RenderedPage] = {}
 
@@ -170,7 +174,9 @@ class PageRenderer:
         stem = re.sub(r"[^A-Za-z0-9]+", "-", Path(file_name).stem).strip("-")[:60] or "document"
         target = self.out_dir / f"{stem}-p{page_number}-{digest}.png"
         target.parent.mkdir(parents=True, exist_ok=True)
-        pix.save(str(target))
+        # Full-colour PNGs of report pages run to ~240 kB each (100 MB for a long questionnaire);
+        # reports are opened and shared, so pages are reduced to a palette first.
+        target.write_bytes(pixmap_to_palette_png(pix, self.colors))
         rendered = RenderedPage(image=target, width=pix.width, height=pix.height, highlighted=bool(quads))
         self._done[key] = rendered
         return rendered
