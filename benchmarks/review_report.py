@@ -1,7 +1,8 @@
 """Review report on the BHP development set: time to write it, page images rendered, how many cited
-passages were located and highlighted on their page, and the report's size on disk.
+passages were located and highlighted on their page, and the report's size on disk (page images are
+palette PNGs; --full-colour writes PyMuPDF's own 24-bit PNGs instead, the format before, to compare).
 
-    python benchmarks/review_report.py [--repeat 3] [--dpi 90]
+    python benchmarks/review_report.py [--repeat 3] [--dpi 90] [--full-colour]
 
 The filled workbook is built from the gold key (../shared/datasets/bhp/gold.json): each gold
 evidence string becomes a cited ~1,000-character chunk cut from PyMuPDF's text of its page, as the
@@ -77,10 +78,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--dpi", type=int, default=90)
+    ap.add_argument("--full-colour", action="store_true", help="24-bit PNG page images, for comparison")
     args = ap.parse_args()
     if not (DATA / "gold.json").is_file():
         print(f"skipped: {DATA} not found")
         return
+    if args.full_colour:  # the renderer's encoder swapped for PyMuPDF's PNG writer, nothing else changed
+        import autofill.review.page_images as page_images
+
+        page_images.pixmap_to_palette_png = lambda pix, colors: pix.tobytes("png")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "bhp_filled.xlsx"
         pdfs = build_workbook(out)
@@ -91,11 +97,12 @@ def main() -> None:
             times.append(time.perf_counter() - t0)
         html = report.read_text(encoding="utf-8")
         images = list((report.parent / "pages").glob("*.png"))
+        kind = "full-colour PNG" if args.full_colour else "palette PNG"
         size = sum(p.stat().st_size for p in report.parent.rglob("*") if p.is_file())
         cited_figures = html.count("<figure>")
         highlighted = html.count("passage highlighted")
         print(f"questions: {html.count('<article class=')}, cited page figures: {cited_figures}, "
-              f"highlighted: {highlighted} ({highlighted / max(cited_figures, 1):.0%}), PNGs: {len(images)}")
+              f"highlighted: {highlighted} ({highlighted / max(cited_figures, 1):.0%}), page images: {len(images)} ({kind})")
         print(f"write_review_report: best {min(times):.2f} s, median {sorted(times)[len(times) // 2]:.2f} s "
               f"over {len(times)} runs at {args.dpi} dpi")
         print(f"report size: {size / 1e6:.1f} MB ({size / max(len(images), 1) / 1e3:.0f} kB per page image)")
