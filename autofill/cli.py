@@ -77,16 +77,18 @@ def cli(ctx, workspace, configs, chroma_url):
               help="Embedder for a new store (an existing store keeps the one it was built with).")
 @click.option("--embedding-model", default=None, help="Embedding model name for the chosen embedder.")
 @click.option("--chunk-chars", type=int, default=None, help="Target chunk size in characters (default 1000).")
+@click.option("--force", is_flag=True,
+              help="Re-ingest every file, even those stored unchanged with the same chunking settings.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line instead of progress and a summary.")
 @click.pass_context
 @handle_errors
-def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, as_json):
+def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, as_json):
     """Ingest PDF reports (files or folders) into COMPANY's evidence store."""
     from autofill.ingest.pipeline import ingest_paths
 
     settings = build_settings(ctx, embedding={"provider": embedder, "model": embedding_model},
                               ingest={"chunk_chars": chunk_chars})
-    report = ingest_paths(settings, company, list(paths), progress=not as_json)
+    report = ingest_paths(settings, company, list(paths), progress=not as_json, force=force)
     data = report.to_json()
     if as_json:
         emit_json(data)

@@ -79,6 +79,9 @@ class DocumentRecord:
     empty_pages: int
     ingested_at: str
     source_path: str = ""  # where the PDF was ingested from; the review report renders its pages
+    # Fingerprint of the chunking settings and code that built its chunks; unchanged bytes with another
+    # fingerprint are chunked again. "" for records written before it existed (rebuilt on next ingest).
+    chunking: str = ""
 
 
 @dataclass

@@ -126,3 +126,25 @@ def test_later_ingests_keep_the_embedder_the_store_was_built_with(workspace, tmp
     result = invoke(workspace, "ingest", "--company", "BHP", c, "--json")
     assert result.exit_code == 2 and "not cohere:embed-english-v3.0" in result.stderr
     assert json_line(invoke(workspace, "companies", "--json"))["companies"][0]["files"] == ["a.pdf", "b.pdf"]
+
+
+def test_force_and_changed_chunk_size_reingest_unchanged_files(workspace, tmp_path, llm_server, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    a = pf.make_text_pdf(tmp_path / "a.pdf", ["Scope 1 emissions were 10 kt. " * 12, "Water use was 2 GL. " * 12])
+
+    def ingest(*extra):
+        result = invoke(workspace, "ingest", "--company", "BHP", a, "--embedder", "openai", "--json", *extra)
+        assert result.exit_code == 0, result.stderr
+        data = json_line(result)
+        return data["new_documents"], data["skipped_documents"], data["chunks"]
+
+    assert ingest()[:2] == (1, 0)
+    assert ingest()[:2] == (0, 1)
+    calls = len(llm_server.embedding_requests())
+    assert ingest("--force")[:2] == (1, 0)
+    assert len(llm_server.embedding_requests()) > calls
+    before = ingest()
+    smaller = ingest("--chunk-chars", "200")
+    assert smaller[:2] == (1, 0) and smaller[2] > before[2]
+    assert ingest("--chunk-chars", "200")[:2] == (0, 1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from autofill.errors import StoreMismatchError
-from autofill.ingest.pipeline import embedder_for, expand_paths, ingest_paths
+from autofill.ingest.pipeline import chunking_fingerprint, embedder_for, expand_paths, ingest_paths
 from autofill.settings import Settings
 from autofill.store.chroma_store import list_stores, open_store
 from tests import pdf_factory as pf
@@ -233,3 +233,75 @@ def test_default_embedder_is_the_stores_and_an_explicit_other_one_is_refused(set
     with pytest.raises(Exception, match="unknown embedder 'fake:a'"):
         ingest_paths(settings, "BHP", [beta])
     assert set(open_store(settings, "BHP").documents()) == {"alpha.pdf"}
+
+
+def test_unchanged_bytes_are_rechunked_when_the_chunking_settings_changed(settings, docs):
+    alpha, beta = docs
+    emb = FakeEmbedder()
+    first = ingest_paths(settings, "BHP", [alpha, beta], embedder=emb)
+    store = open_store(settings, "BHP")
+    assert {r.chunking for r in store.documents().values()} == {chunking_fingerprint(settings.ingest)}
+    assert statuses(ingest_paths(settings, "BHP", [alpha, beta], embedder=emb)) == {
+        "alpha.pdf": "skipped", "beta.pdf": "skipped"}
+
+    settings.ingest.chunk_chars = 200  # small enough to cut each one-paragraph page on its own
+    embedded = emb.texts_embedded
+    smaller = ingest_paths(settings, "BHP", [alpha, beta], embedder=emb)
+    assert statuses(smaller) == {"alpha.pdf": "replaced", "beta.pdf": "replaced"}
+    assert emb.texts_embedded > embedded
+    store = open_store(settings, "BHP")
+    recs = store.documents()
+    assert recs["alpha.pdf"].chunking == chunking_fingerprint(settings.ingest)
+    assert recs["alpha.pdf"].chunks == smaller.files[0].chunks != first.files[0].chunks
+    assert store.chunk_count() == store._chunks.count() == smaller.to_json()["chunks"]  # no old chunks left
+    assert max(len(p.text) for p in store.query(emb.embed_query("Alpha report"), 20)) <= 200
+    assert statuses(ingest_paths(settings, "BHP", [alpha, beta], embedder=emb)) == {
+        "alpha.pdf": "skipped", "beta.pdf": "skipped"}  # the new settings are recorded
+
+
+def test_records_from_before_the_fingerprint_are_rebuilt_once(settings, docs):
+    import dataclasses
+
+    alpha, _ = docs
+    ingest_paths(settings, "BHP", [alpha], embedder=FakeEmbedder())
+    store = open_store(settings, "BHP")
+    old = dataclasses.asdict(store.documents()["alpha.pdf"])
+    old.pop("chunking")  # what a store written before this field holds
+    store._docs.delete(ids=["alpha.pdf"])  # an upsert would merge the old metadata into the new
+    store._docs.add(ids=["alpha.pdf"], embeddings=[[1.0]], metadatas=[old])
+    assert open_store(settings, "BHP").documents()["alpha.pdf"].chunking == ""
+    assert statuses(ingest_paths(settings, "BHP", [alpha], embedder=FakeEmbedder())) == {"alpha.pdf": "replaced"}
+    assert statuses(ingest_paths(settings, "BHP", [alpha], embedder=FakeEmbedder())) == {"alpha.pdf": "skipped"}
+
+
+def test_force_reingests_unchanged_files(settings, docs):
+    alpha, beta = docs
+    ingest_paths(settings, "BHP", [alpha, beta], embedder=FakeEmbedder())
+    emb = FakeEmbedder()
+    forced = ingest_paths(settings, "BHP", [alpha, beta], embedder=emb, force=True)
+    assert statuses(forced) == {"alpha.pdf": "replaced", "beta.pdf": "replaced"}
+    assert emb.texts_embedded == forced.to_json()["chunks"] > 0
+    store = open_store(settings, "BHP")
+    assert store.chunk_count() == store._chunks.count() == forced.to_json()["chunks"]
+
+
+@pytest.mark.parametrize("knob, value", [
+    ("chunk_chars", 800), ("chunk_overlap", 0), ("min_chunk_chars", 100), ("extract_tables", False),
+    ("table_pages", "all"),
+])
+def test_every_chunking_knob_changes_the_fingerprint(knob, value):
+    from autofill.settings import IngestSettings
+
+    base = IngestSettings()
+    changed = IngestSettings(**{knob: value})
+    assert chunking_fingerprint(changed) != chunking_fingerprint(base) == chunking_fingerprint(IngestSettings())
+    assert chunking_fingerprint(IngestSettings(min_page_chars=5)) == chunking_fingerprint(base)  # no chunk changes
+
+
+def test_a_new_chunker_version_changes_the_fingerprint(monkeypatch):
+    from autofill.ingest import chunking
+    from autofill.settings import IngestSettings
+
+    before = chunking_fingerprint(IngestSettings())
+    monkeypatch.setattr(chunking, "CHUNKER_VERSION", chunking.CHUNKER_VERSION + 1)
+    assert chunking_fingerprint(IngestSettings()) != before

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from autofill.cli import cli
 from autofill.errors import InputError
 from autofill.review.page_images import HIGHLIGHT_RGB, find_passage_quads, passage_fragments, word_windows
-from autofill.review.palette_png import PALETTE_COLORS
+from autofill.review.page_images import PALETTE_COLORS
 from autofill.review.reader import parse_sources, read_filled_workbook
 from autofill.review.report import write_review_report
 from autofill.settings import Settings

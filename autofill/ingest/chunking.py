@@ -29,6 +29,11 @@ from dataclasses import dataclass, replace
 from autofill.records import Chunk, ParsedDocument
 from autofill.settings import IngestSettings
 
+# Part of every document's chunking fingerprint (see ingest.pipeline.chunking_fingerprint): raise it with
+# any code change that alters the chunks of an unchanged PDF (chunking here, or parsing, clean-up and
+# tables upstream), so the next ingest rebuilds stores made by the old code instead of skipping them.
+CHUNKER_VERSION = 1
+
 # A sentence ends at . ! ? (optionally followed by a closing quote or bracket) before a capital,
 # a digit or an opening quote/bracket. "e.g. the" and "1.5" are not ends.
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]?\s+(?=[A-Z0-9\"'\u201c\u2018(\[])")

@@ -1,7 +1,8 @@
 """The ingest loop: files -> parse -> chunk -> embed -> store, one document at a time.
 
-Incremental: a file whose bytes hash to what the store already holds under its name is skipped before any
-parsing or embedding; a changed file replaces its old version (see CompanyStore.replace_document for why
+Incremental: a file whose bytes hash to what the store already holds under its name, chunked with the same
+settings (chunking_fingerprint), is skipped before any parsing or embedding; a changed file, or one whose
+chunking settings changed, replaces its old version (see CompanyStore.replace_document for why
 readers never see a mix). Bad files (missing, not a PDF, encrypted, corrupt, empty, image-only) become one
 failed FileOutcome each and the other files are still ingested.
 
@@ -12,6 +13,8 @@ one embeds (see _Parser)."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import sys
 import threading
 import time
@@ -216,9 +219,26 @@ class _Parser:
             self._pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _plan(files: list[Path], known: dict[str, DocumentRecord]) -> tuple[list[tuple[Path, str]], list[FileOutcome]]:
+def chunking_fingerprint(ingest: IngestSettings) -> str:
+    """What, besides the file's bytes, decides a document's chunks: the chunking and table settings and
+    the chunker's code version. Recorded per document (as paper-qa keys its index by the settings that
+    built it), so a changed --chunk-chars or table setting rebuilds the document instead of skipping it.
+    min_page_chars is left out: it only counts pages without text, it changes no chunk."""
+    from autofill.ingest.chunking import CHUNKER_VERSION
+
+    knobs = {
+        "chunker_version": CHUNKER_VERSION, "chunk_chars": ingest.chunk_chars,
+        "chunk_overlap": ingest.chunk_overlap, "min_chunk_chars": ingest.min_chunk_chars,
+        "extract_tables": ingest.extract_tables, "table_pages": ingest.table_pages,
+    }
+    return hashlib.sha256(json.dumps(knobs, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _plan(files: list[Path], known: dict[str, DocumentRecord], chunking: str,
+          force: bool = False) -> tuple[list[tuple[Path, str]], list[FileOutcome]]:
     """Which files need parsing (with their hashes), decided before any parsing: unchanged files, files
-    whose bytes are already stored under another name and name clashes within the run are settled here."""
+    whose bytes are already stored under another name and name clashes within the run are settled here.
+    Unchanged means the same bytes chunked with the same fingerprint; `force` re-ingests them anyway."""
     todo: list[tuple[Path, str]] = []
     outcomes: list[FileOutcome] = []
     names: dict[str, Path] = {}
@@ -235,10 +255,10 @@ def _plan(files: list[Path], known: dict[str, DocumentRecord]) -> tuple[list[tup
             continue
         rec = known.get(path.name)
         twin = next((r for r in known.values() if r.sha256 == sha and r.file_name != path.name), None)
-        if rec is not None and rec.sha256 == sha:
+        if rec is not None and rec.sha256 == sha and rec.chunking == chunking and not force:
             outcomes.append(FileOutcome(str(path), "skipped", pages=rec.pages, chunks=rec.chunks,
                                         empty_pages=rec.empty_pages))
-        elif twin is not None:
+        elif twin is not None and (rec is None or rec.sha256 != sha):
             outcomes.append(FileOutcome(str(path), "skipped", pages=twin.pages, chunks=twin.chunks,
                                         empty_pages=twin.empty_pages,
                                         error=f"same content as {twin.file_name}, already in the store"))
@@ -264,8 +284,9 @@ def embedder_for(settings: Settings, recorded: str | None) -> str:
 
 
 def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], progress: bool = False,
-                 embedder: Any = None) -> IngestReport:
-    """Ingest PDF files and folders into `company`'s evidence store; see the module docstring.
+                 embedder: Any = None, force: bool = False) -> IngestReport:
+    """Ingest PDF files and folders into `company`'s evidence store; see the module docstring. `force`:
+    parse, chunk and embed again even files the store holds unchanged (same bytes, same chunking).
 
     Timings: parse seconds are summed over files parsed in a helper process while earlier files are
     embedded, so parse + embed + store can exceed the wall-clock `seconds`."""
@@ -291,7 +312,8 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
         embedder = make_embedder(settings, name)
     if store is not None:
         store.check_embedder(embedder.name)
-    todo, planned = _plan(files, store.documents() if store is not None else {})
+    chunking = chunking_fingerprint(settings.ingest)
+    todo, planned = _plan(files, store.documents() if store is not None else {}, chunking, force)
     outcomes += planned
     known = set(store.documents()) if store is not None else set()
 
@@ -335,7 +357,7 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                     file_name=path.name, sha256=doc.sha256, pages=doc.page_count, chunks=len(chunks),
                     empty_pages=len(doc.empty_pages),
                     ingested_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
-                    source_path=str(path.resolve()),
+                    source_path=str(path.resolve()), chunking=chunking,
                 )
                 store.replace_document(record, chunks, vectors)
                 changed = True
