@@ -23,6 +23,7 @@ from autofill.answer.pages import PageLocator
 from autofill.answer.retrieval import resolve_mode
 from autofill.answer.row import RowContext, answer_row
 from autofill.errors import InputError
+from autofill.fileio import ensure_writable_dir
 from autofill.providers.base import Providers
 from autofill.providers.cost import UsageMeter
 from autofill.records import QuestionRow, RowResult, RunReport, StageUsage
@@ -126,6 +127,9 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
                  embedder=store.embedder_name, documents=store.documents())
     if not plan.documents:
         raise InputError(f"the evidence store for {company!r} has no documents; run `autofill ingest` first")
+    # Before any model call: a folder we cannot write to is bad input, not a failure after paying for rows.
+    out = output_path(settings, company, questionnaire, out_dir)
+    ensure_writable_dir(out.parent)
     if chat is None:
         _say(progress, "No LLM configured: drafting evidence-only rows (quotes with pages, no answers). "
                        "Set OPENAI_API_KEY / OPENAI_BASE_URL or COHERE_API_KEY for answers.")
@@ -173,7 +177,6 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     finished_at = time.monotonic()
     for warning in layout.all_warnings:
         _warn(warning)
-    out = output_path(settings, company, questionnaire, out_dir)
     run_info = build_run_info(settings, company, plan, meter.snapshot(), ordered, started_at,
                               len(to_answer) - len(pending), len(kept))
     written = write_results(settings, questionnaire, layout, ordered, out, run_info)

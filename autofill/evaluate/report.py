@@ -12,6 +12,7 @@ from pathlib import Path
 from autofill.evaluate.results import (ANSWER_METRICS, JUDGE_METRICS, RETRIEVAL_METRICS, ConfigEval,
                                        EvalResult)
 from autofill.evaluate.stats import Summary
+from autofill.fileio import publish_mode
 
 LABELS = {
     "hit_at_k": "hit@k", "recall_at_k": "recall@k", "precision_at_k": "precision@k", "mrr": "MRR",
@@ -116,6 +117,7 @@ def _atomic_text(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        publish_mode(tmp)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -221,6 +223,7 @@ def draw_chart(result: EvalResult, path: Path) -> Path | None:
     os.close(fd)
     try:
         fig.savefig(tmp, dpi=110, format="png")
+        publish_mode(tmp)
         os.replace(tmp, path)
     finally:
         plt.close(fig)

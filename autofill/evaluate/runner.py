@@ -25,6 +25,7 @@ from autofill.errors import InputError
 from autofill.evaluate.gold import load_gold
 from autofill.evaluate.results import (ALL_METRICS, ConfigEval, EvalResult, compare, question_rows,
                                        score_output)
+from autofill.fileio import ensure_writable_dir, publish_mode
 from autofill.settings import Settings, apply_overrides, read_toml, validate
 
 
@@ -97,6 +98,7 @@ def run_eval(settings: Settings, company: str, questionnaire: Path | str, gold: 
     evaluated: list[ConfigEval] = []
     if from_output is not None:
         output = Path(from_output)
+        ensure_writable_dir(Path(out_dir) if out_dir else output.parent)
         evaluated.append(score_output(settings, key, output, k, "output", judge, say))
         eval_dir = Path(out_dir) if out_dir else output.parent
         stem = f"{output.stem}-eval"
@@ -111,6 +113,7 @@ def run_eval(settings: Settings, company: str, questionnaire: Path | str, gold: 
         stamp = time.strftime("%Y%m%d-%H%M%S")
         eval_dir = Path(out_dir) if out_dir else settings.reports_dir / f"eval-{Path(questionnaire).stem}-{stamp}"
         stem = "eval"
+        ensure_writable_dir(eval_dir)
         for path, name in zip(configs, config_names(configs)):
             derived = config_settings(settings, path)
             if say:
@@ -156,6 +159,7 @@ def _atomic_write(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        publish_mode(tmp)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -22,6 +22,7 @@ from openpyxl.utils.cell import column_index_from_string
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from autofill.errors import InputError
+from autofill.fileio import publish_mode
 from autofill.records import Answer, QuestionRow, RowResult
 from autofill.workbook.evidence import write_evidence_sheet, write_run_info_sheet
 from autofill.workbook.model import SheetLayout, WorkbookLayout
@@ -88,6 +89,7 @@ def _save_atomically(wb, out_path: Path) -> None:
     os.close(fd)
     try:
         wb.save(tmp_name)
+        publish_mode(tmp_name)
         os.replace(tmp_name, out_path)
     except BaseException:
         try:
