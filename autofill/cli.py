@@ -90,12 +90,13 @@ def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, a
                               ingest={"chunk_chars": chunk_chars})
     report = ingest_paths(settings, company, list(paths), progress=not as_json, force=force)
     data = report.to_json()
+    # Why a file failed goes to stderr under --json too: the JSON line only counts failures.
+    for f in report.files:
+        if f.status == "failed":
+            click.echo(f"  failed   {f.path}: {f.error}", err=True)
     if as_json:
         emit_json(data)
     else:
-        for f in report.files:
-            if f.status == "failed":
-                click.echo(f"  failed   {f.path}: {f.error}", err=True)
         click.echo(
             f"{data['company']}: {data['documents']} documents ({data['new_documents']} new, "
             f"{data['skipped_documents']} unchanged, {data['failed_documents']} failed), "
