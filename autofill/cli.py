@@ -54,7 +54,30 @@ def emit_json(data: dict) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, default=str))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineErrorGroup(click.Group):
+    """Usage errors (a missing option, a bad choice, a folder given as a file) as one line on stderr,
+    like every other bad input, instead of click's usage block; still exit code 2."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:  # bare `autofill`: the help text, as before
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.UsageError as exc:
+            hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+            _fail(f"{exc.format_message()}{hint}", exc.exit_code)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            _fail("aborted", 1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+@click.group(cls=OneLineErrorGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--workspace", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder holding vectordb/, reports_out/ and templates/ (default: current directory).")
 @click.option("--config", "configs", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
