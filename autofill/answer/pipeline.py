@@ -85,7 +85,8 @@ class _Plan:
             "retrieval": [r.candidates, r.final_k, r.rrf_k, r.context_order, r.rerank_window, r.rerank_step,
                           r.cohere_rerank_model if self.rerank == "cohere" else "", r.max_per_page],
             "templates": {t: _template_text(settings, t) for t in TEMPLATES} if self.chat_model else {},
-            "documents": sorted((d.file_name, d.sha256) for d in self.documents.values()),
+            # Chunking is part of a document's identity: a re-chunked store retrieves other passages.
+            "documents": sorted((d.file_name, d.sha256, d.chunking) for d in self.documents.values()),
         })
 
 
