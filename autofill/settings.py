@@ -349,3 +349,8 @@ def validate(settings: Settings) -> None:
         raise InputError("ingest.chunk_chars must be at least 200")
     if settings.llm.concurrency < 1:
         raise InputError("llm.concurrency must be at least 1")
+    # A malformed price used to pass here and then fail every row after its model calls were made.
+    for model, price in (settings.cost.prices or {}).items():
+        if (not isinstance(price, (list, tuple)) or len(price) != 2
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in price)):
+            raise InputError(f"cost.prices.{model!r} must be [input, output] USD per million tokens, got {price!r}")
