@@ -282,7 +282,15 @@ def eval_cmd(ctx, company, questionnaire, gold, eval_configs, from_output, k, ou
     settings = build_settings(ctx)
     result = run_eval(settings, company, questionnaire, gold, configs=list(eval_configs),
                       from_output=from_output, k=k, out_dir=out_dir, progress=not as_json)
-    emit_json(result.to_json()) if as_json else click.echo(result.describe())
+    if as_json:
+        # The key-mismatch notes (file never retrieved, matched by number but the texts differ) are what
+        # tell a user the figures cannot be trusted; they stay visible, on stderr, under --json too.
+        for config in result.configs:
+            for note in config.notes:
+                click.echo(f"autofill: warning: {config.name}: {note}", err=True)
+        emit_json(result.to_json())
+    else:
+        click.echo(result.describe())
 
 
 def main() -> None:
