@@ -128,6 +128,12 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
                  embedder=store.embedder_name, documents=store.documents())
     if not plan.documents:
         raise InputError(f"the evidence store for {company!r} has no documents; run `autofill ingest` first")
+    for asked, used, what in ((settings.retrieval.mode, plan.mode, "retrieval"),
+                              (settings.retrieval.reranker, plan.rerank, "reranker")):
+        if chat is None and asked != "auto" and asked != used:
+            # Asked for explicitly (option or settings file): say so, even under --json, rather than
+            # let the Run info sheet be the only place that shows HyDE or the LLM rerank did not run.
+            _warn(f"{what} {asked!r} needs an LLM and none is configured; using {used!r}")
     # Before any model call: a folder we cannot write to is bad input, not a failure after paying for rows.
     out = output_path(settings, company, questionnaire, out_dir)
     ensure_writable_dir(out.parent)
