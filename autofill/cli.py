@@ -50,6 +50,10 @@ def build_settings(ctx: click.Context, **sections):
     return load_settings(obj.get("workspace"), obj.get("configs", ()), overrides)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def emit_json(data: dict) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, default=str))
 
@@ -121,7 +125,7 @@ def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, a
         emit_json(data)
     else:
         click.echo(
-            f"{data['company']}: {data['documents']} documents ({data['new_documents']} new, "
+            f"{data['company']}: {_count(data['documents'], 'document')} ({data['new_documents']} new, "
             f"{data['skipped_documents']} unchanged, {data['failed_documents']} failed), "
             f"{data['pages']} pages, {data['chunks']} chunks in {data['seconds']:.1f} s"
         )
@@ -149,11 +153,11 @@ def companies(ctx, as_json):
         click.echo("No evidence stores yet. Start with: autofill ingest --company NAME REPORT.pdf")
         return
     for s in stores:
-        click.echo(f"{s.company}: {len(s.documents)} documents, {s.pages} pages, {s.chunks} chunks, "
-                   f"embedder {s.embedder}, last ingest {s.last_ingest}")
+        click.echo(f"{s.company}: {_count(len(s.documents), 'document')}, {_count(s.pages, 'page')}, "
+                   f"{_count(s.chunks, 'chunk')}, embedder {s.embedder}, last ingest {s.last_ingest}")
         for d in s.documents:
-            click.echo(f"    {d.file_name}: {d.pages} pages, {d.chunks} chunks"
-                       + (f", {d.empty_pages} pages without text" if d.empty_pages else ""))
+            click.echo(f"    {d.file_name}: {_count(d.pages, 'page')}, {_count(d.chunks, 'chunk')}"
+                       + (f", {_count(d.empty_pages, 'page')} without text" if d.empty_pages else ""))
 
 
 @cli.command()
