@@ -218,10 +218,11 @@ def test_each_page_and_highlight_is_rendered_once(case, tmp_path):
     assert len(pngs) == 2
 
 
-def test_missing_pdf_renders_without_image_and_says_where(case):
+def test_missing_pdf_renders_without_image_and_says_where(case, capsys):
     gone = case["tmp"] / "moved" / PDF_NAME
     path, text = _report(case, pdf_paths={PDF_NAME: gone})
     assert f"PDF not found at {html.escape(str(gone))}" in text
+    assert f"autofill: warning: PDF not found at {gone}" in capsys.readouterr().err
     assert _images(text) == []
     assert html.escape(ANSWER_1) in text  # the rest of the report is still there
 

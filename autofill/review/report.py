@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sys
 import tempfile
 import uuid
 from collections import Counter
@@ -232,6 +233,9 @@ def write_review_report(settings, output_xlsx: Path, company: str | None = None,
     roots = [output_xlsx.parent.resolve(), workspace]
     sources, notes = locate_pdfs(settings, file_names, company=company, pdf_paths=pdf_paths,
                                  run_info_docs=book.info("documents"), search_roots=roots)
+    # Also in the HTML, but whoever runs the command should hear of missing or changed PDFs now.
+    for note in [*notes, *(src.note for src in sources.values() if src.note)]:
+        print(f"autofill: warning: {note}", file=sys.stderr, flush=True)
 
     target = report_dir_for(output_xlsx)
     try:
