@@ -154,6 +154,16 @@ def test_interrupted_ingest_keeps_store_consistent_and_next_run_completes(settin
     assert rerun.to_json()["new_documents"] == 0  # idempotent
 
 
+def test_a_new_store_interrupted_after_one_document_still_says_when_it_was_ingested(settings, docs):
+    alpha, beta = docs
+    beta_chunks = ingest_paths(settings, "Probe", [beta], embedder=FakeEmbedder()).files[0].chunks
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        ingest_paths(settings, "Gamma", [beta, alpha], embedder=FakeEmbedder(fail_after=beta_chunks))
+    info = open_store(settings, "Gamma").info()
+    assert [d.file_name for d in info.documents] == ["beta.pdf"]
+    assert info.last_ingest  # dated although the run never reached its end
+
+
 def test_embedder_mismatch_is_refused_before_any_work(settings, docs):
     alpha, beta = docs
     ingest_paths(settings, "BHP", [alpha], embedder=FakeEmbedder(name="fake:a"))

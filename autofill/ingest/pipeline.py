@@ -360,6 +360,7 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                     source_path=str(path.resolve()), chunking=chunking,
                 )
                 store.replace_document(record, chunks, vectors)
+                store.touch()  # per document: an interrupted ingest still dates what it stored
                 changed = True
                 timer.store += time.perf_counter() - t
                 outcomes.append(FileOutcome(str(path), status, pages=doc.page_count, chunks=len(chunks),
@@ -370,7 +371,6 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
             if store is not None and changed:
                 t = time.perf_counter()
                 store.rebuild_bm25()
-                store.touch()
                 timer.store += time.perf_counter() - t
     finally:
         parser.close()
