@@ -241,6 +241,7 @@ class RunReport:
     usage: dict[str, StageUsage]
     seconds: float
     report_html: Path | None = None
+    evidence_only: bool = False  # no model configured: "answered" rows are quoted-evidence drafts
 
     def totals(self) -> StageUsage:
         total = StageUsage()
@@ -261,4 +262,6 @@ class RunReport:
             "completion_tokens": t.completion_tokens,
             "cost_usd": round(t.cost_usd, 6),
             "seconds": round(self.seconds, 2),
+            "evidence_only": self.evidence_only,
+            "report": str(self.report_html) if self.report_html else None,
         }

@@ -107,6 +107,7 @@ def test_each_row_runs_hyde_rerank_and_answer(ingested, llm_server, tmp_path):
     assert info["answer calls"] == len(FACTS) and info["rerank calls"] == 2 * len(FACTS)
     data = report.to_json()
     assert data["llm_calls"] == 4 * len(FACTS) == llm_server.count("chat")
+    assert data["evidence_only"] is False
     assert data["prompt_tokens"] > 0 and data["completion_tokens"] > 0 and data["cost_usd"] > 0
     assert report.usage["answer"].prompt_tokens > report.usage["hyde"].prompt_tokens
     assert "sk-test" not in report.output.read_bytes().decode("latin-1")

@@ -191,8 +191,9 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         checkpoint.remove()  # complete: nothing left to resume
     report_html = _review_report(settings, Path(written), company, progress)
     report = RunReport(output=Path(written), rows=len(rows), answered=len(ordered) - len(failed), failed=len(failed),
-                       skipped=len(kept), usage=meter.snapshot(), seconds=finished_at - t0, report_html=report_html)
-    _say(progress, summary(report, company, failed, evidence_only=not plan.chat_model))
+                       skipped=len(kept), usage=meter.snapshot(), seconds=finished_at - t0, report_html=report_html,
+                       evidence_only=not plan.chat_model)
+    _say(progress, summary(report, company, failed, evidence_only=report.evidence_only))
     return report
 
 
