@@ -45,3 +45,19 @@ def publish_mode(path: Path | str) -> None:
     less the umask) before it is renamed into place: filled questionnaires and eval reports are
     shared with colleagues, and a private-only file on a shared drive is an unpleasant surprise."""
     os.chmod(path, 0o666 & ~_UMASK)
+
+
+def atomic_write_bytes(path: Path | str, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file in the same folder and a rename, so a reader
+    (or a crash) never sees half a file; the result gets ordinary file permissions."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        publish_mode(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -12,7 +12,7 @@ from pathlib import Path
 from autofill.evaluate.results import (ANSWER_METRICS, JUDGE_METRICS, RETRIEVAL_METRICS, ConfigEval,
                                        EvalResult)
 from autofill.evaluate.stats import Summary
-from autofill.fileio import publish_mode
+from autofill.fileio import atomic_write_bytes, publish_mode
 
 LABELS = {
     "hit_at_k": "hit@k", "recall_at_k": "recall@k", "precision_at_k": "precision@k", "mrr": "MRR",
@@ -112,16 +112,6 @@ def describe_text(result: EvalResult) -> str:
 # --------------------------------------------------------------------------- Markdown and chart
 
 
-def _atomic_text(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        publish_mode(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _cell(text: str) -> str:
@@ -236,5 +226,5 @@ def write_report(result: EvalResult, eval_dir: Path, stem: str) -> tuple[Path | 
     eval_dir.mkdir(parents=True, exist_ok=True)
     chart = draw_chart(result, eval_dir / f"{stem}.png")
     report = eval_dir / f"{stem}.md"
-    _atomic_text(report, markdown(result, chart.name if chart else None))
+    atomic_write_bytes(report, markdown(result, chart.name if chart else None).encode("utf-8"))
     return chart, report

@@ -14,9 +14,7 @@ import copy
 import csv
 import io
 import json
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -25,7 +23,7 @@ from autofill.errors import InputError
 from autofill.evaluate.gold import load_gold
 from autofill.evaluate.results import (ALL_METRICS, ConfigEval, EvalResult, compare, question_rows,
                                        score_output)
-from autofill.fileio import ensure_writable_dir, publish_mode
+from autofill.fileio import atomic_write_bytes, ensure_writable_dir
 from autofill.settings import Settings, apply_overrides, read_toml, validate
 
 
@@ -153,17 +151,6 @@ def _with_usage(scored: ConfigEval, report) -> ConfigEval:
 # --------------------------------------------------------------------------- files
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        publish_mode(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_outputs(result: EvalResult, eval_dir: Path, stem: str) -> None:
@@ -181,7 +168,7 @@ def write_outputs(result: EvalResult, eval_dir: Path, stem: str) -> None:
     result.table_csv = eval_dir / f"{stem}.csv"
     result.table_json = eval_dir / f"{stem}.json"
     result.chart, result.report = write_report(result, eval_dir, stem)
-    _atomic_write(result.table_csv, buf.getvalue().encode("utf-8-sig"))  # BOM: Excel opens it as UTF-8
+    atomic_write_bytes(result.table_csv, buf.getvalue().encode("utf-8-sig"))  # BOM: Excel opens it as UTF-8
     summary: dict[str, Any] = result.to_json()
-    _atomic_write(result.table_json, json.dumps({"summary": summary, "questions": rows}, ensure_ascii=False,
+    atomic_write_bytes(result.table_json, json.dumps({"summary": summary, "questions": rows}, ensure_ascii=False,
                                                 indent=1, default=str).encode("utf-8"))
