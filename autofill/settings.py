@@ -102,8 +102,11 @@ class RetrievalSettings:
     rrf_k: int = 60
     # "ranked" (best first) or "peripheral" (best passages at the start and at the end).
     context_order: str = "ranked"
-    rerank_window: int = 20
-    rerank_step: int = 10
+    # Listwise rerank sees up to `rerank_window` candidates in one call. 30 passages (~8k tokens) fit
+    # any current chat model, so the default ranks all candidates at once (3 calls per row); larger
+    # candidate sets or small local models use RankGPT-style sliding windows from the bottom up.
+    rerank_window: int = 30
+    rerank_step: int = 15
     # Passages per PDF page among the final_k. 0 = auto: 1 without a reranker (neighbouring chunks of
     # one page share their context header and crowd the top; one per page lifted BHP page recall@6
     # from 0.60 to 0.74 at equal MRR), no limit with one (the reranker's judgement stands). N > 0: at most N.

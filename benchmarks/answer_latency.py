@@ -2,7 +2,7 @@
 latency per call. Compares wall time with the critical path the concurrency limit allows
 (ceil(rows / concurrency) * calls per row * latency) and prints tokens per question by stage.
 
-    python benchmarks/answer_latency.py [--latency 1.0] [--concurrency 4] [--window 20]
+    python benchmarks/answer_latency.py [--latency 1.0] [--concurrency 4] [--window 30]
 
 Retrieval uses the deterministic FakeEmbedder from tests/ so the figure is about the LLM stages and
 the row scheduling, not the embedding model. Runs offline; nothing leaves the machine."""
@@ -37,7 +37,7 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=15)
     ap.add_argument("--latency", type=float, default=1.0, help="seconds per API call")
     ap.add_argument("--concurrency", type=int, default=4)
-    ap.add_argument("--window", type=int, default=20, help="rerank window (30 = one rerank call per row)")
+    ap.add_argument("--window", type=int, default=30, help="rerank window (30, the default: one rerank call per row)")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp, LLMServer(latency_s=args.latency) as server:

@@ -1,6 +1,6 @@
 """`autofill run` with an OpenAI-compatible model: the real openai SDK against the loopback server.
 
-Per row: a HyDE call, listwise rerank of 30 candidates (two sliding windows of 20), then one answer
+Per row: a HyDE call, one listwise rerank call over all 30 candidates, then one answer
 call with 6 labelled passages; the answer, reasoning and sources land in the right cells; transient
 errors are retried; a malformed answer is kept and marked; an identical re-run is served from the
 cache; an interrupted run resumes without repeating finished rows."""
@@ -73,17 +73,16 @@ def test_each_row_runs_hyde_rerank_and_answer(ingested, llm_server, tmp_path):
     assert set(reqs) == {f.question for f in FACTS}
     for f in FACTS:
         calls = reqs[f.question]
-        assert [kind_of(r.json) for r in calls] == ["hyde", "rerank", "rerank", "answer"], f.question
-        first, second = (passages_in(last_user_text(r.json)) for r in calls[1:3])
-        assert len(first) == 20 and len(second) == 20  # bottom window (11-30), then top window (1-20)
-        assert len({t for *_, t in first} | {t for *_, t in second}) == 30  # 30 distinct candidates
-        answer_prompt = last_user_text(calls[3].json)
+        assert [kind_of(r.json) for r in calls] == ["hyde", "rerank", "answer"], f.question
+        ranked = passages_in(last_user_text(calls[1].json))
+        assert len(ranked) == 30 and len({t for *_, t in ranked}) == 30  # 30 distinct candidates at once
+        answer_prompt = last_user_text(calls[2].json)
         shown = passages_in(answer_prompt)
         assert [n for n, *_ in shown] == [1, 2, 3, 4, 5, 6]
         assert re.search(r"^\[1\] \S.* p\. \d+$", answer_prompt, re.MULTILINE)
         assert any(f.phrase in " ".join(t.split()) for *_, t in shown)  # the reranked fact made the cut
         assert "untrusted" in answer_prompt
-        assert calls[3].json.get("response_format", {}).get("type") == "json_object"
+        assert calls[2].json.get("response_format", {}).get("type") == "json_object"
 
     out = read_output(report.output)
     for f in FACTS:
@@ -104,9 +103,9 @@ def test_each_row_runs_hyde_rerank_and_answer(ingested, llm_server, tmp_path):
     info = out["info"]
     assert info["company"] == COMPANY and info["llm model"] == "gpt-4o-mini" and info["embedder"] == emb.name
     assert info["retrieval mode"] == "hyde" and info["reranker"] == "llm"
-    assert info["answer calls"] == len(FACTS) and info["rerank calls"] == 2 * len(FACTS)
+    assert info["answer calls"] == len(FACTS) and info["rerank calls"] == len(FACTS)
     data = report.to_json()
-    assert data["llm_calls"] == 4 * len(FACTS) == llm_server.count("chat")
+    assert data["llm_calls"] == 3 * len(FACTS) == llm_server.count("chat")
     assert data["evidence_only"] is False
     assert data["prompt_tokens"] > 0 and data["completion_tokens"] > 0 and data["cost_usd"] > 0
     assert report.usage["answer"].prompt_tokens > report.usage["hyde"].prompt_tokens
@@ -116,7 +115,7 @@ def test_each_row_runs_hyde_rerank_and_answer(ingested, llm_server, tmp_path):
     before = llm_server.count()
     again = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path / "out2", providers=providers(s, emb, tmp_path))
     assert llm_server.count() == before
-    assert again.to_json()["llm_calls"] == 0 and again.totals().cached_calls == 4 * len(FACTS)
+    assert again.to_json()["llm_calls"] == 0 and again.totals().cached_calls == 3 * len(FACTS)
     assert read_output(again.output)["rows"] == out["rows"]
 
 
@@ -130,8 +129,8 @@ def test_transient_errors_are_retried(ingested, llm_server, tmp_path):
     assert report.failed == 0 and report.answered == len(FACTS)
     statuses = [r.status for r in llm_server.chat_requests()]
     assert statuses[:3] == [429, 500, 200]
-    assert llm_server.count("chat") == 4 * len(FACTS) + 2
-    assert report.to_json()["llm_calls"] == 4 * len(FACTS)  # a retried call is one call
+    assert llm_server.count("chat") == 3 * len(FACTS) + 2
+    assert report.to_json()["llm_calls"] == 3 * len(FACTS)  # a retried call is one call
 
 
 def test_malformed_answer_is_kept_and_marked(ingested, llm_server, tmp_path):
@@ -204,8 +203,8 @@ def test_interrupted_run_resumes_without_repeating_rows(ingested, llm_server, tm
     assert report.answered == len(FACTS) and report.failed == 0
     second = by_question(llm_server)
     assert len(second) == len(FACTS) - 2 and not set(second) & answered_first  # finished rows not repeated
-    assert all(len(calls) == 4 for calls in second.values())
-    assert report.to_json()["llm_calls"] == 4 * (len(FACTS) - 2)
+    assert all(len(calls) == 3 for calls in second.values())
+    assert report.to_json()["llm_calls"] == 3 * (len(FACTS) - 2)
     rows = read_output(report.output)["rows"]
     assert all(rows[f.question]["Sources"] == f"{SAMPLE} p. {f.page}" for f in FACTS)
     assert not checkpoints[0].exists()  # complete: the checkpoint is gone
@@ -214,7 +213,7 @@ def test_interrupted_run_resumes_without_repeating_rows(ingested, llm_server, tm
     llm_server.reset()
     run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path, resume=False,
                       providers=Providers(embedder=emb, chat=chat))
-    assert llm_server.count("chat") == 4 * len(FACTS)
+    assert llm_server.count("chat") == 3 * len(FACTS)
 
 
 def test_a_row_that_keeps_failing_is_marked_and_the_run_goes_on(ingested, llm_server, tmp_path):

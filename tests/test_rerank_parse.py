@@ -79,6 +79,7 @@ def test_sliding_windows_bubble_a_low_candidate_to_the_top(tmp_path):
         return ChatResult(text=" > ".join(f"[{n}]" for n, _ in order), model="m")
 
     settings = Settings(workspace=tmp_path)
+    settings.retrieval.rerank_window, settings.retrieval.rerank_step = 20, 10
     top = rerank(settings, "llm", QuestionRow(sheet="S", row=1, question="q"), passages, call=call)
     assert len(prompts) == 2
     assert "Rank them" in prompts[0] and prompts[0].count("\nrelevance ") == 20
@@ -116,3 +117,22 @@ def test_max_per_page_auto_applies_only_without_a_reranker(tmp_path):
     assert [p.page_start for p in rerank(s, "llm", row, ps, call=keep_order)] == [1, 1, 1, 2, 2, 2]
     s.retrieval.max_per_page = 2
     assert [p.page_start for p in rerank(s, "llm", row, ps, call=keep_order)] == [1, 1, 2, 2, 3, 3]
+
+
+def test_default_settings_rank_all_thirty_candidates_in_one_call(tmp_path):
+    from autofill.answer.rerank import rerank
+    from autofill.providers.base import ChatResult
+    from autofill.records import QuestionRow
+    from autofill.settings import Settings
+
+    passages = [Passage(chunk_id=f"c{i}", file_name="F.pdf", page_start=i, page_end=i, section="",
+                        text=f"passage {i}", rank=i) for i in range(1, 31)]
+    prompts: list[str] = []
+
+    def call(messages, json_mode):
+        prompts.append(messages[-1].content)
+        return ChatResult(text="[30] > [1]", model="m")
+
+    top = rerank(Settings(workspace=tmp_path), "llm", QuestionRow(sheet="S", row=1, question="q"), passages, call=call)
+    assert len(prompts) == 1 and prompts[0].count("passage ") >= 30
+    assert [p.chunk_id for p in top] == ["c30", "c1", "c2", "c3", "c4", "c5"]
