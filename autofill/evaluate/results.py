@@ -200,37 +200,12 @@ def compare(configs: list[ConfigEval], judged: bool) -> list[Comparison]:
 # --------------------------------------------------------------------------- scoring an output
 
 
-def page_ends(output: Path) -> dict[tuple[int, int, str, int], int]:
-    """(row, rank, file, first page) -> last page, from the Evidence sheet's optional `Page end`
-    column: a passage running over a page break covers both pages."""
-    import openpyxl
-
-    wb = openpyxl.load_workbook(output, read_only=True, data_only=True)
-    try:
-        if "Evidence" not in wb.sheetnames:
-            return {}
-        rows = wb["Evidence"].iter_rows(values_only=True)
-        head = [str(h or "").strip().lower() for h in next(rows, ())]
-        if "page end" not in head:
-            return {}
-        col = {h: i for i, h in enumerate(head)}
-        out = {}
-        for r in rows:
-            try:
-                key = (int(r[col["row"]]), int(r[col["rank"]]), str(r[col["file"]]).strip(), int(r[col["page"]]))
-                out[key] = int(r[col["page end"]])
-            except (TypeError, ValueError, KeyError, IndexError):
-                continue
-        return out
-    finally:
-        wb.close()
-
-
-def _passages(evidence: list, ends: dict[tuple[int, int, str, int], int]) -> list[m.RetrievedPassage]:
+def _passages(evidence: list) -> list[m.RetrievedPassage]:
     out = []
     for e in evidence:
-        end = max(e.page_end, ends.get((e.row, e.rank, e.file_name.strip(), e.page_start), 0))
-        pages = tuple(range(e.page_start, end + 1)) if e.page_start else ()
+        # e.page_end already includes the Evidence sheet's `Page end` column (review/reader.py), so
+        # a passage running over a page break covers both pages.
+        pages = tuple(e.pages)
         try:
             score = float(e.score) if str(e.score).strip() else None
         except ValueError:
@@ -278,7 +253,6 @@ def score_output(settings, key: GoldKey, output: Path, k: int, name: str, judge=
     from autofill.review.reader import read_filled_workbook
 
     book = read_filled_workbook(Path(output))
-    ends = page_ends(Path(output))
     rows = [q for q in book.questions if q.in_sheet]
     pairs, unmatched = key.match(rows)
     notes = []
@@ -297,7 +271,7 @@ def score_output(settings, key: GoldKey, output: Path, k: int, name: str, judge=
         if item.question and m.jaccard(set(normalise_question(row.question).split()),
                                        set(normalise_question(item.question).split())) < 0.5:
             notes.append(f"question {item.number}: matched by number but the texts differ; check the key")
-        passages = _passages(row.evidence, ends)
+        passages = _passages(row.evidence)
         q = QuestionEval(row.sheet, row.row, row.number or item.number, row.question, item.answer_type,
                          answer=row.answer, status=row.status, gold_pages=len(item.pages),
                          gold_evidence=len(item.evidence), retrieved=len(passages))
