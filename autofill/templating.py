@@ -24,6 +24,16 @@ def _environment(workspace_templates: str) -> jinja2.Environment:
                               keep_trailing_newline=False, trim_blocks=True, lstrip_blocks=True)
 
 
+def template_source(templates_dir: Path, name: str) -> str:
+    """The text of template `name` (without .j2) as `render` would load it, the workspace folder
+    first; "" when neither folder has it."""
+    env = _environment(str(templates_dir))
+    try:
+        return env.loader.get_source(env, f"{name}.j2")[0]
+    except jinja2.TemplateNotFound:
+        return ""
+
+
 def render(templates_dir: Path, name: str, **variables) -> str:
     """Render template `name` (without .j2) with the workspace folder taking precedence."""
     env = _environment(str(templates_dir))

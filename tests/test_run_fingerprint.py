@@ -24,3 +24,18 @@ def test_retrieval_settings_change_the_run_fingerprint(tmp_path):
     a, b = Settings(workspace=tmp_path), Settings(workspace=tmp_path)
     b.retrieval.final_k = 8
     assert _plan("c1").fingerprint(a) != _plan("c1").fingerprint(b)
+
+
+def test_a_workspace_prompt_template_changes_the_run_fingerprint(tmp_path):
+    from autofill.templating import PACKAGE_TEMPLATES, template_source
+
+    s = Settings(workspace=tmp_path)
+    plan = _plan("c1")
+    plan.chat_model = "gpt-4o-mini"
+    before = plan.fingerprint(s)
+    assert template_source(s.templates_dir, "answer") == (PACKAGE_TEMPLATES / "answer.j2").read_text(encoding="utf-8")
+    assert template_source(s.templates_dir, "no_such_template") == ""
+    s.templates_dir.mkdir(parents=True, exist_ok=True)
+    (s.templates_dir / "answer.j2").write_text("Answer {{ question }}", encoding="utf-8")
+    assert template_source(s.templates_dir, "answer") == "Answer {{ question }}"
+    assert plan.fingerprint(s) != before

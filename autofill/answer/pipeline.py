@@ -28,7 +28,7 @@ from autofill.providers.base import Providers
 from autofill.providers.cost import UsageMeter
 from autofill.records import QuestionRow, RowResult, RunReport, StageUsage
 from autofill.settings import Settings
-from autofill.templating import PACKAGE_TEMPLATES
+from autofill.templating import template_source
 
 # Bump when answering logic changes in a way that makes old checkpoints wrong.
 PIPELINE_VERSION = 1
@@ -58,14 +58,6 @@ def output_path(settings: Settings, company: str, questionnaire: Path, out_dir: 
     return folder / f"{questionnaire.stem}_{safe_name(company)}_filled.xlsx"
 
 
-def _template_text(settings: Settings, name: str) -> str:
-    for folder in (settings.templates_dir, PACKAGE_TEMPLATES):
-        path = Path(folder) / f"{name}.j2"
-        if path.is_file():
-            return path.read_text(encoding="utf-8")
-    return ""
-
-
 @dataclass
 class _Plan:
     """What this run uses, resolved once: it feeds the checkpoint key and the Run info sheet."""
@@ -84,7 +76,7 @@ class _Plan:
             "temperature": llm.temperature, "max_tokens": llm.max_tokens, "embedder": self.embedder,
             "retrieval": [r.candidates, r.final_k, r.rrf_k, r.context_order, r.rerank_window, r.rerank_step,
                           r.cohere_rerank_model if self.rerank == "cohere" else "", r.max_per_page],
-            "templates": {t: _template_text(settings, t) for t in TEMPLATES} if self.chat_model else {},
+            "templates": {t: template_source(settings.templates_dir, t) for t in TEMPLATES} if self.chat_model else {},
             # Chunking is part of a document's identity: a re-chunked store retrieves other passages.
             "documents": sorted((d.file_name, d.sha256, d.chunking) for d in self.documents.values()),
         })
