@@ -400,6 +400,29 @@ def test_report_on_a_workbook_written_by_the_real_writer(tmp_path, workspace):
     assert "gpt-4o-mini" in text and "total cost usd" in text
 
 
+def test_customer_wording_of_question_answer_and_number_columns_reads_back(tmp_path, workspace):
+    """Layout detection accepts a question column called `Requirement` (and `Ref.`, `Company
+    response`); the writer keeps those headers, so the reader must name them by the same rules or
+    every answer vanishes from the report and the evaluation."""
+    from autofill.workbook.layout import read_questions
+    from autofill.workbook.writeback import write_results
+    from tests.workbook_builders import result_for
+
+    src = tmp_path / "customer.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Ref.", "Requirement", "Company response"])
+    ws.append(["C1", QUESTION_1, None])
+    wb.save(src)
+    settings = Settings(workspace=workspace)
+    layout, rows = read_questions(settings, src)
+    out = write_results(settings, src, layout, [result_for(rows[0], answer=ANSWER_1)],
+                        tmp_path / "customer_filled.xlsx", {})
+    book = read_filled_workbook(out)
+    assert [(q.row, q.number, q.question, q.answer, q.in_sheet) for q in book.questions] == [
+        (2, "C1", QUESTION_1, ANSWER_1, True)]
+
+
 @pytest.mark.parametrize("kind", ["corrupt", "encrypted"])
 def test_unreadable_pdf_gives_a_note_not_a_failure(case, kind):
     bad = case["tmp"] / "bad" / PDF_NAME

@@ -9,14 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autofill.errors import InputError
+from autofill.workbook import headers as H
 
 EVIDENCE_SHEET = "Evidence"
 RUN_INFO_SHEET = "Run info"
 HEADER_SCAN_ROWS = 30
 
-# Header texts (lower-cased, trailing punctuation stripped) that name the question number column.
-NUMBER_HEADERS = {"no", "no.", "nr", "number", "#", "id", "ref", "reference", "question no", "question number",
-                  "q", "q#", "item"}
 QUESTION_COLUMNS = {
     "question": "question",
     "answer": "answer",
@@ -145,31 +143,27 @@ def _find_header(rows: list[tuple], required: set[str]) -> tuple[int, dict[str, 
 
 
 def _question_header(rows: list[tuple]) -> tuple[int, dict[str, int]] | None:
-    """The header row of a filled question sheet: it has `Sources` (written by autofill) and a
-    question column, named `Question` or, in a customer's own wording, e.g. `Question text`. An
-    answer column named otherwise (`Response`) is mapped to `answer` the same way."""
+    """The header row of a filled question sheet and its field -> column map: the row has `Sources`
+    (written by autofill) and a question column. The customer's question, answer and number columns
+    keep the customer's wording (`Question text`, `Requirement`, `Response`, `No.`), so they are
+    named by the same rules layout detection used to find them (workbook/headers.py)."""
     for i, row in enumerate(rows[:HEADER_SCAN_ROWS]):
         found = _find_header([row], {"sources"})
         if found is None:
             continue
         columns = found[1]
-        for role, words in (("question", ("question",)), ("answer", ("answer", "response"))):
-            if role in columns:
-                continue
-            for header, j in list(columns.items()):
-                if (any(header.startswith(w) for w in words) and header not in NUMBER_HEADERS
-                        and not re.search(r"\b(no|nr|number|id|ref|type|form|hint)\b", header)):
-                    columns[role] = j
-                    break
-        if "question" in columns:
-            return i, columns
+        fields = {attr: columns[h] for h, attr in QUESTION_COLUMNS.items() if h in columns}
+        roles = H.header_roles(list(enumerate(row)))
+        for role in ("question", "answer", "number"):
+            if role not in fields and role in roles:
+                fields[role] = roles[role][0]
+        if "question" in fields:
+            return i, fields
     return None
 
 
-def _read_question_sheet(name: str, rows: list[tuple], columns: dict[str, int], header_index: int,
+def _read_question_sheet(name: str, rows: list[tuple], fields: dict[str, int], header_index: int,
                          evidence_keys: set[tuple[str, int]]) -> list[ReviewQuestion]:
-    fields = {attr: columns[h] for h, attr in QUESTION_COLUMNS.items() if h in columns}
-    number_col = next((columns[h] for h in columns if h.rstrip(".") in NUMBER_HEADERS or h in NUMBER_HEADERS), None)
     out = []
     for offset, row in enumerate(rows[header_index + 1:], start=header_index + 2):
         def get(attr: str) -> str:
@@ -179,14 +173,13 @@ def _read_question_sheet(name: str, rows: list[tuple], columns: dict[str, int], 
         question = get("question")
         if not question:
             continue
-        values = {attr: get(attr) for attr in fields if attr != "question"}
+        values = {attr: get(attr) for attr in fields if attr not in ("question", "number")}
         # Section headings and notes carry no result columns: only rows the tool processed (or that
         # have evidence) are questions in the report.
         processed = any(values.get(a) for a in ("answer", "reasoning", "sources", "status", "confidence"))
         if not processed and (name, offset) not in evidence_keys and ("", offset) not in evidence_keys:
             continue
-        number = _text(row[number_col]) if number_col is not None and number_col < len(row) else ""
-        out.append(ReviewQuestion(sheet=name, row=offset, question=question, number=number, **values))
+        out.append(ReviewQuestion(sheet=name, row=offset, question=question, number=get("number"), **values))
     return out
 
 
@@ -259,8 +252,8 @@ def read_filled_workbook(path: Path) -> FilledWorkbook:
     evidence_keys = {(e.sheet, e.row) for e in evidence}
 
     questions: list[ReviewQuestion] = []
-    for name, (header_index, columns) in question_sheets.items():
-        questions.extend(_read_question_sheet(name, sheets[name], columns, header_index, evidence_keys))
+    for name, (header_index, fields) in question_sheets.items():
+        questions.extend(_read_question_sheet(name, sheets[name], fields, header_index, evidence_keys))
     _attach_evidence(questions, evidence)
 
     run_info = []
