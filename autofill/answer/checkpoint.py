@@ -82,12 +82,13 @@ def question_key(q: QuestionRow) -> str:
     return f"{q.key}#{digest}"
 
 
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")[:40] or "company"
+def safe_name(text: str) -> str:
+    """`text` as a file-name part (the company in output and checkpoint names)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "company"
 
 
 def checkpoint_path(reports_dir: Path, company: str, questionnaire_sha: str, settings_fp: str) -> Path:
-    return reports_dir / ".checkpoints" / f"{_safe(company)}_{questionnaire_sha[:12]}_{settings_fp[:12]}.jsonl"
+    return reports_dir / ".checkpoints" / f"{safe_name(company)[:40]}_{questionnaire_sha[:12]}_{settings_fp[:12]}.jsonl"
 
 
 # --------------------------------------------------------------------------- the file

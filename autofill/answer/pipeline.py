@@ -8,7 +8,6 @@ marked failed with its reason and the run goes on."""
 from __future__ import annotations
 
 import concurrent.futures as cf
-import re
 import sys
 import time
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import autofill
-from autofill.answer.checkpoint import Checkpoint, checkpoint_path, fingerprint, question_key
+from autofill.answer.checkpoint import Checkpoint, checkpoint_path, fingerprint, question_key, safe_name
 from autofill.hashing import file_sha256
 from autofill.answer.pages import PageLocator
 from autofill.answer.retrieval import resolve_mode
@@ -47,10 +46,6 @@ def _say(progress: bool, message: str) -> None:
 
 def _warn(message: str) -> None:
     print(f"autofill: warning: {message}", file=sys.stderr, flush=True)
-
-
-def safe_name(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "company"
 
 
 def output_path(settings: Settings, company: str, questionnaire: Path, out_dir: Path | None) -> Path:
