@@ -114,6 +114,21 @@ def test_only_bad_files_create_no_store(settings, tmp_path):
     assert list_stores(settings) == []
 
 
+def test_a_new_company_is_ingested_without_opening_the_other_stores(settings, docs, monkeypatch):
+    from autofill.store import chroma_store
+
+    alpha, beta = docs
+    ingest_paths(settings, "Alpha Co", [alpha], embedder=FakeEmbedder())
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("list_stores: only a not-found message needs the other stores")
+
+    monkeypatch.setattr(chroma_store, "list_stores", refuse)
+    report = ingest_paths(settings, "Beta Co", [beta], embedder=FakeEmbedder())
+    assert statuses(report) == {"beta.pdf": "new"}
+    assert set(open_store(settings, "Beta Co").documents()) == {"beta.pdf"}
+
+
 def test_expand_paths_folders_sorted_pdf_only_and_deduplicated(tmp_path, docs):
     alpha, beta = docs
     (alpha.parent / "readme.txt").write_text("not a report")

@@ -290,7 +290,7 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
 
     Timings: parse seconds are summed over files parsed in a helper process while earlier files are
     embedded, so parse + embed + store can exceed the wall-clock `seconds`."""
-    from autofill.store.chroma_store import open_store
+    from autofill.store.chroma_store import find_store, open_store
 
     started = time.perf_counter()
     company = company.strip()
@@ -300,9 +300,9 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
     timer = _Timer()
 
     try:
-        store = open_store(settings, company)
+        store = find_store(settings, company)  # None: made when the first document is ready to be stored
     except InputError:
-        store = None  # made when the first document is ready to be stored
+        store = None
     if embedder is None:
         from autofill.providers.factory import make_embedder
 

@@ -326,6 +326,12 @@ def _missing(settings: Settings, company: str) -> InputError:
                       f"run: autofill ingest --company {company!r} REPORT.pdf")
 
 
+def find_store(settings: Settings, company: str) -> CompanyStore | None:
+    """The company's store, or None when it has none. For callers that create a missing store anyway
+    (ingest): open_store's not-found error lists every other store to suggest a name, work they discard."""
+    return _open(settings, company)
+
+
 def open_store(settings: Settings, company: str, create: bool = False, embedder: str | None = None) -> CompanyStore:
     """The company's store. With create=True a missing one is made, recording `embedder` (the name of the
     embedder that will fill it; default: the one the settings choose)."""
