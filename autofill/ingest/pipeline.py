@@ -313,9 +313,9 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
     if store is not None:
         store.check_embedder(embedder.name)
     chunking = chunking_fingerprint(settings.ingest)
-    todo, planned = _plan(files, store.documents() if store is not None else {}, chunking, force)
+    known = store.documents() if store is not None else {}
+    todo, planned = _plan(files, known, chunking, force)
     outcomes += planned
-    known = set(store.documents()) if store is not None else set()
 
     # Smallest file first: only the first file's parsing cannot overlap with embedding (it overlaps with
     # loading the model instead), so it should be the quickest. Outcomes are reported in input order.
