@@ -5,14 +5,13 @@ when a chart is drawn (Agg backend: no display needed)."""
 
 from __future__ import annotations
 
-import os
-import tempfile
+import io
 from pathlib import Path
 
 from autofill.evaluate.results import (ANSWER_METRICS, JUDGE_METRICS, RETRIEVAL_METRICS, ConfigEval,
                                        EvalResult)
 from autofill.evaluate.stats import Summary
-from autofill.fileio import atomic_write_bytes, publish_mode
+from autofill.fileio import atomic_write_bytes
 
 LABELS = {
     "hit_at_k": "hit@k", "recall_at_k": "recall@k", "precision_at_k": "precision@k", "mrr": "MRR",
@@ -209,15 +208,12 @@ def draw_chart(result: EvalResult, path: Path) -> Path | None:
     axes[-1, 0].set_xlabel("question")
     fig.suptitle(f"Per-question retrieval quality (k = {result.k})")
     fig.tight_layout()
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
-    os.close(fd)
+    buffer = io.BytesIO()
     try:
-        fig.savefig(tmp, dpi=110, format="png")
-        publish_mode(tmp)
-        os.replace(tmp, path)
+        fig.savefig(buffer, dpi=110, format="png")
     finally:
         plt.close(fig)
-        Path(tmp).unlink(missing_ok=True)
+    atomic_write_bytes(path, buffer.getvalue())
     return path
 
 

@@ -11,8 +11,7 @@ reviewer can fill Review and Reviewer comment in Excel; layout detection warns a
 
 from __future__ import annotations
 
-import os
-import tempfile
+import io
 from copy import copy
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from openpyxl.utils.cell import column_index_from_string
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from autofill.errors import InputError
-from autofill.fileio import publish_mode
+from autofill.fileio import atomic_write_bytes
 from autofill.records import Answer, QuestionRow, RowResult
 from autofill.workbook.evidence import write_evidence_sheet, write_run_info_sheet
 from autofill.workbook.model import SheetLayout, WorkbookLayout
@@ -84,19 +83,10 @@ def _output_path(source: Path, out_path: Path, kind: str) -> Path:
 
 
 def _save_atomically(wb, out_path: Path) -> None:
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=out_path.parent, prefix=f".{out_path.stem}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        wb.save(tmp_name)
-        publish_mode(tmp_name)
-        os.replace(tmp_name, out_path)
-    except BaseException:
-        try:
-            os.unlink(tmp_name)
-        except OSError:
-            pass
-        raise
+    # openpyxl writes its zip to any file object; fileio then does the temp file, mode and rename.
+    buffer = io.BytesIO()
+    wb.save(buffer)
+    atomic_write_bytes(out_path, buffer.getvalue())
 
 
 # ------------------------------------------------------------------------------------ cells
