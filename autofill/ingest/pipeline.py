@@ -19,7 +19,6 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -290,7 +289,7 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
 
     Timings: parse seconds are summed over files parsed in a helper process while earlier files are
     embedded, so parse + embed + store can exceed the wall-clock `seconds`."""
-    from autofill.store.chroma_store import find_store, open_store
+    from autofill.store.chroma_store import find_store, now_iso, open_store
 
     started = time.perf_counter()
     company = company.strip()
@@ -356,7 +355,7 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                 record = DocumentRecord(
                     file_name=path.name, sha256=doc.sha256, pages=doc.page_count, chunks=len(chunks),
                     empty_pages=len(doc.empty_pages),
-                    ingested_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+                    ingested_at=now_iso(),
                     source_path=str(path.resolve()), chunking=chunking,
                 )
                 store.replace_document(record, chunks, vectors)
