@@ -83,10 +83,9 @@ def _providers(settings: Settings, store: Any, providers: Providers | None) -> P
     if providers is not None:
         store.check_embedder(providers.embedder.name)
         return providers
-    from autofill.providers.factory import make_chat, make_embedder, make_reranker
+    from autofill.providers.factory import make_providers
 
-    return Providers(embedder=make_embedder(settings, store.embedder_name), chat=make_chat(settings),
-                     reranker=make_reranker(settings))
+    return make_providers(settings, store.embedder_name)
 
 
 def run_questionnaire(settings: Settings, company: str, questionnaire: Path | str, out_dir: Path | None = None,

@@ -4,7 +4,7 @@ talks to these protocols, so tests inject scripted fakes or point the real SDKs 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol, Sequence, runtime_checkable
 
 
@@ -76,4 +76,3 @@ class Providers:
     chat: ChatModel | None = None
     reranker: Reranker | None = None
     judge: ChatModel | None = None
-    extra: dict = field(default_factory=dict)
