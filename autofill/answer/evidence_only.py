@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Callable
 
 from autofill.records import Answer, Citation, Passage, QuestionRow
+from autofill.store.bm25_index import english_stemmer  # the BM25 index's stemmer: same terms
 
 STATUS = "Evidence only (no LLM configured)"
 PREFIX = "Evidence found (not an answer): "
@@ -35,21 +35,10 @@ answer answers question whether e.g. eg etc short explanation yes no
 """.split())
 
 
-@lru_cache(maxsize=1)
-def _stemmer():
-    try:
-        import Stemmer  # PyStemmer, the same stemmer as the BM25 index
-
-        return Stemmer.Stemmer("english")
-    except ImportError:  # pragma: no cover - PyStemmer is a dependency
-        return None
-
-
 def terms(text: str) -> list[str]:
     # Single digits stay: "Scope 1" and "Scope 3" must not look alike.
     words = [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS and (len(w) > 1 or w.isdigit())]
-    stemmer = _stemmer()
-    return stemmer.stemWords(words) if stemmer else words
+    return english_stemmer().stemWords(words)
 
 
 @dataclass

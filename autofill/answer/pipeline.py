@@ -11,7 +11,6 @@ import concurrent.futures as cf
 import sys
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
@@ -28,15 +27,13 @@ from autofill.providers.cost import UsageMeter
 from autofill.records import QuestionRow, RowResult, RunReport, StageUsage
 from autofill.settings import Settings
 from autofill.templating import template_source
+from autofill.store.chroma_store import now_iso
 
 # Bump when answering logic changes in a way that makes old checkpoints wrong.
 PIPELINE_VERSION = 1
 STAGES = ("hyde", "rerank", "answer")
 TEMPLATES = ("hyde", "hyde_system", "rerank", "rerank_system", "answer", "answer_system")
 
-
-def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
 def _say(progress: bool, message: str) -> None:
@@ -91,7 +88,7 @@ def _providers(settings: Settings, store: Any, providers: Providers | None) -> P
 def run_questionnaire(settings: Settings, company: str, questionnaire: Path | str, out_dir: Path | None = None,
                       progress: bool = False, resume: bool = True, live: bool = False,
                       providers: Providers | None = None) -> RunReport:
-    started_at, t0 = _now(), time.monotonic()
+    started_at, t0 = now_iso(), time.monotonic()
     questionnaire = Path(questionnaire)
     if not questionnaire.is_file():
         raise InputError(f"questionnaire not found: {questionnaire}")
@@ -225,7 +222,7 @@ def build_run_info(settings: Settings, company: str, plan: _Plan, usage: dict[st
         "company": company,
         "autofill version": autofill.__version__,
         "started": started_at,
-        "finished": _now(),
+        "finished": now_iso(),
         "llm provider": settings.llm_provider if plan.chat_model else "none (evidence-only drafts)",
         "llm model": plan.chat_model or "none",
         "llm base url": settings.llm.base_url if plan.chat_model else "",

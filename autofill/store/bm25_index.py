@@ -21,7 +21,8 @@ _stemmer_lock = threading.Lock()
 _stemmer: Any = None
 
 
-def _stem() -> Any:
+def english_stemmer() -> Any:
+    """One PyStemmer English stemmer per process (the BM25 index and evidence quotes share it)."""
     global _stemmer
     with _stemmer_lock:
         if _stemmer is None:
@@ -34,7 +35,7 @@ def _stem() -> Any:
 def _tokenize(texts: Sequence[str], return_ids: bool) -> Any:
     import bm25s
 
-    return bm25s.tokenize(list(texts), stopwords="en", stemmer=_stem(), return_ids=return_ids, show_progress=False)
+    return bm25s.tokenize(list(texts), stopwords="en", stemmer=english_stemmer(), return_ids=return_ids, show_progress=False)
 
 
 class BM25Index:
