@@ -1,0 +1,88 @@
+"""Row states, defined once: the reviewer's Review value, how a row ended in a run (its Status), and
+the trust tier. Every module that reads or writes these goes through the parse and format functions
+here instead of comparing strings, so spellings cannot drift apart between the reviewer logic, the
+writer, live Excel, the review report and the evidence-only drafts."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+def _norm(text: object) -> str:
+    return " ".join(str(text or "").replace("-", " ").replace("_", " ").split()).lower()
+
+
+class ReviewState(Enum):
+    """The reviewer's verdict in the Review column."""
+
+    NONE = ""
+    APPROVED = "Approved"
+    NEEDS_CHANGES = "Needs changes"
+    REJECTED = "Rejected"
+
+    @property
+    def label(self) -> str:
+        return self.value
+
+    @property
+    def reanswer(self) -> bool:
+        """The row is answered again, with the reviewer's comment as guidance."""
+        return self in (ReviewState.NEEDS_CHANGES, ReviewState.REJECTED)
+
+
+# Accepted spellings (after lower-casing, '-' and '_' as spaces, whitespace collapsed).
+_REVIEW_SPELLINGS = {
+    "approved": ReviewState.APPROVED,
+    "approve": ReviewState.APPROVED,
+    "needs changes": ReviewState.NEEDS_CHANGES,
+    "needs change": ReviewState.NEEDS_CHANGES,
+    "need changes": ReviewState.NEEDS_CHANGES,
+    "changes needed": ReviewState.NEEDS_CHANGES,
+    "rejected": ReviewState.REJECTED,
+    "reject": ReviewState.REJECTED,
+}
+
+REVIEW_CHOICES = [s.label for s in ReviewState if s is not ReviewState.NONE]
+
+
+def parse_review(text: object) -> ReviewState:
+    """A Review cell's value as a state; anything unrecognised (blank, a note) is NONE."""
+    return _REVIEW_SPELLINGS.get(_norm(text), ReviewState.NONE)
+
+
+class Outcome(Enum):
+    """How a row ended in a run; counted separately in the summary, --json and Run info."""
+
+    ANSWERED = "answered"  # a model answered
+    DRAFTED = "drafted"  # evidence-only draft (no model configured)
+    UNPARSED = "unparsed"  # the model replied, but the reply could not be read
+    FAILED = "failed"  # no reply (provider error after retries, or an error in the row)
+    SKIPPED = "skipped"  # kept as it was (approved, answered by a person, edited by hand)
+    REUSED = "reused"  # an approved library answer reused without a model call
+
+
+class Tier(Enum):
+    """Trust tier from the checks against the cited evidence: which answers to read first."""
+
+    READY = "Ready"
+    CHECK = "Check"
+    NEEDS_WORK = "Needs work"
+
+    @property
+    def label(self) -> str:
+        return self.value
+
+    @property
+    def key(self) -> str:
+        """The JSON key: ready, check, needs_work."""
+        return self.name.lower()
+
+    @property
+    def fill(self) -> str:
+        """Cell fill colour (RGB hex) for the Tier column: green, amber, red."""
+        return {Tier.READY: "C6EFCE", Tier.CHECK: "FFEB9C", Tier.NEEDS_WORK: "FFC7CE"}[self]
+
+
+def parse_tier(text: object) -> Tier | None:
+    t = _norm(text)
+    return next((tier for tier in Tier if _norm(tier.value) == t), None)
