@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autofill.states import NO_VALID_CITATION, Outcome, parse_status
+
 # --------------------------------------------------------------------------- ingestion
 
 
@@ -217,6 +219,14 @@ class StageUsage:
         self.cost_usd += other.cost_usd
 
 
+def outcome_of(answer: "Answer | None") -> Outcome:
+    """How a row with this answer ended: no answer is a failure; otherwise its status says whether a
+    model answered, an evidence-only draft was made or the reply could not be read."""
+    if answer is None:
+        return Outcome.FAILED
+    return parse_status(answer.status) or Outcome.ANSWERED
+
+
 @dataclass
 class RowResult:
     question: QuestionRow
@@ -225,23 +235,47 @@ class RowResult:
     usage: dict[str, StageUsage] = field(default_factory=dict)  # by stage: hyde, rerank, answer
     error: str = ""
     seconds: float = 0.0
+    # How the row ended; derived from `answer` when not given (None -> FAILED). SKIPPED rows were kept
+    # as a person left them (answer None) and are written only to note why in their Status.
+    outcome: Outcome | None = None
+    note: str = ""  # SKIPPED: the Status to write (e.g. edited by hand), empty to leave the row alone
+
+    def __post_init__(self) -> None:
+        if self.outcome is None:
+            self.outcome = outcome_of(self.answer)
 
     @property
     def failed(self) -> bool:
-        return self.answer is None
+        return self.outcome is Outcome.FAILED
+
+    @property
+    def uncited(self) -> bool:
+        """A model answer (other than "Not disclosed") without one valid citation."""
+        return self.answer is not None and any(f.startswith(NO_VALID_CITATION) for f in self.answer.flags)
 
 
 @dataclass
 class RunReport:
     output: Path
     rows: int
-    answered: int
-    failed: int
-    skipped: int
+    answered: int  # a model answered (whatever the checks say about the answer)
+    failed: int  # no answer: provider error after retries, or an error in the row
+    skipped: int  # kept as a person left them (approved, answered by hand, edited by hand)
     usage: dict[str, StageUsage]
     seconds: float
     report_html: Path | None = None
-    evidence_only: bool = False  # no model configured: "answered" rows are quoted-evidence drafts
+    evidence_only: bool = False  # no model configured: rows are quoted-evidence drafts
+    drafted: int = 0  # evidence-only drafts: quotes for a reviewer, never an answer
+    unparsed: int = 0  # the model replied but the reply could not be read
+    reused: int = 0  # approved library answers reused without a model call
+    uncited: int = 0  # answered, but no citation points into the evidence (flagged in Status)
+    edited: int = 0  # of the skipped rows: cells autofill wrote that a person changed since
+    history: Path | None = None  # the previous output, kept before it was replaced
+
+    @property
+    def ok(self) -> bool:
+        """Every row ended well: a run with failed or unparsed rows exits 1."""
+        return not (self.failed or self.unparsed)
 
     def totals(self) -> StageUsage:
         total = StageUsage()
@@ -255,8 +289,13 @@ class RunReport:
             "output": str(self.output),
             "rows": self.rows,
             "answered": self.answered,
+            "drafted": self.drafted,
+            "unparsed": self.unparsed,
             "failed": self.failed,
             "skipped": self.skipped,
+            "reused": self.reused,
+            "uncited": self.uncited,
+            "edited_by_hand": self.edited,
             "llm_calls": t.calls,
             "prompt_tokens": t.prompt_tokens,
             "completion_tokens": t.completion_tokens,
@@ -264,4 +303,5 @@ class RunReport:
             "seconds": round(self.seconds, 2),
             "evidence_only": self.evidence_only,
             "report": str(self.report_html) if self.report_html else None,
+            "history": str(self.history) if self.history else None,
         }

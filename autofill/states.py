@@ -61,6 +61,50 @@ class Outcome(Enum):
     REUSED = "reused"  # an approved library answer reused without a model call
 
 
+# The Status cell: "; "-joined parts, the first naming how the row ended (its Outcome), the rest details
+# ("dropped 1 citation not in the evidence"). A re-answered row starts with REANSWERED_PREFIX.
+STATUS_LABELS = {
+    Outcome.ANSWERED: "Answered",
+    Outcome.DRAFTED: "Evidence only (no LLM configured)",
+    Outcome.UNPARSED: "Unparsed model output",
+    Outcome.FAILED: "Failed",
+    Outcome.SKIPPED: "Kept",
+    Outcome.REUSED: "Reused from the answer library",
+}
+REANSWERED_PREFIX = "Re-answered after review"
+EDITED_BY_HAND = "Edited by hand"  # a person changed cells autofill wrote; the row is kept as they left it
+PREVIOUS_KEPT = "previous answer kept"  # a failed or unparsed row did not replace what was there
+NO_VALID_CITATION = "no valid citation"  # an answer (not "Not disclosed") without a citation in the evidence
+_STATUS_SPELLINGS = {_norm(label): outcome for outcome, label in STATUS_LABELS.items()}
+_STATUS_SPELLINGS.update({"evidence only": Outcome.DRAFTED, "no evidence retrieved": Outcome.FAILED})
+
+
+def status_label(outcome: Outcome) -> str:
+    return STATUS_LABELS[outcome]
+
+
+def format_status(outcome: Outcome, *details: str, error: str = "") -> str:
+    """The Status cell for a row that ended with `outcome`: "Failed: <error>", "Answered; <detail>"."""
+    head = status_label(outcome) + (f": {error}" if error and outcome is Outcome.FAILED else "")
+    return "; ".join([head, *(d for d in details if d)])
+
+
+def parse_status(text: object) -> Outcome | None:
+    """How the row ended according to its Status cell (None: blank or not written by autofill). Reads
+    the first part that names an outcome, so "Re-answered after review (Rejected); Answered" is
+    ANSWERED, "Failed: HTTP 500" is FAILED and "Edited by hand (answer); was: Answered" is SKIPPED."""
+    for part in str(text or "").split(";"):
+        key = _norm(part.split(":", 1)[0])
+        if key.startswith(_norm(EDITED_BY_HAND)):
+            return Outcome.SKIPPED
+        if key.startswith(_norm(REANSWERED_PREFIX)):
+            continue
+        for spelling, outcome in _STATUS_SPELLINGS.items():
+            if key == spelling or key.startswith(spelling):
+                return outcome
+    return None
+
+
 class Tier(Enum):
     """Trust tier from the checks against the cited evidence: which answers to read first."""
 

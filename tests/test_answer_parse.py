@@ -58,7 +58,7 @@ def test_citation_outside_evidence_is_dropped_and_flagged():
 
 def test_one_dropped_citation_status_wording():
     a = parse_answer('{"answer": "Yes", "citations": [4]}', ctx())
-    assert a.status == "Answered; dropped 1 citation not in the evidence"
+    assert a.status == "Answered; dropped 1 citation not in the evidence; no valid citation"
     assert a.citations == []
 
 
@@ -97,7 +97,7 @@ def test_allowed_values_spelling_normalised():
     assert b.answer == "Not disclosed." and b.status == "Answered"
     # "No" is not a prefix of the word "Nothing"; a non-matching answer is left for the writer to judge
     c = parse_answer('{"answer": "nothing", "citations": []}', ctx(), ["No"])
-    assert c.answer == "nothing" and c.status == "Answered"
+    assert c.answer == "nothing" and c.status == "Answered; no valid citation"
 
 
 def test_hyde_parser_strips_preambles_and_fences():

@@ -14,10 +14,18 @@ from autofill.answer.rerank import Call, passage_views
 from autofill.providers.base import ChatMessage
 from autofill.records import Answer, Citation, Passage, QuestionRow
 from autofill.settings import Settings
+from autofill.states import NO_VALID_CITATION, Outcome, status_label
 from autofill.templating import render
 
-UNPARSED = "Unparsed model output"
+UNPARSED = status_label(Outcome.UNPARSED)
+ANSWERED = status_label(Outcome.ANSWERED)
 CONFIDENCE = ("high", "medium", "low")
+NOT_DISCLOSED = "not disclosed"
+# Key spellings models actually use (compared case-insensitively, "-"/" " as "_"), preferred first:
+# the seed study's own format is {"Thought": ..., "Answer": ...}.
+ANSWER_KEYS = ("answer", "final_answer", "finalanswer")
+REASONING_KEYS = ("reasoning", "thought", "thoughts", "rationale", "analysis", "explanation")
+CITATION_KEYS = ("citations", "citation", "sources", "source", "references", "evidence")
 
 _FENCE = re.compile(r"```(?:json|JSON)?")
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
@@ -71,21 +79,29 @@ def _balanced_objects(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _key(name: object) -> str:
+    return re.sub(r"[\s-]+", "_", str(name).strip().lower())
+
+
+def _has_answer(obj: Any) -> bool:
+    return isinstance(obj, dict) and any(_key(k) in ANSWER_KEYS for k in obj)
+
+
 def extract_json_object(text: str) -> tuple[dict | None, str]:
-    """The reply's JSON object that has an "answer" key (the last one if several), and the text
-    outside it (models sometimes reason before the JSON)."""
+    """The reply's JSON object that has an answer key ("answer", "Answer", "final_answer"; the last
+    such object if several), and the text outside it (models sometimes reason before the JSON)."""
     cleaned = _FENCE.sub("", text or "")
     found, outside = None, cleaned
     for start, end in _balanced_objects(cleaned):
         obj = _loads_lenient(cleaned[start:end])
-        if isinstance(obj, dict) and any(str(k).lower() == "answer" for k in obj):
+        if _has_answer(obj):
             found, outside = obj, (cleaned[:start] + cleaned[end:])
     if found is None:
         # A reply cut off before its closing brace: try closing it.
         start = cleaned.find("{")
         if start >= 0:
             obj = _loads_lenient(cleaned[start:].rstrip().rstrip(",") + "}")
-            if isinstance(obj, dict) and any(str(k).lower() == "answer" for k in obj):
+            if _has_answer(obj):
                 found, outside = obj, cleaned[:start]
     return found, outside.strip()
 
@@ -162,11 +178,22 @@ def _allowed_prefix(answer: str, allowed: list[str]) -> str | None:
     return None
 
 
-def _field(obj: dict, name: str) -> Any:
-    for k, v in obj.items():
-        if str(k).lower() == name:
-            return v
-    return None
+def _field(obj: dict, names: tuple[str, ...]) -> Any:
+    """The value of the first of `names` present (case-insensitive) with a non-empty value."""
+    keyed = {_key(k): v for k, v in obj.items()}
+    for name in names:
+        value = keyed.get(name)
+        if value not in (None, "", [], {}):
+            return value
+    return next((keyed[n] for n in names if n in keyed), None)
+
+
+def _text_of(value: Any) -> str:
+    if isinstance(value, list):
+        return "\n".join(_text_of(v) for v in value if v not in (None, ""))
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_text_of(v)}" for k, v in value.items())
+    return "" if value is None else str(value).strip()
 
 
 def parse_answer(text: str, passages: list[Passage], allowed_values: list[str] | None = None) -> Answer:
@@ -174,13 +201,16 @@ def parse_answer(text: str, passages: list[Passage], allowed_values: list[str] |
     Never raises and never loses the reply: an unparseable reply becomes an Answer with an empty
     answer, the raw text as reasoning and status "Unparsed model output"."""
     obj, outside = extract_json_object(text)
-    answer_value = _field(obj, "answer") if obj is not None else None
-    if obj is None or answer_value is None or isinstance(answer_value, (dict, list)) and not answer_value:
+    answer_value = _field(obj, ANSWER_KEYS) if obj is not None else None
+    if isinstance(answer_value, dict):
+        answer_value = None  # {"answer": {...}}: not an answer a questionnaire cell can hold
+    answer = (", ".join(map(str, answer_value)) if isinstance(answer_value, list)
+              else "" if answer_value is None else str(answer_value)).strip()
+    if obj is None or not answer:
+        # No reply, no JSON, or an empty answer: nothing a reviewer could take for an answer.
         return Answer(answer="", reasoning=(text or "").strip(), status=UNPARSED, raw=text or "")
-    answer = (", ".join(map(str, answer_value)) if isinstance(answer_value, list) else str(answer_value)).strip()
-    reasoning_value = _field(obj, "reasoning")
-    reasoning = str(reasoning_value).strip() if reasoning_value not in (None, "") else outside
-    confidence = str(_field(obj, "confidence") or "").strip().lower()
+    reasoning = _text_of(_field(obj, REASONING_KEYS)) or outside
+    confidence = str(_field(obj, ("confidence",)) or "").strip().lower()
     flags: list[str] = []
     if confidence not in CONFIDENCE:
         confidence = ""
@@ -188,7 +218,7 @@ def parse_answer(text: str, passages: list[Passage], allowed_values: list[str] |
     citations: list[Citation] = []
     indexes: list[int] = []
     dropped = 0
-    for raw in _citation_list(_field(obj, "citations")):
+    for raw in _citation_list(_field(obj, CITATION_KEYS)):
         resolved = resolve_citation(raw, passages)
         if isinstance(resolved, str):
             dropped += 1
@@ -206,9 +236,13 @@ def parse_answer(text: str, passages: list[Passage], allowed_values: list[str] |
     if value is not None and not answer.startswith(value):
         answer = value + answer[len(value):]
 
-    status = "Answered"
+    status = ANSWERED
     if dropped:
         status += f"; dropped {dropped} citation{'s' if dropped > 1 else ''} not in the evidence"
+    if not citations and not answer.lower().startswith(NOT_DISCLOSED):
+        # Reviewers check every answer against its pages: one without any is flagged and counted.
+        flags.append(f"{NO_VALID_CITATION}: check the answer against the Evidence sheet")
+        status += f"; {NO_VALID_CITATION}"
     return Answer(answer=answer, reasoning=reasoning, citations=citations, cited_passages=indexes,
                   confidence=confidence, status=status, raw=text or "", flags=flags)
 
