@@ -15,3 +15,8 @@ class StoreMismatchError(InputError):
 
 class ProviderError(AutofillError):
     """A model provider failed after retries (network, auth, malformed response)."""
+
+
+class EndpointError(InputError):
+    """The model endpoint cannot be used at all (unreachable, key refused, model unknown): the run stops
+    on its first call, before any row is answered or any output replaced. Exit code 2."""

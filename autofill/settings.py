@@ -119,6 +119,8 @@ class WorkbookSettings:
     header_row: int = 0
     question_col: str = ""
     answer_col: str = ""
+    # Previous versions of an output kept in <output folder>/history/ before a run replaces it (0: none).
+    history_versions: int = 10
 
 
 @dataclass
@@ -352,6 +354,8 @@ def validate(settings: Settings) -> None:
         raise InputError("ingest.chunk_chars must be at least 200")
     if settings.llm.concurrency < 1:
         raise InputError("llm.concurrency must be at least 1")
+    if settings.workbook.history_versions < 0:
+        raise InputError("workbook.history_versions must be 0 (no history) or more")
     # A malformed price used to pass here and then fail every row after its model calls were made.
     for model, price in (settings.cost.prices or {}).items():
         if (not isinstance(price, (list, tuple)) or len(price) != 2

@@ -123,9 +123,10 @@ def test_evidence_only_quotes_sentences_and_table_rows_with_pages():
     row = QuestionRow("S", 9, "What were Scope 1 emissions in FY2024?")
     a = evidence_answer(row, passages, locate=lambda p, text: 4 if "1,120" in text else p.page_start)
     assert a.status == STATUS and a.confidence == ""
-    assert a.answer.startswith(PREFIX)
-    assert a.answer.index("FY2024 | 1,120") < a.answer.index("46%")  # best match first
-    assert "(R.pdf p. 4)" in a.answer  # the located page, not the passage's first page
+    assert a.answer == ""  # a draft is never an answer: the quotes go to the reasoning
+    assert a.reasoning.startswith(PREFIX)
+    assert a.reasoning.index("FY2024 | 1,120") < a.reasoning.index("46%")  # best match first
+    assert "(R.pdf p. 4)" in a.reasoning  # the located page, not the passage's first page
     assert a.citations[0] == Citation("R.pdf", 4) and a.cited_passages[0] == 2
     assert "No language model" in a.reasoning
 

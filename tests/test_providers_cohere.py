@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autofill.errors import InputError, ProviderError
+from autofill.errors import EndpointError, InputError, ProviderError
 from autofill.providers.base import ChatMessage, ChatModel, Embedder, Reranker
 from autofill.providers.cohere_provider import CohereChat, CohereEmbedder, CohereReranker
 from autofill.settings import LLMSettings, Secret
@@ -62,9 +62,10 @@ def test_chat_timeout_then_success(cohere_server):
 
 def test_wrong_key_fails_at_once_without_leaking_it():
     with CohereServer(require_key="the-right-key") as server:
-        with pytest.raises(ProviderError) as err:
+        with pytest.raises(EndpointError) as err:
             CohereChat(llm_for(server), model="command-r").complete(MSGS)
         assert "HTTP 401" in str(err.value) and KEY not in str(err.value)
+        assert server.base_url in str(err.value) and "COHERE_API_KEY" in str(err.value)
         assert server.count() == 1
 
 

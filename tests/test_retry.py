@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from autofill.errors import ProviderError
+from autofill.errors import EndpointError, InputError, ProviderError
 from autofill.providers.base import ChatMessage
 from autofill.providers.openai_provider import OpenAIChat, OpenAIEmbedder
 from autofill.providers.retry import (
@@ -70,33 +70,55 @@ def test_zero_retries_means_one_attempt(llm_server):
 @pytest.mark.parametrize("status", [400, 401, 403, 404])
 def test_client_errors_fail_at_once(llm_server, status):
     llm_server.fail_next(1, status=status, message=f"nope {status}")
-    with pytest.raises(ProviderError, match=f"HTTP {status}: nope {status}"):
+    # 401/403 (key) and 404 (model or path) make the whole endpoint unusable: a run-level input error
+    # naming the URL; a 400 is about this request only.
+    expected = ProviderError if status == 400 else EndpointError
+    with pytest.raises(expected, match=f"HTTP {status}: nope {status}") as err:
         chat_for(llm_server).complete(MSGS)
     assert llm_server.count() == 1
+    if status != 400:
+        assert isinstance(err.value, InputError) and llm_server.base_url in str(err.value)
+        assert ("OPENAI_API_KEY" if status in (401, 403) else "model name") in str(err.value)
 
 
 def test_wrong_key_fails_once_with_a_clear_message_and_no_key():
     from tests.llm_server import LLMServer
 
     with LLMServer(require_key="sk-the-right-one") as server:
-        with pytest.raises(ProviderError) as err:
+        with pytest.raises(EndpointError) as err:
             chat_for(server).complete(MSGS)
         message = str(err.value)
-        assert message.startswith("openai chat gpt-4o-mini failed: HTTP 401: Incorrect API key provided")
+        assert message.startswith(f"cannot use openai model 'gpt-4o-mini' at {server.base_url}: "
+                                  "HTTP 401: Incorrect API key provided")
+        assert message.endswith("check OPENAI_API_KEY: the server refused the key")
         assert KEY not in message and "\n" not in message
         assert err.value.__cause__ is None and err.value.__suppress_context__
         assert server.count() == 1
 
 
-def test_connection_refused_is_transient_then_gives_up():
+def test_connection_refused_on_the_first_call_stops_at_once():
     from tests.llm_server import LLMServer
 
     server = LLMServer().start()
     url = server.base_url
     server.stop()  # nothing listens on that port any more
-    chat = OpenAIChat(LLMSettings(base_url=url, api_key=Secret(KEY), retry_base_delay_s=0.001, max_retries=2),
+    chat = OpenAIChat(LLMSettings(base_url=url, api_key=Secret(KEY), retry_base_delay_s=5, max_retries=4),
                       model="m")
-    with pytest.raises(ProviderError, match="after 3 attempts: connection error"):
+    with pytest.raises(EndpointError) as err:
+        chat.complete(MSGS)  # no retries: a 5 s base delay would make this test take a minute
+    assert str(err.value) == (f"cannot use openai model 'm' at {url}: connection refused; check OPENAI_BASE_URL "
+                              "(llm.base_url) and that the server is running")
+
+
+def test_connection_refused_after_a_reply_is_transient_then_gives_up():
+    from tests.llm_server import LLMServer
+
+    server = LLMServer().start()
+    chat = OpenAIChat(LLMSettings(base_url=server.base_url, api_key=Secret(KEY), retry_base_delay_s=0.001,
+                                  max_retries=2), model="m")
+    chat.complete(MSGS)  # the endpoint answered once: it exists, a later refusal may be a restart
+    server.stop()
+    with pytest.raises(ProviderError, match="after 3 attempts: connection refused"):
         chat.complete(MSGS)
 
 

@@ -1,8 +1,9 @@
 """The offline draft when no LLM is configured: not an answer, but the sentences (or table rows)
 from the retrieved passages that best match the question, each quoted with its file and page,
 so a reviewer starts from evidence instead of a blank cell. Nothing here pretends a model answered:
-the Status says "Evidence only (no LLM configured)", the text says "Evidence found (not an answer)",
-and the workbook writer leaves a drop-down Answer cell empty (a quote is not a Yes or a No)."""
+the Status says "Evidence only (no LLM configured)", the quotes go in the Reasoning (headed "Evidence
+found (not an answer)") and the Answer stays empty, drop-down or free text: the Answer column is what
+goes back to the customer, and a quote must never be mistaken for an answer there."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from autofill.records import Answer, Citation, Passage, QuestionRow
+from autofill.states import Outcome, status_label
 from autofill.store.bm25_index import english_stemmer  # the BM25 index's stemmer: same terms
 
-STATUS = "Evidence only (no LLM configured)"
+STATUS = status_label(Outcome.DRAFTED)
 PREFIX = "Evidence found (not an answer): "
 MAX_QUOTES = 3
 MAX_QUOTE_CHARS = 320
@@ -151,8 +153,8 @@ def select_quotes(row: QuestionRow, passages: list[Passage], max_quotes: int = M
 
 def evidence_answer(row: QuestionRow, passages: list[Passage],
                     locate: Callable[[Passage, str], int] | None = None) -> Answer:
-    """The evidence-only draft for `row` from `passages` (rank order): the answer text quotes the best
-    sentences with their pages; citations are those pages, cited_passages index `passages`.
+    """The evidence-only draft for `row` from `passages` (rank order): an empty answer, the reasoning
+    quotes the best sentences with their pages; citations are those pages, cited_passages index `passages`.
     `locate(passage, text)` finds the page of a quote inside a passage that spans pages."""
     quotes = select_quotes(row, passages)
     citations: list[Citation] = []
@@ -171,10 +173,8 @@ def evidence_answer(row: QuestionRow, passages: list[Passage],
         return Answer(answer="", status=STATUS, flags=["no retrieved passage matched the question's terms"],
                       reasoning="No language model is configured, so no answer was drafted, and no passage "
                                 "in the evidence store matched the question's terms. A reviewer must answer it.")
-    # The quotes go in the answer text for every row; for a drop-down Answer cell the workbook writer
-    # (plan_row) sees the evidence-only status, leaves the cell empty and moves the text to Reasoning.
-    reasoning = ("No language model is configured, so no answer was drafted: the quotes are the sentences of "
-                 "the retrieved passages that best match the question. A reviewer must read them (and the "
-                 "Evidence sheet) and write the answer.")
-    return Answer(answer=PREFIX + "; ".join(lines), reasoning=reasoning, citations=citations, cited_passages=cited,
-                  confidence="", status=STATUS)
+    note = ("No language model is configured, so no answer was drafted: the quotes are the sentences of the "
+            "retrieved passages that best match the question. A reviewer must read them (and the Evidence "
+            "sheet) and write the answer.")
+    return Answer(answer="", reasoning=PREFIX + "; ".join(lines) + "\n\n" + note, citations=citations,
+                  cited_passages=cited, confidence="", status=STATUS)

@@ -241,7 +241,7 @@ def parse_answer(text: str, passages: list[Passage], allowed_values: list[str] |
         status += f"; dropped {dropped} citation{'s' if dropped > 1 else ''} not in the evidence"
     if not citations and not answer.lower().startswith(NOT_DISCLOSED):
         # Reviewers check every answer against its pages: one without any is flagged and counted.
-        flags.append(f"{NO_VALID_CITATION}: check the answer against the Evidence sheet")
+        flags.append(NO_VALID_CITATION)
         status += f"; {NO_VALID_CITATION}"
     return Answer(answer=answer, reasoning=reasoning, citations=citations, cited_passages=indexes,
                   confidence=confidence, status=status, raw=text or "", flags=flags)

@@ -12,11 +12,13 @@ from typing import Any, Sequence
 
 from autofill.errors import InputError, ProviderError
 from autofill.providers.base import ChatMessage, ChatResult, EmbedUsage, RerankResult
+from autofill.providers.reachability import Endpoint, connect_failure
 from autofill.providers.retry import Failure, call_with_retries, is_transient_status, parse_retry_after
 from autofill.settings import LLMSettings
 
 NO_KEY = "no-key-required"  # for a COHERE_BASE_URL proxy that holds the key itself
 EMBED_BATCH_LIMIT = 96  # texts per /v2/embed call the API accepts
+DEFAULT_BASE_URL = "https://api.cohere.com"
 
 
 def make_client(llm: LLMSettings) -> Any:
@@ -40,7 +42,9 @@ def classify(exc: BaseException) -> Failure | None:
     if isinstance(exc, httpx.TimeoutException):
         return Failure(transient=True, reason="request timed out")
     if isinstance(exc, httpx.TransportError):
-        return Failure(transient=True, reason=f"connection error: {type(exc).__name__}")
+        refused = connect_failure(exc)
+        return Failure(transient=True, reason=refused or f"connection error: {type(exc).__name__}",
+                       connect=bool(refused))
     if isinstance(exc, ApiError):
         status = exc.status_code
         return Failure(
@@ -63,13 +67,17 @@ class _CohereBase:
         self.model = model
         self._llm = llm_settings
         self._client = make_client(llm_settings)
+        self.endpoint = Endpoint("cohere", model, llm_settings.cohere_base_url or DEFAULT_BASE_URL,
+                                 "COHERE_BASE_URL", "COHERE_API_KEY")
 
     def _retrying(self, fn: Any, what: str) -> Any:
-        return call_with_retries(
+        result = call_with_retries(
             fn, classify=classify, what=f"cohere {what} {self.model}",
             max_retries=self._llm.max_retries, base_delay_s=self._llm.retry_base_delay_s,
-            secrets=[str(self._llm.cohere_api_key)],
+            secrets=[str(self._llm.cohere_api_key)], fatal=self.endpoint.check,
         )
+        self.endpoint.reached = True
+        return result
 
 
 class CohereChat(_CohereBase):

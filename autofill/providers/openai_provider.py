@@ -16,12 +16,19 @@ from urllib.parse import urlsplit
 
 from autofill.errors import InputError, ProviderError
 from autofill.providers.base import ChatMessage, ChatResult, EmbedUsage
+from autofill.providers.reachability import Endpoint, connect_failure
 from autofill.providers.retry import Failure, call_with_retries, is_transient_status, parse_retry_after, scrub
 from autofill.settings import LLMSettings
 
 # Sent as the API key to self-hosted OpenAI-compatible servers that ignore it; the SDK refuses none.
 NO_KEY = "no-key-required"
 AZURE_HOST_SUFFIXES = (".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com")
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def endpoint(llm: LLMSettings, provider: str, model: str) -> Endpoint:
+    """Where this client's calls go, for the run-level errors of reachability.py."""
+    return Endpoint(provider, model, llm.base_url or DEFAULT_BASE_URL, "OPENAI_BASE_URL", "OPENAI_API_KEY")
 
 
 def is_azure(base_url: str) -> bool:
@@ -67,7 +74,8 @@ def classify(exc: BaseException) -> Failure | None:
     if isinstance(exc, openai.APITimeoutError):
         return Failure(transient=True, reason="request timed out")
     if isinstance(exc, openai.APIConnectionError):
-        return Failure(transient=True, reason=f"connection error: {exc.message}")
+        refused = connect_failure(exc)
+        return Failure(transient=True, reason=refused or f"connection error: {exc.message}", connect=bool(refused))
     if isinstance(exc, openai.APIStatusError):
         return Failure(
             transient=is_transient_status(exc.status_code),
@@ -111,6 +119,7 @@ class OpenAIChat:
         self._llm = llm_settings
         self._client = make_client(llm_settings, azure=azure)
         self._provider = "azure" if isinstance(self._client, _azure_class()) else "openai"
+        self.endpoint = endpoint(llm_settings, self._provider, model)
         self._json_mode_ok = True
         self._temperature_ok = True
         self._max_tokens_key = "max_tokens"
@@ -166,8 +175,9 @@ class OpenAIChat:
         response = call_with_retries(
             once, classify=classify, what=f"{self._provider} chat {self.model}",
             max_retries=self._llm.max_retries, base_delay_s=self._llm.retry_base_delay_s,
-            secrets=[str(self._llm.api_key)],
+            secrets=[str(self._llm.api_key)], fatal=self.endpoint.check,
         )
+        self.endpoint.reached = True
         return _to_result(response, self.model, self._provider)
 
 
@@ -210,6 +220,7 @@ class OpenAIEmbedder:
         self.batch_size = max(1, batch_size)
         self._llm = llm_settings
         self._client = make_client(llm_settings, azure=azure)
+        self.endpoint = endpoint(llm_settings, "openai", model)
         self._lock = threading.Lock()
         self.usage = EmbedUsage()
 
@@ -229,8 +240,9 @@ class OpenAIEmbedder:
             lambda: self._client.embeddings.create(model=self.model, input=inputs, encoding_format="float"),
             classify=classify, what=f"openai embeddings {self.model}",
             max_retries=self._llm.max_retries, base_delay_s=self._llm.retry_base_delay_s,
-            secrets=[str(self._llm.api_key)],
+            secrets=[str(self._llm.api_key)], fatal=self.endpoint.check,
         )
+        self.endpoint.reached = True
         data = sorted(response.data, key=lambda d: d.index)
         if len(data) != len(inputs):
             raise ProviderError(f"openai embeddings {self.model} returned {len(data)} vectors for {len(inputs)} texts")

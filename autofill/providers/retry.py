@@ -9,6 +9,7 @@ an `autofill.errors.ProviderError` with a one-line reason that never contains an
 
 from __future__ import annotations
 
+import dataclasses
 import email.utils
 import logging
 import random
@@ -40,6 +41,7 @@ class Failure:
     reason: str  # short, e.g. "HTTP 429: rate limit exceeded" or "timed out after 30s"
     retry_after: float | None = None  # seconds the server asked us to wait
     status: int | None = None
+    connect: bool = False  # no connection could be made (refused, unknown host): see reachability.py
 
 
 def is_transient_status(status: int | None) -> bool:
@@ -100,10 +102,12 @@ def call_with_retries(
     secrets: Iterable[str] = (),
     sleep: Callable[[float], None] | None = None,
     rng: random.Random | None = None,
+    fatal: Callable[[Failure], Exception | None] | None = None,
 ) -> T:
     """Run `fn`, retrying transient failures. `classify` maps an SDK exception to a Failure, or None
     for exceptions that are not provider failures (programming errors propagate unchanged).
-    `what` names the call in messages, e.g. "openai chat gpt-4o-mini"."""
+    `what` names the call in messages, e.g. "openai chat gpt-4o-mini". `fatal` (reachability.py)
+    turns a failure that makes the whole endpoint unusable into the error to raise at once."""
     secrets = [s for s in secrets if s]
     rng = rng or random.Random()
     attempts = max(0, max_retries) + 1
@@ -117,6 +121,9 @@ def call_with_retries(
             if failure is None:
                 raise
             reason = scrub(failure.reason, secrets)
+            stop = fatal(dataclasses.replace(failure, reason=reason)) if fatal is not None else None
+            if stop is not None:
+                raise stop from None
             if not failure.transient:
                 raise ProviderError(f"{what} failed: {reason}") from None
             if attempt + 1 >= attempts:

@@ -13,6 +13,7 @@ from autofill.workbook import headers as H
 
 EVIDENCE_SHEET = "Evidence"
 RUN_INFO_SHEET = "Run info"
+RECORD_SHEET = "autofill record"  # workbook/carry.py: hashes of what autofill wrote, never a question sheet
 HEADER_SCAN_ROWS = 30
 
 QUESTION_COLUMNS = {
@@ -235,7 +236,7 @@ def read_filled_workbook(path: Path) -> FilledWorkbook:
 
     question_sheets: dict[str, tuple[int, dict[str, int]]] = {}
     for name, rows in sheets.items():
-        if name in (EVIDENCE_SHEET, RUN_INFO_SHEET):
+        if name in (EVIDENCE_SHEET, RUN_INFO_SHEET, RECORD_SHEET):
             continue
         found = _question_header(rows)
         if found is not None:

@@ -24,6 +24,7 @@ from typing import Mapping
 from autofill.errors import InputError
 from autofill.review.pdf_sources import PdfSource, locate_pdfs
 from autofill.review.reader import EvidenceRow, FilledWorkbook, ReviewQuestion, read_filled_workbook
+from autofill.states import REVIEW_CHOICES, Outcome, ReviewState, parse_review, parse_status
 
 TEMPLATE = "review_report.html.j2"
 PAGES_DIR = "pages"
@@ -34,7 +35,7 @@ EAGER_IMAGES = 4  # the first images load at once (screenshots, print); the rest
 SUMMARY_KEYS = ("company", "llm provider", "llm model", "embedder", "retrieval mode", "reranker", "started",
                 "finished", "total llm calls", "total prompt tokens", "total completion tokens", "total cost usd")
 _SUMMARY_LIKE = re.compile(r"company|model|embedder|retrieval|rerank|cost|started|finished", re.IGNORECASE)
-REVIEW_STATES = ("Approved", "Needs changes", "Rejected")
+REVIEW_STATES = tuple(REVIEW_CHOICES)
 
 
 @dataclass
@@ -78,9 +79,10 @@ def _status_class(status: str) -> str:
     s = status.lower()
     if not s:
         return "none"
-    if "fail" in s or "error" in s or "unparsed" in s or "could not" in s:
+    outcome = parse_status(status)
+    if outcome in (Outcome.FAILED, Outcome.UNPARSED) or "error" in s or "could not" in s:
         return "bad"
-    if "evidence only" in s:
+    if outcome is Outcome.DRAFTED:
         return "evidence"
     if "flag" in s or "dropped" in s or "not allowed" in s or "check" in s:
         return "warn"
@@ -88,8 +90,8 @@ def _status_class(status: str) -> str:
 
 
 def _review_class(review: str) -> str:
-    r = review.strip().lower()
-    return {"approved": "ok", "needs changes": "warn", "rejected": "bad"}.get(r, "none")
+    return {ReviewState.APPROVED: "ok", ReviewState.NEEDS_CHANGES: "warn",
+            ReviewState.REJECTED: "bad"}.get(parse_review(review), "none")
 
 
 def _anchor(q: ReviewQuestion) -> str:
@@ -159,7 +161,7 @@ def _question_view(q: ReviewQuestion, pages: _Pages) -> QuestionView:
     return QuestionView(q=q, anchor=_anchor(q), status_class=_status_class(q.status),
                         status_short=q.status.split(";")[0].strip(),
                         review_class=_review_class(q.review),
-                        evidence_only="evidence only" in q.status.lower(),
+                        evidence_only=parse_status(q.status) is Outcome.DRAFTED,
                         cited=cited, uncited=uncited, extra_sources=extra)
 
 
@@ -173,7 +175,7 @@ def _run_highlights(run_info: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 def _summary(book: FilledWorkbook, company: str, views: list[QuestionView]) -> dict:
     statuses = Counter(v.q.status or "(no status)" for v in views)
-    reviews = Counter(next((s for s in REVIEW_STATES if s.lower() == v.q.review.strip().lower()), "Not reviewed")
+    reviews = Counter(parse_review(v.q.review).label or "Not reviewed"
                       for v in views)
     return {
         "company": company,

@@ -13,9 +13,10 @@ from pathlib import Path
 
 from autofill.errors import InputError
 from autofill.records import RowResult
+from autofill.states import ReviewState, parse_review
 from autofill.workbook.model import WorkbookLayout
 from autofill.workbook.safety import FORMULA_PREFIXES, clean_text
-from autofill.workbook.writeback import plan_row
+from autofill.workbook.writeback import plan_row, settle
 
 LINUX_MESSAGE = ("--live needs Microsoft Excel on Windows or macOS; xlwings cannot drive Excel on Linux. "
                  "Run without --live to write a filled copy.")
@@ -87,10 +88,12 @@ class LiveWorkbook:
         review = sheet.letter("review")
         if review and not sheet.columns["review"].added:
             current = self._range(q.sheet, f"{review}{q.row}").value
-            if str(current or "").strip().lower() == "approved":
+            if parse_review(current) is ReviewState.APPROVED:
                 return False
         self._headers(q.sheet)
-        for role, value in plan_row(q, result).items():
+        answer = sheet.letter("answer")
+        current_answer = self._range(q.sheet, f"{answer}{q.row}").value if answer else None
+        for role, value in settle(plan_row(q, result), result, current_answer).items():
             letter = sheet.letter(role)
             if letter:
                 self._range(q.sheet, f"{letter}{q.row}").value = _excel_text(value)

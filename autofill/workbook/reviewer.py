@@ -1,40 +1,63 @@
-"""The reviewer workflow: which rows of an already-filled workbook to answer again.
+"""The reviewer workflow: which rows of an already-filled workbook to answer again, and which to keep.
 
-A reviewer marks each row Approved, Needs changes or Rejected (and may edit answers and add a comment).
-Running autofill on that workbook keeps every approved row exactly as the reviewer left it, keeps rows
-someone already answered (the customer's own pre-filled answers included), and re-answers rows that are
-unanswered, failed, rejected or need changes. A needs-changes row's comment stays on the QuestionRow
-(`reviewer_comment`) for the answer step to use as guidance."""
+A reviewer marks each row Approved, Needs changes or Rejected (any spelling `states.parse_review`
+accepts), may edit answers and add a comment. Running autofill again:
+
+- keeps every approved row exactly as the reviewer left it;
+- re-answers rejected and needs-changes rows, with the comment as guidance (`reviewer_comment` stays
+  on the QuestionRow for the answer step; the writer keeps the comment);
+- keeps a row whose Answer, Reasoning or Sources a person changed after autofill wrote them (known
+  from the record in carry.py), even without a Review value, and says so in its Status;
+- keeps rows someone already answered (the customer's own pre-filled answers included);
+- answers rows that are unanswered, failed, unparsed or only an evidence-only draft."""
 
 from __future__ import annotations
 
-from autofill.records import QuestionRow
+from autofill.answer.evidence_only import PREFIX as DRAFT_PREFIX
+from autofill.records import QuestionRow, RowResult
+from autofill.states import EDITED_BY_HAND, Outcome, ReviewState, parse_review, parse_status
 
-REANSWER_REVIEWS = {"rejected", "needs changes", "needs change", "needs-changes", "reject"}
+_REDO = (Outcome.FAILED, Outcome.UNPARSED, Outcome.DRAFTED)
+_ROLE_NAMES = {"answer": "Answer", "reasoning": "Reasoning", "sources": "Sources"}
 
 
-def _norm(text: str) -> str:
-    return " ".join(str(text or "").split()).lower()
-
-
-def needs_answer(row: QuestionRow) -> bool:
-    review = _norm(row.review)
-    if review == "approved":
+def needs_answer(row: QuestionRow, edited: list[str] | tuple[str, ...] = ()) -> bool:
+    review = parse_review(row.review)
+    if review is ReviewState.APPROVED:
         return False
-    if review in REANSWER_REVIEWS:
+    if review.reanswer:
         return True
-    status = _norm(row.status)
-    if status.startswith("failed"):
+    if edited:
+        return False  # a person changed what autofill wrote: theirs stands
+    answer = row.existing_answer.strip()
+    outcome = parse_status(row.status)
+    if outcome is Outcome.DRAFTED and answer and not answer.startswith(DRAFT_PREFIX):
+        return False  # typed over an evidence-only draft (an output written before the edit record)
+    if outcome in _REDO:
         return True
-    # An evidence-only draft quotes passages; no model has answered the row yet.
-    if status.startswith("evidence only"):
-        return True
-    return not row.existing_answer.strip()
+    return not answer
 
 
-def rows_to_answer(rows: list[QuestionRow]) -> tuple[list[QuestionRow], list[QuestionRow]]:
-    """Split rows into (to answer, kept), both in sheet order."""
+def rows_to_answer(rows: list[QuestionRow], edited: dict[str, list[str]] | None = None
+                   ) -> tuple[list[QuestionRow], list[QuestionRow]]:
+    """Split rows into (to answer, kept), both in sheet order. `edited`: row key -> the roles a person
+    changed since autofill wrote them (carry.read_state)."""
+    edited = edited or {}
     to_answer, kept = [], []
     for row in rows:
-        (to_answer if needs_answer(row) else kept).append(row)
+        (to_answer if needs_answer(row, edited.get(row.key, ())) else kept).append(row)
     return to_answer, kept
+
+
+def edited_note(roles: list[str] | tuple[str, ...]) -> str:
+    names = ", ".join(_ROLE_NAMES.get(r, r) for r in roles)
+    return f"{EDITED_BY_HAND} ({names}): kept as the reviewer left it"
+
+
+def kept_result(row: QuestionRow, edited: list[str] | tuple[str, ...] = ()) -> RowResult:
+    """The RowResult of a kept row: SKIPPED, written only to say in Status that it was edited by hand
+    (approved and pre-filled rows are left exactly as they are)."""
+    note = ""
+    if edited and parse_review(row.review) is not ReviewState.APPROVED:
+        note = edited_note(edited)
+    return RowResult(question=row, answer=None, outcome=Outcome.SKIPPED, note=note)

@@ -20,46 +20,65 @@ from openpyxl.styles import Alignment, Protection
 from openpyxl.utils.cell import column_index_from_string
 from openpyxl.worksheet.datavalidation import DataValidation
 
+from autofill.answer.evidence_only import PREFIX as DRAFT_PREFIX
 from autofill.errors import InputError
 from autofill.fileio import atomic_write_bytes
 from autofill.records import Answer, QuestionRow, RowResult
+from autofill.states import (PREVIOUS_KEPT, REANSWERED_PREFIX, REVIEW_CHOICES, Outcome, ReviewState, format_status,
+                             parse_review)
+from autofill.workbook.carry import TRACKED_ROLES, read_record, write_record, written_row
 from autofill.workbook.evidence import write_evidence_sheet, write_run_info_sheet
 from autofill.workbook.model import SheetLayout, WorkbookLayout
 from autofill.workbook.safety import load_workbook_safely, set_text
 from autofill.workbook.validations import extension_list_validations
 
-REVIEW_CHOICES = ["Approved", "Needs changes", "Rejected"]
 COLUMN_WIDTHS = {"answer": 40, "reasoning": 60, "sources": 36, "confidence": 12, "status": 30, "review": 16,
                  "reviewer_comment": 40}
-EVIDENCE_ONLY = "Evidence only"
+# Outcomes that never replace what a row already holds: their Status says what happened instead.
+_NO_REPLACE = (Outcome.FAILED, Outcome.UNPARSED, Outcome.DRAFTED)
+
+
+def output_file(source: Path, out_path: Path, kind: str) -> Path:
+    """The path `write_results` writes for `out_path` (suffix adjusted to the questionnaire's kind)."""
+    return _output_path(Path(source), Path(out_path), kind)
 
 
 def write_results(settings, source: Path, layout: WorkbookLayout, results: list[RowResult], out_path: Path,
-                  run_info: dict) -> Path:
+                  run_info: dict, base: Path | None = None) -> Path:
     """Write a filled copy of `source` to `out_path` (suffix adjusted: .xlsm for macro workbooks, .xlsx
-    for CSV input and templates) and return the path actually written.
+    for CSV input and templates) and return the path actually written. `base` is the workbook to start
+    from when it is not `source`: the existing output of an earlier run (carry.choose_base), so what
+    people did there stays; `layout` is then the base's layout.
 
     Only rows with a result are written; a row whose Review cell says Approved is never touched, even if
-    a result for it is passed. Kept rows' evidence from a previous run stays in the Evidence sheet."""
+    a result for it is passed. A failed, unparsed or evidence-only result never replaces an answer the
+    row already holds. Kept rows' evidence from a previous run stays in the Evidence sheet; the record
+    of what autofill wrote (carry.py) is updated for every row written."""
     source, out_path = Path(source), Path(out_path)
     out_path = _output_path(source, out_path, layout.kind)
     if out_path.exists() and out_path.resolve() == source.resolve():
         raise InputError(f"refusing to overwrite the questionnaire itself: {source}")
-    wb = load_workbook_safely(source, rich_text=True)
+    base = Path(base) if base is not None else source
+    wb = load_workbook_safely(base, rich_text=True)
     if out_path.suffix.lower() == ".xlsx":
         wb.template = False
     by_key = {res.question.key: res for res in results}
     written: list[RowResult] = []
-    ext = extension_list_validations(source) if layout.kind == "xlsx" else {}
+    record = read_record(wb)
+    ext = extension_list_validations(base) if layout.kind == "xlsx" else {}
     for sheet in layout.sheets:
         ws = wb[sheet.name]
         _write_headers(ws, sheet)
+        letters = {role: sheet.letter(role) for role in TRACKED_ROLES}
         for q in sheet.questions:
             res = by_key.get(q.key)
             if res is None or _approved(ws, sheet, q.row):
                 continue
-            _write_row(ws, sheet, q, res)
-            written.append(res)
+            replaced = _write_row(ws, sheet, q, res)
+            if res.outcome is not Outcome.SKIPPED:
+                record[q.key] = written_row(ws, letters, q)
+            if replaced:
+                written.append(res)
         _ensure_review_dropdown(ws, sheet)
     # openpyxl drops x14 (cross-sheet) drop-downs on save: put them back as standard validations.
     for sheet_name, validations in ext.items():
@@ -69,6 +88,7 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
                                                                   allow_blank=True))
     write_evidence_sheet(wb, layout, written)
     write_run_info_sheet(wb, run_info, source, out_path)
+    write_record(wb, record)
     _save_atomically(wb, out_path)
     return out_path
 
@@ -102,7 +122,7 @@ def _cell(ws, sheet: SheetLayout, role: str, row: int):
 
 def _approved(ws, sheet: SheetLayout, row: int) -> bool:
     cell = _cell(ws, sheet, "review", row)
-    return cell is not None and str(cell.value or "").strip().lower() == "approved"
+    return cell is not None and parse_review(cell.value) is ReviewState.APPROVED
 
 
 def _write_headers(ws, sheet: SheetLayout) -> None:
@@ -155,22 +175,25 @@ def match_allowed(text: str, allowed: list[str]) -> str | None:
 
 
 def plan_row(q: QuestionRow, res: RowResult) -> dict[str, str | None]:
-    """The values for a row's cells by role (pure; shared with live Excel). A role absent from the
-    result stays untouched; None clears the cell."""
+    """The values for a row's cells by role (pure; shared with live Excel): the one place that decides
+    what a result puts in a row. A role absent from the plan stays untouched; None clears the cell.
+
+    An evidence-only draft never touches the Answer cell (the column that goes back to the customer):
+    its quotes go to Reasoning. A failed row only says so in Status."""
+    if res.outcome is Outcome.SKIPPED:
+        return {"status": res.note} if res.note else {}
     if res.answer is None:
-        return {"status": f"Failed: {res.error or 'unknown error'}"}
+        return {"status": format_status(Outcome.FAILED, error=res.error or "unknown error")}
     ans: Answer = res.answer
     text = (ans.answer or "").strip()
-    status = [ans.status or "Answered"] + [f for f in ans.flags if f]
+    status = [ans.status or format_status(res.outcome)] + [f for f in ans.flags if f and f not in ans.status]
     reasoning = [ans.reasoning.strip()] if ans.reasoning and ans.reasoning.strip() else []
     value: str | None = text
-    if q.allowed_values_source == "dropdown" and q.allowed_values:
+    if res.outcome is Outcome.DRAFTED:
+        value = None
+    elif q.allowed_values_source == "dropdown" and q.allowed_values:
         verdict = match_allowed(text, q.allowed_values)
-        if ans.status.startswith(EVIDENCE_ONLY):
-            value = None
-            reasoning.insert(0, text)
-            status.append("drop-down answer left empty for the reviewer")
-        elif verdict is None:
+        if verdict is None:
             value = None
             if text:
                 reasoning.insert(0, f"Model answer (not an allowed value): {text}")
@@ -181,30 +204,47 @@ def plan_row(q: QuestionRow, res: RowResult) -> dict[str, str | None]:
             rest = text[len(verdict):].lstrip(" .,:;-–—").strip()
             if rest:
                 reasoning.insert(0, rest)
-    elif q.allowed_values and text and not ans.status.startswith(EVIDENCE_ONLY):
+    elif q.allowed_values and text:
         if match_allowed(text, q.allowed_values) is None:
             status.append(f"answer does not start with one of {', '.join(q.allowed_values)}")
-    if q.review.strip().lower() in ("rejected", "needs changes", "needs change"):
-        status.insert(0, f"Re-answered after review ({q.review.strip()})")
+    review = parse_review(q.review)
+    if review.reanswer:
+        status.insert(0, f"{REANSWERED_PREFIX} ({review.label})")
     sources = []
     for c in ans.citations:
         if c.label() not in sources:
             sources.append(c.label())
     out = {
-        "answer": value,
         "reasoning": "\n\n".join(reasoning) or None,
         "sources": "; ".join(sources) or None,
         "confidence": ans.confidence or None,
         "status": "; ".join(s for s in status if s),
     }
+    if res.outcome is not Outcome.DRAFTED:
+        out = {"answer": value, **out}
     if q.review.strip():
         out["review"] = None  # a new answer needs a new review; the reviewer's comment stays
     return out
 
 
-def _write_row(ws, sheet: SheetLayout, q: QuestionRow, res: RowResult) -> None:
-    plan = plan_row(q, res)
+def settle(plan: dict[str, str | None], res: RowResult, current_answer: object) -> dict[str, str | None]:
+    """`plan` adjusted to what the row holds now: a failed, unparsed or evidence-only result never
+    replaces an answer already there (a good answer from an earlier run, or one a person typed); the
+    row keeps its content and its Status says what happened. An old-style evidence-only draft in the
+    Answer cell (written before drafts moved to Reasoning) is cleared."""
+    current = str(current_answer or "").strip()
+    is_draft = current.startswith(DRAFT_PREFIX.strip())
+    if res.outcome in _NO_REPLACE and current and not is_draft:
+        return {"status": f"{plan.get('status') or format_status(res.outcome)}; {PREVIOUS_KEPT}"}
+    if res.outcome is Outcome.DRAFTED and is_draft:
+        plan = {"answer": None, **plan}
+    return plan
+
+
+def _write_row(ws, sheet: SheetLayout, q: QuestionRow, res: RowResult) -> bool:
+    """Fill one row; True when its content was replaced (its evidence is then the result's)."""
     answer = _cell(ws, sheet, "answer", q.row)
+    plan = settle(plan_row(q, res), res, answer.value if answer is not None else None)
     if answer is not None and answer.data_type == "f" and "answer" in plan:
         # The customer computes this answer with a formula: keep it, report instead of overwriting.
         plan.pop("answer")
@@ -213,6 +253,7 @@ def _write_row(ws, sheet: SheetLayout, q: QuestionRow, res: RowResult) -> None:
         cell = _cell(ws, sheet, role, q.row)
         if cell is not None:
             set_text(cell, value)
+    return res.outcome is not Outcome.SKIPPED and ("reasoning" in plan or "answer" in plan)
 
 
 def _ensure_review_dropdown(ws, sheet: SheetLayout) -> None:
@@ -227,7 +268,7 @@ def _ensure_review_dropdown(ws, sheet: SheetLayout) -> None:
             return  # the drop-down of an earlier run
     dv = DataValidation(type="list", formula1='"' + ",".join(REVIEW_CHOICES) + '"', allow_blank=True,
                         showErrorMessage=True, errorTitle="Review",
-                        error="Choose Approved, Needs changes or Rejected.")
+                        error="Choose " + ", ".join(REVIEW_CHOICES[:-1]) + " or " + REVIEW_CHOICES[-1] + ".")
     dv.sqref = _sqref(letter, rows)
     ws.add_data_validation(dv)
 
