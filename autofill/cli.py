@@ -207,7 +207,9 @@ def workbook_overrides(sheet, header_row, question_col, answer_col) -> dict:
 @click.option("--model", default=None, help="Chat model name.")
 @click.option("--concurrency", type=int, default=None, help="Rows answered at once (default 4).")
 @click.option("--no-cache", is_flag=True, help="Do not use the on-disk LLM response cache.")
-@click.option("--fresh", is_flag=True, help="Ignore the checkpoint of an earlier, interrupted run.")
+@click.option("--fresh", is_flag=True,
+              help="Answer again the rows autofill answered before (approved, edited and pre-filled rows stay) "
+                   "and ignore the checkpoint of an interrupted run.")
 @click.option("--live", is_flag=True, help="Fill the open workbook in Excel through xlwings (Windows/macOS).")
 @workbook_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
@@ -227,11 +229,12 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
              "cache": False if no_cache else None},
         workbook=workbook_overrides(sheet, header_row, question_col, answer_col),
     )
-    report = run_questionnaire(settings, company, questionnaire, out_dir=out_dir, progress=not as_json,
+    # reporter: the CLI's Reporter (bars and messages on a terminal, nothing but warnings under --json).
+    report = run_questionnaire(settings, company, questionnaire, out_dir=out_dir, reporter=None,
                                resume=not fresh, live=live)
     if as_json:
         emit_json(report.to_json())
-    if report.failed:
+    if not report.ok:  # failed or unparsed rows
         sys.exit(1)
 
 
@@ -285,7 +288,7 @@ def eval_cmd(ctx, company, questionnaire, gold, eval_configs, from_output, k, ou
 
     settings = build_settings(ctx)
     result = run_eval(settings, company, questionnaire, gold, configs=list(eval_configs),
-                      from_output=from_output, k=k, out_dir=out_dir, progress=not as_json)
+                      from_output=from_output, k=k, out_dir=out_dir, reporter=None)
     if as_json:
         # The key-mismatch notes (file never retrieved, matched by number but the texts differ) are what
         # tell a user the figures cannot be trusted; they stay visible, on stderr, under --json too.

@@ -53,3 +53,36 @@ class FakeEmbedder:
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return sum(x * y for x, y in zip(a, b))
+
+
+class RecordingReporter:
+    """A Reporter (autofill/reporting.py) that keeps what a stage reported: messages, warnings, and
+    per bar (label, total, unit, units advanced, closed)."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+        self.warnings: list[str] = []
+        self.bars: list[tuple] = []
+
+    def message(self, text: str) -> None:
+        self.messages.append(text)
+
+    def warning(self, text: str) -> None:
+        self.warnings.append(text)
+
+    def bar(self, label: str, total: int, unit: str = ""):
+        reporter, index = self, len(self.bars)
+        self.bars.append((label, total, unit, 0, False))
+
+        class _Bar:
+            def advance(self, n: int = 1) -> None:
+                label, total, unit, done, closed = reporter.bars[index]
+                reporter.bars[index] = (label, total, unit, done + n, closed)
+
+            def note(self, text: str) -> None:
+                pass
+
+            def close(self) -> None:
+                reporter.bars[index] = reporter.bars[index][:4] + (True,)
+
+        return _Bar()

@@ -1,5 +1,6 @@
 """`autofill run` without an LLM: hybrid retrieval and an evidence-only draft that quotes the best
-sentences with their pages. Status says so; drop-down answer cells stay empty."""
+sentences with their pages. Status says so; the quotes go to Reasoning and every Answer cell stays
+empty; the counts call them drafts, never answers."""
 
 from __future__ import annotations
 
@@ -36,18 +37,17 @@ def test_offline_run_quotes_evidence_with_the_right_page(ingested, tmp_path):
     before = questionnaire.read_bytes()
     report = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path, providers=Providers(embedder=emb))
     assert questionnaire.read_bytes() == before  # the input is never modified
-    assert (report.answered, report.failed) == (len(OFFLINE_FACTS), 0)
-    assert report.to_json()["llm_calls"] == 0
+    assert (report.answered, report.drafted, report.failed) == (0, len(OFFLINE_FACTS), 0)
+    assert report.to_json()["llm_calls"] == 0 and report.ok
     out = read_output(report.output)
     for f in OFFLINE_FACTS:
         row = out["rows"][f.question]
         assert row["Status"].startswith(STATUS)
         assert row["Sources"].split("; ")[0] == f"{SAMPLE} p. {f.page}", (f.question, row["Sources"])
-        quoted = row["Reasoning"] if f.dropdown else row["Answer"]
+        quoted = row["Reasoning"]
         assert PREFIX.strip() in quoted and f"({SAMPLE} p. {f.page})" in quoted
         assert f.phrase.strip("| ").split()[0] in quoted
-        if f.dropdown:
-            assert row["Answer"] in (None, "")  # a quote is not a Yes or a No
+        assert row["Answer"] in (None, "")  # a quote is not an answer, in a drop-down or free text
         assert not row["Confidence"]
         ev = [e for e in out["evidence"] if e["Question"] == f.question]
         assert len(ev) == 6 and any(e["Cited"] == "yes" and e["Page"] == f.page for e in ev)
@@ -106,10 +106,12 @@ def test_cli_ingest_and_run_json_with_the_real_embedder(tmp_path):
                                  str(questionnaire), "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout.strip().splitlines()[-1])
-    assert set(data) == {"output", "rows", "answered", "failed", "skipped", "llm_calls", "prompt_tokens",
-                         "completion_tokens", "cost_usd", "seconds", "evidence_only", "report"}
+    assert set(data) == {"output", "rows", "answered", "drafted", "unparsed", "failed", "skipped", "reused",
+                         "uncited", "edited_by_hand", "llm_calls", "prompt_tokens", "completion_tokens", "cost_usd",
+                         "seconds", "evidence_only", "report", "history"}
     assert data["evidence_only"] is True and Path(data["report"]).is_file()
-    assert data["rows"] == data["answered"] == len(OFFLINE_FACTS) and data["failed"] == 0 and data["llm_calls"] == 0
+    assert data["rows"] == data["drafted"] == len(OFFLINE_FACTS) and data["answered"] == 0
+    assert data["failed"] == data["unparsed"] == 0 and data["llm_calls"] == 0 and data["history"] is None
     out = read_output(Path(data["output"]))
     assert Path(data["output"]).parent == ws / "reports_out"
     hits = sum(out["rows"][f.question]["Sources"].split("; ")[0] == f"{SAMPLE} p. {f.page}" for f in OFFLINE_FACTS)
@@ -129,10 +131,13 @@ def test_live_mode_on_linux_is_a_clear_input_error(ingested, tmp_path):
     assert not list(tmp_path.glob("*.xlsx"))
 
 
-def test_offline_summary_never_calls_drafts_answers(ingested, tmp_path, capsys):
+def test_offline_summary_never_calls_drafts_answers(ingested, tmp_path):
+    from tests.fakes import RecordingReporter
+
     root, emb, questionnaire = ingested
-    run_questionnaire(Settings(workspace=root), COMPANY, questionnaire, out_dir=tmp_path, progress=True,
+    rep = RecordingReporter()
+    run_questionnaire(Settings(workspace=root), COMPANY, questionnaire, out_dir=tmp_path, reporter=rep,
                       providers=Providers(embedder=emb))
-    err = capsys.readouterr().err
-    assert "drafted from evidence only (no model answered)" in err
-    assert " answered, " not in err
+    text = "\n".join(rep.messages)
+    assert f"0 answered, {len(OFFLINE_FACTS)} drafted from evidence only (no model answered)" in text
+    assert rep.bars == [("Answering", len(OFFLINE_FACTS), "rows", len(OFFLINE_FACTS), True)]

@@ -8,7 +8,7 @@ import openpyxl
 from autofill.records import QuestionRow, RowResult
 from autofill.settings import Settings
 from autofill.workbook.layout import read_questions
-from autofill.workbook.reviewer import rows_to_answer
+from autofill.workbook.reviewer import kept_result, rows_to_answer
 from autofill.workbook.writeback import write_results
 from tests.workbook_builders import assert_only_changed, build_questionnaire, result_for, sha256
 
@@ -28,14 +28,26 @@ def test_rows_to_answer_rules():
         q(6, "No", "Answered", "Needs changes", "Use the 2024 figure"),
         q(7, "", "Failed: timeout"),
         q(8, "Partial text", "Failed: timeout"),
-        q(9, "quoted evidence", "Evidence only (no LLM configured)"),
+        q(9, "Evidence found (not an answer): \u201cquoted\u201d (r.pdf p. 2)", "Evidence only (no LLM configured)"),
         q(10, "Customer's own answer"),                    # pre-filled by the customer: kept
         q(11, "", "Evidence only (no LLM configured); drop-down answer left empty"),
+        q(12, "No", "Answered", "Reject"),                 # every accepted spelling, through parse_review
+        q(13, "No", "Answered", "needs-changes", "Cite the 2024 report"),
+        q(14, "Yes", "Answered", "APPROVED"),
+        q(15, "", "Unparsed model output"),
+        q(16, "Yes, typed by the reviewer", "Evidence only (no LLM configured)"),  # typed over a draft: kept
+        q(17, "Yes", "Answered"),                           # edited by hand (record): kept
+        q(18, "Yes", "Answered", "Rejected"),               # edited, but rejected: answered again
     ]
-    to_answer, kept = rows_to_answer(rows)
-    assert [r.row for r in to_answer] == [1, 5, 6, 7, 8, 9, 11]
-    assert [r.row for r in kept] == [2, 3, 4, 10]
+    edited = {"S!17": ["answer"], "S!18": ["reasoning"]}
+    to_answer, kept = rows_to_answer(rows, edited)
+    assert [r.row for r in to_answer] == [1, 5, 6, 7, 8, 9, 11, 12, 13, 15, 18]
+    assert [r.row for r in kept] == [2, 3, 4, 10, 14, 16, 17]
     assert to_answer[2].reviewer_comment == "Use the 2024 figure"
+    # Kept rows: only the hand-edited one gets a Status note; approved and pre-filled rows stay untouched.
+    notes = {r.row: kept_result(r, edited.get(r.key, ())).note for r in kept}
+    assert notes[17] == "Edited by hand (Answer): kept as the reviewer left it"
+    assert all(not n for row, n in notes.items() if row != 17)
 
 
 def test_approved_edit_survives_a_rerun(tmp_path):
@@ -109,7 +121,7 @@ def test_failed_rerun_keeps_the_previous_answer(tmp_path):
                            [RowResult(r, None, error="server error 500") for r in to_answer], tmp_path / "b.xlsx", {})
     ws = openpyxl.load_workbook(second).active
     r = rows[2].row
-    assert ws[f"K{r}"].value == "Failed: server error 500"
+    assert ws[f"K{r}"].value == "Failed: server error 500; previous answer kept"
     assert ws[f"F{r}"].value == "Yes. The company has a target." and ws[f"L{r}"].value == "Rejected"
 
 

@@ -47,7 +47,8 @@ def test_only_intended_cells_change_and_input_is_untouched(tmp_path):
     assert sha256(src) == before
     assert_only_changed(src, out, intended_cells(layout))
     wb = openpyxl.load_workbook(out)
-    assert wb.sheetnames == ["Questionnaire", "Instructions", "Evidence", "Run info"]
+    assert wb.sheetnames == ["Questionnaire", "Instructions", "Evidence", "Run info", "autofill record"]
+    assert wb["autofill record"].sheet_state == "veryHidden"  # the record of what autofill wrote
     # No temporary files are left next to the output.
     assert sorted(os.listdir(out.parent)) == ["out.xlsx"]
 
@@ -110,18 +111,23 @@ def test_dropdown_cells_get_only_allowed_values(tmp_path, answer, cell, status_p
         assert reasoning_part in ws[f"H{r}"].value
 
 
-def test_evidence_only_leaves_dropdown_cells_empty(tmp_path):
+def test_evidence_only_drafts_never_reach_the_answer_column(tmp_path):
+    from autofill.answer.evidence_only import PREFIX
+    from autofill.states import Outcome
+
     status = "Evidence only (no LLM configured)"
+    quotes = PREFIX + '"Net zero by 2050" (report.pdf p. 2)'
     src = build_questionnaire(tmp_path / "q.xlsx")
+    # A draft the old way (quotes in the answer text) is still kept out of the Answer column.
     _, rows, _, out = fill(tmp_path, src, results_for=lambda q: result_for(
-        q, answer='"Net zero by 2050" (report.pdf p. 2)', reasoning="", status=status))
+        q, answer="" if q.row % 2 else quotes, reasoning=quotes if q.row % 2 else "", status=status))
     ws = openpyxl.load_workbook(out)["Questionnaire"]
-    yes_row, text_row = rows[0].row, rows[2].row
-    assert ws[f"F{yes_row}"].value is None
-    assert ws[f"K{yes_row}"].value.startswith(status) and "left empty" in ws[f"K{yes_row}"].value
-    assert "Net zero by 2050" in ws[f"H{yes_row}"].value
-    assert ws[f"F{text_row}"].value == '"Net zero by 2050" (report.pdf p. 2)'
-    assert ws[f"K{text_row}"].value == status
+    for q in rows:
+        assert ws[f"F{q.row}"].value is None, q.row  # drop-down and free text alike
+        assert ws[f"K{q.row}"].value == status
+    assert "Net zero by 2050" in ws[f"H{rows[0].row}"].value and "Net zero by 2050" in ws[f"H{rows[1].row}"].value
+    assert ws[f"I{rows[0].row}"].value.startswith("report.pdf p. 2")
+    assert result_for(rows[0], status=status).outcome is Outcome.DRAFTED
 
 
 def test_failed_rows_and_flags(tmp_path):

@@ -137,7 +137,8 @@ def result_for(q, answer: str = "Yes. The company has a target.", reasoning: str
 STYLE_ATTRS = ("font", "fill", "border", "alignment", "number_format", "protection")
 
 
-def assert_only_changed(src: Path, out: Path, allowed: set[tuple[str, str]], ignore_sheets=("Evidence", "Run info")):
+def assert_only_changed(src: Path, out: Path, allowed: set[tuple[str, str]],
+                        ignore_sheets=("Evidence", "Run info", "autofill record")):
     """Every sheet of `src` is in `out`, in the same order, and every cell, width, height, merge,
     validation, conditional format, comment, hyperlink and defined name is the same, except cells
     listed in `allowed` ((sheet, coordinate) pairs) and cells beyond the source's used range that

@@ -1,15 +1,21 @@
 """`autofill run`: answer every question row of a questionnaire from a company's evidence store and
 write a filled copy (plus Evidence and Run info sheets) and the HTML review report.
 
-Rows are answered concurrently (`llm.concurrency`); each finished row is checkpointed at once, so an
-interrupted run resumes where it stopped; a row that still fails after the provider's retries is
-marked failed with its reason and the run goes on."""
+The output is a living document: when it exists already, the run starts from it (workbook/carry.py),
+so approved rows, reviewers' comments and hand edits are kept, rejected and needs-changes rows are
+answered again with the comment as guidance, and the previous file is copied to history/ before it is
+replaced (workbook/history.py). Rows are answered concurrently (`llm.concurrency`); each finished row
+is checkpointed at once, so an interrupted run resumes where it stopped; a row that still fails after
+the provider's retries is marked failed and keeps what it held before. An endpoint that cannot be used
+at all (down, key refused, unknown model) stops the run on its first call with an EndpointError, before
+anything is written."""
 
 from __future__ import annotations
 
 import concurrent.futures as cf
-import sys
+import logging
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -25,24 +31,18 @@ from autofill.fileio import ensure_writable_dir
 from autofill.providers.base import Providers
 from autofill.providers.cost import UsageMeter
 from autofill.records import QuestionRow, RowResult, RunReport, StageUsage
+from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings
+from autofill.states import Outcome, parse_review
 from autofill.templating import template_source
 from autofill.store.chroma_store import now_iso
+
+log = logging.getLogger(__name__)
 
 # Bump when answering logic changes in a way that makes old checkpoints wrong.
 PIPELINE_VERSION = 1
 STAGES = ("hyde", "rerank", "answer")
 TEMPLATES = ("hyde", "hyde_system", "rerank", "rerank_system", "answer", "answer_system")
-
-
-
-def _say(progress: bool, message: str) -> None:
-    if progress:
-        print(message, file=sys.stderr, flush=True)
-
-
-def _warn(message: str) -> None:
-    print(f"autofill: warning: {message}", file=sys.stderr, flush=True)
 
 
 def output_path(settings: Settings, company: str, questionnaire: Path, out_dir: Path | None) -> Path:
@@ -86,19 +86,33 @@ def _providers(settings: Settings, store: Any, providers: Providers | None) -> P
 
 
 def run_questionnaire(settings: Settings, company: str, questionnaire: Path | str, out_dir: Path | None = None,
-                      progress: bool = False, resume: bool = True, live: bool = False,
-                      providers: Providers | None = None) -> RunReport:
+                      reporter: Reporter | None = None, resume: bool = True, live: bool = False,
+                      providers: Providers | None = None, output: Path | str | None = None,
+                      keep_reviews: bool = True) -> RunReport:
+    """Answer `questionnaire` for `company`. `output`: the file to write (default
+    `<out_dir or reports_out>/<questionnaire>_<company>_filled.xlsx`). `keep_reviews=False` answers
+    every row from the questionnaire alone, ignoring an existing output (eval runs)."""
+    rep = as_reporter(reporter)
     started_at, t0 = now_iso(), time.monotonic()
     questionnaire = Path(questionnaire)
     if not questionnaire.is_file():
         raise InputError(f"questionnaire not found: {questionnaire}")
     from autofill.store.chroma_store import open_store
+    from autofill.workbook.carry import choose_base, read_state
     from autofill.workbook.layout import read_questions
-    from autofill.workbook.reviewer import rows_to_answer
-    from autofill.workbook.writeback import write_results
+    from autofill.workbook.reviewer import kept_result, rows_to_answer
+    from autofill.workbook.writeback import output_file
 
     layout, rows = read_questions(settings, questionnaire)
-    to_answer, kept = rows_to_answer(rows)
+    out = output_file(questionnaire, Path(output) if output else output_path(settings, company, questionnaire,
+                                                                             out_dir), layout.kind)
+    base = questionnaire
+    if keep_reviews:
+        # The existing output, when it holds these rows: reviewer state is read from it and kept.
+        base, layout, rows = choose_base(settings, questionnaire, layout, rows, out)
+    state = read_state(base, layout)
+    # resume=False (--fresh): autofill's own earlier answers are answered again; reviewers' work stays.
+    to_answer, kept = rows_to_answer(rows, state.edited, again=not resume)
     store = open_store(settings, company)
     providers = _providers(settings, store, providers)
     chat = providers.chat
@@ -116,13 +130,14 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         if chat is None and asked != "auto" and asked != used:
             # Asked for explicitly (option or settings file): say so, even under --json, rather than
             # let the Run info sheet be the only place that shows HyDE or the LLM rerank did not run.
-            _warn(f"{what} {asked!r} needs an LLM and none is configured; using {used!r}")
+            log.warning("%s %r needs an LLM and none is configured; using %r", what, asked, used)
     # Before any model call: a folder we cannot write to is bad input, not a failure after paying for rows.
-    out = output_path(settings, company, questionnaire, out_dir)
     ensure_writable_dir(out.parent)
     if chat is None:
-        _say(progress, "No LLM configured: drafting evidence-only rows (quotes with pages, no answers). "
-                       "Set OPENAI_API_KEY / OPENAI_BASE_URL or COHERE_API_KEY for answers.")
+        rep.message("No LLM configured: drafting evidence-only rows (quotes with pages, no answers). "
+                    "Set OPENAI_API_KEY / OPENAI_BASE_URL or COHERE_API_KEY for answers.")
+    if base != questionnaire:
+        rep.message(f"Continuing {out.name}: {len(kept)} rows kept as they are, {len(to_answer)} to answer.")
 
     checkpoint = Checkpoint(checkpoint_path(settings.reports_dir, company, file_sha256(questionnaire),
                                             plan.fingerprint(settings)))
@@ -132,11 +147,11 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     results: dict[str, RowResult] = {}
     for row in to_answer:
         previous = done.get(question_key(row))
-        if previous is not None:
+        if previous is not None and _same_review(previous.question, row):
             previous.question = row  # today's row (same text): picks up e.g. a reviewer's new status cell
             results[row.key] = previous
     if results:
-        _say(progress, f"Resuming: {len(results)} of {len(to_answer)} rows were finished by an earlier run.")
+        rep.message(f"Resuming: {len(results)} of {len(to_answer)} rows were finished by an earlier run.")
     pending = [row for row in to_answer if row.key not in results]
 
     meter = UsageMeter(settings.cost)
@@ -147,37 +162,64 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     if live_sink is not None:
         for result in results.values():
             live_sink(result)
-    total = len(to_answer)
+    bar = rep.bar("Answering", len(to_answer), "rows")
+    bar.advance(len(results))
 
     def finished(result: RowResult) -> None:
+        # The one place a finished row passes through: post-process it here (checks, tiers) before it
+        # is checkpointed, shown live and counted.
         results[result.question.key] = result
         checkpoint.append(result)
         if live_sink is not None:
             live_sink(result)
-        _say(progress, _progress_line(len(results), total, result))
+        bar.advance()
+        bar.note(f"{result.question.key} {result.outcome.value}")
+        log.debug("%s", _progress_line(len(results), len(to_answer), result))
 
-    if pending:
-        # Load the query embedder now, not inside the first rows: their timings stay honest and
-        # a broken embedder fails the run once instead of every row.
-        providers.embedder.embed_query(pending[0].question)
-    _answer_concurrently(ctx, pending, settings.llm.concurrency, finished)
+    try:
+        if pending:
+            # Load the query embedder now, not inside the first rows: their timings stay honest and
+            # a broken embedder fails the run once instead of every row.
+            providers.embedder.embed_query(pending[0].question)
+        _answer_concurrently(ctx, pending, settings.llm.concurrency, finished)
+    finally:
+        bar.close()
 
     ordered = [results[row.key] for row in to_answer if row.key in results]
-    failed = [r for r in ordered if r.failed]
+    kept_results = [kept_result(row, state.edited.get(row.key, ())) for row in kept]
+    if live_sink is not None:
+        for result in kept_results:
+            if result.note:
+                live_sink(result)
     finished_at = time.monotonic()
     for warning in layout.all_warnings:
-        _warn(warning)
+        log.warning("%s", warning)
+    counts = Counter(r.outcome for r in ordered)
+    edited = sum(1 for r in kept_results if r.note)
+    uncited = sum(1 for r in ordered if r.uncited)
     run_info = build_run_info(settings, company, plan, meter.snapshot(), ordered, started_at,
-                              len(to_answer) - len(pending), len(kept))
-    written = write_results(settings, questionnaire, layout, ordered, out, run_info)
-    if not failed:
+                              len(to_answer) - len(pending), len(kept), edited=edited)
+    from autofill.workbook.history import keep_previous
+    from autofill.workbook.writeback import write_results
+
+    history = keep_previous(out, settings.workbook.history_versions)
+    written = write_results(settings, questionnaire, layout, ordered + kept_results, out, run_info, base=base)
+    if not counts[Outcome.FAILED]:
         checkpoint.remove()  # complete: nothing left to resume
-    report_html = _review_report(settings, Path(written), company, progress)
-    report = RunReport(output=Path(written), rows=len(rows), answered=len(ordered) - len(failed), failed=len(failed),
-                       skipped=len(kept), usage=meter.snapshot(), seconds=finished_at - t0, report_html=report_html,
-                       evidence_only=not plan.chat_model)
-    _say(progress, summary(report, company, failed, evidence_only=report.evidence_only))
+    report_html = _review_report(settings, Path(written), company, rep)
+    report = RunReport(output=Path(written), rows=len(rows), answered=counts[Outcome.ANSWERED],
+                       failed=counts[Outcome.FAILED], skipped=len(kept), usage=meter.snapshot(),
+                       seconds=finished_at - t0, report_html=report_html, evidence_only=not plan.chat_model,
+                       drafted=counts[Outcome.DRAFTED], unparsed=counts[Outcome.UNPARSED],
+                       reused=counts[Outcome.REUSED], uncited=uncited, edited=edited, history=history)
+    rep.message(summary(report, company, [r for r in ordered if r.outcome in (Outcome.FAILED, Outcome.UNPARSED)]))
     return report
+
+
+def _same_review(before: QuestionRow, now: QuestionRow) -> bool:
+    """A checkpointed answer still stands for `now` unless a reviewer has since asked for another one."""
+    return parse_review(before.review) == parse_review(now.review) and \
+        before.reviewer_comment.strip() == now.reviewer_comment.strip()
 
 
 def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: int,
@@ -204,7 +246,7 @@ def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: 
 def _progress_line(n: int, total: int, r: RowResult) -> str:
     calls = sum(u.calls for u in r.usage.values())
     cached = sum(u.cached_calls for u in r.usage.values())
-    state = f"FAILED: {r.error}" if r.failed else r.answer.status
+    state = f"FAILED: {r.error}" if r.failed else (r.answer.status if r.answer else r.outcome.value)
     q = r.question.question
     q = q if len(q) <= 60 else q[:57] + "..."
     cache_note = f", {cached} cached" if cached else ""
@@ -212,7 +254,8 @@ def _progress_line(n: int, total: int, r: RowResult) -> str:
 
 
 def build_run_info(settings: Settings, company: str, plan: _Plan, usage: dict[str, StageUsage],
-                   results: list[RowResult], started_at: str, resumed: int, skipped: int) -> dict[str, Any]:
+                   results: list[RowResult], started_at: str, resumed: int, skipped: int,
+                   edited: int = 0) -> dict[str, Any]:
     """Key/value pairs for the Run info sheet: what produced these answers and what it cost. Secrets
     never appear (models and URLs only, no keys)."""
     import json
@@ -236,9 +279,13 @@ def build_run_info(settings: Settings, company: str, plan: _Plan, usage: dict[st
         "context order": r.context_order,
         "rerank window / step": f"{r.rerank_window} / {r.rerank_step}",
         "max passages per page": r.max_per_page or (1 if plan.rerank == "none" else "no limit"),
-        "rows answered": sum(1 for x in results if not x.failed),
+        "rows answered": sum(1 for x in results if x.outcome is Outcome.ANSWERED),
+        "rows drafted (evidence only)": sum(1 for x in results if x.outcome is Outcome.DRAFTED),
+        "rows unparsed": sum(1 for x in results if x.outcome is Outcome.UNPARSED),
         "rows failed": sum(1 for x in results if x.failed),
         "rows skipped (kept as they were)": skipped,
+        "rows edited by hand (kept)": edited,
+        "answers without a valid citation": sum(1 for x in results if x.uncited),
         "rows resumed from a checkpoint": resumed,
     }
     total = StageUsage()
@@ -258,7 +305,7 @@ def build_run_info(settings: Settings, company: str, plan: _Plan, usage: dict[st
     return info
 
 
-def _review_report(settings: Settings, output: Path, company: str, progress: bool) -> Path | None:
+def _review_report(settings: Settings, output: Path, company: str, rep: Reporter) -> Path | None:
     """The HTML review report next to the output. A failure here must not fail the run: the filled
     workbook is already written, and `autofill report` can make the HTML later."""
     try:
@@ -266,10 +313,10 @@ def _review_report(settings: Settings, output: Path, company: str, progress: boo
 
         path = write_review_report(settings, output, company=company)
     except Exception as exc:  # noqa: BLE001
-        _warn(f"the review report could not be written ({type(exc).__name__}: {exc}); "
-              f"try `autofill report {output}`")
+        log.warning("the review report could not be written (%s: %s); try `autofill report %s`",
+                    type(exc).__name__, exc, output)
         return None
-    _say(progress, f"Review report: {path}")
+    rep.message(f"Review report: {path}")
     return Path(path)
 
 
@@ -289,16 +336,22 @@ class _LiveSink:
         try:
             self._writer(result)
         except Exception as exc:  # noqa: BLE001 - Excel/COM errors come in many kinds
-            _warn(f"live Excel update stopped ({type(exc).__name__}: {exc}); the filled copy is still written")
+            log.warning("live Excel update stopped (%s: %s); the filled copy is still written", type(exc).__name__, exc)
             self._writer = None
 
 
-def summary(report: RunReport, company: str, failed: list[RowResult], evidence_only: bool = False) -> str:
+def summary(report: RunReport, company: str, problems: list[RowResult]) -> str:
+    """The lines the user reads after a run: each count on its own, never a draft called an answer."""
     t = report.totals()
+    counts = [f"{report.answered} answered"]
+    if report.drafted or report.evidence_only:
+        counts.append(f"{report.drafted} drafted from evidence only (no model answered)")
+    counts += [f"{report.unparsed} unparsed", f"{report.failed} failed",
+               f"{report.skipped} kept as they were" + (f" ({report.edited} edited by hand)" if report.edited else "")]
+    if report.reused:
+        counts.append(f"{report.reused} reused from the library")
     lines = [
-        f"{company}: {report.rows} question rows, {report.answered} "
-        f"{'drafted from evidence only (no model answered)' if evidence_only else 'answered'}, {report.failed} failed, "
-        f"{report.skipped} skipped in {report.seconds:.1f} s",
+        f"{company}: {report.rows} question rows: {', '.join(counts)} in {report.seconds:.1f} s",
         f"LLM: {t.calls} calls ({t.cached_calls} from cache), {t.prompt_tokens} prompt + "
         f"{t.completion_tokens} completion tokens, ${t.cost_usd:.4f}",
     ]
@@ -307,9 +360,15 @@ def summary(report: RunReport, company: str, failed: list[RowResult], evidence_o
         if u and (u.calls or u.cached_calls):
             lines.append(f"  {stage}: {u.calls} calls, {u.prompt_tokens} + {u.completion_tokens} tokens, "
                          f"${u.cost_usd:.4f}")
-    for r in failed:
-        lines.append(f"  failed {r.question.key}: {r.error}")
-    if failed:
-        lines.append("  Re-run the same command to retry the failed rows; finished rows are kept.")
+    if report.uncited:
+        lines.append(f"  {report.uncited} answers cite no passage of the evidence: flagged in Status, check them first")
+    for r in problems:
+        why = r.error if r.failed else "the model's reply could not be read"
+        lines.append(f"  {r.outcome.value} {r.question.key}: {why}")
+    if problems:
+        lines.append("  Re-run the same command to retry these rows; they kept what they held before, and "
+                     "finished rows are kept.")
+    if report.history:
+        lines.append(f"Previous version kept: {report.history}")
     lines.append(f"Output: {report.output}")
     return "\n".join(lines)

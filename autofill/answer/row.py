@@ -18,10 +18,15 @@ from autofill.answer.retrieval import retrieve
 from autofill.errors import InputError
 from autofill.providers.base import ChatMessage, ChatModel, ChatResult, Embedder, Reranker
 from autofill.providers.cost import UsageMeter
-from autofill.records import Answer, Citation, QuestionRow, RowResult, StageUsage
+from autofill.records import Answer, Citation, QuestionRow, RowResult, StageUsage, outcome_of
 from autofill.settings import Settings
+from autofill.states import Outcome
 
 NO_EVIDENCE = "No evidence retrieved"
+
+
+class NoEvidence(Exception):
+    """Retrieval returned no passage: nothing to answer from (the row fails and keeps what it held)."""
 
 
 @dataclass
@@ -66,20 +71,25 @@ def _stage_call(ctx: RowContext, stage: str, usage: dict[str, StageUsage]) -> Ca
 
 
 def answer_row(ctx: RowContext, row: QuestionRow) -> RowResult:
-    """Answer one row. A provider failure (after the provider's own retries) or any other error in
-    this row makes a failed RowResult with the reason; a broken prompt template (InputError) or a
-    KeyboardInterrupt stops the run instead, since every other row would hit it too."""
+    """Answer one row; the result's outcome says how it ended (answered, drafted, unparsed, failed).
+    A provider failure (after the provider's own retries) or any other error in this row makes a failed
+    RowResult with the reason; a broken prompt template or an unusable endpoint (InputError, including
+    EndpointError) or a KeyboardInterrupt stops the run instead, since every other row would hit it too."""
     started = time.monotonic()
     usage: dict[str, StageUsage] = {}
     try:
         answer, passages = _answer(ctx, row, usage)
     except (InputError, RunStopped):
         raise
+    except NoEvidence:
+        return RowResult(question=row, answer=None, usage=usage, error=NO_EVIDENCE, outcome=Outcome.FAILED,
+                         seconds=time.monotonic() - started)
     except Exception as exc:  # noqa: BLE001 - one row's failure must not end the run
         reason = str(exc).strip() or type(exc).__name__
         return RowResult(question=row, answer=None, usage=usage, error=f"{type(exc).__name__}: {reason}",
-                         seconds=time.monotonic() - started)
-    return RowResult(question=row, answer=answer, passages=passages, usage=usage, seconds=time.monotonic() - started)
+                         outcome=Outcome.FAILED, seconds=time.monotonic() - started)
+    return RowResult(question=row, answer=answer, passages=passages, usage=usage, outcome=outcome_of(answer),
+                     seconds=time.monotonic() - started)
 
 
 def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage]):
@@ -90,8 +100,7 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage]):
     with ctx.search_lock:
         candidates = retrieve(s, ctx.store, ctx.embedder, row, ctx.mode, hyde_passage=hyde_text)
     if not candidates:
-        return Answer(answer="", status=NO_EVIDENCE,
-                      reasoning="The evidence store returned no passages for this question."), []
+        raise NoEvidence()
 
     if ctx.rerank_method == "llm" and ctx.chat is not None:
         top = rerank(s, "llm", row, candidates, call=_stage_call(ctx, "rerank", usage))

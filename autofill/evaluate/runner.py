@@ -2,6 +2,9 @@
 it against the gold key, compare configurations, and write the per-question table (CSV and JSON), a
 Markdown report and a chart next to the output.
 
+Files. An eval never writes the run's output name (`<questionnaire>_<company>_filled.xlsx`, the file a
+reviewer works in): its runs write `<questionnaire>_<company>_eval.xlsx` and answer every row afresh.
+
 Configurations. Each `--config FILE` is the current settings with that TOML file laid over them
 (the file wins over the environment and the command line, since it is the thing being varied), and
 its run writes into its own folder `<eval dir>/<config name>/`, so outputs and checkpoints never
@@ -14,7 +17,6 @@ import copy
 import csv
 import io
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -24,7 +26,9 @@ from autofill.evaluate.gold import load_gold
 from autofill.evaluate.results import (ALL_METRICS, ConfigEval, EvalResult, compare, question_rows,
                                        score_output)
 from autofill.fileio import atomic_write_bytes, ensure_writable_dir
+from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings, apply_overrides, read_toml, validate
+
 
 
 def config_settings(settings: Settings, config: Path) -> Settings:
@@ -47,10 +51,16 @@ def config_names(configs: list[Path]) -> list[str]:
     return names
 
 
-def _echo(enabled: bool) -> Callable[[str], None] | None:
-    if not enabled:
-        return None
-    return lambda message: print(f"eval: {message}", file=sys.stderr, flush=True)
+def _echo(reporter: Reporter) -> Callable[[str], None]:
+    return lambda message: reporter.message(f"eval: {message}")
+
+
+def eval_output(settings: Settings, company: str, questionnaire: Path, out_dir: Path | None) -> Path:
+    """The filled workbook an eval run writes: its own name, never the run's `_filled` output."""
+    from autofill.answer.checkpoint import safe_name
+
+    folder = Path(out_dir) if out_dir else settings.reports_dir
+    return folder / f"{Path(questionnaire).stem}_{safe_name(company)}_eval.xlsx"
 
 
 def make_judge(settings: Settings, company: str, providers=None):
@@ -78,7 +88,7 @@ def make_judge(settings: Settings, company: str, providers=None):
 
 def run_eval(settings: Settings, company: str, questionnaire: Path | str, gold: Path | str,
              configs: list[Path] | None = None, from_output: Path | str | None = None, k: int = 6,
-             out_dir: Path | str | None = None, progress: bool = False, providers=None) -> EvalResult:
+             out_dir: Path | str | None = None, reporter: Reporter | None = None, providers=None) -> EvalResult:
     """Score `from_output`, or run `questionnaire` for `company` (once per configuration in `configs`,
     or once with `settings`), against the gold key `gold`; see the module docstring."""
     if k < 1:
@@ -87,9 +97,10 @@ def run_eval(settings: Settings, company: str, questionnaire: Path | str, gold: 
     if from_output is not None and configs:
         raise InputError("--from scores one existing output; --config runs the questionnaire, use one or the other")
     key = load_gold(gold)
-    say = _echo(progress)
+    rep = as_reporter(reporter)
+    say = _echo(rep)
     judge = make_judge(settings, company, providers)
-    if judge is not None and say:
+    if judge is not None:
         same = not settings.eval.judge_model or settings.eval.judge_model == getattr(judge.chat, "model", "")
         say(f"judge model {judge.model}" + (" (set eval.judge_model to judge with a different model)" if same else ""))
 
@@ -101,9 +112,9 @@ def run_eval(settings: Settings, company: str, questionnaire: Path | str, gold: 
         eval_dir = Path(out_dir) if out_dir else output.parent
         stem = f"{output.stem}-eval"
     elif not configs:
-        report = _run(settings, company, questionnaire, Path(out_dir) if out_dir else None, progress, providers, say)
+        report = _run(settings, company, questionnaire, Path(out_dir) if out_dir else None, rep, providers, say)
         evaluated.append(_with_usage(score_output(settings, key, report.output, k, "default", judge, say), report))
-        eval_dir, stem = report.output.parent, f"{report.output.stem}-eval"
+        eval_dir, stem = report.output.parent, report.output.stem
     else:
         for path in configs:
             if not path.is_file():
@@ -114,10 +125,9 @@ def run_eval(settings: Settings, company: str, questionnaire: Path | str, gold: 
         ensure_writable_dir(eval_dir)
         for path, name in zip(configs, config_names(configs)):
             derived = config_settings(settings, path)
-            if say:
-                say(f"configuration {name}: retrieval {derived.retrieval_mode}, reranker {derived.reranker}, "
-                    f"final_k {derived.retrieval.final_k}")
-            report = _run(derived, company, questionnaire, eval_dir / name, progress, providers, say)
+            say(f"configuration {name}: retrieval {derived.retrieval_mode}, reranker {derived.reranker}, "
+                f"final_k {derived.retrieval.final_k}")
+            report = _run(derived, company, questionnaire, eval_dir / name, rep, providers, say)
             scored = _with_usage(score_output(derived, key, report.output, k, name, judge, say), report)
             scored.config_file = str(path)
             evaluated.append(scored)
@@ -128,13 +138,12 @@ def run_eval(settings: Settings, company: str, questionnaire: Path | str, gold: 
     return result
 
 
-def _run(settings: Settings, company: str, questionnaire, out_dir: Path | None, progress: bool, providers, say):
+def _run(settings: Settings, company: str, questionnaire, out_dir: Path | None, rep: Reporter, providers, say):
     from autofill.answer.pipeline import run_questionnaire
 
-    if say:
-        say(f"answering {Path(questionnaire).name} for {company}")
-    return run_questionnaire(settings, company, Path(questionnaire), out_dir=out_dir, progress=progress,
-                             providers=providers)
+    say(f"answering {Path(questionnaire).name} for {company}")
+    return run_questionnaire(settings, company, Path(questionnaire), reporter=rep, providers=providers,
+                             output=eval_output(settings, company, Path(questionnaire), out_dir), keep_reviews=False)
 
 
 def _with_usage(scored: ConfigEval, report) -> ConfigEval:
@@ -144,7 +153,7 @@ def _with_usage(scored: ConfigEval, report) -> ConfigEval:
     scored.prompt_tokens = totals.prompt_tokens
     scored.completion_tokens = totals.completion_tokens
     scored.cost_usd = totals.cost_usd
-    scored.rows_run = report.answered + report.failed
+    scored.rows_run = report.answered + report.drafted + report.unparsed + report.failed
     return scored
 
 

@@ -9,7 +9,9 @@ accepts), may edit answers and add a comment. Running autofill again:
 - keeps a row whose Answer, Reasoning or Sources a person changed after autofill wrote them (known
   from the record in carry.py), even without a Review value, and says so in its Status;
 - keeps rows someone already answered (the customer's own pre-filled answers included);
-- answers rows that are unanswered, failed, unparsed or only an evidence-only draft."""
+- answers rows that are unanswered, failed, unparsed or only an evidence-only draft;
+- with `again` (`run --fresh`), also answers again the rows autofill answered before that nobody
+  approved or edited."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ _REDO = (Outcome.FAILED, Outcome.UNPARSED, Outcome.DRAFTED)
 _ROLE_NAMES = {"answer": "Answer", "reasoning": "Reasoning", "sources": "Sources"}
 
 
-def needs_answer(row: QuestionRow, edited: list[str] | tuple[str, ...] = ()) -> bool:
+def needs_answer(row: QuestionRow, edited: list[str] | tuple[str, ...] = (), again: bool = False) -> bool:
     review = parse_review(row.review)
     if review is ReviewState.APPROVED:
         return False
@@ -31,6 +33,8 @@ def needs_answer(row: QuestionRow, edited: list[str] | tuple[str, ...] = ()) -> 
         return False  # a person changed what autofill wrote: theirs stands
     answer = row.existing_answer.strip()
     outcome = parse_status(row.status)
+    if again and outcome not in (None, Outcome.SKIPPED):
+        return True  # autofill's own earlier answer, untouched by anyone
     if outcome is Outcome.DRAFTED and answer and not answer.startswith(DRAFT_PREFIX):
         return False  # typed over an evidence-only draft (an output written before the edit record)
     if outcome in _REDO:
@@ -38,14 +42,14 @@ def needs_answer(row: QuestionRow, edited: list[str] | tuple[str, ...] = ()) -> 
     return not answer
 
 
-def rows_to_answer(rows: list[QuestionRow], edited: dict[str, list[str]] | None = None
+def rows_to_answer(rows: list[QuestionRow], edited: dict[str, list[str]] | None = None, again: bool = False
                    ) -> tuple[list[QuestionRow], list[QuestionRow]]:
     """Split rows into (to answer, kept), both in sheet order. `edited`: row key -> the roles a person
-    changed since autofill wrote them (carry.read_state)."""
+    changed since autofill wrote them (carry.read_state); `again`: see the module docstring."""
     edited = edited or {}
     to_answer, kept = [], []
     for row in rows:
-        (to_answer if needs_answer(row, edited.get(row.key, ())) else kept).append(row)
+        (to_answer if needs_answer(row, edited.get(row.key, ()), again) else kept).append(row)
     return to_answer, kept
 
 

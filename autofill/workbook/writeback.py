@@ -191,6 +191,8 @@ def plan_row(q: QuestionRow, res: RowResult) -> dict[str, str | None]:
     value: str | None = text
     if res.outcome is Outcome.DRAFTED:
         value = None
+        if text:
+            reasoning.insert(0, text)  # a draft that put its quotes in the answer text
     elif q.allowed_values_source == "dropdown" and q.allowed_values:
         verdict = match_allowed(text, q.allowed_values)
         if verdict is None:
