@@ -57,15 +57,20 @@ def test_outputs_get_the_mode_of_an_ordinary_new_file(ingested, tmp_path):
     assert stat.S_IMODE(report.output.stat().st_mode) == 0o666 & ~mask  # mkstemp alone gives 0600
 
 
-def test_explicit_llm_options_without_an_llm_warn(ingested, tmp_path, capsys):
+def test_explicit_llm_options_without_an_llm_warn(ingested, tmp_path, caplog):
+    import logging
+
     root, emb, questionnaire = ingested
     s = Settings(workspace=root)
     s.retrieval.mode, s.retrieval.reranker = "hyde+hybrid", "llm"
-    report = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path, providers=Providers(embedder=emb))
+    with caplog.at_level(logging.WARNING, logger="autofill"):
+        report = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path, providers=Providers(embedder=emb))
     assert report.failed == 0
-    err = capsys.readouterr().err
-    assert "retrieval 'hyde+hybrid' needs an LLM" in err and "using 'hybrid'" in err
-    assert "reranker 'llm' needs an LLM" in err and "using 'none'" in err
-    run_questionnaire(Settings(workspace=root), COMPANY, questionnaire, out_dir=tmp_path,
-                      providers=Providers(embedder=emb))
-    assert "needs an LLM" not in capsys.readouterr().err  # the offline defaults are not a surprise
+    warned = "\n".join(r.getMessage() for r in caplog.records if r.levelno == logging.WARNING)
+    assert "retrieval 'hyde+hybrid' needs an LLM" in warned and "using 'hybrid'" in warned
+    assert "reranker 'llm' needs an LLM" in warned and "using 'none'" in warned
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="autofill"):
+        run_questionnaire(Settings(workspace=root), COMPANY, questionnaire, out_dir=tmp_path,
+                          providers=Providers(embedder=emb))
+    assert "needs an LLM" not in caplog.text  # the offline defaults are not a surprise

@@ -272,8 +272,9 @@ def score_output(settings, key: GoldKey, output: Path, k: int, name: str, judge=
                                        set(normalise_question(item.question).split())) < 0.5:
             notes.append(f"question {item.number}: matched by number but the texts differ; check the key")
         passages = _passages(row.evidence)
+        answer = row.scored_answer  # an evidence-only draft is scored on its quotes
         q = QuestionEval(row.sheet, row.row, row.number or item.number, row.question, item.answer_type,
-                         answer=row.answer, status=row.status, gold_pages=len(item.pages),
+                         answer=answer, status=row.status, gold_pages=len(item.pages),
                          gold_evidence=len(item.evidence), retrieved=len(passages))
         pm = m.page_metrics(passages, item.pages, k)
         if pm is not None:
@@ -282,14 +283,14 @@ def score_output(settings, key: GoldKey, output: Path, k: int, name: str, judge=
         if sm is not None:
             q.passage_precision, q.passage_recall, q.passage_f1 = sm.precision, sm.recall, sm.f1
         if item.answer_type == "yesno":
-            q.yesno_accuracy = _f(m.verdict_match(row.answer, item.answer))
-            q.verdict = " / ".join(sorted(m.parse_verdict(row.answer)))
+            q.yesno_accuracy = _f(m.verdict_match(answer, item.answer))
+            q.verdict = " / ".join(sorted(m.parse_verdict(answer)))
         if item.answer_type == "number":
-            nm = m.number_match(row.answer, item.answer, tolerance)
+            nm = m.number_match(answer, item.answer, tolerance)
             if nm is not None:
                 q.number_accuracy, q.number_recall = float(nm.matched), nm.recall
         questions.append(q)
-        jobs.append((q, row.question, row.answer, item.answer, m.ordered(passages)[:k]))
+        jobs.append((q, row.question, answer, item.answer, m.ordered(passages)[:k]))
     judge_usage = _judge_all(judge, jobs, settings.llm.concurrency, progress) if judge is not None else None
     info = dict(book.run_info)
     result = ConfigEval(name, Path(output), questions, unmatched_gold=[i.number or i.question[:60] for i in unmatched],

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autofill.errors import InputError
+from autofill.states import Outcome, parse_status
 from autofill.workbook import headers as H
 
 EVIDENCE_SHEET = "Evidence"
@@ -68,6 +69,17 @@ class ReviewQuestion:
     @property
     def key(self) -> str:
         return f"{self.sheet}!{self.row}"
+
+    @property
+    def is_draft(self) -> bool:
+        """An evidence-only draft: quotes in Reasoning, no answer (states.parse_status)."""
+        return parse_status(self.status) is Outcome.DRAFTED
+
+    @property
+    def scored_answer(self) -> str:
+        """The text an evaluation scores: the Answer, or for an evidence-only draft (whose Answer cell
+        stays empty) the quotes it put in front of the reviewer."""
+        return self.reasoning if self.is_draft and not self.answer else self.answer
 
     @property
     def cited_sources(self) -> list[tuple[str, int]]:

@@ -229,24 +229,30 @@ def plan_row(q: QuestionRow, res: RowResult) -> dict[str, str | None]:
     return out
 
 
-def settle(plan: dict[str, str | None], res: RowResult, current_answer: object) -> dict[str, str | None]:
-    """`plan` adjusted to what the row holds now: a failed, unparsed or evidence-only result never
-    replaces an answer already there (a good answer from an earlier run, or one a person typed); the
-    row keeps its content and its Status says what happened. An old-style evidence-only draft in the
-    Answer cell (written before drafts moved to Reasoning) is cleared."""
+def keeps_previous(res: RowResult, current_answer: object) -> bool:
+    """A failed, unparsed or evidence-only result never replaces an answer the row already holds (a good
+    answer from an earlier run, or one a person typed; an old-style draft in the Answer cell does not
+    count): the row keeps its content and only its Status says what happened."""
     current = str(current_answer or "").strip()
-    is_draft = current.startswith(DRAFT_PREFIX.strip())
-    if res.outcome in _NO_REPLACE and current and not is_draft:
+    return res.outcome in _NO_REPLACE and bool(current) and not current.startswith(DRAFT_PREFIX.strip())
+
+
+def settle(plan: dict[str, str | None], res: RowResult, current_answer: object) -> dict[str, str | None]:
+    """`plan` adjusted to what the row holds now (see keeps_previous). An old-style evidence-only draft
+    in the Answer cell (written before drafts moved to Reasoning) is cleared."""
+    if keeps_previous(res, current_answer):
         return {"status": f"{plan.get('status') or format_status(res.outcome)}; {PREVIOUS_KEPT}"}
-    if res.outcome is Outcome.DRAFTED and is_draft:
+    if res.outcome is Outcome.DRAFTED and str(current_answer or "").strip().startswith(DRAFT_PREFIX.strip()):
         plan = {"answer": None, **plan}
     return plan
 
 
 def _write_row(ws, sheet: SheetLayout, q: QuestionRow, res: RowResult) -> bool:
-    """Fill one row; True when its content was replaced (its evidence is then the result's)."""
+    """Fill one row; True when the result replaced its content (the row's evidence is then the result's)."""
     answer = _cell(ws, sheet, "answer", q.row)
-    plan = settle(plan_row(q, res), res, answer.value if answer is not None else None)
+    current = answer.value if answer is not None else None
+    replaced = res.outcome is not Outcome.SKIPPED and not keeps_previous(res, current)
+    plan = settle(plan_row(q, res), res, current)
     if answer is not None and answer.data_type == "f" and "answer" in plan:
         # The customer computes this answer with a formula: keep it, report instead of overwriting.
         plan.pop("answer")
@@ -255,7 +261,7 @@ def _write_row(ws, sheet: SheetLayout, q: QuestionRow, res: RowResult) -> bool:
         cell = _cell(ws, sheet, role, q.row)
         if cell is not None:
             set_text(cell, value)
-    return res.outcome is not Outcome.SKIPPED and ("reasoning" in plan or "answer" in plan)
+    return replaced
 
 
 def _ensure_review_dropdown(ws, sheet: SheetLayout) -> None:
