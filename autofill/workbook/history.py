@@ -46,11 +46,12 @@ def keep_previous(output: Path, keep: int = 10) -> Path | None:
         return None
     folder = history_dir(output)
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    target = folder / f"{output.stem}.{stamp}Z{output.suffix}"
-    n = 2
-    while target.exists():  # two runs in one second: never overwrite a kept version
-        target = folder / f"{output.stem}.{stamp}-{n}Z{output.suffix}"
-        n += 1
+    # Several runs in one second: number them after the highest kept one, so the name order stays
+    # the age order (pruning relies on it) and a kept version is never overwritten.
+    same = [_STAMP.match(p.name[len(output.stem) + 1:-len(output.suffix)]) for p in versions(output)]
+    taken = [int(m.group(2) or 1) for m in same if m and m.group(1) == stamp]
+    n = max(taken) + 1 if taken else 1
+    target = folder / f"{output.stem}.{stamp}{f'-{n}' if n > 1 else ''}Z{output.suffix}"
     atomic_write_bytes(target, output.read_bytes())
     for old in versions(output)[:-keep]:
         try:
