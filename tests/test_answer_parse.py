@@ -3,6 +3,8 @@ citations in every shape models produce, citations outside the evidence, unparse
 
 from __future__ import annotations
 
+import pytest
+
 from autofill.answer.generate import UNPARSED, parse_answer
 from autofill.answer.hyde import parse_hyde
 from autofill.records import Citation, Passage
@@ -137,3 +139,54 @@ def test_evidence_only_without_matching_text():
 
     a = evidence_answer(QuestionRow("S", 1, "Zyxqor?"), [Passage("a", "R.pdf", 1, 1, "", "Nothing relevant here at all.")])
     assert a.status == STATUS and a.answer == "" and a.citations == [] and "reviewer must answer" in a.reasoning
+
+
+# ---- what models actually write: key variants, empty replies, answers without a citation
+
+
+@pytest.mark.parametrize("reasoning_key", ["reasoning", "thought", "Thought", "thoughts", "RATIONALE", "analysis",
+                                           "Explanation"])
+@pytest.mark.parametrize("citations_key", ["citations", "sources", "Sources", "references", "evidence"])
+def test_key_variants_are_read_case_insensitively(reasoning_key, citations_key):
+    import json as _json
+
+    reply = _json.dumps({reasoning_key: "Passage 2 states the target.", "Answer": "Yes, by 2050",
+                         citations_key: [2]})
+    a = parse_answer(reply, ctx())
+    assert (a.answer, a.reasoning, a.cited_passages, a.status) == ("Yes, by 2050", "Passage 2 states the target.",
+                                                                   [2], "Answered")
+
+
+def test_the_seed_studys_thought_answer_format_and_final_answer():
+    a = parse_answer('{"Thought": "p. 3 names the committee", "Answer": "The Board Sustainability Committee", '
+                     '"Sources": ["R.pdf p. 3"]}', ctx())
+    assert a.reasoning == "p. 3 names the committee" and a.citations and a.status == "Answered"
+    b = parse_answer('```json\n{"analysis": ["step one", "step two"], "final_answer": "46%", "references": "[1]"}\n```',
+                     ctx())
+    assert (b.answer, b.reasoning, b.cited_passages) == ("46%", "step one\nstep two", [1])
+    # The preferred spelling wins when a reply carries two.
+    c = parse_answer('{"answer": "Yes", "final_answer": "No", "citations": [1]}', ctx())
+    assert c.answer == "Yes"
+
+
+@pytest.mark.parametrize("reply", ["", "   ", '{"answer": ""}', '{"answer": "  ", "citations": [1]}',
+                                   '{"answer": {}}', '{"answer": []}', '{"thought": "no idea"}'])
+def test_empty_replies_are_unparsed_not_answered(reply):
+    from autofill.records import RowResult, QuestionRow
+    from autofill.states import Outcome
+
+    a = parse_answer(reply, ctx())
+    assert a.status == UNPARSED and a.answer == ""
+    assert RowResult(QuestionRow("S", 1, "Q?"), a).outcome is Outcome.UNPARSED
+
+
+def test_an_answer_without_a_valid_citation_is_flagged_but_not_disclosed_is_not():
+    from autofill.records import RowResult, QuestionRow
+    from autofill.states import Outcome
+
+    flagged = parse_answer('{"answer": "46%", "citations": []}', ctx())
+    assert flagged.status == "Answered; no valid citation" and "no valid citation" in flagged.flags
+    result = RowResult(QuestionRow("S", 1, "Q?"), flagged)
+    assert result.outcome is Outcome.ANSWERED and result.uncited
+    quiet = parse_answer('{"answer": "Not disclosed", "citations": []}', ctx())
+    assert quiet.status == "Answered" and not RowResult(QuestionRow("S", 1, "Q?"), quiet).uncited

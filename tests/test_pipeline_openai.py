@@ -258,3 +258,82 @@ def test_peripheral_order_and_cited_ranks(ingested, llm_server, tmp_path):
         ev = [e for e in out["evidence"] if e["Question"] == f.question]
         assert [e["Rank"] for e in ev if e["Cited"] == "yes"] == [2]
         assert out["rows"][f.question]["Sources"] == f"{ev[1]['File']} p. {ev[1]['Page']}"
+
+
+def test_counts_are_honest_and_unparsed_rows_exit_1(ingested, llm_server, tmp_path):
+    """answered / unparsed / failed apart; an answer without a valid citation is flagged and counted;
+    a run with an unparsed row exits 1 through the CLI."""
+    import json
+
+    root, emb, questionnaire = ingested
+    empty, uncited, broken = FACTS[0], FACTS[1], FACTS[2]
+
+    def answer(req):
+        f = fact_for(last_user_text(req))
+        if f is empty:
+            return ""  # an empty reply is not an answer
+        if f is uncited:
+            return json.dumps({"thought": "I recall it.", "answer": "The audit committee", "sources": [9]})
+        return MARKERS["single JSON object"](req)
+
+    def hyde(req):
+        f = fact_for(last_user_text(req))
+        return Reply.error(500, "boom") if f is broken else MARKERS["Write a short passage"](req)
+
+    llm_server.responder = by_marker({**MARKERS, "single JSON object": answer, "Write a short passage": hyde})
+    s = settings_for(root, llm_server, tmp_path, max_retries=0, cache=False)
+    from tests.fakes import RecordingReporter
+
+    rep = RecordingReporter()
+    report = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path, reporter=rep,
+                               providers=providers(s, emb, tmp_path))
+    assert (report.answered, report.unparsed, report.failed, report.drafted, report.skipped) == (3, 1, 1, 0, 0)
+    assert report.uncited == 1 and not report.ok
+    data = report.to_json()
+    assert (data["answered"], data["unparsed"], data["failed"], data["uncited"]) == (3, 1, 1, 1)
+    out = read_output(report.output)
+    assert out["rows"][uncited.question]["Status"].startswith(
+        "Answered; dropped 1 citation not in the evidence; no valid citation")
+    assert out["rows"][uncited.question]["Reasoning"] == "I recall it."
+    assert out["rows"][empty.question]["Status"].startswith("Unparsed model output")
+    assert out["rows"][broken.question]["Status"].startswith("Failed: ProviderError")
+    info = out["info"]
+    assert (info["rows answered"], info["rows unparsed"], info["rows failed"], info["rows drafted (evidence only)"],
+            info["answers without a valid citation"]) == (3, 1, 1, 0, 1)
+    text = "\n".join(rep.messages)
+    assert "5 question rows: 3 answered, 1 unparsed, 1 failed, 0 kept as they were" in text
+    assert "1 answers cite no passage of the evidence" in text
+    assert f"unparsed {questionnaire.stem}" not in text and "the model's reply could not be read" in text
+
+
+def test_cli_run_with_an_unparsed_row_exits_1(tmp_path, llm_server, cohere_server, monkeypatch):
+    import json
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from autofill.cli import cli
+    from tests.pdf_factory import make_sample_company_pdf
+
+    monkeypatch.setenv("COHERE_BASE_URL", cohere_server.base_url)
+    monkeypatch.setenv("COHERE_API_KEY", "co-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    ws = tmp_path / "ws"
+    runner = CliRunner()
+    pdf = make_sample_company_pdf(tmp_path / SAMPLE)
+    assert runner.invoke(cli, ["--workspace", str(ws), "ingest", "--company", COMPANY, str(pdf), "--embedder",
+                               "cohere", "--json"]).exit_code == 0
+    questionnaire = make_questionnaire(tmp_path / "q.xlsx")
+
+    def answer(req):
+        f = fact_for(last_user_text(req))
+        return "Sorry, I cannot help." if f is FACTS[4] else MARKERS["single JSON object"](req)
+
+    llm_server.responder = by_marker({**MARKERS, "single JSON object": answer})
+    result = runner.invoke(cli, ["--workspace", str(ws), "run", "--company", COMPANY, "--questionnaire",
+                                 str(questionnaire), "--llm", "openai", "--no-cache", "--json"])
+    assert result.exit_code == 1, result.stderr
+    data = json.loads(result.stdout.strip().splitlines()[-1])
+    assert (data["answered"], data["unparsed"], data["failed"]) == (len(FACTS) - 1, 1, 0)
+    assert Path(data["output"]).is_file()

@@ -217,3 +217,47 @@ def test_customer_status_column_is_not_confused_with_ours_on_a_rerun(tmp_path):
     assert rows2[0].status == "Answered"
     ws = openpyxl.load_workbook(first).active
     assert ws["B2"].value == "Open" and ws["G1"].value == "Status"
+
+
+# ------------------------------------------------------------------------------------ row states
+
+
+def test_review_and_status_spellings_are_parsed_in_one_place():
+    from autofill.states import Outcome, ReviewState, format_status, parse_review, parse_status
+
+    for text in ("Reject", "rejected", " REJECTED "):
+        assert parse_review(text) is ReviewState.REJECTED
+    for text in ("Needs changes", "needs-changes", "needs_change", "Changes needed"):
+        assert parse_review(text) is ReviewState.NEEDS_CHANGES and parse_review(text).reanswer
+    assert parse_review("approved ") is ReviewState.APPROVED and parse_review("maybe") is ReviewState.NONE
+    assert format_status(Outcome.FAILED, error="HTTP 500") == "Failed: HTTP 500"
+    assert format_status(Outcome.ANSWERED, "dropped 1 citation") == "Answered; dropped 1 citation"
+    for text, outcome in [("Answered", Outcome.ANSWERED), ("Failed: timeout; previous answer kept", Outcome.FAILED),
+                          ("Re-answered after review (Rejected); Answered", Outcome.ANSWERED),
+                          ("Evidence only (no LLM configured)", Outcome.DRAFTED),
+                          ("Unparsed model output; previous answer kept", Outcome.UNPARSED),
+                          ("Edited by hand (Answer): kept as the reviewer left it", Outcome.SKIPPED),
+                          ("", None), ("Customer note", None)]:
+        assert parse_status(text) is outcome, text
+
+
+def test_reject_and_needs_changes_work_end_to_end_in_the_writer(tmp_path):
+    """The writer, like the reviewer logic, reads any accepted spelling: a `Reject` row is re-answered,
+    says so in Status and keeps its comment; an `APPROVED` row is never touched."""
+    src = build_questionnaire(tmp_path / "q.xlsx")
+    layout, rows = read_questions(Settings(), src)
+    first = write_results(Settings(), src, layout, [result_for(r) for r in rows], tmp_path / "a.xlsx", {})
+    wb = openpyxl.load_workbook(first)
+    ws = wb["Questionnaire"]
+    ws[f"L{rows[0].row}"], ws[f"M{rows[0].row}"] = "Reject", "Wrong scope"
+    ws[f"L{rows[1].row}"], ws[f"F{rows[1].row}"] = "APPROVED", "No"
+    wb.save(first)
+    layout2, rows2 = read_questions(Settings(), first)
+    to_answer, kept = rows_to_answer(rows2)
+    assert [r.row for r in to_answer] == [rows[0].row] and rows[1].row in [r.row for r in kept]
+    second = write_results(Settings(), first, layout2,
+                           [result_for(r, answer="No. Only Scope 1.") for r in rows2], tmp_path / "b.xlsx", {})
+    ws2 = openpyxl.load_workbook(second)["Questionnaire"]
+    assert ws2[f"K{rows[0].row}"].value.startswith("Re-answered after review (Rejected); Answered")
+    assert ws2[f"M{rows[0].row}"].value == "Wrong scope" and ws2[f"L{rows[0].row}"].value is None
+    assert ws2[f"F{rows[1].row}"].value == "No" and ws2[f"L{rows[1].row}"].value == "APPROVED"
