@@ -77,8 +77,9 @@ def review(path):
     sheet.set(b, "Review", "Reject")  # a spelling the drop-down does not offer, still understood
     sheet.set(b, "Reviewer comment", "Name the committee and how often it meets")
     sheet.set(c, "Reasoning", "Reviewer: 46% per the energy table on p. 5.")
-    sheet.set(e, "Review", "needs-changes")
-    sheet.set(e, "Reviewer comment", "Quote the TCFD index page")
+    if e.question in sheet.row:
+        sheet.set(e, "Review", "needs-changes")
+        sheet.set(e, "Reviewer comment", "Quote the TCFD index page")
     sheet.wb.save(path)
 
 
@@ -224,3 +225,49 @@ def test_history_keeps_a_bounded_number_of_versions(tmp_path):
     assert all(p is not None for p in kept)
     assert [p.read_bytes() for p in versions(out)] == [b"version 2", b"version 3", b"version 4"]
     assert keep_previous(out, keep=0) is None and len(versions(out)) == 3  # 0: history switched off
+
+
+def test_a_new_version_of_the_questionnaire_carries_rows_by_question_text(ingested, llm_server, tmp_path, caplog):
+    """The customer sends v2 with a question added at the top: every row moves down one. Rows found by
+    their text keep the reviewer's work (cells, Review, comment, evidence); the new one is answered."""
+    import logging
+
+    root, emb, _ = ingested
+    llm_server.responder = by_marker(MARKERS)
+    s = settings_for(root, llm_server)
+    (tmp_path / "v1").mkdir()
+    (tmp_path / "v2").mkdir()
+    v1 = make_questionnaire(tmp_path / "v1" / "questionnaire.xlsx", FACTS[:4])
+    v2 = make_questionnaire(tmp_path / "v2" / "questionnaire.xlsx", [FACTS[4]] + FACTS[:4])
+    first = run(s, emb, v1, tmp_path / "out")
+    review(first.output)  # approves FACTS[0] (edited), rejects FACTS[1], edits FACTS[2] by hand
+    before = Sheet(first.output)
+    a, b, c, d, new = FACTS
+
+    llm_server.reset()
+    with caplog.at_level(logging.WARNING, logger="autofill"):
+        second = run(s, emb, v2, tmp_path / "out")
+    assert "4 of 5 rows carried over by their question text" in caplog.text
+    assert second.history is not None  # the old file is kept as it was
+    assert (second.answered, second.skipped, second.edited) == (2, 3, 1)  # the new question and the rejected one
+    asked = {fact_for(last_user_text(r.json)).question for r in llm_server.chat_requests()}
+    assert asked == {new.question, b.question}
+    after = Sheet(second.output)
+    assert after.row[a.question] == before.row[a.question] + 1  # really moved
+    assert after.values(a) == before.values(a)  # approved, as edited, at its new row
+    assert after.get(c, "Reasoning") == "Reviewer: 46% per the energy table on p. 5."
+    assert after.get(c, "Status") == "Edited by hand (Reasoning): kept as the reviewer left it"
+    assert after.values(d) == before.values(d)
+    assert after.get(b, "Status").startswith("Re-answered after review (Rejected)")
+    assert after.get(b, "Reviewer comment") == "Name the committee and how often it meets"
+    assert after.get(new, "Status") == "Answered"
+    # The kept rows' evidence moved with them.
+    ev = after.wb["Evidence"]
+    head = [cell.value for cell in ev[1]]
+    rows = [dict(zip(head, [cell.value for cell in r])) for r in ev.iter_rows(min_row=2)]
+    assert {r["Row"] for r in rows if r["Question"] == a.question} == {after.row[a.question]}
+    assert len([r for r in rows if r["Question"] == a.question]) == 6
+
+    # And the next run reads the new output like any other: nothing to do, the hand edit still known.
+    third = run(s, emb, v2, tmp_path / "out")
+    assert (third.answered, third.skipped, third.edited) == (0, 5, 1)

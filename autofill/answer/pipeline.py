@@ -98,7 +98,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     if not questionnaire.is_file():
         raise InputError(f"questionnaire not found: {questionnaire}")
     from autofill.store.chroma_store import open_store
-    from autofill.workbook.carry import choose_base, read_state
+    from autofill.workbook.carry import Start, choose_base, read_state
     from autofill.workbook.layout import read_questions
     from autofill.workbook.reviewer import kept_result, rows_to_answer
     from autofill.workbook.writeback import output_file
@@ -106,13 +106,13 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     layout, rows = read_questions(settings, questionnaire)
     out = output_file(questionnaire, Path(output) if output else output_path(settings, company, questionnaire,
                                                                              out_dir), layout.kind)
-    base = questionnaire
-    if keep_reviews:
-        # The existing output, when it holds these rows: reviewer state is read from it and kept.
-        base, layout, rows = choose_base(settings, questionnaire, layout, rows, out)
-    state = read_state(base, layout)
+    # The existing output, when there is one: reviewer state is read from it and kept (workbook/carry.py).
+    start = choose_base(settings, questionnaire, layout, rows, out) if keep_reviews else Start(questionnaire,
+                                                                                               layout, rows)
+    base, layout, rows = start.base, start.layout, start.rows
+    edited = {**read_state(base, layout).edited, **start.edited}
     # resume=False (--fresh): autofill's own earlier answers are answered again; reviewers' work stays.
-    to_answer, kept = rows_to_answer(rows, state.edited, again=not resume)
+    to_answer, kept = rows_to_answer(rows, edited, again=not resume)
     store = open_store(settings, company)
     providers = _providers(settings, store, providers)
     chat = providers.chat
@@ -186,7 +186,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         bar.close()
 
     ordered = [results[row.key] for row in to_answer if row.key in results]
-    kept_results = [kept_result(row, state.edited.get(row.key, ())) for row in kept]
+    kept_results = [kept_result(row, edited.get(row.key, ())) for row in kept]
     if live_sink is not None:
         for result in kept_results:
             if result.note:
@@ -203,7 +203,8 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     from autofill.workbook.writeback import write_results
 
     history = keep_previous(out, settings.workbook.history_versions)
-    written = write_results(settings, questionnaire, layout, ordered + kept_results, out, run_info, base=base)
+    written = write_results(settings, questionnaire, layout, ordered + kept_results, out, run_info, base=base,
+                            carried=start.carried)
     if not counts[Outcome.FAILED]:
         checkpoint.remove()  # complete: nothing left to resume
     report_html = _review_report(settings, Path(written), company, rep)

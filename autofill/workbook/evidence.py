@@ -60,11 +60,14 @@ def _old_rows(ws, layout: WorkbookLayout) -> list[dict]:
     return rows
 
 
-def write_evidence_sheet(wb, layout: WorkbookLayout, written: list[RowResult]) -> None:
+def write_evidence_sheet(wb, layout: WorkbookLayout, written: list[RowResult],
+                         carried: list[dict] | None = None) -> None:
+    """`carried`: Evidence records of rows carried from an old output (workbook/carry.py), already
+    renumbered to their rows in this workbook."""
     name, index, old = _own_sheet(wb, EVIDENCE_SHEET, EVIDENCE_COLUMNS)
     question_keys = {q.key for q in layout.questions}
     rewritten = {res.question.key for res in written}
-    records: list[dict] = []
+    records: list[dict] = list(carried or [])
     if old is not None:
         for rec in _old_rows(old, layout):
             key = f"{rec['Sheet']}!{rec['Row']}"

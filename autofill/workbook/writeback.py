@@ -44,7 +44,7 @@ def output_file(source: Path, out_path: Path, kind: str) -> Path:
 
 
 def write_results(settings, source: Path, layout: WorkbookLayout, results: list[RowResult], out_path: Path,
-                  run_info: dict, base: Path | None = None) -> Path:
+                  run_info: dict, base: Path | None = None, carried: dict | None = None) -> Path:
     """Write a filled copy of `source` to `out_path` (suffix adjusted: .xlsm for macro workbooks, .xlsx
     for CSV input and templates) and return the path actually written. `base` is the workbook to start
     from when it is not `source`: the existing output of an earlier run (carry.choose_base), so what
@@ -53,7 +53,9 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
     Only rows with a result are written; a row whose Review cell says Approved is never touched, even if
     a result for it is passed. A failed, unparsed or evidence-only result never replaces an answer the
     row already holds. Kept rows' evidence from a previous run stays in the Evidence sheet; the record
-    of what autofill wrote (carry.py) is updated for every row written."""
+    of what autofill wrote (carry.py) is updated for every row written. `carried` (carry.CarriedRow by
+    row key): rows of an old output carried into this new version of the questionnaire; their old cells,
+    record entry and evidence are put in first, then the row is treated like any other."""
     source, out_path = Path(source), Path(out_path)
     out_path = _output_path(source, out_path, layout.kind)
     if out_path.exists() and out_path.resolve() == source.resolve():
@@ -66,11 +68,14 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
     written: list[RowResult] = []
     record = read_record(wb)
     ext = extension_list_validations(base) if layout.kind == "xlsx" else {}
+    carried = carried or {}
     for sheet in layout.sheets:
         ws = wb[sheet.name]
         _write_headers(ws, sheet)
         letters = {role: sheet.letter(role) for role in TRACKED_ROLES}
         for q in sheet.questions:
+            if q.key in carried:
+                _put_carried(ws, sheet, q, carried[q.key], record)
             res = by_key.get(q.key)
             if res is None or _approved(ws, sheet, q.row):
                 continue
@@ -86,7 +91,9 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
             for v in validations:
                 wb[sheet_name].add_data_validation(DataValidation(type="list", formula1=v.formula, sqref=v.sqref,
                                                                   allow_blank=True))
-    write_evidence_sheet(wb, layout, written)
+    write_evidence_sheet(wb, layout, written,
+                         [rec for key, c in carried.items() if key not in {r.question.key for r in written}
+                          for rec in c.evidence])
     write_run_info_sheet(wb, run_info, source, out_path)
     write_record(wb, record)
     _save_atomically(wb, out_path)
@@ -123,6 +130,21 @@ def _cell(ws, sheet: SheetLayout, role: str, row: int):
 def _approved(ws, sheet: SheetLayout, row: int) -> bool:
     cell = _cell(ws, sheet, "review", row)
     return cell is not None and parse_review(cell.value) is ReviewState.APPROVED
+
+
+def _put_carried(ws, sheet: SheetLayout, q: QuestionRow, row, record: dict) -> None:
+    """A row carried from an old output (another position, see carry.carry_by_text): its old cells as
+    they were (numbers stay numbers) and its record entry."""
+    for role, value in row.values.items():
+        cell = _cell(ws, sheet, role, q.row)
+        if cell is None or (role == "answer" and cell.data_type == "f"):
+            continue
+        if isinstance(value, str) or value is None:
+            set_text(cell, value)
+        else:
+            cell.value = value
+    if row.written is not None:
+        record[q.key] = row.written
 
 
 def _write_headers(ws, sheet: SheetLayout) -> None:
