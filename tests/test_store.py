@@ -398,3 +398,19 @@ def test_writing_to_a_clean_store_does_not_scan_every_chunk(settings, emb):
         pass
     # Only a crashed write leaves the marker set; a clean store's metadata is never swept whole.
     assert not [c for c in fresh._chunks.calls if not c.get("ids") and not c.get("where")]
+
+
+def test_store_records_the_embedder_runtime_and_old_stores_read_as_torch(settings, workspace):
+    from click.testing import CliRunner
+
+    from autofill.cli import cli
+
+    store = open_store(settings, "New Co", create=True, embedder="local:all-MiniLM-L6-v2")
+    assert store.embedder_runtime == "onnx" and store.info().embedder_runtime == "onnx"
+    old = open_store(settings, "Old Co", create=True, embedder="local:all-MiniLM-L6-v2")
+    meta = dict(old._chunks.metadata)
+    del meta["embedder_runtime"]  # as written before the ONNX runtime existed
+    old._chunks.modify(metadata=meta)
+    assert open_store(settings, "Old Co").embedder_runtime == "torch"
+    out = CliRunner().invoke(cli, ["--workspace", str(workspace), "companies"]).output
+    assert "built with torch, queried with onnx" in out and "(onnx)" in out

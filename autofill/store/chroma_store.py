@@ -90,6 +90,9 @@ class CompanyStore:
         self.collection: str = chunks_col.name
         self.company: str = str(meta.get("company", ""))
         self.embedder_name: str = str(meta.get("embedder", ""))
+        # How the local model ran when the store was built: "onnx" or "torch"; stores from before the
+        # ONNX runtime have none and were built with torch (same model, vectors within 0.999 cosine).
+        self.embedder_runtime: str = str(meta.get("embedder_runtime", "torch" if self.embedder_name.startswith("local:") else ""))
         self.created_at: str = str(meta.get("created_at", ""))
         self._lock: Any = None
         self._bm25: BM25Index | None = None
@@ -110,6 +113,7 @@ class CompanyStore:
             company=self.company,
             collection=self.collection,
             embedder=self.embedder_name,
+            embedder_runtime=self.embedder_runtime,
             documents=list(self.documents().values()),
             last_ingest=self.last_ingest(),
         )
@@ -390,6 +394,7 @@ def open_store(settings: Settings, company: str, create: bool = False, embedder:
     chunks = cc.create_collection(client, name, {
         cc.MARKER: "chunks", "company": company.strip(), "embedder": embedder,
         "created_at": stamp, "last_ingest": "", _WRITE_OPEN: "",
+        "embedder_runtime": settings.embedding.runtime if embedder.startswith("local:") else "",
     })
     return CompanyStore(settings, client, chunks, docs)
 
