@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from autofill.errors import ProviderError
+from autofill.errors import EndpointError
 from autofill.providers.base import ChatMessage
 from autofill.providers.cache import CachedChat
 from autofill.providers.cohere_provider import CohereChat, CohereEmbedder, CohereReranker
@@ -92,7 +92,7 @@ def test_keys_never_reach_cache_files_errors_logs_or_dumps(workspace, caplog):
         # A wrong key: the server echoes the key it got, our error must not.
         s_wrong = settings_for(workspace, {"OPENAI_API_KEY": OPENAI_KEY + "-old", "OPENAI_BASE_URL": server.base_url,
                                            "AUTOFILL_LLM__CACHE": "0"})
-        with pytest.raises(ProviderError) as err:
+        with pytest.raises(EndpointError) as err:  # a refused key stops the run: see reachability.py
             make_chat(s_wrong).complete([ChatMessage("user", "x")])
         assert "HTTP 401" in str(err.value)
         assert "authorization" in server.requests[0].auth_headers  # the key was really sent
