@@ -20,17 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-import autofill
 from autofill.answer.checkpoint import Checkpoint, checkpoint_path, fingerprint, question_key, safe_name
 from autofill.hashing import file_sha256
 from autofill.answer.pages import PageLocator
 from autofill.answer.retrieval import resolve_mode
 from autofill.answer.row import RowContext, answer_row
+from autofill.answer.run_report import build_run_info, progress_line, summary
 from autofill.errors import InputError
 from autofill.fileio import ensure_writable_dir
 from autofill.providers.base import Providers
 from autofill.providers.cost import UsageMeter
-from autofill.records import QuestionRow, RowResult, RunReport, StageUsage
+from autofill.records import QuestionRow, RowResult, RunReport
 from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings
 from autofill.states import Outcome, parse_review
@@ -41,7 +41,6 @@ log = logging.getLogger(__name__)
 
 # Bump when answering logic changes in a way that makes old checkpoints wrong.
 PIPELINE_VERSION = 1
-STAGES = ("hyde", "rerank", "answer")
 TEMPLATES = ("hyde", "hyde_system", "rerank", "rerank_system", "answer", "answer_system")
 
 
@@ -174,7 +173,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
             live_sink(result)
         bar.advance()
         bar.note(f"{result.question.key} {result.outcome.value}")
-        log.debug("%s", _progress_line(len(results), len(to_answer), result))
+        log.debug("%s", progress_line(len(results), len(to_answer), result))
 
     try:
         if pending:
@@ -195,10 +194,10 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     for warning in layout.all_warnings:
         log.warning("%s", warning)
     counts = Counter(r.outcome for r in ordered)
-    edited = sum(1 for r in kept_results if r.note)
+    edited_count = sum(1 for r in kept_results if r.note)
     uncited = sum(1 for r in ordered if r.uncited)
     run_info = build_run_info(settings, company, plan, meter.snapshot(), ordered, started_at,
-                              len(to_answer) - len(pending), len(kept), edited=edited)
+                              len(to_answer) - len(pending), len(kept), edited=edited_count)
     from autofill.workbook.history import keep_previous
     from autofill.workbook.writeback import write_results
 
@@ -212,7 +211,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
                        failed=counts[Outcome.FAILED], skipped=len(kept), usage=meter.snapshot(),
                        seconds=finished_at - t0, report_html=report_html, evidence_only=not plan.chat_model,
                        drafted=counts[Outcome.DRAFTED], unparsed=counts[Outcome.UNPARSED],
-                       reused=counts[Outcome.REUSED], uncited=uncited, edited=edited, history=history)
+                       reused=counts[Outcome.REUSED], uncited=uncited, edited=edited_count, history=history)
     rep.message(summary(report, company, [r for r in ordered if r.outcome in (Outcome.FAILED, Outcome.UNPARSED)]))
     return report
 
@@ -242,68 +241,6 @@ def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: 
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
-
-
-def _progress_line(n: int, total: int, r: RowResult) -> str:
-    calls = sum(u.calls for u in r.usage.values())
-    cached = sum(u.cached_calls for u in r.usage.values())
-    state = f"FAILED: {r.error}" if r.failed else (r.answer.status if r.answer else r.outcome.value)
-    q = r.question.question
-    q = q if len(q) <= 60 else q[:57] + "..."
-    cache_note = f", {cached} cached" if cached else ""
-    return f"[{n}/{total}] {r.question.key} {state} ({calls} calls{cache_note}, {r.seconds:.1f} s) {q}"
-
-
-def build_run_info(settings: Settings, company: str, plan: _Plan, usage: dict[str, StageUsage],
-                   results: list[RowResult], started_at: str, resumed: int, skipped: int,
-                   edited: int = 0) -> dict[str, Any]:
-    """Key/value pairs for the Run info sheet: what produced these answers and what it cost. Secrets
-    never appear (models and URLs only, no keys)."""
-    import json
-
-    r = settings.retrieval
-    info: dict[str, Any] = {
-        "company": company,
-        "autofill version": autofill.__version__,
-        "started": started_at,
-        "finished": now_iso(),
-        "llm provider": settings.llm_provider if plan.chat_model else "none (evidence-only drafts)",
-        "llm model": plan.chat_model or "none",
-        "llm base url": settings.llm.base_url if plan.chat_model else "",
-        "temperature": settings.llm.temperature,
-        "embedder": plan.embedder,
-        "retrieval mode": plan.mode,
-        "reranker": plan.rerank + (f" ({r.cohere_rerank_model})" if plan.rerank == "cohere" else ""),
-        "candidates": r.candidates,
-        "final k": r.final_k,
-        "rrf k": r.rrf_k,
-        "context order": r.context_order,
-        "rerank window / step": f"{r.rerank_window} / {r.rerank_step}",
-        "max passages per page": r.max_per_page or (1 if plan.rerank == "none" else "no limit"),
-        "rows answered": sum(1 for x in results if x.outcome is Outcome.ANSWERED),
-        "rows drafted (evidence only)": sum(1 for x in results if x.outcome is Outcome.DRAFTED),
-        "rows unparsed": sum(1 for x in results if x.outcome is Outcome.UNPARSED),
-        "rows failed": sum(1 for x in results if x.failed),
-        "rows skipped (kept as they were)": skipped,
-        "rows edited by hand (kept)": edited,
-        "answers without a valid citation": sum(1 for x in results if x.uncited),
-        "rows resumed from a checkpoint": resumed,
-    }
-    total = StageUsage()
-    for stage in STAGES:
-        u = usage.get(stage, StageUsage())
-        total.add(u)
-        info[f"{stage} calls"] = u.calls
-        info[f"{stage} cached calls"] = u.cached_calls
-        info[f"{stage} prompt tokens"] = u.prompt_tokens
-        info[f"{stage} completion tokens"] = u.completion_tokens
-        info[f"{stage} cost usd"] = round(u.cost_usd, 6)
-    info["total llm calls"] = total.calls
-    info["total prompt tokens"] = total.prompt_tokens
-    info["total completion tokens"] = total.completion_tokens
-    info["total cost usd"] = round(total.cost_usd, 6)
-    info["documents"] = json.dumps({d.file_name: d.source_path for d in plan.documents.values()}, ensure_ascii=False)
-    return info
 
 
 def _review_report(settings: Settings, output: Path, company: str, rep: Reporter) -> Path | None:
@@ -339,37 +276,3 @@ class _LiveSink:
         except Exception as exc:  # noqa: BLE001 - Excel/COM errors come in many kinds
             log.warning("live Excel update stopped (%s: %s); the filled copy is still written", type(exc).__name__, exc)
             self._writer = None
-
-
-def summary(report: RunReport, company: str, problems: list[RowResult]) -> str:
-    """The lines the user reads after a run: each count on its own, never a draft called an answer."""
-    t = report.totals()
-    counts = [f"{report.answered} answered"]
-    if report.drafted or report.evidence_only:
-        counts.append(f"{report.drafted} drafted from evidence only (no model answered)")
-    counts += [f"{report.unparsed} unparsed", f"{report.failed} failed",
-               f"{report.skipped} kept as they were" + (f" ({report.edited} edited by hand)" if report.edited else "")]
-    if report.reused:
-        counts.append(f"{report.reused} reused from the library")
-    lines = [
-        f"{company}: {report.rows} question rows: {', '.join(counts)} in {report.seconds:.1f} s",
-        f"LLM: {t.calls} calls ({t.cached_calls} from cache), {t.prompt_tokens} prompt + "
-        f"{t.completion_tokens} completion tokens, ${t.cost_usd:.4f}",
-    ]
-    for stage in STAGES:
-        u = report.usage.get(stage)
-        if u and (u.calls or u.cached_calls):
-            lines.append(f"  {stage}: {u.calls} calls, {u.prompt_tokens} + {u.completion_tokens} tokens, "
-                         f"${u.cost_usd:.4f}")
-    if report.uncited:
-        lines.append(f"  {report.uncited} answers cite no passage of the evidence: flagged in Status, check them first")
-    for r in problems:
-        why = r.error if r.failed else "the model's reply could not be read"
-        lines.append(f"  {r.outcome.value} {r.question.key}: {why}")
-    if problems:
-        lines.append("  Re-run the same command to retry these rows; they kept what they held before, and "
-                     "finished rows are kept.")
-    if report.history:
-        lines.append(f"Previous version kept: {report.history}")
-    lines.append(f"Output: {report.output}")
-    return "\n".join(lines)
