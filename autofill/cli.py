@@ -147,7 +147,9 @@ def companies(ctx, as_json):
         emit_json({"companies": [
             {"company": s.company, "documents": len(s.documents), "pages": s.pages, "chunks": s.chunks,
              "embedder": s.embedder, "last_ingest": s.last_ingest,
-             "files": [d.file_name for d in s.documents]} for s in stores]})
+             "files": [d.file_name for d in s.documents],
+             "document_details": [{"file": d.file_name, "pages": d.pages, "chunks": d.chunks,
+                                   "period": d.period} for d in s.documents]} for s in stores]})
         return
     if not stores:
         click.echo("No evidence stores yet. Start with: autofill ingest --company NAME REPORT.pdf")
@@ -157,7 +159,8 @@ def companies(ctx, as_json):
                    f"{_count(s.chunks, 'chunk')}, embedder {s.embedder}, last ingest {s.last_ingest}")
         for d in s.documents:
             click.echo(f"    {d.file_name}: {_count(d.pages, 'page')}, {_count(d.chunks, 'chunk')}"
-                       + (f", {_count(d.empty_pages, 'page')} without text" if d.empty_pages else ""))
+                       + (f", {_count(d.empty_pages, 'page')} without text" if d.empty_pages else "")
+                       + f", period {d.period or 'unknown'}")
 
 
 @cli.command()
