@@ -74,6 +74,7 @@ class Quantity:
     text: str  # the matched text, for reports ("987,654 tCO2e")
     decimals: int = 0  # digits written after the decimal point: the precision the figure claims
     multiplier: float = 1.0  # scale x unit factor: value = +-raw x multiplier
+    start: int = -1  # where the figure starts in the text (its currency sign, if any)
 
     @property
     def step(self) -> float:
@@ -136,7 +137,8 @@ def extract_quantities(text: str) -> list[Quantity]:
                 continue  # a year ("by 2030"), not a figure
             decimals = len(numeral.split(".", 1)[1]) if "." in numeral else 0
             sign = -1.0 if negative and len(group) == 1 else 1.0
-            out.append(Quantity(sign * raw * scale * factor, raw, dim, label, decimals, scale * factor))
+            out.append(Quantity(sign * raw * scale * factor, raw, dim, label, decimals, scale * factor,
+                                start - (len(money.group(0)) if money else 0)))
     return out
 
 
@@ -147,7 +149,7 @@ def extract_number_words(text: str) -> list[Quantity]:
     for m in _WORD_NUMBER.finditer(str(text or "")):
         n = float(_NUMBER_WORDS[m.group(1).lower()])
         pct = bool(_WORD_PERCENT.match(text[m.end():m.end() + 10]))
-        out.append(Quantity(n, n, "percent" if pct else "plain", m.group(0)))
+        out.append(Quantity(n, n, "percent" if pct else "plain", m.group(0), start=m.start()))
     return out
 
 
