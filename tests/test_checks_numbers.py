@@ -71,7 +71,7 @@ def test_ranges_give_both_ends_with_the_range_unit():
 def test_not_figures():
     # years and year spans, fiscal years, scopes, dates, ordinals, footnote digits glued to words, CO2
     text = ("by 2030 for Scope 1+2 and Scope 3 in FY2021 and FY22 (30 June 2021; June 30, 2020), 2021-22, "
-            "2021/22, the 3rd year, net zero19 and CO2")
+            "2021/22, the 3rd year, net zero19 and CO2 (Report 2024 p. 12; pp. 3-4, page 7, passage 2) [1], [2, 3]")
     assert extract_quantities(text) == []
 
 

@@ -6,7 +6,7 @@ cited passages) and by eval (an answer's figures against the gold answer's). Pur
 Not counted as figures: years (a bare integer from 1900 to 2100 such as "2030", and spans such as
 "2021-22" or "2021/22"; `extract_years` reads those), fiscal years and anything glued to a word
 ("FY2021", "CO2", the footnote digits in "net zero19"), scope numbers ("Scope 1", "Scope 1+2") and
-days of a month ("30 June", "June 30"). A range "US$10-40/tCO2e" gives both ends, each with the
+days of a month ("30 June", "June 30"), and page or passage references ("p. 12", "[2]"). A range "US$10-40/tCO2e" gives both ends, each with the
 range's currency and unit. A minus sign ("-12%", "−12%") makes a figure negative.
 """
 
@@ -23,6 +23,9 @@ _RANGE_JOIN = re.compile(r"^\s?(?:-|–|—|to)\s?(?:US\$|A\$|\$|€|£)?$", re.
 _NEGATIVE_BEFORE = re.compile(r"(?:^|[\s(|:=])[-−–]\s?$")
 _CURRENCY_BEFORE = re.compile(r"(US\$|A\$|AU\$|C\$|\$|€|£|\bUSD|\bAUD|\bEUR|\bGBP)\s?$", re.IGNORECASE)
 _SCOPE = re.compile(r"\bscopes?\s*\d(?:\s*(?:\+|and|&|,|/|-|–)\s*\d)*\b", re.IGNORECASE)
+# Page and passage references inside an answer: "p. 12", "pp. 3-4", "page 7", "[2]", "passage 3".
+_REFERENCE = re.compile(r"\b(?:pp?\.|pages?|passages?)\s*\d+(?:\s*[-–]\s*\d+)?|\[\d+(?:\s*[,;]\s*\d+)*\]",
+                        re.IGNORECASE)
 _MONTHS = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
            r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b")
 _MONTH_BEFORE = re.compile(_MONTHS.replace(r"\b", "") + r"\.?\s$", re.IGNORECASE)
@@ -89,7 +92,7 @@ def _blank(text: str, pattern: re.Pattern) -> str:
 def extract_quantities(text: str) -> list[Quantity]:
     """Every figure in `text` with its unit normalised (see the module docstring for what is skipped)."""
     text = str(text or "")
-    for pattern in (_SCOPE, YEAR_SPAN, FISCAL):
+    for pattern in (_SCOPE, _REFERENCE, YEAR_SPAN, FISCAL):
         text = _blank(text, pattern)
     found = [(m.start(), m.end(), m.group(1)) for m in _NUMERAL.finditer(text)]
     groups: list[list[tuple[int, int, str]]] = []
