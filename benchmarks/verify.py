@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from autofill.checks.numbers import extract_quantities, extract_years  # noqa: E402
 from autofill.checks.row import CheckContext, assess  # noqa: E402
+from autofill.checks.scope import scopes_in  # noqa: E402
 from autofill.ingest.period import detect_period  # noqa: E402
 from autofill.records import Answer, Block, Citation, PageContent, ParsedDocument, Passage, QuestionRow, \
     RowResult  # noqa: E402
@@ -148,7 +149,7 @@ def unit_variants(answer: str) -> list[str]:
 
 def scope_variants(answer: str) -> list[str]:
     out = []
-    named = {int(n) for n in re.findall(r"\bScope\s*([123])\b", answer, re.IGNORECASE)}
+    named = scopes_in(answer)  # "Scope 1+2" names both: a swap must name a scope the answer did not
     for m in re.finditer(r"\b(Scope\s*)([123])\b", answer, re.IGNORECASE):
         spare = [n for n in (1, 2, 3) if n not in named]
         if spare:
