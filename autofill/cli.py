@@ -147,7 +147,9 @@ def companies(ctx, as_json):
         emit_json({"companies": [
             {"company": s.company, "documents": len(s.documents), "pages": s.pages, "chunks": s.chunks,
              "embedder": s.embedder, "embedder_runtime": s.embedder_runtime, "last_ingest": s.last_ingest,
-             "files": [d.file_name for d in s.documents]} for s in stores]})
+             "files": [d.file_name for d in s.documents],
+             "document_details": [{"file": d.file_name, "pages": d.pages, "chunks": d.chunks,
+                                   "period": d.period} for d in s.documents]} for s in stores]})
         return
     if not stores:
         click.echo("No evidence stores yet. Start with: autofill ingest --company NAME REPORT.pdf")
@@ -158,7 +160,8 @@ def companies(ctx, as_json):
                    f"last ingest {s.last_ingest}")
         for d in s.documents:
             click.echo(f"    {d.file_name}: {_count(d.pages, 'page')}, {_count(d.chunks, 'chunk')}"
-                       + (f", {_count(d.empty_pages, 'page')} without text" if d.empty_pages else ""))
+                       + (f", {_count(d.empty_pages, 'page')} without text" if d.empty_pages else "")
+                       + f", period {d.period or 'unknown'}")
 
 
 def _runtime_note(settings, store) -> str:
@@ -223,13 +226,17 @@ def workbook_overrides(sheet, header_row, question_col, answer_col) -> dict:
               help="Answer again the rows autofill answered before (approved, edited and pre-filled rows stay) "
                    "and ignore the checkpoint of an interrupted run.")
 @click.option("--live", is_flag=True, help="Fill the open workbook in Excel through xlwings (Windows/macOS).")
+@click.option("--year", "reporting_year", type=int, default=None,
+              help="The questionnaire's reporting year: answers stating an earlier year are tiered Check.")
+@click.option("--verify", is_flag=True, default=None,
+              help="One extra model call per row checks each claim against the cited passages (verify.llm).")
 @workbook_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
 @click.pass_context
 @handle_errors
 def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, final_k, context_order,
-        llm_provider, model, concurrency, no_cache, fresh, live, sheet, header_row, question_col, answer_col,
-        as_json):
+        llm_provider, model, concurrency, no_cache, fresh, live, reporting_year, verify, sheet, header_row,
+        question_col, answer_col, as_json):
     """Answer every question row of a questionnaire from COMPANY's evidence store."""
     from autofill.answer.pipeline import run_questionnaire
 
@@ -240,6 +247,8 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
         llm={"provider": llm_provider, "model": model, "concurrency": concurrency,
              "cache": False if no_cache else None},
         workbook=workbook_overrides(sheet, header_row, question_col, answer_col),
+        run={"reporting_year": reporting_year},
+        verify={"llm": True if verify else None},
     )
     # reporter: the CLI's Reporter (bars and messages on a terminal, nothing but warnings under --json).
     report = run_questionnaire(settings, company, questionnaire, out_dir=out_dir, reporter=None,

@@ -4,9 +4,14 @@ QuestionRow -> Passage -> Answer -> RowResult. Kept free of I/O so every stage i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autofill.states import NO_VALID_CITATION, Outcome, parse_status
+
+if TYPE_CHECKING:
+    from autofill.states import Tier
 
 # --------------------------------------------------------------------------- ingestion
 
@@ -84,6 +89,8 @@ class DocumentRecord:
     # Fingerprint of the chunking settings and code that built its chunks; unchanged bytes with another
     # fingerprint are chunked again. "" for records written before it existed (rebuilt on next ingest).
     chunking: str = ""
+    # Reporting period detected at ingest ("FY2022", "2023"); "" when none was found (ingest/period.py).
+    period: str = ""
 
 
 @dataclass
@@ -204,6 +211,30 @@ class Answer:
     flags: list[str] = field(default_factory=list)  # e.g. "dropped citation to p. 99"
 
 
+class Severity(str, Enum):
+    """How much a failed check weighs: a hard failure makes the row Needs work, a soft one Check."""
+
+    HARD = "hard"
+    SOFT = "soft"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One trust check of an answer against its cited evidence (autofill/checks)."""
+
+    name: str  # "figures", "years", "scope", "period", "form", "citations", "confidence", "verify", ...
+    passed: bool
+    severity: Severity
+    reason: str  # in words, naming the figure or year: "987,654 tCO2e not in cited passages"
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "passed": self.passed, "severity": self.severity.value, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "CheckResult":
+        return cls(str(d["name"]), bool(d["passed"]), Severity(d.get("severity", "hard")), str(d.get("reason", "")))
+
+
 @dataclass
 class StageUsage:
     calls: int = 0
@@ -236,6 +267,8 @@ class RowResult:
     usage: dict[str, StageUsage] = field(default_factory=dict)  # by stage: hyde, rerank, answer
     error: str = ""
     seconds: float = 0.0
+    checks: list[CheckResult] = field(default_factory=list)  # trust checks, run once the row is finished
+    tier: "Tier | None" = None  # Ready / Check / Needs work from the checks; None before they ran
     # How the row ended; derived from `answer` when not given (None -> FAILED). SKIPPED rows were kept
     # as a person left them (answer None) and are written only to note why in their Status.
     outcome: Outcome | None = None
@@ -272,6 +305,7 @@ class RunReport:
     uncited: int = 0  # answered, but no citation points into the evidence (flagged in Status)
     edited: int = 0  # of the skipped rows: cells autofill wrote that a person changed since
     history: Path | None = None  # the previous output, kept before it was replaced
+    tiers: dict[str, int] = field(default_factory=dict)  # rows per trust tier: ready, check, needs_work
 
     @property
     def ok(self) -> bool:
@@ -305,4 +339,5 @@ class RunReport:
             "evidence_only": self.evidence_only,
             "report": str(self.report_html) if self.report_html else None,
             "history": str(self.history) if self.history else None,
+            "tiers": {k: self.tiers.get(k, 0) for k in ("ready", "check", "needs_work")},
         }

@@ -26,6 +26,8 @@ from autofill.answer.pages import PageLocator
 from autofill.answer.retrieval import resolve_mode
 from autofill.answer.row import RowContext, answer_row
 from autofill.answer.run_report import build_run_info, progress_line, summary
+from autofill.answer.trust import make_trust
+from autofill.checks.tier import tier_counts
 from autofill.errors import InputError
 from autofill.fileio import ensure_writable_dir
 from autofill.providers.base import Providers
@@ -149,6 +151,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         if previous is not None and _same_review(previous.question, row):
             previous.question = row  # today's row (same text): picks up e.g. a reviewer's new status cell
             results[row.key] = previous
+    resumed = list(results)
     if results:
         rep.message(f"Resuming: {len(results)} of {len(to_answer)} rows were finished by an earlier run.")
     pending = [row for row in to_answer if row.key not in results]
@@ -157,6 +160,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     ctx = RowContext(settings=settings, company=company, store=store, embedder=providers.embedder, chat=chat,
                      reranker=providers.reranker, mode=plan.mode, rerank_method=plan.rerank, meter=meter,
                      locator=PageLocator(plan.documents))
+    trust = make_trust(settings, plan.documents, chat, meter)  # checks and tier of every finished row
     live_sink = _LiveSink(questionnaire, layout, settings) if live else None
     if live_sink is not None:
         for result in results.values():
@@ -165,8 +169,8 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     bar.advance(len(results))
 
     def finished(result: RowResult) -> None:
-        # The one place a finished row passes through: post-process it here (checks, tiers) before it
-        # is checkpointed, shown live and counted.
+        # The one place a finished row passes through (already checked and tiered by trust.assess in its
+        # worker): checkpointed, shown live and counted.
         results[result.question.key] = result
         checkpoint.append(result)
         if live_sink is not None:
@@ -180,9 +184,11 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
             # Load the query embedder now, not inside the first rows: their timings stay honest and
             # a broken embedder fails the run once instead of every row.
             providers.embedder.embed_query(pending[0].question)
-        _answer_concurrently(ctx, pending, settings.llm.concurrency, finished)
+        _answer_concurrently(ctx, pending, settings.llm.concurrency, finished, check=trust.assess)
     finally:
         bar.close()
+    for key in resumed:
+        trust.reassess(results[key])
 
     ordered = [results[row.key] for row in to_answer if row.key in results]
     kept_results = [kept_result(row, edited.get(row.key, ())) for row in kept]
@@ -210,8 +216,9 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     report = RunReport(output=Path(written), rows=len(rows), answered=counts[Outcome.ANSWERED],
                        failed=counts[Outcome.FAILED], skipped=len(kept), usage=meter.snapshot(),
                        seconds=finished_at - t0, report_html=report_html, evidence_only=not plan.chat_model,
-                       drafted=counts[Outcome.DRAFTED], unparsed=counts[Outcome.UNPARSED],
-                       reused=counts[Outcome.REUSED], uncited=uncited, edited=edited_count, history=history)
+                       tiers=tier_counts(r.tier for r in ordered), drafted=counts[Outcome.DRAFTED],
+                       unparsed=counts[Outcome.UNPARSED], reused=counts[Outcome.REUSED], uncited=uncited,
+                       edited=edited_count, history=history)
     rep.message(summary(report, company, [r for r in ordered if r.outcome in (Outcome.FAILED, Outcome.UNPARSED)]))
     return report
 
@@ -223,7 +230,8 @@ def _same_review(before: QuestionRow, now: QuestionRow) -> bool:
 
 
 def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: int,
-                         finished: Callable[[RowResult], None]) -> None:
+                         finished: Callable[[RowResult], None],
+                         check: Callable[[RowResult], RowResult] = lambda r: r) -> None:
     """Answer rows in a thread pool, calling `finished` from this thread as each completes (so the
     checkpoint has a single writer). Ctrl-C or a broken template stops the pool: queued rows are
     cancelled and in-flight ones abandoned; everything finished so far is already checkpointed."""
@@ -231,7 +239,7 @@ def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: 
         return
     pool = cf.ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="autofill-row")
     try:
-        futures = [pool.submit(answer_row, ctx, row) for row in rows]
+        futures = [pool.submit(lambda row: check(answer_row(ctx, row)), row) for row in rows]
         for future in cf.as_completed(futures):
             finished(future.result())
     except BaseException:

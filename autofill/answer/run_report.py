@@ -8,12 +8,13 @@ import json
 from typing import Any
 
 import autofill
+from autofill.checks.tier import tier_counts
 from autofill.records import RowResult, RunReport, StageUsage
 from autofill.settings import Settings
 from autofill.states import Outcome
 from autofill.store.chroma_store import now_iso
 
-STAGES = ("hyde", "rerank", "answer")
+STAGES = ("hyde", "rerank", "answer", "verify")
 
 
 def progress_line(n: int, total: int, r: RowResult) -> str:
@@ -59,7 +60,12 @@ def build_run_info(settings: Settings, company: str, plan: Any, usage: dict[str,
         "rows edited by hand (kept)": edited,
         "answers without a valid citation": sum(1 for x in results if x.uncited),
         "rows resumed from a checkpoint": resumed,
+        "reporting year": settings.run.reporting_year or "not given",
+        "model verification": (settings.verify.judge_model or plan.chat_model) if settings.verify.llm and plan.chat_model
+        else "off",
     }
+    for key, n in tier_counts(x.tier for x in results).items():
+        info[f"tier {key.replace('_', ' ')}"] = n
     total = StageUsage()
     for stage in STAGES:
         u = usage.get(stage, StageUsage())
@@ -97,6 +103,8 @@ def summary(report: RunReport, company: str, problems: list[RowResult]) -> str:
         if u and (u.calls or u.cached_calls):
             lines.append(f"  {stage}: {u.calls} calls, {u.prompt_tokens} + {u.completion_tokens} tokens, "
                          f"${u.cost_usd:.4f}")
+    tiers = {k: report.tiers.get(k, 0) for k in ("ready", "check", "needs_work")}
+    lines.append(f"Tiers: {tiers['ready']} Ready, {tiers['check']} Check, {tiers['needs_work']} Needs work")
     if report.uncited:
         lines.append(f"  {report.uncited} answers cite no passage of the evidence: flagged in Status, check them first")
     for r in problems:

@@ -16,13 +16,14 @@ from copy import copy
 from pathlib import Path
 
 from openpyxl.cell.cell import MergedCell
-from openpyxl.styles import Alignment, Protection
+from openpyxl.styles import Alignment, PatternFill, Protection
 from openpyxl.utils.cell import column_index_from_string
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from autofill.answer.evidence_only import PREFIX as DRAFT_PREFIX
 from autofill.errors import InputError
 from autofill.fileio import atomic_write_bytes
+from autofill.checks.tier import failed_text
 from autofill.records import Answer, QuestionRow, RowResult
 from autofill.states import (PREVIOUS_KEPT, REANSWERED_PREFIX, REVIEW_CHOICES, Outcome, ReviewState, format_status,
                              parse_review)
@@ -33,7 +34,7 @@ from autofill.workbook.safety import load_workbook_safely, set_text
 from autofill.workbook.validations import extension_list_validations
 
 COLUMN_WIDTHS = {"answer": 40, "reasoning": 60, "sources": 36, "confidence": 12, "status": 30, "review": 16,
-                 "reviewer_comment": 40}
+                 "reviewer_comment": 40, "tier": 12, "checks": 40}
 # Outcomes that never replace what a row already holds: their Status says what happened instead.
 _NO_REPLACE = (Outcome.FAILED, Outcome.UNPARSED, Outcome.DRAFTED)
 
@@ -201,11 +202,12 @@ def plan_row(q: QuestionRow, res: RowResult) -> dict[str, str | None]:
     what a result puts in a row. A role absent from the plan stays untouched; None clears the cell.
 
     An evidence-only draft never touches the Answer cell (the column that goes back to the customer):
-    its quotes go to Reasoning. A failed row only says so in Status."""
+    its quotes go to Reasoning. A failed row only says so in Status (and its tier)."""
     if res.outcome is Outcome.SKIPPED:
         return {"status": res.note} if res.note else {}
+    trust = {} if res.tier is None else {"tier": res.tier.label, "checks": failed_text(res.checks) or None}
     if res.answer is None:
-        return {"status": format_status(Outcome.FAILED, error=res.error or "unknown error")}
+        return {"status": format_status(Outcome.FAILED, error=res.error or "unknown error"), **trust}
     ans: Answer = res.answer
     text = (ans.answer or "").strip()
     status = [ans.status or format_status(res.outcome)] + [f for f in ans.flags if f and f not in ans.status]
@@ -243,6 +245,7 @@ def plan_row(q: QuestionRow, res: RowResult) -> dict[str, str | None]:
         "sources": "; ".join(sources) or None,
         "confidence": ans.confidence or None,
         "status": "; ".join(s for s in status if s),
+        **trust,
     }
     if res.outcome is not Outcome.DRAFTED:
         out = {"answer": value, **out}
@@ -283,6 +286,9 @@ def _write_row(ws, sheet: SheetLayout, q: QuestionRow, res: RowResult) -> bool:
         cell = _cell(ws, sheet, role, q.row)
         if cell is not None:
             set_text(cell, value)
+    tier = _cell(ws, sheet, "tier", q.row)
+    if tier is not None and res.tier is not None and "tier" in plan:
+        tier.fill = PatternFill(fill_type="solid", start_color=res.tier.fill, end_color=res.tier.fill)
     return replaced
 
 
