@@ -242,6 +242,7 @@ class RunReport:
     seconds: float
     report_html: Path | None = None
     evidence_only: bool = False  # no model configured: "answered" rows are quoted-evidence drafts
+    failures: dict[str, str] = field(default_factory=dict)  # row key ("Sheet!12") -> why it failed
 
     def totals(self) -> StageUsage:
         total = StageUsage()

@@ -15,6 +15,7 @@ import zipfile
 from pathlib import Path
 
 from autofill.errors import InputError
+from autofill.fileio import missing
 
 # Excel's hard limit on characters in one cell.
 EXCEL_CELL_LIMIT = 32_767
@@ -71,7 +72,7 @@ def check_workbook_file(path: Path) -> str:
     one-line reason for anything autofill cannot fill safely."""
     path = Path(path)
     if not path.exists():
-        raise InputError(f"questionnaire not found: {path}")
+        raise missing("questionnaire", path)
     if path.is_dir():
         raise InputError(f"questionnaire is a folder, not a workbook: {path}")
     suffix = path.suffix.lower()
