@@ -129,7 +129,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
                        "Set OPENAI_API_KEY / OPENAI_BASE_URL or COHERE_API_KEY for answers.")
 
     checkpoint = Checkpoint(checkpoint_path(settings.reports_dir, company, file_sha256(questionnaire),
-                                            plan.fingerprint(settings)))
+                                            plan.fingerprint(settings)), passages=store.get_passages)
     if not resume:
         checkpoint.reset()
     done = checkpoint.load()
