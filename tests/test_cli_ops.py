@@ -62,6 +62,15 @@ def test_output_open_in_an_office_suite_is_refused_before_any_model_call(workspa
     assert [p.name for p in (ws / "out").iterdir()] == [lock]  # nothing written
     assert not (ws / "reports_out" / ".checkpoints").exists()
 
+    # --live fills the questionnaire open in Excel (its lock is expected) but cannot drive LibreOffice.
+    (ws / "out" / lock).unlink()
+    (ws / ".~lock.q.xlsx#").write_bytes(b"owner")
+    out = runner.invoke(cli, run_args(ws, questionnaire, "--live"))
+    assert out.exit_code == 2 and out.stderr.startswith("autofill: close q.xlsx in LibreOffice first")
+    assert llm_server.count("chat") == before
+    (ws / ".~lock.q.xlsx#").unlink()
+    (ws / "out" / lock).write_bytes(b"owner")
+
     # Closed in Excel: the same command runs; the summary goes to stdout like every command's.
     (ws / "out" / lock).unlink()
     out = runner.invoke(cli, run_args(ws, questionnaire))
@@ -123,13 +132,15 @@ def test_a_permission_error_anywhere_is_one_line_naming_the_path_exit_2():
     assert "permission denied: /srv/shared/reports_out/q_filled.xlsx" in out.stderr
 
 
-def test_a_read_only_workspace_is_one_line_exit_2(tmp_path):
+def test_a_read_only_workspace_is_one_line_exit_2(tmp_path, llm_server):
     from tests.test_fileio import unwritable
 
     pdf = make_sample_company_pdf(tmp_path / SAMPLE)
     ws = tmp_path / "ws"
+    runner = CliRunner(env={"OPENAI_BASE_URL": llm_server.base_url, "OPENAI_API_KEY": "sk-test"})
     with unwritable(ws):
-        out = CliRunner().invoke(cli, ["--workspace", str(ws), "ingest", "--company", COMPANY, str(pdf), "--json"])
+        out = runner.invoke(cli, ["--workspace", str(ws), "ingest", "--company", COMPANY, "--embedder", "openai",
+                                  str(pdf), "--json"])
     assert out.exit_code == 2, out.output
     assert out.stderr.count("\n") == 1 and "permission denied" in out.stderr and str(ws) in out.stderr
 
