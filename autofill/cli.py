@@ -209,10 +209,11 @@ def companies(ctx, as_json):
     if as_json:
         emit_json({"companies": [
             {"company": s.company, "documents": len(s.documents), "pages": s.pages, "chunks": s.chunks,
-             "embedder": s.embedder, "last_ingest": s.last_ingest,
+             "embedder": s.embedder, "embedder_runtime": s.embedder_runtime, "last_ingest": s.last_ingest,
              "files": [d.file_name for d in s.documents]} for s in stores]})
         return
-    emit(stores_summary(stores, store_location(settings)))
+    emit(stores_summary(stores, store_location(settings), runtime=settings.embedding.runtime))
+
 
 
 @cli.command()

@@ -21,8 +21,19 @@ def ingest_summary(data: dict[str, Any]) -> str:
             f"{count(data['pages'], 'page')}, {count(data['chunks'], 'chunk')} in {data['seconds']:.1f} s")
 
 
-def stores_summary(stores: Iterable[Any], location: str) -> str:
-    """`autofill companies`: a line per store, an indented line per document."""
+def runtime_note(store: Any, runtime: str) -> str:
+    """Which runtime made a local store's vectors, and whether queries now use another one."""
+    built = getattr(store, "embedder_runtime", "")
+    if not built:
+        return ""
+    if not runtime or built == runtime:
+        return f" ({built})"
+    return f" (built with {built}, queried with {runtime}: same model, vectors agree within 0.999 cosine)"
+
+
+def stores_summary(stores: Iterable[Any], location: str, runtime: str = "") -> str:
+    """`autofill companies`: a line per store, an indented line per document. `runtime`: the local
+    embedder runtime queries use now (settings.embedding.runtime)."""
     stores = list(stores)
     if not stores:
         return (f"No evidence stores yet in {location}. Start with: autofill ingest --company NAME REPORT.pdf "
@@ -30,7 +41,8 @@ def stores_summary(stores: Iterable[Any], location: str) -> str:
     lines = []
     for s in stores:
         lines.append(f"{s.company}: {count(len(s.documents), 'document')}, {count(s.pages, 'page')}, "
-                     f"{count(s.chunks, 'chunk')}, embedder {s.embedder}, last ingest {s.last_ingest}")
+                     f"{count(s.chunks, 'chunk')}, embedder {s.embedder}{runtime_note(s, runtime)}, "
+                     f"last ingest {s.last_ingest}")
         for d in s.documents:
             lines.append(f"    {d.file_name}: {count(d.pages, 'page')}, {count(d.chunks, 'chunk')}"
                          + (f", {count(d.empty_pages, 'page')} without text" if d.empty_pages else ""))
