@@ -13,17 +13,9 @@ import click
 
 from autofill.errors import AutofillError, InputError
 
-PERMISSION_ERRNOS = (1, 13, 30)  # EPERM, EACCES, EROFS (fileio.PERMISSION_ERRNOS, without importing it here)
-
-
 def _fail(message: str, code: int) -> None:
     click.echo(f"autofill: {message}", err=True)
     sys.exit(code)
-
-
-def _debugging() -> bool:
-    ctx = click.get_current_context(silent=True)
-    return bool(ctx is not None and (ctx.find_root().obj or {}).get("debug"))
 
 
 def handle_errors(fn):
@@ -42,37 +34,13 @@ def handle_errors(fn):
             _fail("interrupted; finished work is saved and the next run continues from there", 130)
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
-        except OSError as exc:
-            if _debugging():
-                import traceback
-
-                traceback.print_exc()
-            if exc.errno in PERMISSION_ERRNOS:
-                where = exc.filename or "a file autofill needs"
-                _fail(f"permission denied: {where} (check who owns it, or choose another --workspace/--out)", 2)
-            _fail(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else f"unexpected error: {exc}", 1)
         except Exception as exc:  # noqa: BLE001 - the last line of defence, one line not a traceback
-            if _debugging():
-                import traceback
+            from autofill.cli_output import describe_unexpected
 
-                traceback.print_exc()
-            readonly = _read_only_database(exc)
-            if readonly:
-                _fail(readonly, 2)
-            hint = "" if _debugging() else " (run with --debug for the traceback)"
-            _fail(f"unexpected error: {type(exc).__name__}: {exc}{hint}", 1)
+            obj = click.get_current_context().find_root().obj or {}
+            _fail(*describe_unexpected(exc, debug=bool(obj.get("debug")), settings=obj.get("settings")))
 
     return wrapper
-
-
-def _read_only_database(exc: Exception) -> str:
-    """SQLite under Chroma says "attempt to write a readonly database" for a read-only workspace."""
-    if "readonly database" in str(exc).lower() or "read-only file system" in str(exc).lower():
-        ctx = click.get_current_context(silent=True)
-        settings = (ctx.find_root().obj or {}).get("settings") if ctx is not None else None
-        where = getattr(settings, "vectordb_dir", None) or "the workspace's vectordb/ folder"
-        return f"permission denied: cannot write the evidence stores in {where} (read-only)"
-    return ""
 
 
 def build_settings(ctx: click.Context, **sections):

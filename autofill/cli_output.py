@@ -161,3 +161,30 @@ def emit_result(text: str) -> None:
     """A command's human summary: always stdout, the stream the JSON line takes under --json."""
     _clear_bar_line()
     click.echo(text)
+
+
+# ------------------------------------------------------------------------------------ errors
+
+
+def describe_unexpected(exc: BaseException, debug: bool = False, settings: Any = None) -> tuple[str, int]:
+    """The one line (and exit code) for an exception no stage turned into an InputError. Permission
+    problems anywhere (an output folder, the workspace, a read-only file) are bad input: exit 2 with the
+    path. Anything else is exit 1. With --debug the traceback is printed first."""
+    from autofill.fileio import PERMISSION_ERRNOS
+
+    if debug:
+        import traceback
+
+        traceback.print_exception(type(exc), exc, exc.__traceback__)
+    if isinstance(exc, OSError) and exc.errno in PERMISSION_ERRNOS:
+        where = exc.filename or "a file autofill needs"
+        return f"permission denied: {where} (check who owns it, or choose another --workspace/--out)", 2
+    text = str(exc).lower()
+    if "readonly database" in text or "read-only file system" in text:
+        # SQLite under Chroma says "attempt to write a readonly database" for a read-only workspace.
+        where = getattr(settings, "vectordb_dir", None) or "the workspace's vectordb/ folder"
+        return f"permission denied: cannot write the evidence stores in {where} (read-only)", 2
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{exc.strerror or exc}: {exc.filename}", 1
+    hint = "" if debug else " (run with --debug for the traceback)"
+    return f"unexpected error: {type(exc).__name__}: {exc}{hint}", 1
