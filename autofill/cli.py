@@ -266,9 +266,12 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
              "cache": False if no_cache else None},
         workbook=workbook_overrides(sheet, header_row, question_col, answer_col),
     )
+    from autofill.fileio import warn_if_open
     from autofill.summaries import run_summary
 
     reporter = reporter_for(ctx, as_json)
+    if not live:
+        warn_if_open(questionnaire)
     report = run_questionnaire(settings, company, questionnaire, out_dir=out_dir, resume=not fresh, live=live,
                                **progress_kwargs(run_questionnaire, reporter, as_json))
     emit_json(report.to_json()) if as_json else emit(run_summary(report, company))

@@ -71,6 +71,18 @@ def ensure_not_open(path: Path | str, allow: tuple[str, ...] = ()) -> None:
         raise InputError(f"close {Path(path).name} in {app} first (it is open there: {lock} exists)")
 
 
+def warn_if_open(path: Path | str) -> bool:
+    """Log a warning when an input workbook is open in an office suite: it is read as last saved, so
+    edits not yet saved there are not seen. True when it is open."""
+    found = lock_file(path)
+    if found is not None:
+        import logging
+
+        logging.getLogger(__name__).warning("%s is open in %s: it is read as last saved; unsaved edits there "
+                                            "are not seen", Path(path).name, found[1])
+    return found is not None
+
+
 def ensure_writable_file(path: Path | str, what: str = "output") -> Path:
     """Before the work starts: `path` can be written when the time comes. Its folder is writable, no
     office suite has it open, and it is not a read-only file (a file someone marked read-only is not

@@ -94,3 +94,15 @@ def test_a_folder_where_the_file_should_be(tmp_path):
 def test_missing_names_the_folder_it_looked_in(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert str(missing("questionnaire", "q.xlsx")) == f"questionnaire not found: q.xlsx (looked in {tmp_path.resolve()})"
+
+
+def test_an_input_open_in_excel_is_read_with_a_warning(tmp_path, caplog):
+    from autofill.fileio import warn_if_open
+
+    q = tmp_path / "q.xlsx"
+    q.write_bytes(b"x")
+    assert warn_if_open(q) is False and not caplog.records
+    (tmp_path / "~$q.xlsx").write_bytes(b"owner")
+    with caplog.at_level("WARNING", logger="autofill"):
+        assert warn_if_open(q) is True
+    assert "q.xlsx is open in Excel: it is read as last saved" in caplog.text
