@@ -243,7 +243,8 @@ class RunReport:
     seconds: float
     report_html: Path | None = None
     evidence_only: bool = False  # no model configured: "answered" rows are quoted-evidence drafts
-    failures: dict[str, str] = field(default_factory=dict)  # row key ("Sheet!12") -> why it failed
+    # Rows that need another run, for the summary: (outcome, row key such as "Sheet!12", why).
+    problems: list[tuple[str, str, str]] = field(default_factory=list)
 
     def totals(self) -> StageUsage:
         total = StageUsage()

@@ -50,12 +50,26 @@ def stores_summary(stores: Iterable[Any], location: str, runtime: str = "") -> s
 
 
 def run_summary(report: Any, company: str) -> str:
-    """`autofill run`: rows, model usage and cost by stage, failures and where the output is."""
+    """`autofill run`: each count on its own (a draft is never called an answer), model usage and cost
+    by stage, the rows that need another run and where the output is. Counts a RunReport does not
+    carry are left out."""
     t = report.totals()
-    done = "drafted from evidence only (no model answered)" if report.evidence_only else "answered"
+    drafted = getattr(report, "drafted", 0)
+    if report.evidence_only and not drafted:
+        counts = [f"{report.answered} drafted from evidence only (no model answered)"]
+    else:
+        counts = [f"{report.answered} answered"]
+        if drafted or report.evidence_only:
+            counts.append(f"{drafted} drafted from evidence only (no model answered)")
+    if hasattr(report, "unparsed"):
+        counts.append(f"{report.unparsed} unparsed")
+    counts.append(f"{report.failed} failed")
+    edited = getattr(report, "edited", 0)
+    counts.append(f"{report.skipped} skipped" + (f" ({edited} edited by hand)" if edited else ""))
+    if getattr(report, "reused", 0):
+        counts.append(f"{report.reused} reused from the library")
     lines = [
-        f"{company}: {report.rows} question rows, {report.answered} {done}, {report.failed} failed, "
-        f"{report.skipped} skipped in {report.seconds:.1f} s",
+        f"{company}: {report.rows} question rows, {', '.join(counts)} in {report.seconds:.1f} s",
         f"LLM: {t.calls} calls ({t.cached_calls} from cache), {t.prompt_tokens} prompt + "
         f"{t.completion_tokens} completion tokens, ${t.cost_usd:.4f}",
     ]
@@ -64,11 +78,15 @@ def run_summary(report: Any, company: str) -> str:
         if u and (u.calls or u.cached_calls):
             lines.append(f"  {stage}: {u.calls} calls, {u.prompt_tokens} + {u.completion_tokens} tokens, "
                          f"${u.cost_usd:.4f}")
-    failures = getattr(report, "failures", None) or {}
-    for key, error in failures.items():
-        lines.append(f"  failed {key}: {error}")
-    if report.failed:
-        lines.append("  Re-run the same command to retry the failed rows; finished rows are kept.")
+    if getattr(report, "uncited", 0):
+        lines.append(f"  {report.uncited} answers cite no passage of the evidence: flagged in Status, check them first")
+    problems = getattr(report, "problems", None) or []
+    for outcome, key, why in problems:
+        lines.append(f"  {outcome} {key}: {why}")
+    if problems or report.failed:
+        lines.append("  Re-run the same command to retry these rows; finished rows are kept.")
+    if getattr(report, "history", None):
+        lines.append(f"Previous version kept: {report.history}")
     lines.append(f"Output: {report.output}")
     if getattr(report, "report_html", None):
         lines.append(f"Review report: {report.report_html}")

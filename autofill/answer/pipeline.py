@@ -180,7 +180,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     report = RunReport(output=Path(written), rows=len(rows), answered=len(ordered) - len(failed), failed=len(failed),
                        skipped=len(kept), usage=meter.snapshot(), seconds=finished_at - t0, report_html=report_html,
                        evidence_only=not plan.chat_model,
-                       failures={r.question.key: r.error for r in failed})
+                       problems=[("failed", r.question.key, r.error) for r in failed])
     # The summary is the CLI's to print (autofill.summaries.run_summary), on the stream of every command's.
     return report
 
