@@ -45,7 +45,8 @@ def stores_summary(stores: Iterable[Any], location: str, runtime: str = "") -> s
                      f"last ingest {s.last_ingest}")
         for d in s.documents:
             lines.append(f"    {d.file_name}: {count(d.pages, 'page')}, {count(d.chunks, 'chunk')}"
-                         + (f", {count(d.empty_pages, 'page')} without text" if d.empty_pages else ""))
+                         + (f", {count(d.empty_pages, 'page')} without text" if d.empty_pages else "")
+                         + f", period {getattr(d, 'period', '') or 'unknown'}")
     return "\n".join(lines)
 
 
@@ -78,6 +79,10 @@ def run_summary(report: Any, company: str) -> str:
         if u and (u.calls or u.cached_calls):
             lines.append(f"  {stage}: {u.calls} calls, {u.prompt_tokens} + {u.completion_tokens} tokens, "
                          f"${u.cost_usd:.4f}")
+    tiers = getattr(report, "tiers", None)
+    if tiers is not None:
+        lines.append(f"Tiers: {tiers.get('ready', 0)} Ready, {tiers.get('check', 0)} Check, "
+                     f"{tiers.get('needs_work', 0)} Needs work")
     if getattr(report, "uncited", 0):
         lines.append(f"  {report.uncited} answers cite no passage of the evidence: flagged in Status, check them first")
     problems = getattr(report, "problems", None) or []

@@ -20,16 +20,18 @@ def test_stores_summary_names_where_it_looked_when_empty():
     doc = DocumentRecord("r.pdf", "ab", 3, 7, 1, "2026-01-01T00:00:00Z")
     text = stores_summary([StoreInfo("BHP", "c", "local:all-MiniLM-L6-v2", [doc], "2026-01-01")], "x")
     assert text.splitlines() == ["BHP: 1 document, 3 pages, 7 chunks, embedder local:all-MiniLM-L6-v2, "
-                                 "last ingest 2026-01-01", "    r.pdf: 3 pages, 7 chunks, 1 page without text"]
+                                 "last ingest 2026-01-01", "    r.pdf: 3 pages, 7 chunks, 1 page without text, period unknown"]
 
 
 def test_run_summary_lists_what_needs_another_run():
     report = RunReport(output=Path("out/q_filled.xlsx"), rows=4, answered=3, failed=1, skipped=0,
                        usage={"answer": StageUsage(3, 900, 90, 0, 0.0012)}, seconds=12.34,
                        report_html=Path("out/q_filled_review/index.html"),
-                       problems=[("failed", "Sheet!7", "ProviderError: 500 after 4 attempts")])
+                       problems=[("failed", "Sheet!7", "ProviderError: 500 after 4 attempts")],
+                       tiers={"ready": 2, "check": 1})
     text = run_summary(report, "BHP")
     assert text.splitlines()[0] == "BHP: 4 question rows, 3 answered, 1 failed, 0 skipped in 12.3 s"
     assert "  answer: 3 calls, 900 + 90 tokens, $0.0012" in text
+    assert "Tiers: 2 Ready, 1 Check, 0 Needs work" in text
     assert "  failed Sheet!7: ProviderError: 500 after 4 attempts" in text and "Re-run the same command" in text
     assert text.splitlines()[-2:] == ["Output: out/q_filled.xlsx", "Review report: out/q_filled_review/index.html"]

@@ -22,7 +22,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from autofill.records import Answer, Citation, Passage, QuestionRow, RowResult, StageUsage
+from autofill.records import Answer, CheckResult, Citation, Passage, QuestionRow, RowResult, StageUsage
+from autofill.states import parse_tier
 
 # 2: passages as {"id", "score", "rank"}; 1 (still read): passages with their text.
 FORMAT = 2
@@ -43,6 +44,8 @@ def row_result_to_dict(r: RowResult) -> dict[str, Any]:
         "usage": {stage: dataclasses.asdict(u) for stage, u in r.usage.items()},
         "error": r.error,
         "seconds": r.seconds,
+        "checks": [c.to_dict() for c in r.checks],
+        "tier": r.tier.label if r.tier is not None else "",
     }
 
 
@@ -92,6 +95,8 @@ def row_result_from_dict(d: dict[str, Any], found: dict[str, Passage] | None = N
         usage={stage: StageUsage(**_known(StageUsage, u)) for stage, u in d.get("usage", {}).items()},
         error=d.get("error", ""),
         seconds=float(d.get("seconds", 0.0)),
+        checks=[CheckResult.from_dict(c) for c in d.get("checks", [])],
+        tier=parse_tier(d.get("tier", "")),
     )
 
 
