@@ -340,9 +340,10 @@ def eval_cmd(ctx, company, questionnaire, gold, eval_configs, from_output, k, ou
     import logging
 
     settings = build_settings(ctx)
-    reporter_for(ctx, as_json)
+    reporter = reporter_for(ctx, as_json)
     result = run_eval(settings, company, questionnaire, gold, configs=list(eval_configs),
-                      from_output=from_output, k=k, out_dir=out_dir, progress=not as_json)
+                      from_output=from_output, k=k, out_dir=out_dir,
+                      **progress_kwargs(run_eval, reporter, as_json))
     if as_json:
         # The key-mismatch notes (file never retrieved, matched by number but the texts differ) are what
         # tell a user the figures cannot be trusted; they stay visible, as warnings, under --json too.
