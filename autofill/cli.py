@@ -139,6 +139,7 @@ def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, a
 @handle_errors
 def companies(ctx, as_json):
     """List the evidence stores: documents, pages, chunks, embedder, last ingest."""
+    from autofill.library.store import library_size
     from autofill.store.chroma_store import list_stores
 
     settings = build_settings(ctx)
@@ -146,7 +147,7 @@ def companies(ctx, as_json):
     if as_json:
         emit_json({"companies": [
             {"company": s.company, "documents": len(s.documents), "pages": s.pages, "chunks": s.chunks,
-             "embedder": s.embedder, "last_ingest": s.last_ingest,
+             "embedder": s.embedder, "last_ingest": s.last_ingest, "library": library_size(settings, s.company),
              "files": [d.file_name for d in s.documents]} for s in stores]})
         return
     if not stores:
@@ -154,7 +155,8 @@ def companies(ctx, as_json):
         return
     for s in stores:
         click.echo(f"{s.company}: {_count(len(s.documents), 'document')}, {_count(s.pages, 'page')}, "
-                   f"{_count(s.chunks, 'chunk')}, embedder {s.embedder}, last ingest {s.last_ingest}")
+                   f"{_count(s.chunks, 'chunk')}, embedder {s.embedder}, last ingest {s.last_ingest}, "
+                   f"{_count(library_size(settings, s.company), 'library answer')}")
         for d in s.documents:
             click.echo(f"    {d.file_name}: {_count(d.pages, 'page')}, {_count(d.chunks, 'chunk')}"
                        + (f", {_count(d.empty_pages, 'page')} without text" if d.empty_pages else ""))
@@ -209,12 +211,14 @@ def workbook_overrides(sheet, header_row, question_col, answer_col) -> dict:
 @click.option("--no-cache", is_flag=True, help="Do not use the on-disk LLM response cache.")
 @click.option("--fresh", is_flag=True, help="Ignore the checkpoint of an earlier, interrupted run.")
 @click.option("--live", is_flag=True, help="Fill the open workbook in Excel through xlwings (Windows/macOS).")
+@click.option("--reuse", type=click.Choice(["off", "approved"]), default=None,
+              help="approved: reuse near-exact approved library answers whose documents are unchanged, no model call.")
 @workbook_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
 @click.pass_context
 @handle_errors
 def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, final_k, context_order,
-        llm_provider, model, concurrency, no_cache, fresh, live, sheet, header_row, question_col, answer_col,
+        llm_provider, model, concurrency, no_cache, fresh, live, reuse, sheet, header_row, question_col, answer_col,
         as_json):
     """Answer every question row of a questionnaire from COMPANY's evidence store."""
     from autofill.answer.pipeline import run_questionnaire
@@ -226,6 +230,7 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
         llm={"provider": llm_provider, "model": model, "concurrency": concurrency,
              "cache": False if no_cache else None},
         workbook=workbook_overrides(sheet, header_row, question_col, answer_col),
+        library={"reuse": reuse},
     )
     report = run_questionnaire(settings, company, questionnaire, out_dir=out_dir, progress=not as_json,
                                resume=not fresh, live=live)
@@ -295,6 +300,11 @@ def eval_cmd(ctx, company, questionnaire, gold, eval_configs, from_output, k, ou
         emit_json(result.to_json())
     else:
         click.echo(result.describe())
+
+
+from autofill.library.commands import library  # noqa: E402 - the `library` group, wired in its package
+
+cli.add_command(library)
 
 
 def main() -> None:

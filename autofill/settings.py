@@ -147,6 +147,24 @@ class EvalSettings:
     number_tolerance: float = 0.02
 
 
+@dataclass
+class LibrarySettings:
+    """The answer library: approved answers of earlier questionnaires, matched to each new question."""
+
+    enabled: bool = True
+    # Calibrated match strength (0-1, about the chance that two questions ask the same thing) from
+    # which a library answer is shown in the `Library answer` column and given to the answer prompt.
+    threshold: float = 0.6
+    # "off": library answers are suggested only. "approved" (`run --reuse approved`): a near-exact
+    # match whose cited documents are unchanged is written as the answer without any model call.
+    reuse: str = "off"
+    # Match strength a question needs for reuse without a model call (near-exact wording).
+    reuse_threshold: float = 0.9
+    # `run` adds the rows a reviewer marked Approved (in the workbook passed in or in an existing
+    # output of the same questionnaire) to the library.
+    learn_from_runs: bool = True
+
+
 SECTIONS = {
     "ingest": IngestSettings,
     "embedding": EmbeddingSettings,
@@ -156,6 +174,7 @@ SECTIONS = {
     "workbook": WorkbookSettings,
     "cost": CostSettings,
     "eval": EvalSettings,
+    "library": LibrarySettings,
 }
 
 
@@ -170,6 +189,7 @@ class Settings:
     workbook: WorkbookSettings = field(default_factory=WorkbookSettings)
     cost: CostSettings = field(default_factory=CostSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
+    library: LibrarySettings = field(default_factory=LibrarySettings)
 
     @property
     def vectordb_dir(self) -> Path:
@@ -350,6 +370,11 @@ def validate(settings: Settings) -> None:
         raise InputError(f"unknown LLM provider {settings.llm.provider!r}")
     if settings.ingest.chunk_chars < 200:
         raise InputError("ingest.chunk_chars must be at least 200")
+    lib = settings.library
+    if lib.reuse not in ("off", "approved"):
+        raise InputError(f"unknown library.reuse {lib.reuse!r} (off, approved)")
+    if not (0.0 <= lib.threshold <= 1.0 and 0.0 <= lib.reuse_threshold <= 1.0):
+        raise InputError("library.threshold and library.reuse_threshold must be between 0 and 1")
     if settings.llm.concurrency < 1:
         raise InputError("llm.concurrency must be at least 1")
     # A malformed price used to pass here and then fail every row after its model calls were made.

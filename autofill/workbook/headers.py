@@ -44,6 +44,7 @@ ADDED_ROLES: list[tuple[str, str]] = [
     ("status", "Status"),
     ("review", "Review"),
     ("reviewer_comment", "Reviewer comment"),
+    ("library_answer", "Library answer"),  # the answer library's approved answer (autofill/library)
 ]
 ADDED_HEADERS = {role: header for role, header in ADDED_ROLES}
 _ADDED_NAMES = {header.lower(): role for role, header in ADDED_ROLES}
