@@ -154,12 +154,15 @@ class LibrarySettings:
     enabled: bool = True
     # Calibrated match strength (0-1, about the chance that two questions ask the same thing) from
     # which a library answer is shown in the `Library answer` column and given to the answer prompt.
-    threshold: float = 0.6
+    # 0.8 kept 19 of 24 rewordings and none of 24 near-duplicate or unrelated questions in calibration.
+    threshold: float = 0.8
     # "off": library answers are suggested only. "approved" (`run --reuse approved`): a near-exact
     # match whose cited documents are unchanged is written as the answer without any model call.
     reuse: str = "off"
-    # Match strength a question needs for reuse without a model call (near-exact wording).
-    reuse_threshold: float = 0.9
+    # Match strength a question needs for reuse without a model call: near-exact wording (rewordings
+    # score about 0.85-0.94; the same words in another order or with small edits 0.95 and more), and
+    # no contrast term (scope, year, reference vs align ...) may differ.
+    reuse_threshold: float = 0.95
     # `run` adds the rows a reviewer marked Approved (in the workbook passed in or in an existing
     # output of the same questionnaire) to the library.
     learn_from_runs: bool = True

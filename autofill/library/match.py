@@ -24,8 +24,9 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-# Fitted by benchmarks/library_calibration.py on its labelled pairs with local:all-MiniLM-L6-v2 (see there).
-COEF = {"bias": -10.5, "cosine": 10.0, "lexical": 6.0, "conflict": -6.0, "one_sided": -1.5}
+# Fitted by benchmarks/library_calibration.py on its 48 labelled pairs with local:all-MiniLM-L6-v2 (the
+# conflict weight is fixed, see there). At 0.8 it keeps 19 of 24 rewordings and none of 24 non-matches.
+COEF = {"bias": -1.43, "cosine": 2.61, "lexical": 2.68, "conflict": -6.0, "one_sided": -2.75}
 TOP_K = 8  # library entries (by cosine) whose full match strength is computed per question
 
 _WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -42,7 +43,7 @@ _CONTRASTS: list[tuple[str, list[tuple[str, re.Pattern]]]] = [
     ("relation", [
         ("reference", re.compile(r"\b(referenc\w*|refer|refers|referred|mention\w*|cite[sd]?|citing|acknowledg\w*)\b")),
         ("align", re.compile(r"\b(align\w*|consistent with|in line with|compatible with|in accordance with|"
-                             r"conform\w*|comply|complies|compliant)\b")),
+                             r"according to|conform\w*|comply|complies|compliant)\b")),
     ]),
     ("horizon", [
         ("short", re.compile(r"\bshort[- ]term\b")),
@@ -63,7 +64,10 @@ _CONTRASTS: list[tuple[str, list[tuple[str, re.Pattern]]]] = [
         ("waste", re.compile(r"\bwaste\b")),
         ("biodiversity", re.compile(r"\b(biodiversity|nature|deforestation)\b")),
         ("safety", re.compile(r"\b(safety|injur\w*|fatalit\w*)\b")),
-        ("diversity", re.compile(r"\b(gender|diversity|women)\b")),
+        ("diversity", re.compile(r"\b(gender|diversity|women|female)\b")),
+    ]),
+    ("target", [  # a target or goal, as against the figures achieved ("Scope 3 emissions" vs "Scope 3 targets")
+        ("target", re.compile(r"\b(targets?|goals?|ambitions?|commit\w*|pledge\w*)\b")),
     ]),
     ("assurance", [
         ("validated", re.compile(r"\b(validat\w*|verif\w*|assur\w*|certif\w*)\b")),
