@@ -47,7 +47,7 @@ _CONTRASTS: list[tuple[str, list[tuple[str, re.Pattern]]]] = [
     ]),
     ("horizon", [
         ("short", re.compile(r"\bshort[- ]term\b")),
-        ("medium", re.compile(r"\b(medium|mid)[- ]term\b")),
+        ("medium", re.compile(r"\b((medium|mid)[- ]term|interim)\b")),
         ("long", re.compile(r"\blong[- ]term\b")),
     ]),
     ("basis", [
