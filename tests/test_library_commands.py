@@ -35,6 +35,8 @@ def filled_workbook(path: Path) -> Path:
     ws.append(["3", "Which committee oversees climate risk?", "The board", "", "report.pdf p. 3", "low",
                "Answered", "Needs changes", "Name the committee"])
     ws.append(["4", "Is the report assured?", "", "", "", "", "", "Approved", ""])
+    ws.append(["5", "Is water reported?", "Evidence found (not an answer): water use was 12 GL (report.pdf p. 5)", "",
+               "report.pdf p. 5", "", "Evidence only (no LLM configured)", "Approved", ""])
     wb.save(path)
     return path
 

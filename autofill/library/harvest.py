@@ -35,7 +35,11 @@ def approved_entries(settings: Settings, path: Path, documents: dict[str, Docume
         from autofill.workbook.layout import read_questions
 
         layout, rows = read_questions(settings, path)
-    approved = [q for q in rows if parse_review(q.review) is ReviewState.APPROVED and q.existing_answer.strip()]
+    from autofill.answer.evidence_only import PREFIX
+
+    # An evidence-only draft approved as it stands is a quote, not an answer: it is not learned.
+    approved = [q for q in rows if parse_review(q.review) is ReviewState.APPROVED and q.existing_answer.strip()
+                and not q.existing_answer.startswith(PREFIX.strip())]
     if not approved:
         return []
     from openpyxl.utils.cell import column_index_from_string
