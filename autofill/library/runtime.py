@@ -130,9 +130,8 @@ class RunLibrary:
             out.append(RowResult(question=row, answer=answer, outcome=Outcome.REUSED, library=m))
         self.reused = len(out)
         if self.matches:
-            log.info("answer library: %d of %d questions have an approved answer at match strength %.2f or more; "
-                     "%d reused without a model call", len(self.matches), len(rows), self.settings.library.threshold,
-                     self.reused)
+            log.info("answer library: %d questions have an approved answer at match strength %.2f or more; "
+                     "%d reused without a model call", len(self.matches), self.settings.library.threshold, self.reused)
         return out
 
     # ------------------------------------------------------------------------------ after answering
