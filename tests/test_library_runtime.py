@@ -12,7 +12,7 @@ from autofill.answer.pipeline import run_questionnaire
 from autofill.library.store import Entry, library_path, open_library
 from autofill.providers.base import Providers
 from autofill.settings import Settings
-from autofill.states import Outcome
+from autofill.states import Outcome, Tier
 from autofill.store.chroma_store import open_store
 from tests.answer_helpers import COMPANY, FACTS, MARKERS, SAMPLE, fact_for, make_questionnaire, make_workspace, \
     read_output
@@ -90,6 +90,7 @@ def test_reuse_approved_skips_the_model_only_while_cited_documents_are_unchanged
     assert reused["Answer"] == "The Board Sustainability Committee, meeting four times a year."
     assert reused["Sources"] == f"{SAMPLE} p. 3" and reused["Reasoning"] == "Approved reasoning."
     assert "match 1.00" in reused["Library answer"]
+    assert reused["Tier"] == "Ready" and not reused["Checks"]
     assert asked_about(llm_server, COMMITTEE) == []  # no HyDE, rerank or answer call for it
     # The TCFD answer cited a document that changed: answered by the model, with the approved answer given.
     assert out["rows"][TCFD.question]["Status"].startswith("Answered")
@@ -112,6 +113,8 @@ def test_reuse_is_off_by_default_and_a_changed_answer_is_flagged(ingested, libra
     status = out["rows"][RENEWABLE.question]["Status"]
     assert status.startswith("Answered") and "Changed since approved answer of 2024-12-01" in status
     assert "52%" in status and "46%" in status
+    row = out["rows"][RENEWABLE.question]
+    assert row["Tier"] != "Ready" and "changed since approved answer of 2024-12-01" in row["Checks"]
     # The same answer as approved: no flag; and without --reuse the model answered it.
     assert "Changed since" not in out["rows"][COMMITTEE.question]["Status"]
     assert asked_about(llm_server, COMMITTEE)
@@ -131,10 +134,13 @@ def test_changed_flag_on_the_row_result(ingested, library):
     row = QuestionRow(sheet="Q", row=5, question=RENEWABLE.question)
     assert set(lib.match([row])) == {"Q!5"}
     result = RowResult(question=row, answer=Answer(answer="46% in FY2024."), outcome=Outcome.ANSWERED)
+    result.tier = Tier.READY  # as the trust checks might have found it
     lib.annotate(result, answered_by_model=True)
     assert result.changed_since_approved and result.library.answer == "52% in FY2024."
+    assert result.tier is Tier.CHECK
     lib.annotate(result, answered_by_model=True)
     assert sum(f.startswith("Changed since") for f in result.answer.flags) == 1  # once, however often
+    assert sum(c.name == "library" for c in result.checks) == 1
     draft = RowResult(question=row, answer=Answer(answer="Evidence found: 46%"))
     lib.annotate(draft, answered_by_model=False)
     assert not draft.changed_since_approved and draft.library is not None

@@ -15,9 +15,11 @@ from autofill.library.changes import cited_pages, material_change
 from autofill.library.harvest import approved_entries
 from autofill.library.match import best_match, prepare
 from autofill.library.store import AddResult, Entry, Library, open_library
-from autofill.records import Answer, Citation, DocumentRecord, LibraryMatch, QuestionRow, RowResult
+from autofill.checks.tier import decide_tier
+from autofill.records import Answer, CheckResult, Citation, DocumentRecord, LibraryMatch, QuestionRow, RowResult, \
+    Severity
 from autofill.settings import Settings
-from autofill.states import Outcome
+from autofill.states import Outcome, Tier
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +129,8 @@ class RunLibrary:
             answer = Answer(answer=e.answer, reasoning=e.reasoning,
                             citations=[Citation(f, p) for f, p in cited_pages(e.sources)],
                             status=reused_status(e.approved_at))
-            out.append(RowResult(question=row, answer=answer, outcome=Outcome.REUSED, library=m))
+            # A reviewer approved this answer, for this question, from these very documents: Ready.
+            out.append(RowResult(question=row, answer=answer, outcome=Outcome.REUSED, library=m, tier=Tier.READY))
         self.reused = len(out)
         if self.matches:
             log.info("answer library: %d questions have an approved answer at match strength %.2f or more; "
@@ -152,6 +155,11 @@ class RunLibrary:
         flag = f"{CHANGED_STATUS} {m.approved_at} ({reason})"
         if not any(f.startswith(CHANGED_STATUS) for f in result.answer.flags):
             result.answer.flags.append(flag)
+        # Never Ready: a soft check, so the trust tier (when the checks ran) drops to Check at best.
+        if not any(c.name == "library" for c in result.checks):
+            result.checks.append(CheckResult("library", False, Severity.SOFT, flag[0].lower() + flag[1:]))
+        if result.tier is not None:
+            result.tier = decide_tier(result.checks)
 
     def run_info(self) -> dict[str, Any]:
         return {
