@@ -1,13 +1,13 @@
 """Material change between a new answer and the approved library answer it was given: another
-verdict (Yes vs No, Partially, Not disclosed) or other figures (compared with their units by
-`autofill/evaluate/numbers.py`: "16.2 Mt" equals "16,200,000 tonnes"). Rewording is not a change.
-Pure functions."""
+verdict (Yes vs No, Partially, Not disclosed) or other figures, compared with their units by
+`autofill/checks/numbers.py` (the parser eval and the trust checks use): "16.2 Mt" equals
+"16,200,000 tonnes". Rewording is not a change. Pure functions."""
 
 from __future__ import annotations
 
 import re
 
-from autofill.evaluate.numbers import extract_quantities, quantities_match
+from autofill.checks.numbers import extract_quantities, quantities_match
 
 # Verdict words an answer may lead with, longest first ("Not disclosed" before "No").
 _VERDICTS = [
