@@ -4,7 +4,7 @@ per-stage descriptions (`WorkbookLayout.describe`, the eval report) stay with th
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 STAGES = ("hyde", "rerank", "answer")
 
@@ -31,9 +31,11 @@ def runtime_note(store: Any, runtime: str) -> str:
     return f" (built with {built}, queried with {runtime}: same model, vectors agree within 0.999 cosine)"
 
 
-def stores_summary(stores: Iterable[Any], location: str, runtime: str = "") -> str:
+def stores_summary(stores: Iterable[Any], location: str, runtime: str = "",
+                   library: Callable[[Any], int] | None = None) -> str:
     """`autofill companies`: a line per store, an indented line per document. `runtime`: the local
-    embedder runtime queries use now (settings.embedding.runtime)."""
+    embedder runtime queries use now (settings.embedding.runtime); `library`: a store's count of
+    approved library answers."""
     stores = list(stores)
     if not stores:
         return (f"No evidence stores yet in {location}. Start with: autofill ingest --company NAME REPORT.pdf "
@@ -42,7 +44,8 @@ def stores_summary(stores: Iterable[Any], location: str, runtime: str = "") -> s
     for s in stores:
         lines.append(f"{s.company}: {count(len(s.documents), 'document')}, {count(s.pages, 'page')}, "
                      f"{count(s.chunks, 'chunk')}, embedder {s.embedder}{runtime_note(s, runtime)}, "
-                     f"last ingest {s.last_ingest}")
+                     f"last ingest {s.last_ingest}"
+                     + (f", {count(library(s), 'library answer')}" if library is not None else ""))
         for d in s.documents:
             lines.append(f"    {d.file_name}: {count(d.pages, 'page')}, {count(d.chunks, 'chunk')}"
                          + (f", {count(d.empty_pages, 'page')} without text" if d.empty_pages else "")
