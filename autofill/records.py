@@ -13,6 +13,8 @@ from autofill.states import NO_VALID_CITATION, Outcome, parse_status
 if TYPE_CHECKING:
     from autofill.states import Tier
 
+from autofill.states import Outcome
+
 # --------------------------------------------------------------------------- ingestion
 
 
@@ -165,6 +167,9 @@ class QuestionRow:
     status: str = ""  # Status cell of a previous run
     review: str = ""  # Approved / Needs changes / Rejected
     reviewer_comment: str = ""
+    # The answer library's approved answer for this question (autofill/library), given to the answer
+    # prompt as the previously approved answer; "" when the library has none above the threshold.
+    approved_answer: str = ""
 
     @property
     def key(self) -> str:
@@ -260,6 +265,25 @@ def outcome_of(answer: "Answer | None") -> Outcome:
 
 
 @dataclass
+class LibraryMatch:
+    """The answer library's best approved answer for a question (autofill/library/match.py)."""
+
+    entry_id: int
+    question: str  # the approved question, as worded where it was approved
+    answer: str
+    approved_at: str  # YYYY-MM-DD
+    strength: float  # calibrated match strength, 0-1
+    source_questionnaire: str = ""
+    documents_unchanged: bool = False  # every document it cited is in the store with the same hash
+
+    @property
+    def cell_text(self) -> str:
+        """The `Library answer` cell: the answer, then when it was approved and how well it matches."""
+        where = f", {self.source_questionnaire}" if self.source_questionnaire else ""
+        return f"{self.answer}\n(approved {self.approved_at}{where}; match {self.strength:.2f})"
+
+
+@dataclass
 class RowResult:
     question: QuestionRow
     answer: Answer | None
@@ -273,6 +297,9 @@ class RowResult:
     # as a person left them (answer None) and are written only to note why in their Status.
     outcome: Outcome | None = None
     note: str = ""  # SKIPPED: the Status to write (e.g. edited by hand), empty to leave the row alone
+    library: LibraryMatch | None = None  # the approved library answer shown for this row
+    # The new answer differs materially (verdict, figures) from the approved library answer: never Ready.
+    changed_since_approved: bool = False
 
     def __post_init__(self) -> None:
         if self.outcome is None:
@@ -301,11 +328,13 @@ class RunReport:
     evidence_only: bool = False  # no model configured: rows are quoted-evidence drafts
     drafted: int = 0  # evidence-only drafts: quotes for a reviewer, never an answer
     unparsed: int = 0  # the model replied but the reply could not be read
-    reused: int = 0  # approved library answers reused without a model call
     uncited: int = 0  # answered, but no citation points into the evidence (flagged in Status)
     edited: int = 0  # of the skipped rows: cells autofill wrote that a person changed since
     history: Path | None = None  # the previous output, kept before it was replaced
+    # Rows that need another run, for the summary: (outcome, row key such as "Sheet!12", why).
+    problems: list[tuple[str, str, str]] = field(default_factory=list)
     tiers: dict[str, int] = field(default_factory=dict)  # rows per trust tier: ready, check, needs_work
+    reused: int = 0  # rows filled with an approved library answer, no model call (not in answered)
 
     @property
     def ok(self) -> bool:

@@ -112,7 +112,10 @@ def test_reviewer_work_survives_a_rerun_with_the_original_questionnaire(ingested
     # Nothing is destroyed: the edited file is in history/, byte for byte, and the summary names it.
     assert second.history is not None and second.history.parent == tmp_path / "history"
     assert second.history.read_bytes() == edited
-    assert f"Previous version kept: {second.history}" in "\n".join(rep.messages)
+    from autofill.summaries import run_summary
+
+    assert f"Previous version kept: {second.history}" in run_summary(second, COMPANY)
+    assert any(m.startswith("Continuing questionnaire_") for m in rep.messages)
     assert second.to_json()["history"] == str(second.history)
 
     after = Sheet(second.output)

@@ -114,6 +114,7 @@ def test_cli_ingest_and_run_json_with_the_real_embedder(tmp_path):
     assert data["evidence_only"] is True and Path(data["report"]).is_file()
     assert data["rows"] == data["drafted"] == len(OFFLINE_FACTS) and data["answered"] == 0
     assert data["failed"] == data["unparsed"] == 0 and data["llm_calls"] == 0 and data["history"] is None
+    assert data["reused"] == 0  # no answer library yet
     out = read_output(Path(data["output"]))
     assert Path(data["output"]).parent == ws / "reports_out"
     hits = sum(out["rows"][f.question]["Sources"].split("; ")[0] == f"{SAMPLE} p. {f.page}" for f in OFFLINE_FACTS)
@@ -137,12 +138,13 @@ def test_live_mode_on_linux_is_a_clear_input_error(ingested, tmp_path):
 
 
 def test_offline_summary_never_calls_drafts_answers(ingested, tmp_path):
+    from autofill.summaries import run_summary
     from tests.fakes import RecordingReporter
 
     root, emb, questionnaire = ingested
     rep = RecordingReporter()
-    run_questionnaire(Settings(workspace=root), COMPANY, questionnaire, out_dir=tmp_path, reporter=rep,
-                      providers=Providers(embedder=emb))
-    text = "\n".join(rep.messages)
+    report = run_questionnaire(Settings(workspace=root), COMPANY, questionnaire, out_dir=tmp_path, reporter=rep,
+                               providers=Providers(embedder=emb))
+    text = run_summary(report, COMPANY)
     assert f"0 answered, {len(OFFLINE_FACTS)} drafted from evidence only (no model answered)" in text
     assert rep.bars == [("Answering", len(OFFLINE_FACTS), "rows", len(OFFLINE_FACTS), True)]

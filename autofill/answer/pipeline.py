@@ -22,14 +22,15 @@ from typing import Any, Callable
 
 from autofill.answer.checkpoint import Checkpoint, checkpoint_path, fingerprint, question_key, safe_name
 from autofill.hashing import file_sha256
+from autofill.library.runtime import RunLibrary
 from autofill.answer.pages import PageLocator
 from autofill.answer.retrieval import resolve_mode
 from autofill.answer.row import RowContext, answer_row
-from autofill.answer.run_report import build_run_info, progress_line, summary
+from autofill.answer.run_report import build_run_info, progress_line
 from autofill.answer.trust import make_trust
 from autofill.checks.tier import tier_counts
 from autofill.errors import InputError
-from autofill.fileio import ensure_writable_dir
+from autofill.fileio import ensure_not_open, ensure_writable_file, missing
 from autofill.providers.base import Providers
 from autofill.providers.cost import UsageMeter
 from autofill.records import QuestionRow, RowResult, RunReport
@@ -97,7 +98,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     started_at, t0 = now_iso(), time.monotonic()
     questionnaire = Path(questionnaire)
     if not questionnaire.is_file():
-        raise InputError(f"questionnaire not found: {questionnaire}")
+        raise missing("questionnaire", questionnaire)
     from autofill.store.chroma_store import open_store
     from autofill.workbook.carry import Start, choose_base, read_state
     from autofill.workbook.layout import read_questions
@@ -133,7 +134,11 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
             # let the Run info sheet be the only place that shows HyDE or the LLM rerank did not run.
             log.warning("%s %r needs an LLM and none is configured; using %r", what, asked, used)
     # Before any model call: a folder we cannot write to is bad input, not a failure after paying for rows.
-    ensure_writable_dir(out.parent)
+    # Likewise an output open in Excel or LibreOffice, or marked read-only (fileio says which, naming it).
+    ensure_writable_file(out)
+    if live:
+        # --live drives the workbook open in Excel (its lock is expected); LibreOffice it cannot drive.
+        ensure_not_open(questionnaire, allow=("Excel",))
     if chat is None:
         rep.message("No LLM configured: drafting evidence-only rows (quotes with pages, no answers). "
                     "Set OPENAI_API_KEY / OPENAI_BASE_URL or COHERE_API_KEY for answers.")
@@ -141,7 +146,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         rep.message(f"Continuing {out.name}: {len(kept)} rows kept as they are, {len(to_answer)} to answer.")
 
     checkpoint = Checkpoint(checkpoint_path(settings.reports_dir, company, file_sha256(questionnaire),
-                                            plan.fingerprint(settings)))
+                                            plan.fingerprint(settings)), passages=store.get_passages)
     if not resume:
         checkpoint.reset()
     done = checkpoint.load()
@@ -155,6 +160,11 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     if results:
         rep.message(f"Resuming: {len(results)} of {len(to_answer)} rows were finished by an earlier run.")
     pending = [row for row in to_answer if row.key not in results]
+    library = _library(settings, company, providers, plan, questionnaire, layout, rows, out)
+    if library is not None:
+        library.match(to_answer)
+        results.update((r.question.key, r) for r in library.reuse(pending))
+        pending = [row for row in pending if row.key not in results]
 
     meter = UsageMeter(settings.cost)
     ctx = RowContext(settings=settings, company=company, store=store, embedder=providers.embedder, chat=chat,
@@ -196,6 +206,9 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         for result in kept_results:
             if result.note:
                 live_sink(result)
+    if library is not None:
+        for result in ordered:
+            library.annotate(result, answered_by_model=bool(plan.chat_model))
     finished_at = time.monotonic()
     for warning in layout.all_warnings:
         log.warning("%s", warning)
@@ -204,6 +217,8 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     uncited = sum(1 for r in ordered if r.uncited)
     run_info = build_run_info(settings, company, plan, meter.snapshot(), ordered, started_at,
                               len(to_answer) - len(pending), len(kept), edited=edited_count)
+    if library is not None:
+        run_info.update(library.run_info())
     from autofill.workbook.history import keep_previous
     from autofill.workbook.writeback import write_results
 
@@ -212,14 +227,16 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
                             carried=start.carried)
     if not counts[Outcome.FAILED]:
         checkpoint.remove()  # complete: nothing left to resume
-    report_html = _review_report(settings, Path(written), company, rep)
+    report_html = _review_report(settings, Path(written), company)
+    problems = [(r.outcome.value, r.question.key, r.error if r.failed else "the model's reply could not be read")
+                for r in ordered if r.outcome in (Outcome.FAILED, Outcome.UNPARSED)]
     report = RunReport(output=Path(written), rows=len(rows), answered=counts[Outcome.ANSWERED],
                        failed=counts[Outcome.FAILED], skipped=len(kept), usage=meter.snapshot(),
                        seconds=finished_at - t0, report_html=report_html, evidence_only=not plan.chat_model,
-                       tiers=tier_counts(r.tier for r in ordered), drafted=counts[Outcome.DRAFTED],
+                       problems=problems, tiers=tier_counts(r.tier for r in ordered), drafted=counts[Outcome.DRAFTED],
                        unparsed=counts[Outcome.UNPARSED], reused=counts[Outcome.REUSED], uncited=uncited,
                        edited=edited_count, history=history)
-    rep.message(summary(report, company, [r for r in ordered if r.outcome in (Outcome.FAILED, Outcome.UNPARSED)]))
+    # The summary is the CLI's to print (autofill.summaries.run_summary), on the stream of every command's.
     return report
 
 
@@ -227,6 +244,22 @@ def _same_review(before: QuestionRow, now: QuestionRow) -> bool:
     """A checkpointed answer still stands for `now` unless a reviewer has since asked for another one."""
     return parse_review(before.review) == parse_review(now.review) and \
         before.reviewer_comment.strip() == now.reviewer_comment.strip()
+
+
+def _library(settings: Settings, company: str, providers: Providers, plan: _Plan, questionnaire: Path,
+             layout: Any, rows: list[QuestionRow], out: Path) -> RunLibrary | None:
+    """The answer library for this run, having learned the approved rows of the workbook passed in and
+    of an existing output of it (what reviewers approved there since the last run)."""
+    library = RunLibrary.open(settings, company, providers.embedder, plan.documents)
+    if library is None:
+        return None
+    library.learn(questionnaire, layout, rows)
+    if out.is_file() and out.resolve() != questionnaire.resolve():
+        try:
+            library.learn(out)
+        except InputError as exc:
+            log.warning("approved rows of %s not added to the answer library: %s", out.name, exc)
+    return library
 
 
 def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: int,
@@ -251,7 +284,7 @@ def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: 
     pool.shutdown(wait=True)
 
 
-def _review_report(settings: Settings, output: Path, company: str, rep: Reporter) -> Path | None:
+def _review_report(settings: Settings, output: Path, company: str) -> Path | None:
     """The HTML review report next to the output. A failure here must not fail the run: the filled
     workbook is already written, and `autofill report` can make the HTML later."""
     try:
@@ -262,7 +295,6 @@ def _review_report(settings: Settings, output: Path, company: str, rep: Reporter
         log.warning("the review report could not be written (%s: %s); try `autofill report %s`",
                     type(exc).__name__, exc, output)
         return None
-    rep.message(f"Review report: {path}")
     return Path(path)
 
 

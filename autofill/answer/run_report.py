@@ -1,6 +1,6 @@
-"""What a run reports: the Run info sheet's key/value pairs, the summary the user reads after a run,
-and the one-line progress note of a finished row. Pure functions of the run's records, kept apart
-from the run loop (pipeline.py)."""
+"""What a run reports in the workbook: the Run info sheet's key/value pairs, and the one-line progress
+note of a finished row. Pure functions of the run's records, kept apart from the run loop (pipeline.py);
+the summary printed after a run is the CLI's (autofill/summaries.py run_summary)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import autofill
 from autofill.checks.tier import tier_counts
-from autofill.records import RowResult, RunReport, StageUsage
+from autofill.records import RowResult, StageUsage
 from autofill.settings import Settings
 from autofill.states import Outcome
 from autofill.store.chroma_store import now_iso
@@ -81,39 +81,3 @@ def build_run_info(settings: Settings, company: str, plan: Any, usage: dict[str,
     info["total cost usd"] = round(total.cost_usd, 6)
     info["documents"] = json.dumps({d.file_name: d.source_path for d in plan.documents.values()}, ensure_ascii=False)
     return info
-
-
-def summary(report: RunReport, company: str, problems: list[RowResult]) -> str:
-    """The lines the user reads after a run: each count on its own, never a draft called an answer."""
-    t = report.totals()
-    counts = [f"{report.answered} answered"]
-    if report.drafted or report.evidence_only:
-        counts.append(f"{report.drafted} drafted from evidence only (no model answered)")
-    counts += [f"{report.unparsed} unparsed", f"{report.failed} failed",
-               f"{report.skipped} kept as they were" + (f" ({report.edited} edited by hand)" if report.edited else "")]
-    if report.reused:
-        counts.append(f"{report.reused} reused from the library")
-    lines = [
-        f"{company}: {report.rows} question rows: {', '.join(counts)} in {report.seconds:.1f} s",
-        f"LLM: {t.calls} calls ({t.cached_calls} from cache), {t.prompt_tokens} prompt + "
-        f"{t.completion_tokens} completion tokens, ${t.cost_usd:.4f}",
-    ]
-    for stage in STAGES:
-        u = report.usage.get(stage)
-        if u and (u.calls or u.cached_calls):
-            lines.append(f"  {stage}: {u.calls} calls, {u.prompt_tokens} + {u.completion_tokens} tokens, "
-                         f"${u.cost_usd:.4f}")
-    tiers = {k: report.tiers.get(k, 0) for k in ("ready", "check", "needs_work")}
-    lines.append(f"Tiers: {tiers['ready']} Ready, {tiers['check']} Check, {tiers['needs_work']} Needs work")
-    if report.uncited:
-        lines.append(f"  {report.uncited} answers cite no passage of the evidence: flagged in Status, check them first")
-    for r in problems:
-        why = r.error if r.failed else "the model's reply could not be read"
-        lines.append(f"  {r.outcome.value} {r.question.key}: {why}")
-    if problems:
-        lines.append("  Re-run the same command to retry these rows; they kept what they held before, and "
-                     "finished rows are kept.")
-    if report.history:
-        lines.append(f"Previous version kept: {report.history}")
-    lines.append(f"Output: {report.output}")
-    return "\n".join(lines)

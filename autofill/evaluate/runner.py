@@ -25,7 +25,7 @@ from autofill.errors import InputError
 from autofill.evaluate.gold import load_gold
 from autofill.evaluate.results import (ALL_METRICS, ConfigEval, EvalResult, compare, question_rows,
                                        score_output)
-from autofill.fileio import atomic_write_bytes, ensure_writable_dir
+from autofill.fileio import atomic_write_bytes, ensure_writable_dir, missing
 from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings, apply_overrides, read_toml, validate
 
@@ -118,7 +118,7 @@ def run_eval(settings: Settings, company: str, questionnaire: Path | str, gold: 
     else:
         for path in configs:
             if not path.is_file():
-                raise InputError(f"configuration file not found: {path}")
+                raise missing("configuration file", path)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         eval_dir = Path(out_dir) if out_dir else settings.reports_dir / f"eval-{Path(questionnaire).stem}-{stamp}"
         stem = "eval"

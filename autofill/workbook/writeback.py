@@ -34,7 +34,7 @@ from autofill.workbook.safety import load_workbook_safely, set_text
 from autofill.workbook.validations import extension_list_validations
 
 COLUMN_WIDTHS = {"answer": 40, "reasoning": 60, "sources": 36, "confidence": 12, "status": 30, "review": 16,
-                 "reviewer_comment": 40, "tier": 12, "checks": 40}
+                 "reviewer_comment": 40, "tier": 12, "checks": 40, "library_answer": 50}
 # Outcomes that never replace what a row already holds: their Status says what happened instead.
 _NO_REPLACE = (Outcome.FAILED, Outcome.UNPARSED, Outcome.DRAFTED)
 
@@ -249,6 +249,8 @@ def plan_row(q: QuestionRow, res: RowResult) -> dict[str, str | None]:
     }
     if res.outcome is not Outcome.DRAFTED:
         out = {"answer": value, **out}
+    if res.library is not None:
+        out["library_answer"] = res.library.cell_text
     if q.review.strip():
         out["review"] = None  # a new answer needs a new review; the reviewer's comment stays
     return out
