@@ -75,7 +75,7 @@ def test_output_open_in_an_office_suite_is_refused_before_any_model_call(workspa
     (ws / "out" / lock).unlink()
     out = runner.invoke(cli, run_args(ws, questionnaire))
     assert out.exit_code == 0, out.output
-    assert f"{COMPANY}: 2 question rows, 2 answered, 0 failed" in out.stdout
+    assert f"{COMPANY}: 2 question rows, 2 answered, 0 unparsed, 0 failed" in out.stdout
     assert "Output: " in out.stdout and "Review report: " in out.stdout
     assert llm_server.count("chat") == before + 6
 

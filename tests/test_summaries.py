@@ -30,7 +30,7 @@ def test_run_summary_lists_what_needs_another_run():
                        problems=[("failed", "Sheet!7", "ProviderError: 500 after 4 attempts")],
                        tiers={"ready": 2, "check": 1})
     text = run_summary(report, "BHP")
-    assert text.splitlines()[0] == "BHP: 4 question rows, 3 answered, 1 failed, 0 skipped in 12.3 s"
+    assert text.splitlines()[0] == "BHP: 4 question rows, 3 answered, 0 unparsed, 1 failed, 0 skipped in 12.3 s"
     assert "  answer: 3 calls, 900 + 90 tokens, $0.0012" in text
     assert "Tiers: 2 Ready, 1 Check, 0 Needs work" in text
     assert "  failed Sheet!7: ProviderError: 500 after 4 attempts" in text and "Re-run the same command" in text
