@@ -106,16 +106,18 @@ def cli(ctx, workspace, configs, chroma_url):
 @click.option("--chunk-chars", type=int, default=None, help="Target chunk size in characters (default 1000).")
 @click.option("--force", is_flag=True,
               help="Re-ingest every file, even those stored unchanged with the same chunking settings.")
+@click.option("--recursive/--no-recursive", default=True,
+              help="Search the subfolders of the folders given (default), or only their top level.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line instead of progress and a summary.")
 @click.pass_context
 @handle_errors
-def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, as_json):
-    """Ingest PDF reports (files or folders) into COMPANY's evidence store."""
+def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, recursive, as_json):
+    """Ingest PDF reports (files or folders, searched recursively) into COMPANY's evidence store."""
     from autofill.ingest.pipeline import ingest_paths
 
     settings = build_settings(ctx, embedding={"provider": embedder, "model": embedding_model},
                               ingest={"chunk_chars": chunk_chars})
-    report = ingest_paths(settings, company, list(paths), progress=not as_json, force=force)
+    report = ingest_paths(settings, company, list(paths), force=force, recursive=recursive)
     data = report.to_json()
     # Why a file failed goes to stderr under --json too: the JSON line only counts failures.
     for f in report.files:
@@ -124,10 +126,15 @@ def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, a
     if as_json:
         emit_json(data)
     else:
+        for s in report.skipped_files:
+            click.echo(f"  skipped  {s.path}: {s.reason}")
+        warned = sum(1 for f in report.files if f.warnings)
         click.echo(
             f"{data['company']}: {_count(data['documents'], 'document')} ({data['new_documents']} new, "
             f"{data['skipped_documents']} unchanged, {data['failed_documents']} failed), "
             f"{data['pages']} pages, {data['chunks']} chunks in {data['seconds']:.1f} s"
+            + (f"; {_count(len(report.skipped_files), 'file')} skipped" if report.skipped_files else "")
+            + (f"; {warned} may be incomplete (see the warnings)" if warned else "")
         )
     if report.count("failed"):
         sys.exit(2)
@@ -147,7 +154,8 @@ def companies(ctx, as_json):
         emit_json({"companies": [
             {"company": s.company, "documents": len(s.documents), "pages": s.pages, "chunks": s.chunks,
              "embedder": s.embedder, "last_ingest": s.last_ingest,
-             "files": [d.file_name for d in s.documents]} for s in stores]})
+             "files": [d.file_name for d in s.documents],
+             "document_details": [document_details(d) for d in s.documents]} for s in stores]})
         return
     if not stores:
         click.echo("No evidence stores yet. Start with: autofill ingest --company NAME REPORT.pdf")
@@ -158,6 +166,13 @@ def companies(ctx, as_json):
         for d in s.documents:
             click.echo(f"    {d.file_name}: {_count(d.pages, 'page')}, {_count(d.chunks, 'chunk')}"
                        + (f", {_count(d.empty_pages, 'page')} without text" if d.empty_pages else ""))
+            for why in d.warnings:
+                click.echo(f"      warning: {why}")
+
+
+def document_details(d) -> dict:
+    """One document of `companies --json`: what it holds and why it may be incomplete."""
+    return {"file": d.file_name, "pages": d.pages, "chunks": d.chunks, "warnings": list(d.warnings)}
 
 
 @cli.command()

@@ -82,6 +82,9 @@ class DocumentRecord:
     # Fingerprint of the chunking settings and code that built its chunks; unchanged bytes with another
     # fingerprint are chunked again. "" for records written before it existed (rebuilt on next ingest).
     chunking: str = ""
+    # Why this document may be incomplete (damaged file, missing pages, mostly pages without text), in
+    # plain words; empty for a sound one. Stored in the manifest as a JSON string (Chroma metadata is scalar).
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -109,6 +112,16 @@ class FileOutcome:
     chunks: int = 0
     empty_pages: int = 0
     error: str = ""
+    warnings: list[str] = field(default_factory=list)  # stored, but may be incomplete (see ingest/damage.py)
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A file met while walking a folder that was not ingested, and why (not a PDF, hidden, unreadable,
+    a duplicate of another path)."""
+
+    path: str
+    reason: str
 
 
 @dataclass
@@ -117,6 +130,7 @@ class IngestReport:
     files: list[FileOutcome]
     seconds: float
     timings: dict[str, float] = field(default_factory=dict)  # parse / embed / store seconds
+    skipped_files: list[SkippedFile] = field(default_factory=list)
 
     def count(self, *statuses: str) -> int:
         return sum(1 for f in self.files if f.status in statuses)
@@ -132,6 +146,8 @@ class IngestReport:
             "pages": sum(f.pages for f in ok),
             "chunks": sum(f.chunks for f in ok),
             "seconds": round(self.seconds, 2),
+            "skipped_files": len(self.skipped_files),
+            "warnings": [{"file": f.path, "why": why} for f in ok for why in f.warnings],
         }
 
 

@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from typing import Mapping
 from autofill.errors import InputError
 from autofill.review.pdf_sources import PdfSource, locate_pdfs
 from autofill.review.reader import EvidenceRow, FilledWorkbook, ReviewQuestion, read_filled_workbook
+from autofill.tempdirs import make_temp_dir, sweep
 
 TEMPLATE = "review_report.html.j2"
 PAGES_DIR = "pages"
@@ -238,8 +238,10 @@ def write_review_report(settings, output_xlsx: Path, company: str | None = None,
         print(f"autofill: warning: {note}", file=sys.stderr, flush=True)
 
     target = report_dir_for(output_xlsx)
+    # Half-built reports of runs killed while writing one (tagged with their process, or older names).
+    sweep(output_xlsx.parent, legacy=lambda name: name.startswith(f".{target.name}-"))
     try:
-        build = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=output_xlsx.parent))
+        build = make_temp_dir(output_xlsx.parent, target.name)
     except OSError as exc:
         raise InputError(f"cannot write the review report next to {output_xlsx}: {exc.strerror}") from None
     try:
