@@ -116,6 +116,7 @@ def _plan(files: list[Path], known: dict[str, DocumentRecord], chunking: str,
     todo: list[tuple[Path, str]] = []
     outcomes: list[FileOutcome] = []
     names: dict[str, Path] = {}
+    contents: dict[str, Path] = {}  # sha -> the file of this ingest that has it
     for path in files:
         if path.name in names:
             outcomes.append(FileOutcome(str(path), "failed",
@@ -127,6 +128,11 @@ def _plan(files: list[Path], known: dict[str, DocumentRecord], chunking: str,
         except OSError as exc:
             outcomes.append(FileOutcome(str(path), "failed", error=f"cannot read file: {exc.strerror or exc}"))
             continue
+        if sha in contents:  # a copy under another name (walking folders finds them)
+            outcomes.append(FileOutcome(str(path), "skipped",
+                                        error=f"same content as {contents[sha].name}, already in this ingest"))
+            continue
+        contents[sha] = path
         rec = known.get(path.name)
         twin = next((r for r in known.values() if r.sha256 == sha and r.file_name != path.name), None)
         if rec is not None and rec.sha256 == sha and rec.chunking == chunking and not force:
@@ -273,7 +279,8 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
         parser.close()
 
     order = {str(Path(p)): i for i, p in enumerate(paths)}
-    outcomes.sort(key=lambda o: _input_position(o.path, order, paths))
+    walked = {str(p): i for i, p in enumerate(files)}
+    outcomes.sort(key=lambda o: (*_input_position(o.path, order, paths), walked.get(o.path, -1)))
     return IngestReport(
         company=store.company if store is not None else company,
         files=outcomes,
@@ -283,12 +290,13 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
     )
 
 
-def _input_position(path: str, order: dict[str, int], paths: Sequence[Path | str]) -> tuple[int, str]:
-    """Report files in the order they were given (files of a folder under the folder's position)."""
+def _input_position(path: str, order: dict[str, int], paths: Sequence[Path | str]) -> tuple[int]:
+    """Report files in the order they were given (files of a folder under the folder's position, in
+    the order the folder was walked)."""
     if path in order:
-        return order[path], path
+        return (order[path],)
     p = Path(path)
     for i, raw in enumerate(paths):
         if p.is_relative_to(Path(raw)):
-            return i, path
-    return len(paths), path
+            return (i,)
+    return (len(paths),)
