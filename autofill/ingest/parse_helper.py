@@ -145,12 +145,6 @@ class Parser:
             for path in paths:
                 self._futures[path] = self._pool.submit(parse_one, path, company, ingest)
 
-    def helper_pids(self) -> list[int]:
-        """The helper processes' PIDs (for tests and diagnostics)."""
-        if self._pool is None:
-            return []
-        return [p.pid for p in list(getattr(self._pool, "_processes", {}).values())]
-
     def parse(self, path: Path) -> Parsed:
         future = self._futures.pop(path, None)
         if future is None:

@@ -213,7 +213,7 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
     todo.sort(key=lambda item: item[0].stat().st_size)
     loader = _start_loading(embedder) if todo else None
     if len(todo) > 1:
-        log.info("parsing %d files in a helper process while embedding", len(todo))
+        log.debug("parsing %d files in a helper process while embedding", len(todo))
     parser = Parser([p for p, _ in todo], company, settings.ingest)
     changed = False
     try:
