@@ -189,3 +189,21 @@ def test_records_from_before_warnings_read_as_none(workspace, tmp_path):
     meta["warnings"] = "not json"  # damaged by hand: still readable, as one warning
     store._docs.upsert(ids=["old.pdf"], embeddings=[[1.0]], metadatas=[meta])
     assert store.documents()["old.pdf"].warnings == ["not json"]
+
+
+def test_library_runtime_warnings_are_silenced_and_ours_are_not(monkeypatch):
+    """numpy's 'divide by zero encountered in log' from PyMuPDF's layout code on a damaged page (seen on
+    a truncated real report) never reaches the user; a RuntimeWarning from elsewhere still does."""
+    import warnings
+
+    from autofill.ingest import damage
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("default")  # record everything not filtered below
+        monkeypatch.setattr(damage, "_quiet", False)
+        damage.quiet_pdf_library()  # installs its filter inside this catch_warnings block
+        warnings.warn_explicit("divide by zero encountered in log", RuntimeWarning, "common_util.py", 1,
+                               module="pymupdf.layout.common_util")
+        warnings.warn_explicit("something of ours", RuntimeWarning, "pipeline.py", 1,
+                               module="autofill.ingest.pipeline")
+    assert [str(w.message) for w in seen] == ["something of ours"]
