@@ -31,6 +31,7 @@ from typing import Any, Sequence
 from autofill.errors import InputError
 from autofill.hashing import file_sha256
 from autofill.ingest.parse_helper import Parser
+from autofill.ingest.period import detect_period
 from autofill.ingest.walk import expand_paths
 from autofill.records import Chunk, DocumentRecord, FileOutcome, IngestReport
 from autofill.reporting import Bar, Reporter, as_reporter
@@ -255,7 +256,7 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                     file_name=path.name, sha256=doc.sha256, pages=doc.page_count, chunks=len(chunks),
                     empty_pages=len(doc.empty_pages),
                     ingested_at=now_iso(),
-                    source_path=str(path.resolve()), chunking=chunking,
+                    source_path=str(path.resolve()), chunking=chunking, period=detect_period(doc),
                     warnings=list(parsed.warnings),
                 )
                 store.replace_document(record, chunks, vectors)
