@@ -157,6 +157,28 @@ class EvalSettings:
 
 
 @dataclass
+class LibrarySettings:
+    """The answer library: approved answers of earlier questionnaires, matched to each new question."""
+
+    enabled: bool = True
+    # Calibrated match strength (0-1, about the chance that two questions ask the same thing) from
+    # which a library answer is shown in the `Library answer` column and given to the answer prompt.
+    # 0.8 kept 19 of 24 rewordings and none of 24 near-duplicate or unrelated questions in calibration.
+    threshold: float = 0.8
+    # "off": library answers are suggested only. "approved" (`run --reuse approved`): a near-exact
+    # match whose cited documents are unchanged is written as the answer without any model call.
+    reuse: str = "off"
+    # Match strength a question needs for reuse without a model call: near-exact wording. The strength
+    # tops out at about 0.98 for the same words with trivial edits (the same text, normalised, is 1.0);
+    # rewordings on the BHP benchmark scored 0.92-0.98. No contrast term (scope, year, reference vs
+    # align ...) may differ, and every cited document must be unchanged.
+    reuse_threshold: float = 0.975
+    # `run` adds the rows a reviewer marked Approved (in the workbook passed in or in an existing
+    # output of the same questionnaire) to the library.
+    learn_from_runs: bool = True
+
+
+@dataclass
 class RunSettings:
     # The questionnaire's reporting year (`run --year`): an answer stating an earlier year (not a
     # baseline or a target) is tiered Check. 0: not given, nothing checked.
@@ -182,6 +204,7 @@ SECTIONS = {
     "eval": EvalSettings,
     "run": RunSettings,
     "verify": VerifySettings,
+    "library": LibrarySettings,
 }
 
 
@@ -198,6 +221,7 @@ class Settings:
     eval: EvalSettings = field(default_factory=EvalSettings)
     run: RunSettings = field(default_factory=RunSettings)
     verify: VerifySettings = field(default_factory=VerifySettings)
+    library: LibrarySettings = field(default_factory=LibrarySettings)
 
     @property
     def vectordb_dir(self) -> Path:
@@ -309,7 +333,9 @@ def read_toml(path: Path) -> dict[str, Any]:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
     except FileNotFoundError:
-        raise InputError(f"settings file not found: {path}") from None
+        raise InputError(f"settings file not found: {Path(path).name} (looked in {Path(path).resolve().parent})") from None
+    except PermissionError:
+        raise InputError(f"cannot read settings file {Path(path).resolve()}: permission denied") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"settings file {path} is not valid TOML: {exc}") from None
 
@@ -341,14 +367,41 @@ def env_overrides(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     return out
 
 
+# What makes a folder a workspace when autofill looks for one from the current folder upwards.
+WORKSPACE_MARKERS = ("autofill.toml", "vectordb")
+
+
+def discover_workspace(explicit: Path | str | None = None, environ: Mapping[str, str] | None = None,
+                       start: Path | str | None = None) -> Path:
+    """The workspace folder, found like git finds its repository: `explicit` (--workspace) if given,
+    else $AUTOFILL_WORKSPACE, else the first folder from `start` (the current folder) upwards that holds
+    `autofill.toml` or `vectordb/`, else `start` itself (a new workspace is made where you are).
+    An explicit or environment folder that does not exist is an error naming it; one that is not yet a
+    workspace is fine (the first ingest makes it one)."""
+    environ = os.environ if environ is None else environ
+    for given, origin in ((explicit, "--workspace"), (environ.get("AUTOFILL_WORKSPACE"), "AUTOFILL_WORKSPACE")):
+        if given:
+            folder = Path(given).expanduser().resolve()
+            if folder.exists() and not folder.is_dir():
+                raise InputError(f"workspace {folder} ({origin}) is a file, not a folder")
+            return folder
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "autofill.toml").is_file() or (folder / "vectordb").is_dir():
+            return folder
+    return here
+
+
 def load_settings(
     workspace: Path | str | None = None,
     config_files: list[Path] | tuple[Path, ...] = (),
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
     environ: Mapping[str, str] | None = None,
+    start: Path | str | None = None,
 ) -> Settings:
-    """Build the settings: defaults < workspace autofill.toml < config files < env < overrides."""
-    settings = Settings(workspace=Path(workspace or Path.cwd()).resolve())
+    """Build the settings: defaults < workspace autofill.toml < config files < env < overrides. The
+    workspace is `workspace` if given, else found by `discover_workspace` (env, then upwards from `start`)."""
+    settings = Settings(workspace=discover_workspace(workspace, environ, start))
     workspace_toml = settings.workspace / "autofill.toml"
     if workspace_toml.is_file():
         apply_overrides(settings, read_toml(workspace_toml), str(workspace_toml))
@@ -382,6 +435,11 @@ def validate(settings: Settings) -> None:
         raise InputError("ingest.chunk_chars must be at least 200")
     if settings.run.reporting_year and not 1900 <= settings.run.reporting_year <= 2100:
         raise InputError(f"run.reporting_year must be a year such as 2023, got {settings.run.reporting_year}")
+    lib = settings.library
+    if lib.reuse not in ("off", "approved"):
+        raise InputError(f"unknown library.reuse {lib.reuse!r} (off, approved)")
+    if not (0.0 <= lib.threshold <= 1.0 and 0.0 <= lib.reuse_threshold <= 1.0):
+        raise InputError("library.threshold and library.reuse_threshold must be between 0 and 1")
     if settings.llm.concurrency < 1:
         raise InputError("llm.concurrency must be at least 1")
     # A malformed price used to pass here and then fail every row after its model calls were made.

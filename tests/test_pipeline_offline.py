@@ -107,10 +107,12 @@ def test_cli_ingest_and_run_json_with_the_real_embedder(tmp_path):
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout.strip().splitlines()[-1])
     assert set(data) == {"output", "rows", "answered", "failed", "skipped", "llm_calls", "prompt_tokens",
-                         "completion_tokens", "cost_usd", "seconds", "evidence_only", "report", "tiers"}
+                         "completion_tokens", "cost_usd", "seconds", "evidence_only", "report", "tiers",
+                         "reused"}
     # evidence-only drafts are never Ready: a reviewer writes the answer
     assert data["tiers"] == {"ready": 0, "check": 0, "needs_work": len(OFFLINE_FACTS)}
     assert data["evidence_only"] is True and Path(data["report"]).is_file()
+    assert data["reused"] == 0  # no answer library yet
     assert data["rows"] == data["answered"] == len(OFFLINE_FACTS) and data["failed"] == 0 and data["llm_calls"] == 0
     out = read_output(Path(data["output"]))
     assert Path(data["output"]).parent == ws / "reports_out"
@@ -134,10 +136,12 @@ def test_live_mode_on_linux_is_a_clear_input_error(ingested, tmp_path):
     assert not list(tmp_path.glob("*.xlsx"))
 
 
-def test_offline_summary_never_calls_drafts_answers(ingested, tmp_path, capsys):
+def test_offline_summary_never_calls_drafts_answers(ingested, tmp_path):
+    from autofill.summaries import run_summary
+
     root, emb, questionnaire = ingested
-    run_questionnaire(Settings(workspace=root), COMPANY, questionnaire, out_dir=tmp_path, progress=True,
-                      providers=Providers(embedder=emb))
-    err = capsys.readouterr().err
-    assert "drafted from evidence only (no model answered)" in err
-    assert " answered, " not in err
+    report = run_questionnaire(Settings(workspace=root), COMPANY, questionnaire, out_dir=tmp_path,
+                               providers=Providers(embedder=emb))
+    text = run_summary(report, COMPANY)
+    assert "drafted from evidence only (no model answered)" in text
+    assert " answered, " not in text

@@ -10,6 +10,7 @@ import openpyxl
 import pytest
 from openpyxl.worksheet.datavalidation import DataValidation
 
+from autofill.errors import InputError
 from autofill.records import Answer, Citation, RowResult
 from autofill.settings import Settings
 from autofill.workbook.layout import read_questions
@@ -18,7 +19,7 @@ from autofill.workbook.writeback import match_allowed, write_results
 from tests.test_workbook_layout import build_x14
 from tests.workbook_builders import assert_only_changed, build_questionnaire, result_for, rewrite_zip, sha256
 
-ADDED = "HIJKLMNO"
+ADDED = "HIJKLMNOP"
 
 
 def fill(tmp_path, src, results_for=None, run_info=None, out_name="out.xlsx"):
@@ -56,8 +57,9 @@ def test_cells_are_filled_with_answers_and_review_columns(tmp_path):
     src = build_questionnaire(tmp_path / "q.xlsx")
     layout, rows, _, out = fill(tmp_path, src)
     ws = openpyxl.load_workbook(out)["Questionnaire"]
-    assert [ws.cell(row=3, column=c).value for c in range(6, 14)] == [
-        "Answer", "Comments", "Reasoning", "Sources", "Confidence", "Status", "Review", "Reviewer comment"]
+    assert [ws.cell(row=3, column=c).value for c in range(6, 17)] == [
+        "Answer", "Comments", "Reasoning", "Sources", "Confidence", "Status", "Review", "Reviewer comment",
+        "Tier", "Checks", "Library answer"]
     yes_row, text_row = rows[0].row, rows[2].row
     # Drop-down cell: only the verdict; the explanation moves to Reasoning.
     assert ws[f"F{yes_row}"].value == "Yes"
@@ -235,8 +237,8 @@ def test_failed_save_leaves_nothing_behind(tmp_path):
     src = build_questionnaire(tmp_path / "q.xlsx")
     layout, rows = read_questions(Settings(), src)
     target = tmp_path / "out" / "out.xlsx"
-    target.mkdir(parents=True)  # os.replace onto a folder fails after the temp file is written
-    with pytest.raises(OSError):
+    target.mkdir(parents=True)  # a folder where the output should go: refused, one line naming it
+    with pytest.raises(InputError, match=f"{target} is a folder"):
         write_results(Settings(), src, layout, [result_for(q) for q in rows], target, {})
     assert os.listdir(target.parent) == ["out.xlsx"] and target.is_dir()
 
