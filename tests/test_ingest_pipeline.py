@@ -234,9 +234,11 @@ class RecordingReporter:
         return Bar()
 
 
-def test_progress_counts_embedded_chunks_and_messages_go_to_logging(settings, docs, capsys, caplog):
+def test_progress_counts_embedded_chunks_and_messages_go_to_logging(settings, docs, capsys, caplog, monkeypatch):
     import logging
 
+    # A CLI test earlier in this process may have configured logging to print; here only the records count.
+    monkeypatch.setattr(logging.getLogger("autofill"), "handlers", [])
     reporter = RecordingReporter()
     emb = FakeEmbedder()
     with caplog.at_level(logging.INFO, logger="autofill"):
