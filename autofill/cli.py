@@ -121,13 +121,14 @@ def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, a
     for f in report.files:
         if f.status == "failed":
             click.echo(f"  failed   {f.path}: {f.error}", err=True)
+    ocr = f" ({data['ocr_pages']} read by OCR)" if data["ocr_pages"] else ""
     if as_json:
         emit_json(data)
     else:
         click.echo(
             f"{data['company']}: {_count(data['documents'], 'document')} ({data['new_documents']} new, "
             f"{data['skipped_documents']} unchanged, {data['failed_documents']} failed), "
-            f"{data['pages']} pages, {data['chunks']} chunks in {data['seconds']:.1f} s"
+            f"{data['pages']} pages{ocr}, {data['chunks']} chunks in {data['seconds']:.1f} s"
         )
     if report.count("failed"):
         sys.exit(2)
@@ -157,7 +158,8 @@ def companies(ctx, as_json):
                    f"{_count(s.chunks, 'chunk')}, embedder {s.embedder}, last ingest {s.last_ingest}")
         for d in s.documents:
             click.echo(f"    {d.file_name}: {_count(d.pages, 'page')}, {_count(d.chunks, 'chunk')}"
-                       + (f", {_count(d.empty_pages, 'page')} without text" if d.empty_pages else ""))
+                       + (f", {_count(d.empty_pages, 'page')} without text" if d.empty_pages else "")
+                       + (f", {d.ocr_pages} read by OCR" if d.ocr_pages else ""))
 
 
 @cli.command()

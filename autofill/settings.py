@@ -46,6 +46,15 @@ class IngestSettings:
     table_pages: str = "auto"
     # Pages with less text than this are counted as "no extractable text" (image-only pages).
     min_page_chars: int = 20
+    # OCR (Tesseract, ingest/ocr.py) of pages without a text layer and of large images on pages with
+    # text (charts, infographics, scanned statements). false: only the text layer is read.
+    ocr: bool = True
+    ocr_dpi: int = 150  # rendering resolution for OCR (higher: slower, better on small print)
+    ocr_language: str = "eng"  # Tesseract language(s), "eng+fra" for several
+    # A page with fewer text-layer characters than this is OCR'd whole (a scan with a printed footer,
+    # a cover); on other pages only images covering at least `ocr_image_share` of the page are.
+    ocr_page_chars: int = 200
+    ocr_image_share: float = 0.2
 
 
 @dataclass

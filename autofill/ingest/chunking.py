@@ -32,7 +32,7 @@ from autofill.settings import IngestSettings
 # Part of every document's chunking fingerprint (see ingest.pipeline.chunking_fingerprint): raise it with
 # any code change that alters the chunks of an unchanged PDF (chunking here, or parsing, clean-up and
 # tables upstream), so the next ingest rebuilds stores made by the old code instead of skipping them.
-CHUNKER_VERSION = 1
+CHUNKER_VERSION = 2  # 2: OCR text and printed page labels
 
 # A sentence ends at . ! ? (optionally followed by a closing quote or bracket) before a capital,
 # a digit or an opening quote/bracket. "e.g. the" and "1.5" are not ends.
@@ -50,6 +50,7 @@ class _Unit:
     sep: str = "\n\n"  # what joins it to the unit before it in a chunk (" " inside a paragraph)
     level: int = 0  # heading level
     splittable: bool = False  # a whole paragraph that may still be cut into sentences
+    ocr: bool = False  # read by OCR
 
     @property
     def content(self) -> bool:
@@ -112,7 +113,8 @@ def _units(doc: ParsedDocument, limit: int) -> list[_Unit]:
                 for piece in split_table(block.text, limit):
                     units.append(_Unit("table", piece, page.page, page.page, _path(stack)))
             elif block.text.strip():
-                units.append(_Unit("text", block.text.strip(), page.page, page.page, _path(stack), splittable=True))
+                units.append(_Unit("text", block.text.strip(), page.page, page.page, _path(stack), splittable=True,
+                                   ocr=block.ocr))
     return units
 
 
@@ -223,23 +225,27 @@ def _pack(units: list[_Unit], settings: IngestSettings) -> list[list[_Unit]]:
 def chunk_document(doc: ParsedDocument, company: str, settings: IngestSettings) -> list[Chunk]:
     """Cut one parsed document into chunks (see the module docstring for the rules)."""
     out: list[Chunk] = []
+    labels = {p.page: p.label for p in doc.pages}
     for units in _pack(_units(doc, settings.chunk_chars), settings):
         text = _join(units)
         content = [u for u in units if u.content] or units
         index = len(out)
+        start, end = min(u.page_start for u in units), max(u.page_end for u in units)
         out.append(
             Chunk(
                 id=f"{doc.sha256[:16]}-{index:05d}",
                 company=company,
                 file_name=doc.file_name,
                 doc_sha256=doc.sha256,
-                page_start=min(u.page_start for u in units),
-                page_end=max(u.page_end for u in units),
+                page_start=start,
+                page_end=end,
                 section=content[0].section,
                 index=index,
                 has_table=any(u.kind == "table" for u in units),
                 text=text,
                 content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                ocr=any(u.ocr for u in units),
+                page_labels=tuple(labels.get(n, "") for n in range(start, end + 1)),
             )
         )
     return out

@@ -171,7 +171,7 @@ def _parse_one(path: Path, company: str, ingest: IngestSettings) -> _Parsed:
         chunks = chunk_document(doc, company, ingest)
         if not chunks:
             raise InputError(f"no extractable text on any of its {doc.page_count} pages "
-                             f"(scanned images? OCR is not supported)")
+                             f"(scanned images? OCR is {'on' if ingest.ocr else 'off'})")
         return _Parsed(doc, chunks, seconds=time.perf_counter() - t)
     except InputError as exc:
         return _Parsed(error=str(exc), seconds=time.perf_counter() - t)
@@ -218,6 +218,15 @@ class _Parser:
             self._pool.shutdown(wait=True, cancel_futures=True)
 
 
+def ocr_engine_present() -> bool:
+    """Cheap check (no PyMuPDF import) whether Tesseract's data can be found: part of the fingerprint,
+    so installing Tesseract later re-reads documents whose image pages went unread."""
+    import os
+    import shutil
+
+    return bool(os.environ.get("TESSDATA_PREFIX") or shutil.which("tesseract"))
+
+
 def chunking_fingerprint(ingest: IngestSettings) -> str:
     """What, besides the file's bytes, decides a document's chunks: the chunking and table settings and
     the chunker's code version. Recorded per document (as paper-qa keys its index by the settings that
@@ -229,6 +238,7 @@ def chunking_fingerprint(ingest: IngestSettings) -> str:
         "chunker_version": CHUNKER_VERSION, "chunk_chars": ingest.chunk_chars,
         "chunk_overlap": ingest.chunk_overlap, "min_chunk_chars": ingest.min_chunk_chars,
         "extract_tables": ingest.extract_tables, "table_pages": ingest.table_pages,
+        "ocr": ingest.ocr and [ocr_engine_present(), ingest.ocr_dpi, ingest.ocr_language, ingest.ocr_page_chars, ingest.ocr_image_share],
     }
     return hashlib.sha256(json.dumps(knobs, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -256,7 +266,7 @@ def _plan(files: list[Path], known: dict[str, DocumentRecord], chunking: str,
         twin = next((r for r in known.values() if r.sha256 == sha and r.file_name != path.name), None)
         if rec is not None and rec.sha256 == sha and rec.chunking == chunking and not force:
             outcomes.append(FileOutcome(str(path), "skipped", pages=rec.pages, chunks=rec.chunks,
-                                        empty_pages=rec.empty_pages))
+                                        empty_pages=rec.empty_pages, ocr_pages=rec.ocr_pages))
         elif twin is not None and (rec is None or rec.sha256 != sha):
             outcomes.append(FileOutcome(str(path), "skipped", pages=twin.pages, chunks=twin.chunks,
                                         empty_pages=twin.empty_pages,
@@ -354,7 +364,7 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                 status = "replaced" if path.name in known else "new"
                 record = DocumentRecord(
                     file_name=path.name, sha256=doc.sha256, pages=doc.page_count, chunks=len(chunks),
-                    empty_pages=len(doc.empty_pages),
+                    empty_pages=len(doc.empty_pages), ocr_pages=len(doc.ocr_pages),
                     ingested_at=now_iso(),
                     source_path=str(path.resolve()), chunking=chunking,
                 )
@@ -363,8 +373,9 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                 changed = True
                 timer.store += time.perf_counter() - t
                 outcomes.append(FileOutcome(str(path), status, pages=doc.page_count, chunks=len(chunks),
-                                            empty_pages=len(doc.empty_pages)))
+                                            empty_pages=len(doc.empty_pages), ocr_pages=len(doc.ocr_pages)))
                 empty = f" ({len(doc.empty_pages)} without text)" if doc.empty_pages else ""
+                empty += f" ({len(doc.ocr_pages)} read by OCR)" if doc.ocr_pages else ""
                 bar.line(f"  {status:<8} {path.name}: {doc.page_count} pages{empty}, {len(chunks)} chunks")
 
             if store is not None and changed:
