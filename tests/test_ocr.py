@@ -101,7 +101,7 @@ def test_only_large_images_and_textless_pages_are_ocr_regions(tmp_path):
     blank = doc.new_page()
     assert ocr.regions(blank, 0, IngestSettings()) == ([], False)  # nothing drawn: nothing to read
     scan = doc.new_page()
-    scan.insert_image(scan.rect, stream=of.chart_png("Scan", ["A"], ["1"]))
+    scan.insert_image(scan.rect, stream=of.chart_png("Scan", ["A"], ["1"]), keep_proportion=False)
     assert ocr.regions(scan, 30, IngestSettings()) == ([scan.rect], True)
     assert ocr.read_page(page, [], 2400, IngestSettings(ocr=False)) == []
 
