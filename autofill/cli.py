@@ -255,16 +255,25 @@ def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, as_
 @cli.command()
 @click.argument("output", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--company", default=None, help="Company whose PDFs the cited pages come from (default: from Run info).")
+@click.option("--pack", is_flag=True,
+              help="Write a self-contained review pack (folder and zip: report, page images, cited PDFs, workbook).")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
-def report(ctx, output, company, as_json):
+def report(ctx, output, company, pack, as_json):
     """Write the HTML review report for a filled OUTPUT workbook."""
     from autofill.review.report import write_review_report
 
     settings = build_settings(ctx)
-    path = write_review_report(settings, output, company=company)
-    emit_json({"report": str(path)}) if as_json else click.echo(f"Review report: {path}")
+    path = write_review_report(settings, output, company=company, pack=pack)
+    data = {"report": str(path)}
+    if pack:
+        data["pack"] = str(path.parent)
+        data["zip"] = str(path.parent.with_name(f"{path.parent.name}.zip"))
+    if as_json:
+        emit_json(data)
+    else:
+        click.echo(f"Review report: {path}" + (f"\nReview pack: {data['zip']}" if pack else ""))
 
 
 @cli.command(name="eval")

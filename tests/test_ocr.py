@@ -94,6 +94,8 @@ def test_only_large_images_and_textless_pages_are_ocr_regions(tmp_path):
     page.insert_textbox(pymupdf.Rect(72, 72, 523, 700), "Text layer. " * 200, fontsize=10)
     page.insert_image(pymupdf.Rect(72, 700, 122, 750), stream=of.chart_png("Logo", ["A"], ["1"]))  # small
     assert ocr.regions(page, 2400, IngestSettings()) == ([], False)
+    page = doc.new_page()  # PyMuPDF caches a page's image list: the chart page is a new page
+    page.insert_textbox(pymupdf.Rect(72, 72, 523, 700), "Text layer. " * 200, fontsize=10)
     page.insert_image(pymupdf.Rect(72, 300, 523, 600), stream=of.chart_png("Chart", ["A", "B"], ["1", "2"]))
     areas, whole = ocr.regions(page, 2400, IngestSettings())
     assert len(areas) == 1 and not whole
@@ -102,7 +104,7 @@ def test_only_large_images_and_textless_pages_are_ocr_regions(tmp_path):
     assert ocr.regions(blank, 0, IngestSettings()) == ([], False)  # nothing drawn: nothing to read
     scan = doc.new_page()
     scan.insert_image(scan.rect, stream=of.chart_png("Scan", ["A"], ["1"]), keep_proportion=False)
-    assert ocr.regions(scan, 30, IngestSettings()) == ([scan.rect], True)
+    assert ocr.regions(scan, 30, IngestSettings()) == ([(scan.rect, None)], True)
     assert ocr.read_page(page, [], 2400, IngestSettings(ocr=False)) == []
 
 

@@ -38,7 +38,7 @@ MIN_BLOCK_LETTERS = 3  # a block with fewer letters or digits is noise from a ph
 MIN_IMAGE_PIXELS = 120  # images smaller than this on both sides carry no readable text
 MIN_WORD_CONF = 30.0  # Tesseract's confidence (0-100) below which a "word" is a speck or a bar edge
 SCAN_SHARE = 0.6  # an image this large on a page with little text is the page itself (a scan)
-OCR_TIMEOUT_S = 120  # one region; a pathological image must not stall an ingest
+OCR_TIMEOUT_S = 300  # one region; a pathological image must not stall an ingest
 
 
 @dataclass(frozen=True)
@@ -63,25 +63,26 @@ def available() -> bool:
     return ok
 
 
-def regions(page, text_chars: int, settings) -> tuple[list, bool]:
-    """The rectangles of `page` worth OCR, and whether that is the page as a whole: the whole page
-    when it has little text and an image covering most of it (a scan) or only drawings (outlined
-    text); else each image covering at least `ocr_image_share` of the page; else none."""
+def regions(page, text_chars: int, settings) -> tuple[list[tuple], bool]:
+    """What of `page` is worth OCR, as (rectangle, image info or None) pairs, and whether that is the
+    page as a whole: the whole page when it has little text and an image covering most of it (a scan)
+    or only drawings (outlined text); else each image covering at least `ocr_image_share` of the
+    page; else nothing."""
     import pymupdf
 
     area = abs(page.rect)
-    images = []
-    for info in page.get_image_info():
+    images: list[tuple] = []
+    for info in page.get_image_info(xrefs=True):
         rect = pymupdf.Rect(info["bbox"]) & page.rect
         if rect.is_empty or (info.get("width", 0) < MIN_IMAGE_PIXELS and info.get("height", 0) < MIN_IMAGE_PIXELS):
             continue
-        if any(abs(rect & r) > 0.9 * abs(rect) for r in images):
+        if any(abs(rect & r) > 0.9 * abs(rect) for r, _ in images):
             continue  # an image stacked on one already taken (a mask, a duplicate layer)
-        images.append(rect)
+        images.append((rect, info))
     if text_chars < settings.ocr_page_chars:
-        if any(abs(r) >= SCAN_SHARE * area for r in images) or (not images and page.get_drawings()):
-            return [page.rect], True
-    return [r for r in images if abs(r) >= settings.ocr_image_share * area], False
+        if any(abs(r) >= SCAN_SHARE * area for r, _ in images) or (not images and page.get_drawings()):
+            return [(page.rect, None)], True
+    return [(r, info) for r, info in images if abs(r) >= settings.ocr_image_share * area], False
 
 
 def drop_known(blocks: list[OcrBlock], line_rects: list[list], known: list[tuple[float, float, float, float]]) \
@@ -109,20 +110,51 @@ def read_page(page, text_lines: list[tuple[float, float, float, float]], text_ch
     if not areas or not available():
         return []
     out: list[OcrBlock] = []
-    for clip in areas:
-        raw = _ocr_lines(page, clip, settings.ocr_dpi, settings.ocr_language, sparse=not whole)
+    for clip, info in areas:
+        raw = _ocr_lines(page, clip, info, settings.ocr_dpi, settings.ocr_language, sparse=not whole)
         out.extend(drop_known([b for b, _ in raw], [r for _, r in raw], text_lines))
     return out
 
 
-def _ocr_lines(page, clip, dpi: int, language: str, sparse: bool) -> list[tuple[OcrBlock, list]]:
-    """OCR blocks of `clip` with the page rectangle of each of their lines."""
-    pix = page.get_pixmap(dpi=dpi, clip=clip, alpha=False)
-    scale = clip.width / pix.width
-    words = [(x0 * scale + clip.x0, y0 * scale + clip.y0, x1 * scale + clip.x0, y1 * scale + clip.y0, w, b, ln)
-             for x0, y0, x1, y1, w, b, ln in tesseract_words(pix.tobytes("png"), dpi, language, sparse)]
+def _ocr_lines(page, clip, info: dict | None, dpi: int, language: str, sparse: bool) -> list[tuple[OcrBlock, list]]:
+    """OCR blocks of `clip` (the image `info` alone when it can be had, else the rendered page region)
+    with the page rectangle of each of their lines."""
+    import pymupdf
+
+    pix, box = _image_pixels(page, info, dpi) if info else (None, None)
+    if pix is None:
+        pix, box = page.get_pixmap(dpi=dpi, clip=clip, alpha=False), clip
+    sx, sy = box.width / pix.width, box.height / pix.height
+    eff_dpi = max(30, round(72 / sx))
+    words = [(x0 * sx + box.x0, y0 * sy + box.y0, x1 * sx + box.x0, y1 * sy + box.y0, w, b, ln)
+             for x0, y0, x1, y1, w, b, ln in tesseract_words(pix.tobytes("png"), eff_dpi, language, sparse)]
+    words = [w for w in words if clip.contains(pymupdf.Point((w[0] + w[2]) / 2, (w[1] + w[3]) / 2))]
     return [(OcrBlock(tuple(t for t, _ in blk), _union([r for _, r in blk])), [r for _, r in blk])
             for blk in group_lines(split_columns(words), clip.width)]
+
+
+def _image_pixels(page, info: dict, dpi: int):
+    """The image's own pixels (without the text printed over it: a background photo costs little and
+    nothing is read twice) and its page rectangle, shrunk towards `dpi`; (None, None) when it is
+    inline, rotated, flipped or unreadable (the caller renders the region instead)."""
+    import pymupdf
+
+    t = info.get("transform") or (0, 1, 1, 0, 0, 0)
+    if not info.get("xref") or abs(t[1]) > 1e-3 or abs(t[2]) > 1e-3 or t[0] <= 0 or t[3] <= 0:
+        return None, None
+    try:
+        pix = pymupdf.Pixmap(page.parent, info["xref"])
+        if pix.alpha:
+            pix = pymupdf.Pixmap(pix, 0)
+        if pix.colorspace is None or pix.colorspace.n not in (1, 3):
+            pix = pymupdf.Pixmap(pymupdf.csRGB, pix)
+    except Exception:  # noqa: BLE001 - an exotic image: render the region instead
+        return None, None
+    box = pymupdf.Rect(info["bbox"])
+    target = box.width / 72 * dpi
+    while pix.width > 2 * target and pix.width > 2 * MIN_IMAGE_PIXELS:
+        pix.shrink(1)  # halves each side
+    return pix, box
 
 
 def tesseract_words(png: bytes, dpi: int, language: str, sparse: bool) -> list[tuple]:
