@@ -18,6 +18,7 @@ import shutil
 import tempfile
 import zipfile
 from pathlib import Path
+from urllib.parse import quote
 
 PDF_DIR = "pdfs"
 
@@ -42,7 +43,7 @@ def fill_pack(build: Path, output_xlsx: Path, sources: dict) -> dict[str, str]:
         shutil.copyfile(source.path, build / PDF_DIR / name)
         packed[name] = f"{PDF_DIR}/{name}"
     wb = load_workbook_safely(output_xlsx, rich_text=True)
-    link_sources(wb, lambda f, n: f"{packed[f]}#page={n}" if f in packed else "")
+    link_sources(wb, lambda f, n: f"{quote(packed[f])}#page={n}" if f in packed else "")
     buffer = io.BytesIO()
     wb.save(buffer)
     atomic_write_bytes(build / output_xlsx.name, buffer.getvalue())
