@@ -2,7 +2,8 @@
 
 Rules, in order of preference:
 - cut at paragraph boundaries, then at sentence boundaries, then (for a sentence longer than a
-  chunk) between words;
+  chunk) between words; a paragraph that ends inside a sentence (PyMuPDF splits text at column and
+  box edges) is not a boundary: its unfinished sentence starts the next chunk instead;
 - a new heading starts a new chunk once the current one has `min_chunk_chars`, and a sibling or
   higher heading does from half that, so a chunk's section path is true for all of it;
 - when a chunk already holds half its size and the next block is on a new page, cut there, so that
@@ -154,6 +155,28 @@ def _overlap(units: list[_Unit], budget: int) -> _Unit | None:
     return replace(last, kind="overlap", text=" ".join(tail), sep="\n\n", splittable=False)
 
 
+_ENDS_SENTENCE = re.compile(r"[.!?:;)\]\"'\u201d\u2019]\s*$")
+
+
+def _unfinished_tail(cur: list[_Unit], limit: int) -> _Unit | None:
+    """When the chunk ends inside a sentence (a paragraph PyMuPDF split at a column or box edge), take
+    that unfinished sentence off its end, to start the next chunk with it: chunks end at sentence
+    boundaries where they can. None when the chunk ends a sentence, or the piece is long or all it has."""
+    last = cur[-1] if cur else None
+    if last is None or last.kind != "text" or _ENDS_SENTENCE.search(last.text):
+        return None
+    sentences = split_sentences(last.text)
+    if not sentences or len(sentences[-1]) > limit // 3:
+        return None
+    if len(sentences) > 1:
+        cur[-1] = replace(last, text=" ".join(sentences[:-1]))
+    elif sum(1 for x in cur if x.content) > 1:
+        cur.pop()
+    else:
+        return None
+    return replace(last, text=sentences[-1], sep="\n\n", splittable=False)
+
+
 def _join(units: list[_Unit]) -> str:
     text = ""
     for u in units:
@@ -201,8 +224,13 @@ def _pack(units: list[_Unit], settings: IngestSettings) -> list[list[_Unit]]:
             if u.splittable and (not has_content or size < half) and len(u.text) > limit - size - len(u.sep):
                 queue.extendleft(reversed(_sentence_units(u, limit)))
                 continue
+            tail = _unfinished_tail(cur, limit) if has_content and u.kind == "text" else None
             if has_content:
-                flush(carry_overlap=u.kind == "text")
+                flush(carry_overlap=u.kind == "text" and tail is None)
+                if tail is not None:  # the sentence the chunk would have cut goes whole into the next
+                    cur = [tail]
+                    size = len(tail.text)
+                    u = replace(u, sep=" ")
             elif cur:  # a run of headings with no text yet fills a chunk: let them stand alone
                 chunks.append(cur)
                 cur, size = [], 0
