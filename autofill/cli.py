@@ -147,7 +147,7 @@ def companies(ctx, as_json):
     if as_json:
         emit_json({"companies": [
             {"company": s.company, "documents": len(s.documents), "pages": s.pages, "chunks": s.chunks,
-             "embedder": s.embedder, "last_ingest": s.last_ingest,
+             "embedder": s.embedder, "embedder_runtime": s.embedder_runtime, "last_ingest": s.last_ingest,
              "files": [d.file_name for d in s.documents]} for s in stores]})
         return
     if not stores:
@@ -155,11 +155,23 @@ def companies(ctx, as_json):
         return
     for s in stores:
         click.echo(f"{s.company}: {_count(len(s.documents), 'document')}, {_count(s.pages, 'page')}, "
-                   f"{_count(s.chunks, 'chunk')}, embedder {s.embedder}, last ingest {s.last_ingest}")
+                   f"{_count(s.chunks, 'chunk')}, embedder {s.embedder}{_runtime_note(settings, s)}, "
+                   f"last ingest {s.last_ingest}")
         for d in s.documents:
             click.echo(f"    {d.file_name}: {_count(d.pages, 'page')}, {_count(d.chunks, 'chunk')}"
                        + (f", {_count(d.empty_pages, 'page')} without text" if d.empty_pages else "")
                        + (f", {d.ocr_pages} read by OCR" if d.ocr_pages else ""))
+
+
+def _runtime_note(settings, store) -> str:
+    """Which runtime made a local store's vectors, and whether queries now use another one."""
+    if not store.embedder_runtime:
+        return ""
+    now = settings.embedding.runtime
+    if store.embedder_runtime == now:
+        return f" ({now})"
+    return (f" (built with {store.embedder_runtime}, queried with {now}: same model, vectors agree within "
+            f"0.999 cosine)")
 
 
 @cli.command()

@@ -109,6 +109,7 @@ class StoreInfo:
     embedder: str
     documents: list[DocumentRecord]
     last_ingest: str
+    embedder_runtime: str = ""  # local embedder: "onnx" or "torch" (how the store's vectors were made)
 
     @property
     def pages(self) -> int:

@@ -65,7 +65,11 @@ class EmbeddingSettings:
     provider: str = ""
     model: str = ""  # empty: the provider's default
     batch_size: int = 32
-    device: str = "cpu"
+    device: str = "cpu"  # torch runtime only
+    # How the local model runs: "onnx" (default: onnxruntime, no torch, loads in under a second) or
+    # "torch" (sentence-transformers; needs `pip install 'autofill[torch]'`). Same model, same store
+    # name; vectors agree within 0.999 cosine (benchmarks/embedder_runtimes.py).
+    runtime: str = "onnx"
 
 
 @dataclass
@@ -355,6 +359,8 @@ def validate(settings: Settings) -> None:
         raise InputError("retrieval needs 1 <= final_k <= candidates")
     if settings.embedding.provider not in ("", "local", "openai", "cohere"):
         raise InputError(f"unknown embedding provider {settings.embedding.provider!r} (local, openai, cohere)")
+    if settings.embedding.runtime not in ("onnx", "torch"):
+        raise InputError(f"unknown embedding runtime {settings.embedding.runtime!r} (onnx, torch)")
     if settings.llm.provider not in ("auto", "openai", "cohere", "none"):
         raise InputError(f"unknown LLM provider {settings.llm.provider!r}")
     if settings.ingest.chunk_chars < 200:
