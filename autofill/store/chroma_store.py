@@ -4,8 +4,8 @@ Layout (identical in embedded and server mode, so both behave the same):
   <collection>        chunks with our own embeddings (cosine space); metadata on each chunk: company,
                       file_name, doc_sha256, page_start, page_end, section, chunk_index, has_table,
                       content_hash, ocr (text read by OCR), page_label (printed number of
-                      page_start) and page_labels ("|"-joined, one per page). Collection metadata: company (display name), embedder, created_at,
-                      last_ingest.
+                      page_start) and page_labels ("|"-joined, one per page). Collection
+                      metadata: company (display name), embedder, created_at, last_ingest.
   <collection>.docs   the manifest: one record per document (id = file name, metadata = DocumentRecord).
 
 Consistency: the manifest is the truth. Readers only see chunks whose doc_sha256 is the manifest's hash for
