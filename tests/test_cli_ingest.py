@@ -17,7 +17,7 @@ from tests import pdf_factory as pf
 from tests.fakes import FakeEmbedder
 
 INGEST_KEYS = ["company", "documents", "new_documents", "skipped_documents", "failed_documents", "pages",
-               "chunks", "seconds"]
+               "chunks", "ocr_pages", "seconds"]
 
 
 def invoke(workspace, *args):
