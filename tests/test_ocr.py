@@ -129,3 +129,13 @@ def test_ocr_lines_lying_on_text_layer_lines_are_dropped():
     known = [(0, 0, 100, 12)]  # the footer is in the text layer
     assert ocr.drop_known(blocks, rects, known)[0].lines == ("Chart value 4,250",)
     assert ocr.drop_known(blocks, rects, [(0, 0, 100, 45)]) == []
+
+
+def test_tesseract_tsv_keeps_confident_words_with_their_boxes():
+    tsv = ("level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n"
+           "4\t1\t1\t1\t1\t0\t10\t20\t200\t30\t-1\t\n"
+           "5\t1\t1\t1\t1\t1\t10\t20\t80\t30\t96.5\t4,250\n"
+           "5\t1\t1\t1\t1\t2\t100\t20\t60\t30\t12.0\t|\n"
+           "5\t1\t2\t1\t1\t1\t10\t80\t50\t30\t91.0\tAlpha\n"
+           "5\t1\t2\t1\t1\t2\t70\t80\t50\t30\t91.0\t \n")
+    assert ocr.parse_tsv(tsv) == [(10, 20, 90, 50, "4,250", 1, (1, 1, 1)), (10, 80, 60, 110, "Alpha", 2, (2, 1, 1))]

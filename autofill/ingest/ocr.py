@@ -49,6 +49,7 @@ class OcrBlock:
     bbox: tuple[float, float, float, float]
 
 
+@functools.lru_cache(maxsize=1)
 def _binary() -> str:
     return shutil.which("tesseract") or "tesseract"
 
