@@ -156,6 +156,10 @@ def _passage_view(e: EvidenceRow, cited: bool, pages: _Pages | None, q: ReviewQu
             view.pages.append(pages.view(e.file_name, n, marks or [e.text]))
         else:  # uncited passages get the link only: images are for what the answer rests on
             view.pages.append(PageView(e.file_name, n, pages.link(e.file_name, n) if pages else ""))
+    lit = [pv.page for pv in view.pages if pv.highlighted]
+    for pv in view.pages:  # a passage over a page break: its answer sentences are on one of the pages
+        if lit and not pv.highlighted and pv.image:
+            pv.note = f"the sentences that carry the answer are on page {lit[0]}"
     return view
 
 
