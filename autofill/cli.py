@@ -106,15 +106,17 @@ def cli(ctx, workspace, configs, chroma_url):
 @click.option("--chunk-chars", type=int, default=None, help="Target chunk size in characters (default 1000).")
 @click.option("--force", is_flag=True,
               help="Re-ingest every file, even those stored unchanged with the same chunking settings.")
+@click.option("--ocr/--no-ocr", default=None,
+              help="Read image-only pages and charts by OCR (default on: ingest.ocr).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line instead of progress and a summary.")
 @click.pass_context
 @handle_errors
-def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, as_json):
+def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, ocr, as_json):
     """Ingest PDF reports (files or folders) into COMPANY's evidence store."""
     from autofill.ingest.pipeline import ingest_paths
 
     settings = build_settings(ctx, embedding={"provider": embedder, "model": embedding_model},
-                              ingest={"chunk_chars": chunk_chars})
+                              ingest={"chunk_chars": chunk_chars, "ocr": ocr})
     report = ingest_paths(settings, company, list(paths), progress=not as_json, force=force)
     data = report.to_json()
     # Why a file failed goes to stderr under --json too: the JSON line only counts failures.

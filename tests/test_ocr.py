@@ -139,3 +139,14 @@ def test_tesseract_tsv_keeps_confident_words_with_their_boxes():
            "5\t1\t2\t1\t1\t1\t10\t80\t50\t30\t91.0\tAlpha\n"
            "5\t1\t2\t1\t1\t2\t70\t80\t50\t30\t91.0\t \n")
     assert ocr.parse_tsv(tsv) == [(10, 20, 90, 50, "4,250", 1, (1, 1, 1)), (10, 80, 60, 110, "Alpha", 2, (2, 1, 1))]
+
+
+def test_cli_no_ocr_turns_it_off(tmp_path, workspace):
+    from click.testing import CliRunner
+
+    from autofill.cli import cli
+
+    scan = of.make_scanned_pdf(tmp_path / "scan.pdf", SCAN)
+    result = CliRunner().invoke(cli, ["--workspace", str(workspace), "ingest", "--company", "Acme", "--no-ocr",
+                                      "--json", str(scan)])
+    assert result.exit_code == 2 and "ingest.ocr = false" in result.output
