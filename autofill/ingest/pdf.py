@@ -22,7 +22,9 @@ Licence trade-off: PyMuPDF (and pymupdf4llm) are AGPL-3.0, accepted for this int
 product shipped to third parties would need Artifex's commercial licence or a move to pdfplumber
 (MIT), which is slower and, on these reports, finds no tables without tuning.
 
-Pages are numbered 1..N by their position in the file, whatever is printed on them.
+Pages are numbered 1..N by their position in the file, whatever is printed on them; the printed
+number is kept beside it (PageContent.label, from ingest/page_labels.py). Pages without a text layer
+and large images on pages with one are read by OCR (ingest/ocr.py; blocks marked `ocr`).
 """
 
 from __future__ import annotations

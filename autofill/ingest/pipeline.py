@@ -219,18 +219,18 @@ class _Parser:
 
 
 def ocr_engine_present() -> bool:
-    """Cheap check (no PyMuPDF import) whether Tesseract's data can be found: part of the fingerprint,
-    so installing Tesseract later re-reads documents whose image pages went unread."""
-    import os
+    """Whether Tesseract is installed (a PATH lookup, no import): part of the fingerprint, so installing
+    it later re-reads documents whose image pages went unread."""
     import shutil
 
-    return bool(os.environ.get("TESSDATA_PREFIX") or shutil.which("tesseract"))
+    return shutil.which("tesseract") is not None
 
 
 def chunking_fingerprint(ingest: IngestSettings) -> str:
     """What, besides the file's bytes, decides a document's chunks: the chunking and table settings and
     the chunker's code version. Recorded per document (as paper-qa keys its index by the settings that
-    built it), so a changed --chunk-chars or table setting rebuilds the document instead of skipping it.
+    built it), so a changed --chunk-chars, table or OCR setting (or Tesseract installed since) rebuilds the
+    document instead of skipping it.
     min_page_chars is left out: it only counts pages without text, it changes no chunk."""
     from autofill.ingest.chunking import CHUNKER_VERSION
 
@@ -238,7 +238,8 @@ def chunking_fingerprint(ingest: IngestSettings) -> str:
         "chunker_version": CHUNKER_VERSION, "chunk_chars": ingest.chunk_chars,
         "chunk_overlap": ingest.chunk_overlap, "min_chunk_chars": ingest.min_chunk_chars,
         "extract_tables": ingest.extract_tables, "table_pages": ingest.table_pages,
-        "ocr": ingest.ocr and [ocr_engine_present(), ingest.ocr_dpi, ingest.ocr_language, ingest.ocr_page_chars, ingest.ocr_image_share],
+        "ocr": ingest.ocr and [ocr_engine_present(), ingest.ocr_dpi, ingest.ocr_language, ingest.ocr_page_chars,
+                               ingest.ocr_image_share],
     }
     return hashlib.sha256(json.dumps(knobs, sort_keys=True).encode()).hexdigest()[:16]
 
