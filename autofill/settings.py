@@ -160,6 +160,21 @@ class EvalSettings:
     number_tolerance: float = 0.02
 
 
+@dataclass
+class RunSettings:
+    # The questionnaire's reporting year (`run --year`): an answer stating an earlier year (not a
+    # baseline or a target) is tiered Check. 0: not given, nothing checked.
+    reporting_year: int = 0
+
+
+@dataclass
+class VerifySettings:
+    # Model verification: one extra call per answered row asks whether the cited passages support each
+    # claim of the answer; unsupported claims make the row Needs work. Cached and costed ("verify").
+    llm: bool = False
+    judge_model: str = ""  # empty: the answering model
+
+
 SECTIONS = {
     "ingest": IngestSettings,
     "embedding": EmbeddingSettings,
@@ -169,6 +184,8 @@ SECTIONS = {
     "workbook": WorkbookSettings,
     "cost": CostSettings,
     "eval": EvalSettings,
+    "run": RunSettings,
+    "verify": VerifySettings,
 }
 
 
@@ -183,6 +200,8 @@ class Settings:
     workbook: WorkbookSettings = field(default_factory=WorkbookSettings)
     cost: CostSettings = field(default_factory=CostSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
+    run: RunSettings = field(default_factory=RunSettings)
+    verify: VerifySettings = field(default_factory=VerifySettings)
 
     @property
     def vectordb_dir(self) -> Path:
@@ -365,6 +384,8 @@ def validate(settings: Settings) -> None:
         raise InputError(f"unknown LLM provider {settings.llm.provider!r}")
     if settings.ingest.chunk_chars < 200:
         raise InputError("ingest.chunk_chars must be at least 200")
+    if settings.run.reporting_year and not 1900 <= settings.run.reporting_year <= 2100:
+        raise InputError(f"run.reporting_year must be a year such as 2023, got {settings.run.reporting_year}")
     if settings.llm.concurrency < 1:
         raise InputError("llm.concurrency must be at least 1")
     # A malformed price used to pass here and then fail every row after its model calls were made.
