@@ -142,16 +142,18 @@ def cli(ctx, workspace, configs, chroma_url, verbose, quiet, debug):
               help="Re-ingest every file, even those stored unchanged with the same chunking settings.")
 @click.option("--recursive/--no-recursive", default=True,
               help="Search the subfolders of the folders given (default), or only their top level.")
+@click.option("--ocr/--no-ocr", default=None,
+              help="Read image-only pages and charts by OCR (default on: ingest.ocr).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line instead of progress and a summary.")
 @click.pass_context
 @handle_errors
-def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, recursive, as_json):
+def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, recursive, ocr, as_json):
     """Ingest PDF reports (files or folders, searched recursively) into COMPANY's evidence store."""
     from autofill.ingest.pipeline import ingest_paths
     from autofill.summaries import ingest_summary
 
     settings = build_settings(ctx, embedding={"provider": embedder, "model": embedding_model},
-                              ingest={"chunk_chars": chunk_chars})
+                              ingest={"chunk_chars": chunk_chars, "ocr": ocr})
     report = ingest_paths(settings, company, list(paths), reporter=reporter_for(ctx, as_json), force=force,
                           recursive=recursive)
     data = report.to_json()
@@ -317,18 +319,25 @@ def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, as_
 @cli.command()
 @click.argument("output", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--company", default=None, help="Company whose PDFs the cited pages come from (default: from Run info).")
+@click.option("--pack", is_flag=True,
+              help="Write a self-contained review pack (folder and zip: report, page images, cited PDFs, workbook).")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
-def report(ctx, output, company, as_json):
+def report(ctx, output, company, pack, as_json):
     """Write the HTML review report for a filled OUTPUT workbook."""
     from autofill.review.report import write_review_report
 
     settings = build_settings(ctx)
-    path = write_review_report(settings, output, company=company)
+    path = write_review_report(settings, output, company=company, pack=pack)
     from autofill.summaries import report_summary
 
-    emit_json({"report": str(path)}) if as_json else emit(report_summary(path))
+    data = {"report": str(path)}
+    if pack:
+        data["pack"] = str(path.parent)
+        data["zip"] = str(path.parent.with_name(f"{path.parent.name}.zip"))
+    summary = report_summary(path) + (f"\nReview pack: {data['zip']}" if pack else "")
+    emit_json(data) if as_json else emit(summary)
 
 
 @cli.command(name="eval")

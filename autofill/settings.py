@@ -51,6 +51,15 @@ class IngestSettings:
     # 24 annual and climate reports measured), the first third of a truncated report ~65 %.
     damaged_empty_share: float = 0.3
     damaged_min_empty_pages: int = 3
+    # OCR (Tesseract, ingest/ocr.py) of pages without a text layer and of large images on pages with
+    # text (charts, infographics, scanned statements). false: only the text layer is read.
+    ocr: bool = True
+    ocr_dpi: int = 150  # rendering resolution for OCR (higher: slower, better on small print)
+    ocr_language: str = "eng"  # Tesseract language(s), "eng+fra" for several
+    # A page with fewer text-layer characters than this is OCR'd whole (a scan with a printed footer,
+    # a cover); on other pages only images covering at least `ocr_image_share` of the page are.
+    ocr_page_chars: int = 200
+    ocr_image_share: float = 0.2
 
 
 @dataclass

@@ -23,7 +23,9 @@ def ingest_summary(data: dict[str, Any], skipped_files: Iterable[Any] = ()) -> s
     lines.append(
         f"{data['company']}: {count(data['documents'], 'document')} ({data['new_documents']} new, "
         f"{data['skipped_documents']} unchanged, {data['failed_documents']} failed), "
-        f"{count(data['pages'], 'page')}, {count(data['chunks'], 'chunk')} in {data['seconds']:.1f} s"
+        f"{count(data['pages'], 'page')}"
+        + (f" ({data['ocr_pages']} read by OCR)" if data.get("ocr_pages") else "")
+        + f", {count(data['chunks'], 'chunk')} in {data['seconds']:.1f} s"
         + (f"; {count(data['skipped_files'], 'file')} skipped" if data.get("skipped_files") else "")
         + (f"; {warned} may be incomplete (see the warnings)" if warned else ""))
     return "\n".join(lines)
@@ -57,6 +59,7 @@ def stores_summary(stores: Iterable[Any], location: str, runtime: str = "",
         for d in s.documents:
             lines.append(f"    {d.file_name}: {count(d.pages, 'page')}, {count(d.chunks, 'chunk')}"
                          + (f", {count(d.empty_pages, 'page')} without text" if d.empty_pages else "")
+                         + (f", {d.ocr_pages} read by OCR" if getattr(d, "ocr_pages", 0) else "")
                          + f", period {getattr(d, 'period', '') or 'unknown'}")
             lines.extend(f"      warning: {why}" for why in getattr(d, "warnings", ()))
     return "\n".join(lines)

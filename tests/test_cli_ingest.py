@@ -18,7 +18,7 @@ from tests.fakes import FakeEmbedder
 from tests.test_ingest_damage import cut_in_a_stream
 
 INGEST_KEYS = ["company", "documents", "new_documents", "skipped_documents", "failed_documents", "pages",
-               "chunks", "seconds", "skipped_files", "warnings"]
+               "chunks", "ocr_pages", "seconds", "skipped_files", "warnings"]
 
 
 def invoke(workspace, *args):

@@ -8,6 +8,7 @@ from autofill.errors import StoreMismatchError
 from autofill.ingest.pipeline import chunking_fingerprint, embedder_for, expand_paths, ingest_paths
 from autofill.settings import Settings
 from autofill.store.chroma_store import list_stores, open_store
+from tests import ocr_factory
 from tests import pdf_factory as pf
 from tests.fakes import FakeEmbedder
 
@@ -85,7 +86,7 @@ def test_bad_inputs_fail_one_line_each_and_the_rest_is_ingested(settings, tmp_pa
         pf.make_corrupt_pdf(bad / "corrupt.pdf"),
         pf.make_not_pdf(bad / "notes.pdf"),
         pf.make_empty_pdf(bad / "empty.pdf"),
-        pf.make_image_only_pdf(bad / "scan.pdf"),
+        ocr_factory.make_blank_scan_pdf(bad / "scan.pdf"),  # OCR finds no text either
         bad / "missing.pdf",
         pf.make_not_pdf(bad / "notes.txt"),
         alpha,

@@ -61,7 +61,7 @@ def parse_one(path: Path, company: str, ingest: IngestSettings) -> Parsed:
         chunks = chunk_document(doc, company, ingest)
         if not chunks:
             raise InputError(f"no extractable text on any of its {doc.page_count} pages "
-                             f"(scanned images? OCR is not supported)")
+                             f"(scanned images? OCR is {'on' if ingest.ocr else 'off'})")
         found = check_pdf(path, doc, ingest)
         return Parsed(doc, chunks, seconds=time.perf_counter() - t, warnings=found)
     except InputError as exc:

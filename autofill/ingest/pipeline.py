@@ -87,6 +87,7 @@ def file_line(outcome: FileOutcome) -> str:
     if outcome.status == "failed":
         return f"failed   {outcome.path}: {outcome.error}"
     empty = f" ({outcome.empty_pages} without text)" if outcome.empty_pages else ""
+    empty += f" ({outcome.ocr_pages} read by OCR)" if outcome.ocr_pages else ""
     status = "unchanged" if outcome.status == "skipped" else outcome.status
     line = f"{status:<8} {name}: {outcome.pages} pages{empty}, {outcome.chunks} chunks"
     if outcome.warnings:
@@ -94,10 +95,19 @@ def file_line(outcome: FileOutcome) -> str:
     return line
 
 
+def ocr_engine_present() -> bool:
+    """Whether Tesseract is installed (a PATH lookup, no import): part of the fingerprint, so installing
+    it later re-reads documents whose image pages went unread."""
+    import shutil
+
+    return shutil.which("tesseract") is not None
+
+
 def chunking_fingerprint(ingest: IngestSettings) -> str:
     """What, besides the file's bytes, decides a document's chunks: the chunking and table settings and
     the chunker's code version. Recorded per document (as paper-qa keys its index by the settings that
-    built it), so a changed --chunk-chars or table setting rebuilds the document instead of skipping it.
+    built it), so a changed --chunk-chars, table or OCR setting (or Tesseract installed since) rebuilds the
+    document instead of skipping it.
     min_page_chars is left out: it only counts pages without text, it changes no chunk."""
     from autofill.ingest.chunking import CHUNKER_VERSION
 
@@ -105,6 +115,8 @@ def chunking_fingerprint(ingest: IngestSettings) -> str:
         "chunker_version": CHUNKER_VERSION, "chunk_chars": ingest.chunk_chars,
         "chunk_overlap": ingest.chunk_overlap, "min_chunk_chars": ingest.min_chunk_chars,
         "extract_tables": ingest.extract_tables, "table_pages": ingest.table_pages,
+        "ocr": ingest.ocr and [ocr_engine_present(), ingest.ocr_dpi, ingest.ocr_language, ingest.ocr_page_chars,
+                               ingest.ocr_image_share],
     }
     return hashlib.sha256(json.dumps(knobs, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -138,7 +150,8 @@ def _plan(files: list[Path], known: dict[str, DocumentRecord], chunking: str,
         twin = next((r for r in known.values() if r.sha256 == sha and r.file_name != path.name), None)
         if rec is not None and rec.sha256 == sha and rec.chunking == chunking and not force:
             outcomes.append(FileOutcome(str(path), "skipped", pages=rec.pages, chunks=rec.chunks,
-                                        empty_pages=rec.empty_pages, warnings=list(rec.warnings)))
+                                        empty_pages=rec.empty_pages, warnings=list(rec.warnings),
+                                        ocr_pages=rec.ocr_pages))
         elif twin is not None and (rec is None or rec.sha256 != sha):
             outcomes.append(FileOutcome(str(path), "skipped", pages=twin.pages, chunks=twin.chunks,
                                         empty_pages=twin.empty_pages, warnings=list(twin.warnings),
@@ -254,7 +267,7 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                 status = "replaced" if path.name in known else "new"
                 record = DocumentRecord(
                     file_name=path.name, sha256=doc.sha256, pages=doc.page_count, chunks=len(chunks),
-                    empty_pages=len(doc.empty_pages),
+                    empty_pages=len(doc.empty_pages), ocr_pages=len(doc.ocr_pages),
                     ingested_at=now_iso(),
                     source_path=str(path.resolve()), chunking=chunking, period=detect_period(doc),
                     warnings=list(parsed.warnings),
@@ -264,7 +277,8 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                 changed = True
                 timer.store += time.perf_counter() - t
                 outcome = FileOutcome(str(path), status, pages=doc.page_count, chunks=len(chunks),
-                                      empty_pages=len(doc.empty_pages), warnings=list(parsed.warnings))
+                                      empty_pages=len(doc.empty_pages), warnings=list(parsed.warnings),
+                                      ocr_pages=len(doc.ocr_pages))
                 outcomes.append(outcome)
                 if outcome.warnings:
                     log.warning(file_line(outcome))

@@ -3,8 +3,9 @@
 Layout (identical in embedded and server mode, so both behave the same):
   <collection>        chunks with our own embeddings (cosine space); metadata on each chunk: company,
                       file_name, doc_sha256, page_start, page_end, section, chunk_index, has_table,
-                      content_hash. Collection metadata: company (display name), embedder, created_at,
-                      last_ingest.
+                      content_hash, ocr (text read by OCR), page_label (printed number of
+                      page_start) and page_labels ("|"-joined, one per page). Collection
+                      metadata: company (display name), embedder, created_at, last_ingest.
   <collection>.docs   the manifest: one record per document (id = file name, metadata = DocumentRecord;
                       its warnings list as a JSON string).
 
@@ -78,6 +79,9 @@ def _chunk_meta(chunk: Chunk) -> dict[str, Any]:
         "chunk_index": chunk.index,
         "has_table": chunk.has_table,
         "content_hash": chunk.content_hash,
+        "ocr": chunk.ocr,
+        "page_label": chunk.page_label,
+        "page_labels": "|".join(chunk.page_labels),
     }
 
 
@@ -91,6 +95,8 @@ def _passage(chunk_id: str, text: str | None, meta: dict[str, Any], score: float
         text=text or "",
         score=score,
         rank=rank,
+        ocr=bool(meta.get("ocr", False)),
+        page_labels=str(meta.get("page_labels", "")).split("|") if meta.get("page_labels") else [],
     )
 
 

@@ -25,6 +25,7 @@ from autofill.fileio import atomic_write_bytes
 from autofill.checks.tier import failed_text
 from autofill.records import Answer, QuestionRow, RowResult
 from autofill.workbook.evidence import write_evidence_sheet, write_run_info_sheet
+from autofill.workbook.hyperlinks import link_sources, pdf_links
 from autofill.workbook.model import SheetLayout, WorkbookLayout
 from autofill.workbook.safety import load_workbook_safely, set_text
 from autofill.workbook.validations import extension_list_validations
@@ -70,6 +71,7 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
                                                                   allow_blank=True))
     write_evidence_sheet(wb, layout, written)
     write_run_info_sheet(wb, run_info, source, out_path)
+    link_sources(wb, pdf_links((run_info or {}).get("documents"), out_path.parent))
     _save_atomically(wb, out_path)
     return out_path
 
