@@ -242,6 +242,7 @@ class RunReport:
     seconds: float
     report_html: Path | None = None
     evidence_only: bool = False  # no model configured: "answered" rows are quoted-evidence drafts
+    pending: int = 0  # rows not started (a portfolio's cost cap); the next run answers them
 
     def totals(self) -> StageUsage:
         total = StageUsage()
@@ -263,5 +264,6 @@ class RunReport:
             "cost_usd": round(t.cost_usd, 6),
             "seconds": round(self.seconds, 2),
             "evidence_only": self.evidence_only,
+            "pending": self.pending,
             "report": str(self.report_html) if self.report_html else None,
         }

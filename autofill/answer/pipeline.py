@@ -87,7 +87,9 @@ def _providers(settings: Settings, store: Any, providers: Providers | None) -> P
 
 def run_questionnaire(settings: Settings, company: str, questionnaire: Path | str, out_dir: Path | None = None,
                       progress: bool = False, resume: bool = True, live: bool = False,
-                      providers: Providers | None = None) -> RunReport:
+                      providers: Providers | None = None, gate: Any = None, output: Path | None = None) -> RunReport:
+    """`gate` (portfolio runs, autofill/portfolio/budget.RowGate): shared model slots and a cost cap;
+    rows it holds back stay pending and the checkpoint is kept. `output`: the filled copy's path."""
     started_at, t0 = now_iso(), time.monotonic()
     questionnaire = Path(questionnaire)
     if not questionnaire.is_file():
@@ -118,7 +120,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
             # let the Run info sheet be the only place that shows HyDE or the LLM rerank did not run.
             _warn(f"{what} {asked!r} needs an LLM and none is configured; using {used!r}")
     # Before any model call: a folder we cannot write to is bad input, not a failure after paying for rows.
-    out = output_path(settings, company, questionnaire, out_dir)
+    out = Path(output) if output else output_path(settings, company, questionnaire, out_dir)
     ensure_writable_dir(out.parent)
     if chat is None:
         _say(progress, "No LLM configured: drafting evidence-only rows (quotes with pages, no answers). "
@@ -160,7 +162,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         # Load the query embedder now, not inside the first rows: their timings stay honest and
         # a broken embedder fails the run once instead of every row.
         providers.embedder.embed_query(pending[0].question)
-    _answer_concurrently(ctx, pending, settings.llm.concurrency, finished)
+    _answer_concurrently(ctx, pending, settings.llm.concurrency, finished, gate)
 
     ordered = [results[row.key] for row in to_answer if row.key in results]
     failed = [r for r in ordered if r.failed]
@@ -170,18 +172,19 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     run_info = build_run_info(settings, company, plan, meter.snapshot(), ordered, started_at,
                               len(to_answer) - len(pending), len(kept))
     written = write_results(settings, questionnaire, layout, ordered, out, run_info)
-    if not failed:
+    left = len(to_answer) - len(ordered)  # held back by the gate (cost cap): pending
+    if not failed and not left:
         checkpoint.remove()  # complete: nothing left to resume
     report_html = _review_report(settings, Path(written), company, progress)
     report = RunReport(output=Path(written), rows=len(rows), answered=len(ordered) - len(failed), failed=len(failed),
                        skipped=len(kept), usage=meter.snapshot(), seconds=finished_at - t0, report_html=report_html,
-                       evidence_only=not plan.chat_model)
+                       evidence_only=not plan.chat_model, pending=left)
     _say(progress, summary(report, company, failed, evidence_only=report.evidence_only))
     return report
 
 
 def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: int,
-                         finished: Callable[[RowResult], None]) -> None:
+                         finished: Callable[[RowResult], None], gate: Any = None) -> None:
     """Answer rows in a thread pool, calling `finished` from this thread as each completes (so the
     checkpoint has a single writer). Ctrl-C or a broken template stops the pool: queued rows are
     cancelled and in-flight ones abandoned; everything finished so far is already checkpointed."""
@@ -189,9 +192,12 @@ def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: 
         return
     pool = cf.ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="autofill-row")
     try:
-        futures = [pool.submit(answer_row, ctx, row) for row in rows]
+        work = gate.wrap(answer_row) if gate is not None else answer_row
+        futures = [pool.submit(work, ctx, row) for row in rows]
         for future in cf.as_completed(futures):
-            finished(future.result())
+            result = future.result()
+            if result is not None:  # None: the gate did not start the row (cost cap); it stays pending
+                finished(result)
     except BaseException:
         # Queued rows are cancelled; rows in flight stop before their next model call (each waits
         # at most for the call it is in), so nothing keeps calling the API after the run has ended.
