@@ -289,6 +289,10 @@ def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurren
     cost = est.total("cost_usd")
     confirm(consent_reason(settings, est.total("rows"), cost if max_cost is None else min(cost, max_cost), model), yes)
     report = run_portfolio(settings, prepared, max_cost=max_cost)
+    if as_json:  # why a company failed goes to stderr under --json too: the JSON line only counts failures
+        for o in report.outcomes:
+            if o.status == "failed":
+                click.echo(f"autofill: {o.company} failed: {o.error}", err=True)
     emit_json(report.to_json()) if as_json else click.echo(report.describe())
     if report.to_json()["failed"] or report.total("failed_rows"):
         sys.exit(1)

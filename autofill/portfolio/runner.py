@@ -44,6 +44,7 @@ class CompanyOutcome:
     output: str = ""
     report: str = ""
     year: str = ""
+    questionnaire: str = ""
     periods: str = ""  # reporting periods of its documents, where the store records them
     documents: int = 0
     new_documents: int = 0
@@ -134,14 +135,13 @@ def default_out_dir(settings: Settings, manifest: Path) -> Path:
 
 
 def prepare(settings: Settings, manifest: Path | str, out_dir: Path | None = None,
-            only: list[str] | None = None, reporter: Reporter | None = None) -> Prepared:
+            only: list[str] | None = None) -> Prepared:
     """Read the manifest and price every company, without any model call. A company that cannot be
     planned (unreadable questionnaire) carries the reason and fails alone when run."""
     manifest = Path(manifest)
     entries = read_manifest(manifest, only)
     out = ensure_writable_dir(Path(out_dir) if out_dir else default_out_dir(settings, manifest))
     state = PortfolioState(out)
-    rep = as_reporter(reporter)
     plans = []
     for entry in entries:
         try:
@@ -153,7 +153,6 @@ def prepare(settings: Settings, manifest: Path | str, out_dir: Path | None = Non
             model = model_plan(settings)[0]
             plans.append(CompanyPlan(entry=entry, output=output_for(settings, entry, out),
                                      estimate=CompanyEstimate(entry.company, model, error=str(exc))))
-            rep.warning(f"{entry.company}: {exc}")
     return Prepared(manifest, out, plans, PortfolioEstimate([p.estimate for p in plans]), state)
 
 
@@ -205,9 +204,7 @@ def run_portfolio(settings: Settings, prepared: Prepared, max_cost: float | None
             outcomes[outcome.company] = outcome
             bar.advance()
             bar.note(outcome.company)
-            if outcome.status == FAILED:
-                rep.warning(f"{outcome.company} failed: {outcome.error}")
-            else:
+            if outcome.status != FAILED:  # failures: in the report, which the CLI shows on stderr
                 rep.message(f"{outcome.company}: {outcome.status}, {outcome.answered + outcome.drafted} rows answered, "
                             f"{outcome.pending_rows} pending, ${outcome.cost_usd:.4f}")
     except BaseException:
@@ -230,10 +227,12 @@ def run_portfolio(settings: Settings, prepared: Prepared, max_cost: float | None
 def _run_company(shared: _Shared, prepared: Prepared, plan: CompanyPlan) -> CompanyOutcome:
     entry, est = plan.entry, plan.estimate
     t0 = time.monotonic()
-    base = CompanyOutcome(company=entry.company, status=DONE, year=entry.year, output=str(plan.output))
+    base = CompanyOutcome(company=entry.company, status=DONE, year=entry.year, output=str(plan.output),
+                          questionnaire=str(entry.questionnaire))
     if plan.estimate.up_to_date:
         prev = dict(plan.previous)
-        prev.update(status=UP_TO_DATE, new_documents=0, cost_usd=0.0, seconds=0.0, year=entry.year)
+        prev.update(status=UP_TO_DATE, new_documents=0, cost_usd=0.0, seconds=0.0, year=entry.year,
+                    questionnaire=str(entry.questionnaire))
         known = {f.name for f in dataclasses.fields(CompanyOutcome)}
         return CompanyOutcome(**{k: v for k, v in prev.items() if k in known})
     if est.error:

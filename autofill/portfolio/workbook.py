@@ -65,31 +65,38 @@ def short(text: str, limit: int = SHORT_ANSWER_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
 
 
-def _cells(output: str) -> dict[str, tuple[str, str, Any]]:
-    """{question key: (question text, short answer, fill)} from a company's filled workbook."""
+def _cells(settings: Any, questionnaire: str, output: str) -> dict[str, tuple[str, str, Any]]:
+    """{question key: (question text, short answer, fill)} for every question row of the company's
+    questionnaire: from its filled workbook where the run wrote the row, else the answer the
+    questionnaire already had (kept), else pending. Empty when the questionnaire cannot be read."""
     from autofill.review.reader import read_filled_workbook
+    from autofill.workbook.layout import read_questions
 
-    out: dict[str, tuple[str, str, Any]] = {}
-    if not output or not Path(output).is_file():
-        return out
     try:
-        book = read_filled_workbook(Path(output))
-    except Exception as exc:  # noqa: BLE001 - a broken company workbook must not lose the portfolio view
-        log.warning("could not read %s for the portfolio workbook: %s", output, exc)
-        return out
-    for q in book.questions:
-        if not q.in_sheet or not q.question.strip():
-            continue
-        outcome = row_outcome(q.answer, q.status)
-        tier = parse_tier(getattr(q, "tier", ""))
+        _layout, rows = read_questions(settings, Path(questionnaire))
+    except Exception as exc:  # noqa: BLE001 - the company's own error already says why
+        log.debug("portfolio workbook: cannot read %s: %s", questionnaire, exc)
+        return {}
+    filled: dict[tuple[str, int], Any] = {}
+    if output and Path(output).is_file():
+        try:
+            filled = {(q.sheet, q.row): q for q in read_filled_workbook(Path(output)).questions if q.in_sheet}
+        except Exception as exc:  # noqa: BLE001 - a broken company workbook must not lose the portfolio view
+            log.warning("could not read %s for the portfolio workbook: %s", output, exc)
+    out: dict[str, tuple[str, str, Any]] = {}
+    for row in rows:
+        q = filled.get((row.sheet, row.row))
+        answer, status = (q.answer, q.status) if q is not None else (row.existing_answer, "")
+        outcome = row_outcome(answer, status)
+        tier = parse_tier(getattr(q, "tier", "")) if q is not None else None
         fill = tier.fill if tier is not None else OUTCOME_FILL[outcome]
-        if q.answer.strip():
-            text = short(q.answer)
-        elif outcome is Outcome.DRAFTED:
-            text = "(evidence only: " + short(q.reasoning or q.answer, 80) + ")"
+        if answer.strip():
+            text = short(answer)
+        elif outcome is Outcome.DRAFTED and q is not None:
+            text = "(evidence only: " + short(q.reasoning, 80) + ")"
         else:
             text = f"({outcome.value})"
-        out.setdefault(question_key(q.question), (q.question.strip(), text, fill))
+        out.setdefault(question_key(row.question), (row.question.strip(), text, fill))
     return out
 
 
@@ -127,7 +134,7 @@ def write_portfolio_workbook(settings: Any, path: Path, outcomes: Sequence[Any])
     set_text(ws.cell(row=1, column=1), "Company").font = bold
     for r, o in enumerate(outcomes, start=2):
         set_text(ws.cell(row=r, column=1), o.company).font = bold
-        for key, (question, text, fill) in _cells(o.output).items():
+        for key, (question, text, fill) in _cells(settings, o.questionnaire, o.output).items():
             if key not in columns:
                 columns[key] = len(columns) + 2
                 head = set_text(ws.cell(row=1, column=columns[key]), question)
