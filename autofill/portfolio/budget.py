@@ -1,10 +1,14 @@
 """What every row of a portfolio run shares: the model slots and the money.
 
-`RowGate` wraps a row's work (answer_row) for `run_questionnaire(..., gate=...)`: it takes one of the
-portfolio's model slots (a BoundedSemaphore of llm.concurrency shared by every company, so 16 slots
-are 16 rows in flight across the whole portfolio, not per company), then asks the `Budget` whether
-the row may start. A row the budget refuses returns None without a model call: it stays pending,
-the run writes what finished, keeps its checkpoint, and the next run answers the rest."""
+`LimitedChat` puts every model call of every company through one BoundedSemaphore of
+llm.concurrency slots: 16 slots are 16 calls in flight across the whole portfolio, not per company.
+The slot is held for the call only, not for a row's retrieval or the wait for its company's store,
+so while one row searches another row's call already uses the slot.
+
+`RowGate` wraps a row's work (answer_row) for `run_questionnaire(..., gate=...)` and asks the
+`Budget` whether the row may start (optionally it can also hold a slot for the whole row). A row
+the budget refuses returns None without a model call: it stays pending, the run writes what
+finished, keeps its checkpoint, and the next run answers the rest."""
 
 from __future__ import annotations
 
@@ -80,6 +84,19 @@ class RowGate:
                     self.limiter.release()
 
         return gated
+
+
+class LimitedChat:
+    """A chat model whose calls wait for one of the shared slots."""
+
+    def __init__(self, chat: Any, limiter: threading.BoundedSemaphore) -> None:
+        self._inner = chat
+        self._limiter = limiter
+        self.model = chat.model
+
+    def complete(self, messages: Sequence[Any], **kwargs: Any) -> Any:
+        with self._limiter:
+            return self._inner.complete(messages, **kwargs)
 
 
 class SerialEmbedder:

@@ -24,7 +24,7 @@ from typing import Any
 
 from autofill.errors import InputError
 from autofill.fileio import ensure_writable_dir
-from autofill.portfolio.budget import Budget, RowGate, SerialEmbedder
+from autofill.portfolio.budget import Budget, LimitedChat, RowGate, SerialEmbedder
 from autofill.portfolio.estimate import PortfolioEstimate, calibrate, model_plan
 from autofill.portfolio.manifest import read_manifest
 from autofill.portfolio.plan import CompanyPlan, PortfolioState, plan_company, run_key
@@ -167,16 +167,19 @@ class _Shared:
         self.budget = budget
         self.stop = threading.Event()
         self.ingest_lock = threading.Lock()
-        self.chat = make_chat(settings)
+        chat = make_chat(settings)
+        self.chat = LimitedChat(chat, self.limiter) if chat is not None else None
         self.reranker = make_reranker(settings) if self.chat is not None or settings.reranker == "cohere" else None
         self._embedders: dict[str, Any] = {}
         self._embedders_lock = threading.Lock()
-        if embedder is not None:
-            self._embedders[embedder.name] = SerialEmbedder(embedder)
+        self._injected = SerialEmbedder(embedder) if embedder is not None else None
 
     def embedder(self, name: str) -> Any:
+        """The one shared embedder for stores built with `name` (or the injected one for all)."""
         from autofill.providers.factory import make_embedder
 
+        if self._injected is not None:
+            return self._injected
         with self._embedders_lock:
             if name not in self._embedders:
                 self._embedders[name] = SerialEmbedder(make_embedder(self.settings, name))
@@ -192,7 +195,7 @@ def run_portfolio(settings: Settings, prepared: Prepared, max_cost: float | None
 
     t0 = time.monotonic()
     rep = as_reporter(reporter)
-    # Rows of every company share the llm.concurrency slots; each company's own pool may use them all.
+    # Calls of every company share the llm.concurrency slots; each company's own pool may use them all.
     shared = _Shared(settings, Budget(max_cost), embedder)
     bar = rep.bar("Companies", len(prepared.plans), "companies")
     outcomes: dict[str, CompanyOutcome] = {}
@@ -278,7 +281,7 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     embedder_name = store.embedder_name
     del store
     providers = Providers(embedder=shared.embedder(embedder_name), chat=shared.chat, reranker=shared.reranker)
-    gate = RowGate(shared.limiter, shared.budget, plan.estimate.cost_per_row, shared.stop)
+    gate = RowGate(None, shared.budget, plan.estimate.cost_per_row, shared.stop)  # slots: per call (LimitedChat)
     report = run_questionnaire(settings, entry.company, entry.questionnaire, out_dir=prepared.out_dir,
                                providers=providers, gate=gate, output=plan.output)
     calibrate(settings, plan.estimate, report.usage)
