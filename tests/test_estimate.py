@@ -47,6 +47,9 @@ def test_cost_from_the_price_table_and_no_model_no_cost(workspace):
     assert est.stages["answer"].prompt_tokens == round(2 * chars["answer"][1] / 4.0)
     assert est.cost_usd == pytest.approx((est.prompt_tokens * 1.0 + est.completion_tokens * 10.0) / 1e6)
     assert est.priced and not estimate_rows(s, "Acme", [ROW], "other", "hyde", "llm").priced
+    # A large questionnaire is priced from a sample of its rows, scaled: same figures per row.
+    many = estimate_rows(s, "Acme", [ROW] * 1000, "m-1", "hyde", "llm")
+    assert many.calls == 3000 and many.prompt_tokens == pytest.approx(500 * est.prompt_tokens, rel=0.001)
     none = estimate_rows(s, "Acme", [ROW], "", "hybrid", "none")
     assert (none.rows, none.calls, none.cost_usd) == (1, 0, 0.0)
 

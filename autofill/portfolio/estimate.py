@@ -31,6 +31,9 @@ STAGES = ("hyde", "rerank", "answer")
 # Completion tokens per call before the API reported any: a HyDE passage of a few sentences, a
 # ranking "[4] > [2] > ..." of the candidates (~4 tokens each), a reasoning + JSON answer.
 DEFAULT_COMPLETION = {"hyde": 150.0, "rerank": 4.0, "answer": 300.0}  # rerank: per candidate ranked
+# Rows whose prompts are rendered; a larger questionnaire is priced from an even sample of this many
+# (a 50,000-row workbook is priced in a second, not a minute of template rendering).
+SAMPLE_ROWS = 200
 # Past calls weigh at most this much against a new run's, so the calibration follows a changed model.
 MAX_WEIGHT_CALLS = 2000
 _calibration_lock = threading.Lock()
@@ -228,11 +231,16 @@ def estimate_rows(settings: Settings, company: str, rows: list[QuestionRow], mod
     file_name = next(iter(documents or {}), "Annual report.pdf")
     chunks = sum(d.chunks for d in (documents or {}).values())
     candidates = min(settings.retrieval.candidates, chunks) if chunks else settings.retrieval.candidates
-    for row in rows:
+    sample = rows[::-(-len(rows) // SAMPLE_ROWS)]
+    scale = len(rows) / len(sample)
+    for row in sample:
         for stage, (calls, chars) in row_prompt_chars(settings, company, row, mode, rerank, file_name, chunks).items():
             s = est.stages.setdefault(stage, StageEstimate())
             s.calls += calls
             s.prompt_chars += chars
+    for s in est.stages.values():
+        s.calls = int(round(s.calls * scale))
+        s.prompt_chars = int(round(s.prompt_chars * scale))
     for stage, s in est.stages.items():
         ratio, completion = _stage_figures(settings, model, stage)
         if completion is None:
