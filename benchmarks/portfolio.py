@@ -12,7 +12,9 @@ saw in flight; and the peak resident memory of the process (each size runs in it
 the peaks compare: flat in the number of companies means stores are not all held).
 
 Retrieval uses the deterministic FakeEmbedder from tests/ (embedding is not what is measured; the
-loopback latency would otherwise apply to query embeddings too). Runs offline."""
+loopback latency would otherwise apply to query embeddings too). The loopback server runs in its own
+process, as a real API would: its request parsing and scripted replies do not compete with the run
+for this process's interpreter lock. Runs offline."""
 
 from __future__ import annotations
 
@@ -49,15 +51,51 @@ def _company_pdf(path: Path, name: str, seed: int) -> Path:
     return make_text_pdf(path, pages)
 
 
+def serve(latency: float, folder: Path) -> None:
+    """The loopback server in this process until SIGTERM; then its request log to folder/requests.json."""
+    import signal
+    import threading
+
+    from tests.answer_helpers import MARKERS
+    from tests.llm_server import LLMServer, by_marker
+
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    with LLMServer(latency_s=latency, responder=by_marker(MARKERS)) as server:
+        (folder / "port.tmp").write_text(server.base_url)
+        (folder / "port.tmp").rename(folder / "port")
+        done.wait()
+        log = [{"route": r.route, "started": r.started, "finished": r.finished} for r in server.requests]
+        (folder / "requests.json").write_text(json.dumps({"requests": log, "max_in_flight": server.max_in_flight}))
+
+
+class ServerProcess:
+    def __init__(self, latency: float, folder: Path) -> None:
+        self.folder = folder
+        self.proc = subprocess.Popen([sys.executable, __file__, "--serve", str(folder), "--latency", str(latency)])
+        deadline = time.monotonic() + 120
+        while not (folder / "port").exists():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("the loopback server did not start")
+            time.sleep(0.1)
+        self.base_url = (folder / "port").read_text()
+
+    def stop(self) -> dict:
+        self.proc.terminate()
+        self.proc.wait(timeout=60)
+        return json.loads((self.folder / "requests.json").read_text())
+
+
 def one(companies: int, questions: int, latency: float, concurrency: int, chroma_url: str) -> dict:
     from autofill.portfolio.runner import prepare, run_portfolio
     from autofill.settings import Settings
-    from tests.answer_helpers import MARKERS, make_questionnaire
+    from tests.answer_helpers import make_questionnaire
     from tests.fakes import FakeEmbedder
-    from tests.llm_server import LLMServer, by_marker
 
-    with tempfile.TemporaryDirectory() as tmp, LLMServer(latency_s=latency, responder=by_marker(MARKERS)) as server:
+    with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
+        (root / "server").mkdir()
+        server = ServerProcess(latency, root / "server")
         make_questionnaire(root / "questionnaire.xlsx", _questions(questions))
         lines = ["company,reports,questionnaire"]
         for i in range(companies):
@@ -75,17 +113,21 @@ def one(companies: int, questions: int, latency: float, concurrency: int, chroma
         t0 = time.monotonic()
         prepared = prepare(s, root / "portfolio.csv")
         t_plan = time.monotonic() - t0
-        report = run_portfolio(s, prepared, embedder=FakeEmbedder())
+        try:
+            report = run_portfolio(s, prepared, embedder=FakeEmbedder())
+        finally:
+            log = server.stop()
         t_end = time.monotonic()
         wall = t_end - t0
         data = report.to_json()
-        reqs = server.chat_requests()
+        reqs = [r for r in log["requests"] if r["route"] == "chat"]
         chat = len(reqs)
-        in_flight = server.max_in_flight
+        in_flight = log["max_in_flight"]
         # Where the time went: before the first call, while calls ran (how full the slots were), after.
-        first = min(r.started for r in reqs)
-        last = max(r.finished for r in reqs)
-        busy = sum(r.finished - r.started for r in reqs) / (last - first)
+        # (CLOCK_MONOTONIC is one clock for every process of the machine.)
+        first = min(r["started"] for r in reqs)
+        last = max(r["finished"] for r in reqs)
+        busy = sum(r["finished"] - r["started"] for r in reqs) / (last - first)
     rows = data["rows"]
     per_row = chat / max(1, rows)
     critical = math.ceil(rows / concurrency) * per_row * latency
@@ -146,12 +188,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="10,50", help="company counts, each in its own process")
     ap.add_argument("--one", type=int, default=None, help="run one size in this process and print JSON")
+    ap.add_argument("--serve", default=None, help=argparse.SUPPRESS)  # internal: the loopback server process
     ap.add_argument("--questions", type=int, default=20)
     ap.add_argument("--latency", type=float, default=1.0, help="seconds per API call")
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--chroma-url", default="", help="use this Chroma server")
     ap.add_argument("--chroma-server", action="store_true", help="start a `chroma run` server and use it")
     args = ap.parse_args()
+    if args.serve:
+        serve(args.latency, Path(args.serve))
+        return
     if args.one is not None:
         print(json.dumps(one(args.one, args.questions, args.latency, args.concurrency, args.chroma_url)))
         return

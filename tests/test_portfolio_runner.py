@@ -107,6 +107,7 @@ def test_estimate_makes_no_call(workspace, llm_server):
     code, data, _ = batch(workspace, llm_server, manifest, "--estimate")
     assert code == 0 and llm_server.requests == []
     assert not (workspace / "vectordb" / "chroma.sqlite3").exists()  # nothing ingested either
+    assert not (workspace / "reports_out").exists()  # nor any folder made
     assert (data["rows"], data["calls"]) == (3 * QUESTIONS, 3 * QUESTIONS * 3)
     assert data["prompt_tokens"] > 3 * QUESTIONS * 1000 and data["estimated_cost_usd"] > 0
     assert [c["documents_to_ingest"] for c in data["companies"]] == [1, 1, 1]
@@ -135,6 +136,17 @@ def test_cap_leaves_rows_pending_and_the_next_run_finishes_them(workspace, llm_s
     assert code == 0 and (done["answered"], done["pending_rows"]) == (3 * QUESTIONS, 0)
     assert done["new_documents"] == 0
     assert len(llm_server.chat_requests()) == 3 * QUESTIONS * 3  # no finished row was asked again
+
+
+def test_without_a_model_rows_are_drafted_for_nothing(workspace, llm_server):
+    manifest = write_manifest(workspace, entries(workspace))
+    code, data, _ = batch(workspace, llm_server, manifest, "--companies", "Beta Metals",
+                          AUTOFILL_LLM__PROVIDER="none", AUTOFILL_RUN__CONFIRM_ROWS="1")  # drafts need no consent
+    assert code == 0 and (data["companies"], data["answered"], data["drafted"]) == (1, 0, QUESTIONS)
+    assert (data["cost_usd"], data["estimated_cost_usd"]) == (0, 0) and llm_server.chat_requests() == []
+    cells = list(openpyxl.load_workbook(data["portfolio"])["Portfolio"][2])[1:]
+    assert len(cells) == QUESTIONS and all(c.value for c in cells)
+    assert all(c.fill.fgColor.rgb.endswith("DDEBF7") for c in cells)  # coloured as evidence-only drafts
 
 
 def test_consent_needed_for_a_large_portfolio(workspace, llm_server):

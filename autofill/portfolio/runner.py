@@ -140,7 +140,7 @@ def prepare(settings: Settings, manifest: Path | str, out_dir: Path | None = Non
     planned (unreadable questionnaire) carries the reason and fails alone when run."""
     manifest = Path(manifest)
     entries = read_manifest(manifest, only)
-    out = ensure_writable_dir(Path(out_dir) if out_dir else default_out_dir(settings, manifest))
+    out = Path(out_dir) if out_dir else default_out_dir(settings, manifest)  # made by run_portfolio
     state = PortfolioState(out)
     plans = []
     for entry in entries:
@@ -195,6 +195,7 @@ def run_portfolio(settings: Settings, prepared: Prepared, max_cost: float | None
 
     t0 = time.monotonic()
     rep = as_reporter(reporter)
+    ensure_writable_dir(prepared.out_dir)  # before any model call
     # Calls of every company share the llm.concurrency slots; each company's own pool may use them all.
     shared = _Shared(settings, Budget(max_cost), embedder)
     bar = rep.bar("Companies", len(prepared.plans), "companies")
