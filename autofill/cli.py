@@ -146,18 +146,33 @@ def companies(ctx, as_json):
     if as_json:
         emit_json({"companies": [
             {"company": s.company, "documents": len(s.documents), "pages": s.pages, "chunks": s.chunks,
-             "embedder": s.embedder, "last_ingest": s.last_ingest,
-             "files": [d.file_name for d in s.documents]} for s in stores]})
+             "embedder": s.embedder, "embedder_runtime": s.embedder_runtime, "last_ingest": s.last_ingest,
+             "files": [d.file_name for d in s.documents],
+             "document_details": [{"file": d.file_name, "pages": d.pages, "chunks": d.chunks,
+                                   "period": d.period} for d in s.documents]} for s in stores]})
         return
     if not stores:
         click.echo("No evidence stores yet. Start with: autofill ingest --company NAME REPORT.pdf")
         return
     for s in stores:
         click.echo(f"{s.company}: {_count(len(s.documents), 'document')}, {_count(s.pages, 'page')}, "
-                   f"{_count(s.chunks, 'chunk')}, embedder {s.embedder}, last ingest {s.last_ingest}")
+                   f"{_count(s.chunks, 'chunk')}, embedder {s.embedder}{_runtime_note(settings, s)}, "
+                   f"last ingest {s.last_ingest}")
         for d in s.documents:
             click.echo(f"    {d.file_name}: {_count(d.pages, 'page')}, {_count(d.chunks, 'chunk')}"
-                       + (f", {_count(d.empty_pages, 'page')} without text" if d.empty_pages else ""))
+                       + (f", {_count(d.empty_pages, 'page')} without text" if d.empty_pages else "")
+                       + f", period {d.period or 'unknown'}")
+
+
+def _runtime_note(settings, store) -> str:
+    """Which runtime made a local store's vectors, and whether queries now use another one."""
+    if not store.embedder_runtime:
+        return ""
+    now = settings.embedding.runtime
+    if store.embedder_runtime == now:
+        return f" ({now})"
+    return (f" (built with {store.embedder_runtime}, queried with {now}: same model, vectors agree within "
+            f"0.999 cosine)")
 
 
 @cli.command()
@@ -209,14 +224,18 @@ def workbook_overrides(sheet, header_row, question_col, answer_col) -> dict:
 @click.option("--no-cache", is_flag=True, help="Do not use the on-disk LLM response cache.")
 @click.option("--fresh", is_flag=True, help="Ignore the checkpoint of an earlier, interrupted run.")
 @click.option("--live", is_flag=True, help="Fill the open workbook in Excel through xlwings (Windows/macOS).")
+@click.option("--year", "reporting_year", type=int, default=None,
+              help="The questionnaire's reporting year: answers stating an earlier year are tiered Check.")
+@click.option("--verify", is_flag=True, default=None,
+              help="One extra model call per row checks each claim against the cited passages (verify.llm).")
 @click.option("--yes", is_flag=True, help="Run a large or costly questionnaire without asking (see run.confirm_*).")
 @workbook_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
 @click.pass_context
 @handle_errors
 def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, final_k, context_order,
-        llm_provider, model, concurrency, no_cache, fresh, live, yes, sheet, header_row, question_col, answer_col,
-        as_json):
+        llm_provider, model, concurrency, no_cache, fresh, live, reporting_year, verify, yes, sheet, header_row,
+        question_col, answer_col, as_json):
     """Answer every question row of a questionnaire from COMPANY's evidence store."""
     from autofill.answer.pipeline import run_questionnaire
 
@@ -227,6 +246,8 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
         llm={"provider": llm_provider, "model": model, "concurrency": concurrency,
              "cache": False if no_cache else None},
         workbook=workbook_overrides(sheet, header_row, question_col, answer_col),
+        run={"reporting_year": reporting_year},
+        verify={"llm": True if verify else None},
     )
     estimate = None
     if settings.llm_configured and questionnaire.is_file():

@@ -4,7 +4,12 @@ QuestionRow -> Passage -> Answer -> RowResult. Kept free of I/O so every stage i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from autofill.states import Tier
 
 # --------------------------------------------------------------------------- ingestion
 
@@ -82,6 +87,8 @@ class DocumentRecord:
     # Fingerprint of the chunking settings and code that built its chunks; unchanged bytes with another
     # fingerprint are chunked again. "" for records written before it existed (rebuilt on next ingest).
     chunking: str = ""
+    # Reporting period detected at ingest ("FY2022", "2023"); "" when none was found (ingest/period.py).
+    period: str = ""
 
 
 @dataclass
@@ -91,6 +98,7 @@ class StoreInfo:
     embedder: str
     documents: list[DocumentRecord]
     last_ingest: str
+    embedder_runtime: str = ""  # local embedder: "onnx" or "torch" (how the store's vectors were made)
 
     @property
     def pages(self) -> int:
@@ -201,6 +209,30 @@ class Answer:
     flags: list[str] = field(default_factory=list)  # e.g. "dropped citation to p. 99"
 
 
+class Severity(str, Enum):
+    """How much a failed check weighs: a hard failure makes the row Needs work, a soft one Check."""
+
+    HARD = "hard"
+    SOFT = "soft"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One trust check of an answer against its cited evidence (autofill/checks)."""
+
+    name: str  # "figures", "years", "scope", "period", "form", "citations", "confidence", "verify", ...
+    passed: bool
+    severity: Severity
+    reason: str  # in words, naming the figure or year: "987,654 tCO2e not in cited passages"
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "passed": self.passed, "severity": self.severity.value, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "CheckResult":
+        return cls(str(d["name"]), bool(d["passed"]), Severity(d.get("severity", "hard")), str(d.get("reason", "")))
+
+
 @dataclass
 class StageUsage:
     calls: int = 0
@@ -225,6 +257,8 @@ class RowResult:
     usage: dict[str, StageUsage] = field(default_factory=dict)  # by stage: hyde, rerank, answer
     error: str = ""
     seconds: float = 0.0
+    checks: list[CheckResult] = field(default_factory=list)  # trust checks, run once the row is finished
+    tier: "Tier | None" = None  # Ready / Check / Needs work from the checks; None before they ran
 
     @property
     def failed(self) -> bool:
@@ -242,6 +276,7 @@ class RunReport:
     seconds: float
     report_html: Path | None = None
     evidence_only: bool = False  # no model configured: "answered" rows are quoted-evidence drafts
+    tiers: dict[str, int] = field(default_factory=dict)  # rows per trust tier: ready, check, needs_work
     pending: int = 0  # rows not started (a portfolio's cost cap); the next run answers them
 
     def totals(self) -> StageUsage:
@@ -266,4 +301,5 @@ class RunReport:
             "evidence_only": self.evidence_only,
             "pending": self.pending,
             "report": str(self.report_html) if self.report_html else None,
+            "tiers": {k: self.tiers.get(k, 0) for k in ("ready", "check", "needs_work")},
         }

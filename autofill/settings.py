@@ -56,7 +56,11 @@ class EmbeddingSettings:
     provider: str = ""
     model: str = ""  # empty: the provider's default
     batch_size: int = 32
-    device: str = "cpu"
+    device: str = "cpu"  # torch runtime only
+    # How the local model runs: "onnx" (default: onnxruntime, no torch, loads in under a second) or
+    # "torch" (sentence-transformers; needs `pip install 'autofill[torch]'`). Same model, same store
+    # name; vectors agree within 0.999 cosine (benchmarks/embedder_runtimes.py).
+    runtime: str = "onnx"
 
 
 @dataclass
@@ -141,14 +145,6 @@ class CostSettings:
 
 
 @dataclass
-class RunSettings:
-    # Consent before paying: `run` and `batch` with a model ask on a terminal (or need --yes) when a
-    # questionnaire has more rows than this, or the estimated cost is above confirm_above_usd.
-    confirm_rows: int = 500
-    confirm_above_usd: float = 5.0
-
-
-@dataclass
 class PortfolioSettings:
     # Companies of a `batch` worked on at once (ingest, then rows). Their rows share the one
     # llm.concurrency limit, so this only keeps the model busy while one company writes its workbook.
@@ -165,6 +161,25 @@ class EvalSettings:
     number_tolerance: float = 0.02
 
 
+@dataclass
+class RunSettings:
+    # The questionnaire's reporting year (`run --year`): an answer stating an earlier year (not a
+    # baseline or a target) is tiered Check. 0: not given, nothing checked.
+    reporting_year: int = 0
+    # Consent before paying: `run` and `batch` with a model ask on a terminal (or need --yes) when a
+    # questionnaire has more rows than this, or the estimated cost is above confirm_above_usd.
+    confirm_rows: int = 500
+    confirm_above_usd: float = 5.0
+
+
+@dataclass
+class VerifySettings:
+    # Model verification: one extra call per answered row asks whether the cited passages support each
+    # claim of the answer; unsupported claims make the row Needs work. Cached and costed ("verify").
+    llm: bool = False
+    judge_model: str = ""  # empty: the answering model
+
+
 SECTIONS = {
     "ingest": IngestSettings,
     "embedding": EmbeddingSettings,
@@ -173,9 +188,10 @@ SECTIONS = {
     "retrieval": RetrievalSettings,
     "workbook": WorkbookSettings,
     "cost": CostSettings,
-    "run": RunSettings,
     "portfolio": PortfolioSettings,
     "eval": EvalSettings,
+    "run": RunSettings,
+    "verify": VerifySettings,
 }
 
 
@@ -189,9 +205,10 @@ class Settings:
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     workbook: WorkbookSettings = field(default_factory=WorkbookSettings)
     cost: CostSettings = field(default_factory=CostSettings)
-    run: RunSettings = field(default_factory=RunSettings)
     portfolio: PortfolioSettings = field(default_factory=PortfolioSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
+    run: RunSettings = field(default_factory=RunSettings)
+    verify: VerifySettings = field(default_factory=VerifySettings)
 
     @property
     def vectordb_dir(self) -> Path:
@@ -368,10 +385,14 @@ def validate(settings: Settings) -> None:
         raise InputError("retrieval needs 1 <= final_k <= candidates")
     if settings.embedding.provider not in ("", "local", "openai", "cohere"):
         raise InputError(f"unknown embedding provider {settings.embedding.provider!r} (local, openai, cohere)")
+    if settings.embedding.runtime not in ("onnx", "torch"):
+        raise InputError(f"unknown embedding runtime {settings.embedding.runtime!r} (onnx, torch)")
     if settings.llm.provider not in ("auto", "openai", "cohere", "none"):
         raise InputError(f"unknown LLM provider {settings.llm.provider!r}")
     if settings.ingest.chunk_chars < 200:
         raise InputError("ingest.chunk_chars must be at least 200")
+    if settings.run.reporting_year and not 1900 <= settings.run.reporting_year <= 2100:
+        raise InputError(f"run.reporting_year must be a year such as 2023, got {settings.run.reporting_year}")
     if settings.llm.concurrency < 1:
         raise InputError("llm.concurrency must be at least 1")
     if settings.portfolio.companies_at_once < 1:

@@ -3,7 +3,8 @@
 # then runs the whole suite. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
+# The torch extra too: the tests cover the optional torch runtime of the local embedder as well.
+python3 -m pip install --quiet --disable-pip-version-check -e '.[test,torch]'
 if [ -f scripts/install_test_deps.sh ]; then bash scripts/install_test_deps.sh; fi
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False
 exec python3 -m pytest -q "$@"

@@ -35,3 +35,16 @@ def test_keys_change_with_question_text_and_run_identity(tmp_path):
     a = checkpoint_path(tmp_path, "BHP plc", "a" * 64, "b" * 64)
     assert a.parent == tmp_path / ".checkpoints" and a.name == "BHP_plc_aaaaaaaaaaaa_bbbbbbbbbbbb.jsonl"
     assert checkpoint_path(tmp_path, "BHP plc", "a" * 64, "c" * 64) != a
+
+
+def test_checks_and_tier_survive_a_checkpoint(tmp_path):
+    from autofill.records import CheckResult, Severity
+    from autofill.states import Tier
+
+    q = QuestionRow(sheet="S", row=2, question="Q?")
+    checks = [CheckResult("figures", False, Severity.HARD, "987,654 tCO2e not in cited passages"),
+              CheckResult("confidence", False, Severity.SOFT, "model confidence low")]
+    cp = Checkpoint(tmp_path / "cp.jsonl")
+    cp.append(RowResult(q, Answer(answer="987,654 tCO2e"), checks=checks, tier=Tier.NEEDS_WORK))
+    (back,) = cp.load().values()
+    assert back.checks == checks and back.tier is Tier.NEEDS_WORK

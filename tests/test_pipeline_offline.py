@@ -103,11 +103,13 @@ def test_cli_ingest_and_run_json_with_the_real_embedder(tmp_path):
     ingest = runner.invoke(cli, ["--workspace", str(ws), "ingest", "--company", COMPANY, str(sample), "--json"])
     assert ingest.exit_code == 0, ingest.output
     result = runner.invoke(cli, ["--workspace", str(ws), "run", "--company", COMPANY, "--questionnaire",
-                                 str(questionnaire), "--json"])
+                                 str(questionnaire), "--year", "2024", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout.strip().splitlines()[-1])
     assert set(data) == {"output", "rows", "answered", "failed", "skipped", "llm_calls", "prompt_tokens",
-                         "completion_tokens", "cost_usd", "seconds", "evidence_only", "report"}
+                         "completion_tokens", "cost_usd", "seconds", "evidence_only", "report", "tiers"}
+    # evidence-only drafts are never Ready: a reviewer writes the answer
+    assert data["tiers"] == {"ready": 0, "check": 0, "needs_work": len(OFFLINE_FACTS)}
     assert data["evidence_only"] is True and Path(data["report"]).is_file()
     assert data["rows"] == data["answered"] == len(OFFLINE_FACTS) and data["failed"] == 0 and data["llm_calls"] == 0
     out = read_output(Path(data["output"]))
@@ -115,6 +117,9 @@ def test_cli_ingest_and_run_json_with_the_real_embedder(tmp_path):
     hits = sum(out["rows"][f.question]["Sources"].split("; ")[0] == f"{SAMPLE} p. {f.page}" for f in OFFLINE_FACTS)
     assert hits >= len(OFFLINE_FACTS) - 1, {f.question: out["rows"][f.question]["Sources"] for f in OFFLINE_FACTS}
     assert all(out["rows"][f.question]["Status"].startswith(STATUS) for f in OFFLINE_FACTS)
+    assert out["info"]["reporting year"] == 2024
+    assert all(out["rows"][f.question]["Tier"] == "Needs work" for f in OFFLINE_FACTS)
+    assert all("evidence-only draft" in out["rows"][f.question]["Checks"] for f in OFFLINE_FACTS)
 
 
 def test_live_mode_on_linux_is_a_clear_input_error(ingested, tmp_path):

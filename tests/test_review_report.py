@@ -439,3 +439,28 @@ def test_unreadable_pdf_gives_a_note_not_a_failure(case, kind):
     if kind == "encrypted":
         assert "password-protected" in text
     assert html.escape(ANSWER_1) in text
+
+
+def test_checks_per_answer_and_questions_grouped_by_tier(tmp_path):
+    """Outputs with Tier and Checks columns: each answer shows its failed checks, and the report lists
+    the questions tier by tier, Needs work first."""
+    import openpyxl
+
+    from tests.review_fixtures import make_output_workbook
+
+    path = make_output_workbook(tmp_path / "filled.xlsx")
+    make_report_pdf(tmp_path / PDF_NAME)
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Questionnaire"]
+    ws["L3"], ws["M3"] = "Tier", "Checks"
+    ws["L5"], ws["M5"] = "Ready", None
+    ws["L6"], ws["M6"] = "Needs work", "evidence-only draft: no model answered; 987,654 tCO2e not in cited passages"
+    ws["L7"], ws["M7"] = "Check", "model confidence low"
+    wb.save(path)
+    html = write_review_report(Settings(workspace=tmp_path), path, pdf_paths={PDF_NAME: tmp_path / PDF_NAME}) \
+        .read_text(encoding="utf-8")
+    assert "987,654 tCO2e not in cited passages" in html and "model confidence low" in html
+    groups = [html.index(f'id="tier-{k}"') for k in ("needs_work", "check", "ready")]
+    assert groups == sorted(groups)  # Needs work first, then Check, then Ready
+    assert html.count('data-tier="needs_work"') == 1 and html.count('data-tier="ready"') == 1
+    assert "Every check passed" in html

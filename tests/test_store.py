@@ -369,3 +369,48 @@ def test_old_stores_are_raised_to_the_search_breadth_on_open(settings):
     reopened = cc.get_collection(cc.make_client(settings), cc.collection_name("BHP"))
     assert reopened.configuration_json["hnsw"]["ef_search"] == cc.EF_SEARCH
     assert reopened.metadata["embedder"] == "fake:random"  # modify kept the store's metadata
+
+
+def test_dense_query_skips_invisible_chunks_even_when_they_are_nearest(settings, emb):
+    """A crashed replace leaves the new version's chunks in the collection, nearest to a query for their
+    own text; the query still returns n current chunks, by asking Chroma for more depth."""
+    store = open_store(settings, "BHP", create=True)
+    put(store, emb, make_chunks("BHP", "report.pdf", "v1", TEXTS_V1))
+    many = [f"Scope 1 emissions at the Alpha mine fell to {95 - i} kt after electrification, step {i}."
+            for i in range(20)]
+    real_docs = store._docs
+    store._docs = Failing(real_docs, "upsert")
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        put(store, emb, make_chunks("BHP", "report.pdf", "v2", many))
+    store._docs = real_docs
+    hits = open_store(settings, "BHP").query(emb.embed_query(many[0]), 3)
+    assert len(hits) == 3 and {h.text for h in hits} <= set(TEXTS_V1)
+    assert [h.rank for h in hits] == [1, 2, 3]
+    assert open_store(settings, "BHP").get_passages([h.chunk_id for h in hits]) != []
+
+
+def test_writing_to_a_clean_store_does_not_scan_every_chunk(settings, emb):
+    store = open_store(settings, "BHP", create=True)
+    put(store, emb, make_chunks("BHP", "report.pdf", "v1", TEXTS_V1))
+    fresh = open_store(settings, "BHP")
+    fresh._chunks = Recording(fresh._chunks, "get")
+    with fresh.writing():
+        pass
+    # Only a crashed write leaves the marker set; a clean store's metadata is never swept whole.
+    assert not [c for c in fresh._chunks.calls if not c.get("ids") and not c.get("where")]
+
+
+def test_store_records_the_embedder_runtime_and_old_stores_read_as_torch(settings, workspace):
+    from click.testing import CliRunner
+
+    from autofill.cli import cli
+
+    store = open_store(settings, "New Co", create=True, embedder="local:all-MiniLM-L6-v2")
+    assert store.embedder_runtime == "onnx" and store.info().embedder_runtime == "onnx"
+    old = open_store(settings, "Old Co", create=True, embedder="local:all-MiniLM-L6-v2")
+    meta = dict(old._chunks.metadata)
+    del meta["embedder_runtime"]  # as written before the ONNX runtime existed
+    old._chunks.modify(metadata=meta)
+    assert open_store(settings, "Old Co").embedder_runtime == "torch"
+    out = CliRunner().invoke(cli, ["--workspace", str(workspace), "companies"]).output
+    assert "built with torch, queried with onnx" in out and "(onnx)" in out

@@ -18,7 +18,7 @@ from autofill.workbook.writeback import match_allowed, write_results
 from tests.test_workbook_layout import build_x14
 from tests.workbook_builders import assert_only_changed, build_questionnaire, result_for, rewrite_zip, sha256
 
-ADDED = "HIJKLM"
+ADDED = "HIJKLMNO"
 
 
 def fill(tmp_path, src, results_for=None, run_info=None, out_name="out.xlsx"):

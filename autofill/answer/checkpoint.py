@@ -16,7 +16,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from autofill.records import Answer, Citation, Passage, QuestionRow, RowResult, StageUsage
+from autofill.records import Answer, CheckResult, Citation, Passage, QuestionRow, RowResult, StageUsage
+from autofill.states import parse_tier
 
 FORMAT = 1
 
@@ -32,6 +33,8 @@ def row_result_to_dict(r: RowResult) -> dict[str, Any]:
         "usage": {stage: dataclasses.asdict(u) for stage, u in r.usage.items()},
         "error": r.error,
         "seconds": r.seconds,
+        "checks": [c.to_dict() for c in r.checks],
+        "tier": r.tier.label if r.tier is not None else "",
     }
 
 
@@ -61,6 +64,8 @@ def row_result_from_dict(d: dict[str, Any]) -> RowResult:
         usage={stage: StageUsage(**_known(StageUsage, u)) for stage, u in d.get("usage", {}).items()},
         error=d.get("error", ""),
         seconds=float(d.get("seconds", 0.0)),
+        checks=[CheckResult.from_dict(c) for c in d.get("checks", [])],
+        tier=parse_tier(d.get("tier", "")),
     )
 
 

@@ -20,6 +20,8 @@ from autofill.hashing import file_sha256
 from autofill.answer.pages import PageLocator
 from autofill.answer.retrieval import resolve_mode
 from autofill.answer.row import RowContext, answer_row
+from autofill.answer.trust import make_trust
+from autofill.checks.tier import tier_counts
 from autofill.errors import InputError
 from autofill.fileio import ensure_writable_dir
 from autofill.providers.base import Providers
@@ -31,7 +33,7 @@ from autofill.store.chroma_store import now_iso
 
 # Bump when answering logic changes in a way that makes old checkpoints wrong.
 PIPELINE_VERSION = 1
-STAGES = ("hyde", "rerank", "answer")
+STAGES = ("hyde", "rerank", "answer", "verify")
 TEMPLATES = ("hyde", "hyde_system", "rerank", "rerank_system", "answer", "answer_system")
 
 
@@ -137,6 +139,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         if previous is not None:
             previous.question = row  # today's row (same text): picks up e.g. a reviewer's new status cell
             results[row.key] = previous
+    resumed = list(results)
     if results:
         _say(progress, f"Resuming: {len(results)} of {len(to_answer)} rows were finished by an earlier run.")
     pending = [row for row in to_answer if row.key not in results]
@@ -145,6 +148,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     ctx = RowContext(settings=settings, company=company, store=store, embedder=providers.embedder, chat=chat,
                      reranker=providers.reranker, mode=plan.mode, rerank_method=plan.rerank, meter=meter,
                      locator=PageLocator(plan.documents))
+    trust = make_trust(settings, plan.documents, chat, meter)  # checks and tier of every finished row
     live_sink = _LiveSink(questionnaire, layout, settings) if live else None
     if live_sink is not None:
         for result in results.values():
@@ -162,7 +166,9 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         # Load the query embedder now, not inside the first rows: their timings stay honest and
         # a broken embedder fails the run once instead of every row.
         providers.embedder.embed_query(pending[0].question)
-    _answer_concurrently(ctx, pending, settings.llm.concurrency, finished, gate)
+    _answer_concurrently(ctx, pending, settings.llm.concurrency, finished, check=trust.assess, gate=gate)
+    for key in resumed:
+        trust.reassess(results[key])
 
     ordered = [results[row.key] for row in to_answer if row.key in results]
     failed = [r for r in ordered if r.failed]
@@ -178,13 +184,14 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     report_html = _review_report(settings, Path(written), company, progress)
     report = RunReport(output=Path(written), rows=len(rows), answered=len(ordered) - len(failed), failed=len(failed),
                        skipped=len(kept), usage=meter.snapshot(), seconds=finished_at - t0, report_html=report_html,
-                       evidence_only=not plan.chat_model, pending=left)
+                       evidence_only=not plan.chat_model, tiers=tier_counts(r.tier for r in ordered), pending=left)
     _say(progress, summary(report, company, failed, evidence_only=report.evidence_only))
     return report
 
 
 def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: int,
-                         finished: Callable[[RowResult], None], gate: Any = None) -> None:
+                         finished: Callable[[RowResult], None],
+                         check: Callable[[RowResult], RowResult] = lambda r: r, gate: Any = None) -> None:
     """Answer rows in a thread pool, calling `finished` from this thread as each completes (so the
     checkpoint has a single writer). Ctrl-C or a broken template stops the pool: queued rows are
     cancelled and in-flight ones abandoned; everything finished so far is already checkpointed."""
@@ -193,7 +200,12 @@ def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: 
     pool = cf.ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="autofill-row")
     try:
         work = gate.wrap(answer_row) if gate is not None else answer_row
-        futures = [pool.submit(work, ctx, row) for row in rows]
+
+        def one(row: QuestionRow) -> RowResult | None:
+            result = work(ctx, row)
+            return None if result is None else check(result)
+
+        futures = [pool.submit(one, row) for row in rows]
         for future in cf.as_completed(futures):
             result = future.result()
             if result is not None:  # None: the gate did not start the row (cost cap); it stays pending
@@ -246,7 +258,12 @@ def build_run_info(settings: Settings, company: str, plan: _Plan, usage: dict[st
         "rows failed": sum(1 for x in results if x.failed),
         "rows skipped (kept as they were)": skipped,
         "rows resumed from a checkpoint": resumed,
+        "reporting year": settings.run.reporting_year or "not given",
+        "model verification": (settings.verify.judge_model or plan.chat_model) if settings.verify.llm and plan.chat_model
+        else "off",
     }
+    for key, n in tier_counts(x.tier for x in results).items():
+        info[f"tier {key.replace('_', ' ')}"] = n
     total = StageUsage()
     for stage in STAGES:
         u = usage.get(stage, StageUsage())
@@ -313,6 +330,8 @@ def summary(report: RunReport, company: str, failed: list[RowResult], evidence_o
         if u and (u.calls or u.cached_calls):
             lines.append(f"  {stage}: {u.calls} calls, {u.prompt_tokens} + {u.completion_tokens} tokens, "
                          f"${u.cost_usd:.4f}")
+    tiers = {k: report.tiers.get(k, 0) for k in ("ready", "check", "needs_work")}
+    lines.append(f"Tiers: {tiers['ready']} Ready, {tiers['check']} Check, {tiers['needs_work']} Needs work")
     for r in failed:
         lines.append(f"  failed {r.question.key}: {r.error}")
     if failed:

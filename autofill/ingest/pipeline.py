@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from autofill.errors import InputError
+from autofill.ingest.period import detect_period
 from autofill.records import Chunk, DocumentRecord, FileOutcome, IngestReport
 from autofill.settings import IngestSettings, Settings
 from autofill.hashing import file_sha256
@@ -356,7 +357,7 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                     file_name=path.name, sha256=doc.sha256, pages=doc.page_count, chunks=len(chunks),
                     empty_pages=len(doc.empty_pages),
                     ingested_at=now_iso(),
-                    source_path=str(path.resolve()), chunking=chunking,
+                    source_path=str(path.resolve()), chunking=chunking, period=detect_period(doc),
                 )
                 store.replace_document(record, chunks, vectors)
                 store.touch()  # per document: an interrupted ingest still dates what it stored

@@ -27,10 +27,11 @@ from autofill.settings import Settings
 log = logging.getLogger(__name__)
 
 CALIBRATION_FILE = ".usage-calibration.json"
-STAGES = ("hyde", "rerank", "answer")
+STAGES = ("hyde", "rerank", "answer", "verify")
 # Completion tokens per call before the API reported any: a HyDE passage of a few sentences, a
 # ranking "[4] > [2] > ..." of the candidates (~4 tokens each), a reasoning + JSON answer.
-DEFAULT_COMPLETION = {"hyde": 150.0, "rerank": 4.0, "answer": 300.0}  # rerank: per candidate ranked
+DEFAULT_COMPLETION = {"hyde": 150.0, "rerank": 4.0, "answer": 300.0, "verify": 200.0}  # rerank: per candidate
+VERIFY_ANSWER_CHARS = 300  # a typical answer, as the verify prompt quotes it
 # Rows whose prompts are rendered; a larger questionnaire is priced from an even sample of this many
 # (a 50,000-row workbook is priced in a second, not a minute of template rendering).
 SAMPLE_ROWS = 200
@@ -191,7 +192,7 @@ def row_prompt_chars(settings: Settings, company: str, row: QuestionRow, mode: s
     store's chunk count when known (retrieval cannot return more candidates than that)."""
     from autofill.answer.generate import answer_messages
     from autofill.answer.hyde import hyde_messages
-    from autofill.answer.rerank import RERANK_PASSAGE_CHARS, window_starts
+    from autofill.answer.rerank import RERANK_PASSAGE_CHARS, passage_views, window_starts
     from autofill.providers.base import ChatMessage
     from autofill.templating import render
 
@@ -208,8 +209,6 @@ def row_prompt_chars(settings: Settings, company: str, row: QuestionRow, mode: s
         total = 0
         system = render(settings.templates_dir, "rerank_system")
         for start in starts:
-            from autofill.answer.rerank import passage_views
-
             views = passage_views(_passages(min(window, candidates - start), chunk, file_name), RERANK_PASSAGE_CHARS)
             prompt = render(settings.templates_dir, "rerank", question=row.question,
                             form_of_answer=row.form_of_answer, explanation=row.explanation,
@@ -217,6 +216,11 @@ def row_prompt_chars(settings: Settings, company: str, row: QuestionRow, mode: s
             total += _chars([ChatMessage("system", system), ChatMessage("user", prompt)])
         out["rerank"] = (len(starts), total)
     out["answer"] = (1, _chars(answer_messages(settings, company, row, _passages(final_k, chunk, file_name))))
+    if settings.verify.llm:  # one more call per answered row: do the cited passages support the answer?
+        views = passage_views(_passages(min(2, final_k), chunk, file_name))
+        prompt = render(settings.templates_dir, "verify", question=row.question, answer="x" * VERIFY_ANSWER_CHARS,
+                        passages=views)
+        out["verify"] = (1, len(prompt) + len(render(settings.templates_dir, "judge_system")))
     return out
 
 

@@ -283,6 +283,8 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     del store
     providers = Providers(embedder=shared.embedder(embedder_name), chat=shared.chat, reranker=shared.reranker)
     gate = RowGate(None, shared.budget, plan.estimate.cost_per_row, shared.stop)  # slots: per call (LimitedChat)
+    if entry.year:  # the manifest's year is the questionnaire's reporting year (trust checks tier older figures)
+        settings = dataclasses.replace(settings, run=dataclasses.replace(settings.run, reporting_year=int(entry.year)))
     report = run_questionnaire(settings, entry.company, entry.questionnaire, out_dir=prepared.out_dir,
                                providers=providers, gate=gate, output=plan.output)
     calibrate(settings, plan.estimate, report.usage)

@@ -24,9 +24,14 @@ def make_embedder(settings: Settings, name: str | None = None) -> Embedder:
     """An embedder for `name` ("local:all-MiniLM-L6-v2", as recorded in a store) or for the settings."""
     provider, _, model = (name or embedder_name(settings)).partition(":")
     if provider == "local":
+        if settings.embedding.runtime == "torch":
+            from autofill.providers.local_torch import LocalEmbedder as TorchEmbedder
+
+            return TorchEmbedder(model=model, batch_size=settings.embedding.batch_size,
+                                 device=settings.embedding.device)
         from autofill.providers.local import LocalEmbedder
 
-        return LocalEmbedder(model=model, batch_size=settings.embedding.batch_size, device=settings.embedding.device)
+        return LocalEmbedder(model=model, batch_size=settings.embedding.batch_size)
     if provider == "openai":
         from autofill.providers.openai_provider import OpenAIEmbedder
 

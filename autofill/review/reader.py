@@ -25,6 +25,8 @@ QUESTION_COLUMNS = {
     "review": "review",
     "reviewer comment": "reviewer_comment",
     "section": "section",
+    "tier": "tier",
+    "checks": "checks",
 }
 _SOURCE_RE = re.compile(r"^(?P<file>.+?)\s+pp?\.\s*(?P<page>\d+)(?:\s*[-\u2013]\s*(?P<end>\d+))?\s*$")
 
@@ -61,6 +63,8 @@ class ReviewQuestion:
     status: str = ""
     review: str = ""
     reviewer_comment: str = ""
+    tier: str = ""  # Ready / Check / Needs work (trust checks), "" in outputs from before them
+    checks: str = ""  # failed checks in words, "; "-separated
     evidence: list[EvidenceRow] = field(default_factory=list)
     in_sheet: bool = True  # False: known only from the Evidence sheet
 

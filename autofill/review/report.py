@@ -24,6 +24,7 @@ from typing import Mapping
 from autofill.errors import InputError
 from autofill.review.pdf_sources import PdfSource, locate_pdfs
 from autofill.review.reader import EvidenceRow, FilledWorkbook, ReviewQuestion, read_filled_workbook
+from autofill.states import Tier, parse_tier
 
 TEMPLATE = "review_report.html.j2"
 PAGES_DIR = "pages"
@@ -35,6 +36,8 @@ SUMMARY_KEYS = ("company", "llm provider", "llm model", "embedder", "retrieval m
                 "finished", "total llm calls", "total prompt tokens", "total completion tokens", "total cost usd")
 _SUMMARY_LIKE = re.compile(r"company|model|embedder|retrieval|rerank|cost|started|finished", re.IGNORECASE)
 REVIEW_STATES = ("Approved", "Needs changes", "Rejected")
+TIER_ORDER = (Tier.NEEDS_WORK, Tier.CHECK, Tier.READY)  # what to read first
+TIER_CLASS = {Tier.READY: "ok", Tier.CHECK: "warn", Tier.NEEDS_WORK: "bad"}
 
 
 @dataclass
@@ -72,6 +75,16 @@ class QuestionView:
     cited: list[PassageView]
     uncited: list[PassageView]
     extra_sources: list[PageView]  # pages in Sources with no passage in Evidence
+    tier: Tier | None = None
+    checks: list[str] = field(default_factory=list)  # failed checks in words
+
+    @property
+    def tier_class(self) -> str:
+        return TIER_CLASS.get(self.tier, "none") if self.tier is not None else "none"
+
+    @property
+    def tier_key(self) -> str:
+        return self.tier.key if self.tier is not None else "none"
 
 
 def _status_class(status: str) -> str:
@@ -160,7 +173,18 @@ def _question_view(q: ReviewQuestion, pages: _Pages) -> QuestionView:
                         status_short=q.status.split(";")[0].strip(),
                         review_class=_review_class(q.review),
                         evidence_only="evidence only" in q.status.lower(),
-                        cited=cited, uncited=uncited, extra_sources=extra)
+                        cited=cited, uncited=uncited, extra_sources=extra, tier=parse_tier(q.tier),
+                        checks=[c.strip() for c in q.checks.split(";") if c.strip()])
+
+
+def _tier_groups(views: list[QuestionView]) -> list[dict]:
+    """The questions grouped by tier, the one to read first first; empty for outputs without tiers."""
+    groups = []
+    for t in TIER_ORDER:
+        members = [v for v in views if v.tier is t]
+        if members:
+            groups.append({"label": t.label, "key": t.key, "cls": TIER_CLASS[t], "questions": members})
+    return groups
 
 
 def _run_highlights(run_info: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -181,6 +205,8 @@ def _summary(book: FilledWorkbook, company: str, views: list[QuestionView]) -> d
         "statuses": [(s, n, _status_class("" if s == "(no status)" else s)) for s, n in statuses.most_common()],
         "reviews": [(s, reviews[s], _review_class(s)) for s in (*REVIEW_STATES, "Not reviewed") if reviews[s]],
         "run_highlights": _run_highlights(book.run_info),
+        "tiers": [(t.label, t.key, sum(1 for v in views if v.tier is t), TIER_CLASS[t]) for t in TIER_ORDER
+                  if any(v.tier is t for v in views)],
         "passages": sum(len(v.cited) + len(v.uncited) for v in views),
         "cited": sum(len(v.cited) for v in views),
     }
@@ -258,6 +284,7 @@ def write_review_report(settings, output_xlsx: Path, company: str | None = None,
             "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "summary": _summary(book, company, views),
             "questions": views,
+            "tier_groups": _tier_groups(views),
             "run_info": book.run_info,
             "notes": notes,
             "has_evidence_sheet": book.has_evidence_sheet,

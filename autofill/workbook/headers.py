@@ -44,6 +44,8 @@ ADDED_ROLES: list[tuple[str, str]] = [
     ("status", "Status"),
     ("review", "Review"),
     ("reviewer_comment", "Reviewer comment"),
+    ("tier", "Tier"),  # trust tier from the checks (autofill/checks): Ready / Check / Needs work
+    ("checks", "Checks"),  # the failed checks in words
 ]
 ADDED_HEADERS = {role: header for role, header in ADDED_ROLES}
 _ADDED_NAMES = {header.lower(): role for role, header in ADDED_ROLES}

@@ -16,12 +16,13 @@ from copy import copy
 from pathlib import Path
 
 from openpyxl.cell.cell import MergedCell
-from openpyxl.styles import Alignment, Protection
+from openpyxl.styles import Alignment, PatternFill, Protection
 from openpyxl.utils.cell import column_index_from_string
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from autofill.errors import InputError
 from autofill.fileio import atomic_write_bytes
+from autofill.checks.tier import failed_text
 from autofill.records import Answer, QuestionRow, RowResult
 from autofill.workbook.evidence import write_evidence_sheet, write_run_info_sheet
 from autofill.workbook.model import SheetLayout, WorkbookLayout
@@ -30,7 +31,7 @@ from autofill.workbook.validations import extension_list_validations
 
 REVIEW_CHOICES = ["Approved", "Needs changes", "Rejected"]
 COLUMN_WIDTHS = {"answer": 40, "reasoning": 60, "sources": 36, "confidence": 12, "status": 30, "review": 16,
-                 "reviewer_comment": 40}
+                 "reviewer_comment": 40, "tier": 12, "checks": 40}
 EVIDENCE_ONLY = "Evidence only"
 
 
@@ -157,8 +158,9 @@ def match_allowed(text: str, allowed: list[str]) -> str | None:
 def plan_row(q: QuestionRow, res: RowResult) -> dict[str, str | None]:
     """The values for a row's cells by role (pure; shared with live Excel). A role absent from the
     result stays untouched; None clears the cell."""
+    trust = {} if res.tier is None else {"tier": res.tier.label, "checks": failed_text(res.checks) or None}
     if res.answer is None:
-        return {"status": f"Failed: {res.error or 'unknown error'}"}
+        return {"status": f"Failed: {res.error or 'unknown error'}", **trust}
     ans: Answer = res.answer
     text = (ans.answer or "").strip()
     status = [ans.status or "Answered"] + [f for f in ans.flags if f]
@@ -196,6 +198,7 @@ def plan_row(q: QuestionRow, res: RowResult) -> dict[str, str | None]:
         "sources": "; ".join(sources) or None,
         "confidence": ans.confidence or None,
         "status": "; ".join(s for s in status if s),
+        **trust,
     }
     if q.review.strip():
         out["review"] = None  # a new answer needs a new review; the reviewer's comment stays
@@ -213,6 +216,9 @@ def _write_row(ws, sheet: SheetLayout, q: QuestionRow, res: RowResult) -> None:
         cell = _cell(ws, sheet, role, q.row)
         if cell is not None:
             set_text(cell, value)
+    tier = _cell(ws, sheet, "tier", q.row)
+    if tier is not None and res.tier is not None:
+        tier.fill = PatternFill(fill_type="solid", start_color=res.tier.fill, end_color=res.tier.fill)
 
 
 def _ensure_review_dropdown(ws, sheet: SheetLayout) -> None:
