@@ -299,7 +299,6 @@ class RunReport:
             "cost_usd": round(t.cost_usd, 6),
             "seconds": round(self.seconds, 2),
             "evidence_only": self.evidence_only,
-            "pending": self.pending,
             "report": str(self.report_html) if self.report_html else None,
             "tiers": {k: self.tiers.get(k, 0) for k in ("ready", "check", "needs_work")},
         }

@@ -18,6 +18,8 @@ import pytest
 from click.testing import CliRunner
 
 from autofill.cli import cli
+from autofill.review.reader import read_filled_workbook
+from autofill.states import parse_tier
 from tests.answer_helpers import FACTS
 from tests.pdf_factory import make_corrupt_pdf
 from tests.portfolio_helpers import COMPANIES, QUESTIONS, entries, model_env, responder, write_manifest
@@ -65,7 +67,10 @@ def test_three_companies_then_a_rerun_that_redoes_nothing(workspace, llm_server,
     assert ws.max_column == 1 + QUESTIONS  # same questions, one column each, across both questionnaires
     col = next(c for c in range(2, ws.max_column + 1) if "renewable electricity" in ws.cell(row=1, column=c).value)
     assert [ws.cell(row=r, column=col).value for r in (2, 3)] == ["46% in FY2024."] * 2
-    assert ws.cell(row=2, column=col).fill.fgColor.rgb.endswith("E2EFDA")
+    # Coloured by the answer's trust tier, as the company's own workbook states it.
+    tiers = {q.question: q.tier for q in read_filled_workbook(Path(outputs["Alpha Mining"])).questions}
+    tier = parse_tier(next(t for q, t in tiers.items() if "renewable electricity" in q))
+    assert tier is not None and ws.cell(row=2, column=col).fill.fgColor.rgb.endswith(tier.fill)
     companies = book["Companies"]
     head = [c.value for c in companies[1]]
     alpha = dict(zip(head, [c.value for c in companies[2]]))
