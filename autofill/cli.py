@@ -139,6 +139,7 @@ def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, a
 @handle_errors
 def companies(ctx, as_json):
     """List the evidence stores: documents, pages, chunks, embedder, last ingest."""
+    from autofill.library.store import library_size
     from autofill.store.chroma_store import list_stores
 
     settings = build_settings(ctx)
@@ -147,6 +148,7 @@ def companies(ctx, as_json):
         emit_json({"companies": [
             {"company": s.company, "documents": len(s.documents), "pages": s.pages, "chunks": s.chunks,
              "embedder": s.embedder, "embedder_runtime": s.embedder_runtime, "last_ingest": s.last_ingest,
+             "library": library_size(settings, s.company),
              "files": [d.file_name for d in s.documents],
              "document_details": [{"file": d.file_name, "pages": d.pages, "chunks": d.chunks,
                                    "period": d.period} for d in s.documents]} for s in stores]})
@@ -157,7 +159,7 @@ def companies(ctx, as_json):
     for s in stores:
         click.echo(f"{s.company}: {_count(len(s.documents), 'document')}, {_count(s.pages, 'page')}, "
                    f"{_count(s.chunks, 'chunk')}, embedder {s.embedder}{_runtime_note(settings, s)}, "
-                   f"last ingest {s.last_ingest}")
+                   f"last ingest {s.last_ingest}, {_count(library_size(settings, s.company), 'library answer')}")
         for d in s.documents:
             click.echo(f"    {d.file_name}: {_count(d.pages, 'page')}, {_count(d.chunks, 'chunk')}"
                        + (f", {_count(d.empty_pages, 'page')} without text" if d.empty_pages else "")
@@ -228,14 +230,16 @@ def workbook_overrides(sheet, header_row, question_col, answer_col) -> dict:
               help="The questionnaire's reporting year: answers stating an earlier year are tiered Check.")
 @click.option("--verify", is_flag=True, default=None,
               help="One extra model call per row checks each claim against the cited passages (verify.llm).")
+@click.option("--reuse", type=click.Choice(["off", "approved"]), default=None,
+              help="approved: reuse near-exact approved library answers whose documents are unchanged, no model call.")
 @click.option("--yes", is_flag=True, help="Run a large or costly questionnaire without asking (see run.confirm_*).")
 @workbook_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
 @click.pass_context
 @handle_errors
 def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, final_k, context_order,
-        llm_provider, model, concurrency, no_cache, fresh, live, reporting_year, verify, yes, sheet, header_row,
-        question_col, answer_col, as_json):
+        llm_provider, model, concurrency, no_cache, fresh, live, reporting_year, verify, reuse, yes, sheet,
+        header_row, question_col, answer_col, as_json):
     """Answer every question row of a questionnaire from COMPANY's evidence store."""
     from autofill.answer.pipeline import run_questionnaire
 
@@ -248,6 +252,7 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
         workbook=workbook_overrides(sheet, header_row, question_col, answer_col),
         run={"reporting_year": reporting_year},
         verify={"llm": True if verify else None},
+        library={"reuse": reuse},
     )
     estimate = None
     if settings.llm_configured and questionnaire.is_file():
@@ -397,6 +402,11 @@ def eval_cmd(ctx, company, questionnaire, gold, eval_configs, from_output, k, ou
         emit_json(result.to_json())
     else:
         click.echo(result.describe())
+
+
+from autofill.library.commands import library  # noqa: E402 - the `library` group, wired in its package
+
+cli.add_command(library)
 
 
 def main() -> None:

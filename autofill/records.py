@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from autofill.states import Tier
 
+from autofill.states import Outcome
+
 # --------------------------------------------------------------------------- ingestion
 
 
@@ -163,6 +165,9 @@ class QuestionRow:
     status: str = ""  # Status cell of a previous run
     review: str = ""  # Approved / Needs changes / Rejected
     reviewer_comment: str = ""
+    # The answer library's approved answer for this question (autofill/library), given to the answer
+    # prompt as the previously approved answer; "" when the library has none above the threshold.
+    approved_answer: str = ""
 
     @property
     def key(self) -> str:
@@ -250,6 +255,25 @@ class StageUsage:
 
 
 @dataclass
+class LibraryMatch:
+    """The answer library's best approved answer for a question (autofill/library/match.py)."""
+
+    entry_id: int
+    question: str  # the approved question, as worded where it was approved
+    answer: str
+    approved_at: str  # YYYY-MM-DD
+    strength: float  # calibrated match strength, 0-1
+    source_questionnaire: str = ""
+    documents_unchanged: bool = False  # every document it cited is in the store with the same hash
+
+    @property
+    def cell_text(self) -> str:
+        """The `Library answer` cell: the answer, then when it was approved and how well it matches."""
+        where = f", {self.source_questionnaire}" if self.source_questionnaire else ""
+        return f"{self.answer}\n(approved {self.approved_at}{where}; match {self.strength:.2f})"
+
+
+@dataclass
 class RowResult:
     question: QuestionRow
     answer: Answer | None
@@ -259,6 +283,10 @@ class RowResult:
     seconds: float = 0.0
     checks: list[CheckResult] = field(default_factory=list)  # trust checks, run once the row is finished
     tier: "Tier | None" = None  # Ready / Check / Needs work from the checks; None before they ran
+    outcome: Outcome | None = None  # how the row ended (states.Outcome); None: read from the answer
+    library: LibraryMatch | None = None  # the approved library answer shown for this row
+    # The new answer differs materially (verdict, figures) from the approved library answer: never Ready.
+    changed_since_approved: bool = False
 
     @property
     def failed(self) -> bool:
@@ -277,6 +305,7 @@ class RunReport:
     report_html: Path | None = None
     evidence_only: bool = False  # no model configured: "answered" rows are quoted-evidence drafts
     tiers: dict[str, int] = field(default_factory=dict)  # rows per trust tier: ready, check, needs_work
+    reused: int = 0  # rows filled with an approved library answer, no model call (counted in answered)
     pending: int = 0  # rows not started (a portfolio's cost cap); the next run answers them
 
     def totals(self) -> StageUsage:
@@ -299,6 +328,7 @@ class RunReport:
             "cost_usd": round(t.cost_usd, 6),
             "seconds": round(self.seconds, 2),
             "evidence_only": self.evidence_only,
+            "reused": self.reused,
             "report": str(self.report_html) if self.report_html else None,
             "tiers": {k: self.tiers.get(k, 0) for k in ("ready", "check", "needs_work")},
         }

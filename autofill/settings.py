@@ -162,6 +162,28 @@ class EvalSettings:
 
 
 @dataclass
+class LibrarySettings:
+    """The answer library: approved answers of earlier questionnaires, matched to each new question."""
+
+    enabled: bool = True
+    # Calibrated match strength (0-1, about the chance that two questions ask the same thing) from
+    # which a library answer is shown in the `Library answer` column and given to the answer prompt.
+    # 0.8 kept 19 of 24 rewordings and none of 24 near-duplicate or unrelated questions in calibration.
+    threshold: float = 0.8
+    # "off": library answers are suggested only. "approved" (`run --reuse approved`): a near-exact
+    # match whose cited documents are unchanged is written as the answer without any model call.
+    reuse: str = "off"
+    # Match strength a question needs for reuse without a model call: near-exact wording. The strength
+    # tops out at about 0.98 for the same words with trivial edits (the same text, normalised, is 1.0);
+    # rewordings on the BHP benchmark scored 0.92-0.98. No contrast term (scope, year, reference vs
+    # align ...) may differ, and every cited document must be unchanged.
+    reuse_threshold: float = 0.975
+    # `run` adds the rows a reviewer marked Approved (in the workbook passed in or in an existing
+    # output of the same questionnaire) to the library.
+    learn_from_runs: bool = True
+
+
+@dataclass
 class RunSettings:
     # The questionnaire's reporting year (`run --year`): an answer stating an earlier year (not a
     # baseline or a target) is tiered Check. 0: not given, nothing checked.
@@ -192,6 +214,7 @@ SECTIONS = {
     "eval": EvalSettings,
     "run": RunSettings,
     "verify": VerifySettings,
+    "library": LibrarySettings,
 }
 
 
@@ -209,6 +232,7 @@ class Settings:
     eval: EvalSettings = field(default_factory=EvalSettings)
     run: RunSettings = field(default_factory=RunSettings)
     verify: VerifySettings = field(default_factory=VerifySettings)
+    library: LibrarySettings = field(default_factory=LibrarySettings)
 
     @property
     def vectordb_dir(self) -> Path:
@@ -393,6 +417,11 @@ def validate(settings: Settings) -> None:
         raise InputError("ingest.chunk_chars must be at least 200")
     if settings.run.reporting_year and not 1900 <= settings.run.reporting_year <= 2100:
         raise InputError(f"run.reporting_year must be a year such as 2023, got {settings.run.reporting_year}")
+    lib = settings.library
+    if lib.reuse not in ("off", "approved"):
+        raise InputError(f"unknown library.reuse {lib.reuse!r} (off, approved)")
+    if not (0.0 <= lib.threshold <= 1.0 and 0.0 <= lib.reuse_threshold <= 1.0):
+        raise InputError("library.threshold and library.reuse_threshold must be between 0 and 1")
     if settings.llm.concurrency < 1:
         raise InputError("llm.concurrency must be at least 1")
     if settings.portfolio.companies_at_once < 1:

@@ -107,10 +107,12 @@ def test_cli_ingest_and_run_json_with_the_real_embedder(tmp_path):
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout.strip().splitlines()[-1])
     assert set(data) == {"output", "rows", "answered", "failed", "skipped", "llm_calls", "prompt_tokens",
-                         "completion_tokens", "cost_usd", "seconds", "evidence_only", "report", "tiers"}
+                         "completion_tokens", "cost_usd", "seconds", "evidence_only", "report", "tiers",
+                         "reused"}
     # evidence-only drafts are never Ready: a reviewer writes the answer
     assert data["tiers"] == {"ready": 0, "check": 0, "needs_work": len(OFFLINE_FACTS)}
     assert data["evidence_only"] is True and Path(data["report"]).is_file()
+    assert data["reused"] == 0  # no answer library yet
     assert data["rows"] == data["answered"] == len(OFFLINE_FACTS) and data["failed"] == 0 and data["llm_calls"] == 0
     out = read_output(Path(data["output"]))
     assert Path(data["output"]).parent == ws / "reports_out"

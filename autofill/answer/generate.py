@@ -217,7 +217,7 @@ def answer_messages(settings: Settings, company: str, row: QuestionRow, context:
     prompt = render(settings.templates_dir, "answer", company=company, question=row.question,
                     form_of_answer=row.form_of_answer, explanation=row.explanation,
                     allowed_values=list(row.allowed_values), reviewer_guidance=row.reviewer_comment,
-                    passages=passage_views(context))
+                    approved_answer=row.approved_answer, passages=passage_views(context))
     return [ChatMessage("system", render(settings.templates_dir, "answer_system")), ChatMessage("user", prompt)]
 
 

@@ -17,6 +17,7 @@ from typing import Any, Callable
 import autofill
 from autofill.answer.checkpoint import Checkpoint, checkpoint_path, fingerprint, question_key, safe_name
 from autofill.hashing import file_sha256
+from autofill.library.runtime import RunLibrary
 from autofill.answer.pages import PageLocator
 from autofill.answer.retrieval import resolve_mode
 from autofill.answer.row import RowContext, answer_row
@@ -143,6 +144,11 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     if results:
         _say(progress, f"Resuming: {len(results)} of {len(to_answer)} rows were finished by an earlier run.")
     pending = [row for row in to_answer if row.key not in results]
+    library = _library(settings, company, providers, plan, questionnaire, layout, rows, out)
+    if library is not None:
+        library.match(to_answer)
+        results.update((r.question.key, r) for r in library.reuse(pending))
+        pending = [row for row in pending if row.key not in results]
 
     meter = UsageMeter(settings.cost)
     ctx = RowContext(settings=settings, company=company, store=store, embedder=providers.embedder, chat=chat,
@@ -171,12 +177,17 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         trust.reassess(results[key])
 
     ordered = [results[row.key] for row in to_answer if row.key in results]
+    if library is not None:
+        for result in ordered:
+            library.annotate(result, answered_by_model=bool(plan.chat_model))
     failed = [r for r in ordered if r.failed]
     finished_at = time.monotonic()
     for warning in layout.all_warnings:
         _warn(warning)
     run_info = build_run_info(settings, company, plan, meter.snapshot(), ordered, started_at,
                               len(to_answer) - len(pending), len(kept))
+    if library is not None:
+        run_info.update(library.run_info())
     written = write_results(settings, questionnaire, layout, ordered, out, run_info)
     left = len(to_answer) - len(ordered)  # held back by the gate (cost cap): pending
     if not failed and not left:
@@ -184,9 +195,26 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     report_html = _review_report(settings, Path(written), company, progress)
     report = RunReport(output=Path(written), rows=len(rows), answered=len(ordered) - len(failed), failed=len(failed),
                        skipped=len(kept), usage=meter.snapshot(), seconds=finished_at - t0, report_html=report_html,
-                       evidence_only=not plan.chat_model, tiers=tier_counts(r.tier for r in ordered), pending=left)
+                       evidence_only=not plan.chat_model, tiers=tier_counts(r.tier for r in ordered),
+                       reused=library.reused if library is not None else 0, pending=left)
     _say(progress, summary(report, company, failed, evidence_only=report.evidence_only))
     return report
+
+
+def _library(settings: Settings, company: str, providers: Providers, plan: _Plan, questionnaire: Path,
+             layout: Any, rows: list[QuestionRow], out: Path) -> RunLibrary | None:
+    """The answer library for this run, having learned the approved rows of the workbook passed in and
+    of an existing output of it (what reviewers approved there since the last run)."""
+    library = RunLibrary.open(settings, company, providers.embedder, plan.documents)
+    if library is None:
+        return None
+    library.learn(questionnaire, layout, rows)
+    if out.is_file() and out.resolve() != questionnaire.resolve():
+        try:
+            library.learn(out)
+        except InputError as exc:
+            _warn(f"approved rows of {out.name} not added to the answer library: {exc}")
+    return library
 
 
 def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: int,

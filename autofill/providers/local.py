@@ -70,6 +70,9 @@ class _Model:
         options.enable_cpu_mem_arena = False
         options.intra_op_num_threads = max(1, os.cpu_count() or 1)
         options.log_severity_level = 3  # errors only: its warnings would land on the user's stderr
+        # Idle worker threads sleep instead of spinning: on a busy 2-core machine spinning threads took
+        # the CPU from the thread doing the work (1.3 vs 2.0 chunks/s under load; equal when quiet).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(model_file), sess_options=options,
                                             providers=["CPUExecutionProvider"])
         self.tokenizer = Tokenizer.from_file(str(TOKENIZER))

@@ -31,7 +31,7 @@ from autofill.workbook.validations import extension_list_validations
 
 REVIEW_CHOICES = ["Approved", "Needs changes", "Rejected"]
 COLUMN_WIDTHS = {"answer": 40, "reasoning": 60, "sources": 36, "confidence": 12, "status": 30, "review": 16,
-                 "reviewer_comment": 40, "tier": 12, "checks": 40}
+                 "reviewer_comment": 40, "tier": 12, "checks": 40, "library_answer": 50}
 EVIDENCE_ONLY = "Evidence only"
 
 
@@ -200,6 +200,8 @@ def plan_row(q: QuestionRow, res: RowResult) -> dict[str, str | None]:
         "status": "; ".join(s for s in status if s),
         **trust,
     }
+    if res.library is not None:
+        out["library_answer"] = res.library.cell_text
     if q.review.strip():
         out["review"] = None  # a new answer needs a new review; the reviewer's comment stays
     return out

@@ -1,0 +1,68 @@
+"""Reading approved rows out of filled workbooks: autofill's own output or a customer's layout with a
+Review column. A row counts when its Review cell reads Approved (`states.parse_review`) and its Answer
+cell holds an answer; its Reasoning, Sources and Reviewer comment cells come along when the workbook
+has those columns."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+from autofill.library.changes import cited_files
+from autofill.library.store import Entry
+from autofill.records import DocumentRecord, QuestionRow
+from autofill.settings import Settings
+from autofill.states import ReviewState, parse_review
+
+
+def approval_date(path: Path) -> str:
+    """When the workbook was last saved (its file time, UTC date): the approvals in it are at least
+    that old, and the same unchanged file gives the same date every time it is added."""
+    return datetime.fromtimestamp(Path(path).stat().st_mtime, tz=timezone.utc).date().isoformat()
+
+
+def cited_documents(sources: str, documents: dict[str, DocumentRecord]) -> dict[str, str]:
+    """File name -> content hash, from the store manifest, of each document a Sources cell cites."""
+    return {name: documents[name].sha256 for name in cited_files(sources) if name in documents}
+
+
+def approved_entries(settings: Settings, path: Path, documents: dict[str, DocumentRecord] | None = None,
+                     layout=None, rows: list[QuestionRow] | None = None) -> list[Entry]:
+    """Library entries for the approved rows of the workbook at `path` (layout and rows as read by
+    `workbook.layout.read_questions`, read here when not given)."""
+    path = Path(path)
+    if layout is None or rows is None:
+        from autofill.workbook.layout import read_questions
+
+        layout, rows = read_questions(settings, path)
+    from autofill.answer.evidence_only import PREFIX
+
+    # An evidence-only draft approved as it stands is a quote, not an answer: it is not learned.
+    approved = [q for q in rows if parse_review(q.review) is ReviewState.APPROVED and q.existing_answer.strip()
+                and not q.existing_answer.startswith(PREFIX.strip())]
+    if not approved:
+        return []
+    from openpyxl.utils.cell import column_index_from_string
+
+    from autofill.workbook.safety import load_workbook_safely
+
+    wb = load_workbook_safely(path, data_only=True)
+    sheets = {s.name: s for s in layout.sheets}
+    date = approval_date(path)
+    out = []
+    for q in approved:
+        sheet = sheets.get(q.sheet)
+
+        def cell(role: str) -> str:
+            col = sheet.columns.get(role) if sheet is not None else None
+            if col is None or col.added or q.sheet not in wb.sheetnames:
+                return ""
+            value = wb[q.sheet].cell(row=q.row, column=column_index_from_string(col.letter)).value
+            return "" if value is None else str(value).strip()
+
+        sources = cell("sources")
+        out.append(Entry(question=q.question, answer=q.existing_answer.strip(), approved_at=date,
+                         reasoning=cell("reasoning"), sources=sources, reviewer_comment=q.reviewer_comment.strip(),
+                         source_questionnaire=path.name, source_row=q.key, form_of_answer=q.form_of_answer,
+                         documents=cited_documents(sources, documents or {})))
+    return out

@@ -1,0 +1,136 @@
+"""`autofill library add|list|export|import|remove`: what each subcommand does, apart from the click
+wiring (commands.py). Each function returns plain data for --json and a text summary."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autofill.errors import InputError
+from autofill.library.harvest import approved_entries
+from autofill.library.store import AddResult, Entry, library_path, open_library
+from autofill.records import DocumentRecord
+from autofill.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Done:
+    data: dict
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def _now() -> str:
+    from autofill.store.chroma_store import now_iso
+
+    return now_iso()
+
+
+def _documents(settings: Settings, company: str) -> dict[str, DocumentRecord]:
+    """The evidence store's manifest (file -> record); empty, with a warning, without a store."""
+    from autofill.store.chroma_store import find_store
+
+    store = find_store(settings, company)
+    if store is None:
+        log.warning("no evidence store for %r: the cited documents' hashes are unknown, so these answers are "
+                    "suggested but never reused without a model call until they are added again after "
+                    "`autofill ingest`", company)
+        return {}
+    return store.documents()
+
+
+def _lib(settings: Settings, company: str, create: bool = False):
+    lib = open_library(settings, company, create=create)
+    if lib is None:
+        raise InputError(f"no answer library for company {company!r} yet; "
+                         f"add approved answers with: autofill library add --company {company!r} FILLED.xlsx")
+    return lib
+
+
+def _counts(r: AddResult) -> str:
+    return f"{r.added} added, {r.updated} updated, {r.unchanged} unchanged"
+
+
+def add(settings: Settings, company: str, paths: list[Path]) -> Done:
+    """Add the rows marked Approved in each filled workbook (all read before anything is written)."""
+    documents = _documents(settings, company)
+    per_file: list[tuple[Path, list[Entry]]] = []
+    for path in paths:
+        path = Path(path)
+        if not path.is_file():
+            raise InputError(f"workbook not found: {path}")
+        per_file.append((path, approved_entries(settings, path, documents)))
+    total = AddResult()
+    files = []
+    with _lib(settings, company, create=True) as lib:
+        for path, entries in per_file:
+            r = lib.add(entries, _now())
+            total += r
+            files.append({"file": str(path), "approved_rows": len(entries), **r.to_json()})
+        size = len(lib)
+    lines = [f"  {Path(f['file']).name}: {f['approved_rows']} approved rows" for f in files]
+    lines.append(f"{company}: {_counts(total)}; the answer library holds {size} answers")
+    return Done({"company": company, "files": files, **total.to_json(), "entries": size}, lines)
+
+
+def _short(text: str, n: int) -> str:
+    t = " ".join(str(text).split())
+    return t if len(t) <= n else t[: n - 3] + "..."
+
+
+def list_entries(settings: Settings, company: str) -> Done:
+    lib = open_library(settings, company, create=False)
+    entries = [] if lib is None else lib.entries()
+    if lib is not None:
+        lib.close()
+    data = {"company": company, "entries": [
+        {"id": e.id, "question": e.question, "answer": e.answer, "approved": e.approved_at,
+         "source_questionnaire": e.source_questionnaire, "sources": e.sources, "documents": e.documents}
+        for e in entries]}
+    if not entries:
+        return Done(data, [f"{company}: the answer library is empty"])
+    lines = [f"{company}: {len(entries)} approved answers"]
+    for e in entries:
+        lines.append(f"  #{e.id} [{e.approved_at}] {_short(e.question, 70)}")
+        lines.append(f"      {_short(e.answer, 90)}  ({e.source_questionnaire or 'imported'})")
+    return Done(data, lines)
+
+
+def export(settings: Settings, company: str, out: Path) -> Done:
+    from autofill.library.xlsx import export_workbook
+
+    with _lib(settings, company) as lib:
+        entries = lib.entries()
+    path = export_workbook(entries, Path(out), company)
+    return Done({"company": company, "file": str(path), "entries": len(entries)},
+                   [f"Exported {len(entries)} approved answers of {company} to {path}"])
+
+
+def import_(settings: Settings, company: str, path: Path) -> Done:
+    from autofill.library.xlsx import import_workbook
+
+    entries = import_workbook(Path(path), _now()[:10])
+    with _lib(settings, company, create=True) as lib:
+        r = lib.add(entries, _now())
+        size = len(lib)
+    return Done({"company": company, "file": str(path), **r.to_json(), "entries": size},
+                   [f"{company}: imported {Path(path).name}: {_counts(r)}; the answer library holds {size} answers"])
+
+
+def remove(settings: Settings, company: str, ids: list[int], questions: list[str], everything: bool) -> Done:
+    if not (ids or questions or everything):
+        raise InputError("say what to remove: --id N, --question TEXT or --all")
+    with _lib(settings, company) as lib:
+        n = lib.clear() if everything else lib.remove(questions=questions, ids=ids)
+        size = len(lib)
+    if not n:
+        raise InputError(f"nothing matched in the answer library of {company!r} "
+                         "(see `autofill library list` for ids and questions)")
+    return Done({"company": company, "removed": n, "entries": size, "library": str(library_path(settings, company))},
+                   [f"{company}: removed {n} answers; the answer library holds {size}"])

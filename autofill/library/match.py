@@ -1,0 +1,198 @@
+"""Matching a question against the library: which approved answer, if any, answers the same question.
+
+Two signals, combined into one calibrated match strength (0-1, about the chance that the two questions
+ask the same thing):
+
+- dense similarity: cosine of the two questions' embeddings, by the evidence store's embedder;
+- lexical overlap: Dice coefficient of their stemmed content words.
+
+Embeddings see "Does the company reference the Paris Agreement?" and "Are its targets aligned with the
+Paris Agreement?" as near-identical, and "Scope 1 emissions" as near "Scope 3 emissions". So before the
+score is used, contrast terms are compared: questions that name different members of one contrast set
+(Scope 1 vs Scope 3; reference vs align with; short- vs long-term; absolute vs intensity; water vs
+energy; another year) are marked as conflicting, which the calibration weighs heavily. A conflict
+never allows reuse without a model call.
+
+The combination is a logistic function of the features, fitted on hand-labelled question pairs
+(`benchmarks/library_calibration.py`: paraphrases as matches; near-duplicates and unrelated questions
+as non-matches) with the local MiniLM embedder. Pure functions; the embeddings come from the caller."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+# Fitted by benchmarks/library_calibration.py on its 48 labelled pairs with local:all-MiniLM-L6-v2 (the
+# conflict weight is fixed, see there). At 0.8 it keeps 19 of 24 rewordings and none of 24 non-matches.
+COEF = {"bias": -1.43, "cosine": 2.61, "lexical": 2.68, "conflict": -6.0, "one_sided": -2.75}
+TOP_K = 8  # library entries (by cosine) whose full match strength is computed per question
+
+_WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_STOP = set("""a an the and or of to in on for by with from at as is are was were be been being has have had do does
+did doing this that these those it its it's their them they there which what who whom whose when where why how
+any all each every some such than then so if not no yes can could should would will shall may might must our
+we you your company company's organisation organization organisation's firm business group please describe
+provide explain state give list detail details indicate specify whether your
+""".split())
+
+# Contrast sets: (name, [(label, pattern), ...]). Questions naming different labels of one set ask
+# different things even when almost every other word is shared.
+_CONTRASTS: list[tuple[str, list[tuple[str, re.Pattern]]]] = [
+    ("relation", [
+        ("reference", re.compile(r"\b(referenc\w*|refer|refers|referred|mention\w*|cite[sd]?|citing|acknowledg\w*)\b")),
+        ("align", re.compile(r"\b(align\w*|consistent with|in line with|compatible with|in accordance with|"
+                             r"according to|conform\w*|comply|complies|compliant)\b")),
+    ]),
+    ("horizon", [
+        ("short", re.compile(r"\bshort[- ]term\b")),
+        ("medium", re.compile(r"\b((medium|mid)[- ]term|interim)\b")),
+        ("long", re.compile(r"\blong[- ]term\b")),
+    ]),
+    ("basis", [
+        ("absolute", re.compile(r"\babsolute\b")),
+        ("intensity", re.compile(r"\bintensity\b")),
+    ]),
+    ("chain", [
+        ("upstream", re.compile(r"\bupstream\b")),
+        ("downstream", re.compile(r"\bdownstream\b")),
+    ]),
+    ("topic", [
+        ("water", re.compile(r"\bwater\b")),
+        ("energy", re.compile(r"\b(energy|electricity|fuel)\b")),
+        ("waste", re.compile(r"\bwaste\b")),
+        ("biodiversity", re.compile(r"\b(biodiversity|nature|deforestation)\b")),
+        ("safety", re.compile(r"\b(safety|injur\w*|fatalit\w*)\b")),
+        ("diversity", re.compile(r"\b(gender|diversity|women|female)\b")),
+    ]),
+    ("target", [  # a target or goal, as against the figures achieved ("Scope 3 emissions" vs "Scope 3 targets")
+        ("target", re.compile(r"\b(targets?|goals?|ambitions?|commit\w*|pledge\w*)\b")),
+    ]),
+    ("assurance", [
+        ("validated", re.compile(r"\b(validat\w*|verif\w*|assur\w*|certif\w*)\b")),
+    ]),
+]
+_SCOPE = re.compile(r"\bscopes?\s*((?:[123])(?:\s*(?:,|\+|&|/|and|-|–)\s*[123])*)", re.IGNORECASE)
+_YEAR = re.compile(r"(?<![\d.,])(?:fy\s?)?((?:19|20)\d\d)(?![\d.,])", re.IGNORECASE)
+_FY2 = re.compile(r"\bfy\s?(\d\d)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Features:
+    cosine: float
+    lexical: float
+    conflicts: tuple[str, ...]  # contrast sets whose labels differ on both sides
+    one_sided: tuple[str, ...]  # contrast sets named on one side only
+
+
+@dataclass(frozen=True)
+class Scored:
+    index: int  # into the candidate list
+    strength: float
+    features: Features
+
+
+def _stem_all(words: list[str]) -> list[str]:
+    from autofill.store.bm25_index import english_stemmer
+
+    return english_stemmer().stemWords(words)
+
+
+def content_words(text: str) -> frozenset[str]:
+    words = [w for w in _WORD.findall(str(text or "").lower()) if w not in _STOP]
+    words = [p for w in words for p in w.split("-") if p and p not in _STOP]
+    return frozenset(_stem_all(words))
+
+
+def contrast_labels(text: str) -> dict[str, frozenset[str]]:
+    """Contrast set -> the labels a question names (scopes and years included)."""
+    t = " ".join(str(text or "").lower().split())
+    out: dict[str, frozenset[str]] = {}
+    for name, members in _CONTRASTS:
+        labels = frozenset(label for label, pattern in members if pattern.search(t))
+        if labels:
+            out[name] = labels
+    scopes = frozenset(d for m in _SCOPE.finditer(t) for d in re.findall(r"[123]", m.group(1)))
+    if scopes:
+        out["scope"] = scopes
+    years = {m.group(1) for m in _YEAR.finditer(t)} | {f"20{m.group(1)}" for m in _FY2.finditer(t)}
+    if years:
+        out["year"] = frozenset(years)
+    return out
+
+
+def dice(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return 2.0 * len(a & b) / (len(a) + len(b))
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A question's text features, computed once."""
+
+    text: str
+    words: frozenset[str]
+    labels: dict[str, frozenset[str]]
+
+
+def prepare(text: str) -> Prepared:
+    return Prepared(text, content_words(text), contrast_labels(text))
+
+
+def features(cosine: float, a: Prepared, b: Prepared) -> Features:
+    conflicts, one_sided = [], []
+    for name in sorted(set(a.labels) | set(b.labels)):
+        la, lb = a.labels.get(name), b.labels.get(name)
+        if la and lb:
+            if la != lb:
+                conflicts.append(name)
+        elif name != "year":
+            # A year named on one side only is ordinary rewording ("in FY2024" vs "the latest year").
+            one_sided.append(name)
+    return Features(cosine=float(cosine), lexical=dice(a.words, b.words), conflicts=tuple(conflicts),
+                    one_sided=tuple(one_sided))
+
+
+def strength(f: Features, coef: dict[str, float] = COEF) -> float:
+    """The calibrated match strength of two questions, 0-1."""
+    z = (coef["bias"] + coef["cosine"] * f.cosine + coef["lexical"] * f.lexical
+         + coef["conflict"] * len(f.conflicts) + coef["one_sided"] * len(f.one_sided))
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def same_question(a: str, b: str) -> bool:
+    from autofill.library.store import question_key
+
+    return question_key(a) == question_key(b)
+
+
+def cosines(query: Sequence[float], vectors: Sequence[Sequence[float]]) -> list[float]:
+    """Cosine similarity of `query` with each vector (vectors need not be normalised)."""
+    import numpy as np
+
+    if not len(vectors):
+        return []
+    m = np.asarray(vectors, dtype=np.float32)
+    q = np.asarray(query, dtype=np.float32)
+    norms = np.linalg.norm(m, axis=1) * (np.linalg.norm(q) or 1.0)
+    norms[norms == 0] = 1.0
+    return (m @ q / norms).tolist()
+
+
+def best_match(question: Prepared, vector: Sequence[float], candidates: Sequence[Prepared],
+               vectors: Sequence[Sequence[float]], top_k: int = TOP_K) -> Scored | None:
+    """The candidate that most likely asks the same question (highest strength), or None without any.
+    The same question (normalised text) is a match of strength 1."""
+    if not candidates:
+        return None
+    cos = cosines(vector, vectors)
+    order = sorted(range(len(candidates)), key=lambda i: -cos[i])[:top_k]
+    best: Scored | None = None
+    for i in order:
+        f = features(cos[i], question, candidates[i])
+        s = 1.0 if same_question(question.text, candidates[i].text) else strength(f)
+        if best is None or s > best.strength:
+            best = Scored(i, s, f)
+    return best

@@ -1,0 +1,123 @@
+"""The library as a workbook, so a team can review, edit and share it: `library export` writes one
+row per entry, `library import` reads such a workbook back (an edited answer updates its entry; the
+same question is never added twice). The Documents column keeps the content hashes of the cited
+documents ("file.pdf sha256:..." per line) so reuse after an import still knows whether they changed."""
+
+from __future__ import annotations
+
+import io
+import re
+from datetime import date, datetime
+from pathlib import Path
+
+from autofill.errors import InputError
+from autofill.fileio import atomic_write_bytes
+from autofill.library.store import Entry
+
+SHEET = "Answer library"
+COLUMNS = ["Question", "Answer", "Reasoning", "Sources", "Reviewer comment", "Approved", "Source questionnaire",
+           "Source row", "Form of answer", "Documents"]
+WIDTHS = [60, 60, 60, 40, 40, 12, 30, 14, 20, 60]
+_DOC_LINE = re.compile(r"^(.*\S)\s+sha256:([0-9a-f]{64})$", re.IGNORECASE)
+
+
+def _documents_cell(documents: dict[str, str]) -> str:
+    return "\n".join(f"{name} sha256:{sha}" for name, sha in sorted(documents.items()))
+
+
+def _documents(text: str) -> dict[str, str]:
+    out = {}
+    for line in str(text or "").splitlines():
+        m = _DOC_LINE.match(line.strip())
+        if m:
+            out[m.group(1)] = m.group(2).lower()
+    return out
+
+
+def export_workbook(entries: list[Entry], out_path: Path, company: str) -> Path:
+    """Write the entries to `out_path` (.xlsx), atomically."""
+    from openpyxl import Workbook
+    from openpyxl.styles import Alignment, Font
+    from openpyxl.utils import get_column_letter
+
+    from autofill.workbook.safety import set_text
+
+    out_path = Path(out_path)
+    if out_path.suffix.lower() != ".xlsx":
+        raise InputError(f"export to an .xlsx file, not {out_path.name}")
+    wb = Workbook()
+    ws = wb.active
+    ws.title = SHEET
+    for col, (name, width) in enumerate(zip(COLUMNS, WIDTHS), start=1):
+        cell = ws.cell(row=1, column=col, value=name)
+        cell.font = Font(bold=True)
+        ws.column_dimensions[get_column_letter(col)].width = width
+    ws.freeze_panes = "A2"
+    for r, e in enumerate(entries, start=2):
+        values = [e.question, e.answer, e.reasoning, e.sources, e.reviewer_comment, e.approved_at,
+                  e.source_questionnaire, e.source_row, e.form_of_answer, _documents_cell(e.documents)]
+        for c, value in enumerate(values, start=1):
+            cell = ws.cell(row=r, column=c)
+            set_text(cell, value)
+            cell.alignment = Alignment(vertical="top", wrap_text=True)
+    wb.properties.title = f"Answer library: {company}"
+    buffer = io.BytesIO()
+    wb.save(buffer)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(out_path, buffer.getvalue())
+    return out_path
+
+
+def _text(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return value.date().isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value).strip()
+
+
+def _approved(text: str, where: str) -> str:
+    t = text.strip()[:10]
+    try:
+        return date.fromisoformat(t).isoformat()
+    except ValueError:
+        raise InputError(f"{where}: Approved must be a date (YYYY-MM-DD), got {text!r}") from None
+
+
+def import_workbook(path: Path, today: str) -> list[Entry]:
+    """Entries from a workbook written by `export_workbook` (columns found by their headers, any
+    order; Question and Answer are required, a missing Approved date is `today`)."""
+    from autofill.workbook.safety import load_workbook_safely
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"library workbook not found: {path}")
+    wb = load_workbook_safely(path, data_only=True)
+    ws = wb[SHEET] if SHEET in wb.sheetnames else wb.worksheets[0]
+    header = {_text(v).lower(): i for i, v in enumerate(next(ws.iter_rows(min_row=1, max_row=1, values_only=True), ()))
+              if _text(v)}
+    missing = [name for name in ("Question", "Answer") if name.lower() not in header]
+    if missing:
+        raise InputError(f"{path.name}: no {' or '.join(missing)} column in the first row of sheet {ws.title!r} "
+                         f"(expected the columns `library export` writes: {', '.join(COLUMNS)})")
+
+    out = []
+    for r, values in enumerate(ws.iter_rows(min_row=2, values_only=True), start=2):
+        def get(name: str) -> str:
+            i = header.get(name.lower())
+            return _text(values[i]) if i is not None and i < len(values) else ""
+
+        question, answer = get("Question"), get("Answer")
+        if not question and not answer:
+            continue
+        if not question or not answer:
+            raise InputError(f"{path.name} row {r}: a library entry needs both a question and an answer")
+        approved = get("Approved")
+        out.append(Entry(question=question, answer=answer, reasoning=get("Reasoning"), sources=get("Sources"),
+                         reviewer_comment=get("Reviewer comment"),
+                         approved_at=_approved(approved, f"{path.name} row {r}") if approved else today,
+                         source_questionnaire=get("Source questionnaire"), source_row=get("Source row"),
+                         form_of_answer=get("Form of answer"), documents=_documents(get("Documents"))))
+    return out

@@ -1,0 +1,144 @@
+"""`autofill library add|list|export|import|remove` and `companies`: approved rows of filled workbooks
+(autofill's own layout and a customer's) go into the library; adding twice updates; the export is a
+workbook a team edits and imports back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import openpyxl
+from click.testing import CliRunner
+
+from autofill.cli import cli
+from autofill.library.store import open_library
+from autofill.library.xlsx import COLUMNS, export_workbook, import_workbook
+from autofill.settings import Settings
+from autofill.store.chroma_store import open_store
+from tests.store_helpers import make_chunks, record_for
+
+OURS = ["No.", "Question", "Answer", "Reasoning", "Sources", "Confidence", "Status", "Review", "Reviewer comment"]
+
+
+def filled_workbook(path: Path) -> Path:
+    """autofill's output layout: two approved rows (one edited by hand), one needing changes, one blank."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Questionnaire"
+    ws.append(["Climate questionnaire"])
+    ws.append([])
+    ws.append(OURS)
+    ws.append(["1", "Does the company have a net zero target for Scope 1 and 2?", "Yes", "Net zero by 2050.",
+               "report.pdf p. 2", "high", "Answered", "Approved", "Checked"])
+    ws.append(["2", "What were Scope 1 emissions in FY2024?", "1,120 kt CO2e", "Table on p. 4.",
+               "report.pdf p. 4; other.pdf p. 1", "high", "Answered", "approved", ""])
+    ws.append(["3", "Which committee oversees climate risk?", "The board", "", "report.pdf p. 3", "low",
+               "Answered", "Needs changes", "Name the committee"])
+    ws.append(["4", "Is the report assured?", "", "", "", "", "", "Approved", ""])
+    ws.append(["5", "Is water reported?", "Evidence found (not an answer): water use was 12 GL (report.pdf p. 5)", "",
+               "report.pdf p. 5", "", "Evidence only (no LLM configured)", "Approved", ""])
+    wb.save(path)
+    return path
+
+
+def customer_workbook(path: Path) -> Path:
+    """A customer's own layout: other column order and names, Review and Reviewer comment on the left."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "ESG"
+    ws.append(["Ref", "Review", "Reviewer comment", "Topic", "Question", "Supplier response", "Sources"])
+    ws.append(["E-7", "Approved", "", "Water", "How much water did the company withdraw in FY2024?", "12.4 GL",
+               "report.pdf p. 5"])
+    ws.append(["E-8", "", "", "Water", "Does the company recycle water?", "Yes", ""])
+    wb.save(path)
+    return path
+
+
+def invoke(ws: Path, *args):
+    result = CliRunner().invoke(cli, ["--workspace", str(ws), *args], catch_exceptions=False)
+    return result
+
+
+def test_add_twice_updates_and_the_library_lists_exports_and_imports(workspace, tmp_path):
+    s = Settings(workspace=workspace)
+    store = open_store(s, "Acme", create=True, embedder="fake:hash-64")
+    chunks = make_chunks("Acme", "report.pdf", "v1", ["Net zero by 2050 for Scope 1 and 2."])
+    store.replace_document(record_for(chunks), chunks, [[1.0] + [0.0] * 63])
+    filled = filled_workbook(tmp_path / "filled.xlsx")
+
+    r = invoke(workspace, "library", "add", "--company", "Acme", str(filled), "--json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output.strip().splitlines()[-1])
+    assert (data["added"], data["updated"], data["entries"]) == (2, 0, 2)
+    again = json.loads(invoke(workspace, "library", "add", "--company", "Acme", str(filled), "--json")
+                       .output.strip().splitlines()[-1])
+    assert (again["added"], again["updated"], again["unchanged"], again["entries"]) == (0, 0, 2, 2)
+
+    with open_library(s, "Acme") as lib:
+        e = lib.get("Does the company have a net zero target for Scope 1 and 2?")
+        assert (e.answer, e.reasoning, e.sources, e.reviewer_comment) == ("Yes", "Net zero by 2050.", "report.pdf p. 2",
+                                                                          "Checked")
+        # The hash of a cited document comes from the store manifest; an uningested one is left out.
+        assert e.documents == {"report.pdf": chunks[0].doc_sha256}
+        assert lib.get("What were Scope 1 emissions in FY2024?").documents == {"report.pdf": chunks[0].doc_sha256}
+        assert e.source_questionnaire == "filled.xlsx" and e.source_row == "Questionnaire!4"
+
+    listed = invoke(workspace, "library", "list", "--company", "Acme")
+    assert "2 approved answers" in listed.output and "1,120 kt CO2e" in listed.output
+    companies = json.loads(invoke(workspace, "companies", "--json").output)
+    assert companies["companies"][0]["library"] == 2
+    assert "2 library answers" in invoke(workspace, "companies").output
+
+    out = tmp_path / "lib.xlsx"
+    assert invoke(workspace, "library", "export", "--company", "Acme", str(out)).exit_code == 0
+    wb = openpyxl.load_workbook(out)
+    ws = wb.active
+    assert [c.value for c in ws[1]] == COLUMNS and ws.max_row == 3
+    ws["B3"] = "1,150 kt CO2e (restated)"  # a team edits an answer
+    wb.save(out)
+    imported = json.loads(invoke(workspace, "library", "import", "--company", "Acme", str(out), "--json").output)
+    assert (imported["added"], imported["updated"], imported["unchanged"]) == (0, 1, 1)
+    with open_library(s, "Acme") as lib:
+        assert lib.get("What were Scope 1 emissions in FY2024?").answer == "1,150 kt CO2e (restated)"
+        first_id = lib.entries()[0].id
+
+    assert invoke(workspace, "library", "remove", "--company", "Acme", "--id", str(first_id)).exit_code == 0
+    missing = invoke(workspace, "library", "remove", "--company", "Acme", "--id", "999")
+    assert missing.exit_code == 2 and "nothing matched" in missing.output
+    assert json.loads(invoke(workspace, "companies", "--json").output)["companies"][0]["library"] == 1
+
+
+def test_customer_layout_is_read(workspace, tmp_path):
+    path = customer_workbook(tmp_path / "customer.xlsx")
+    r = invoke(workspace, "library", "add", "--company", "Acme", str(path))
+    assert r.exit_code == 0, r.output
+    with open_library(Settings(workspace=workspace), "Acme") as lib:
+        [e] = lib.entries()
+    assert (e.question, e.answer, e.sources) == ("How much water did the company withdraw in FY2024?", "12.4 GL",
+                                                 "report.pdf p. 5")
+    assert e.documents == {}  # no evidence store: hashes unknown, so never reused without a model call
+
+
+def test_export_import_round_trip_keeps_every_field(workspace, tmp_path):
+    from autofill.library.store import Entry
+
+    e = Entry(question="=SUM(A1) is not a formula?", answer="Yes. 46%.", approved_at="2024-11-30",
+              reasoning="p. 5 says so", sources="r.pdf p. 5", reviewer_comment="ok", source_questionnaire="q.xlsx",
+              source_row="Q!7", form_of_answer="Yes/No", documents={"r.pdf": "ab" * 32, "s b.pdf": "cd" * 32})
+    out = export_workbook([e], tmp_path / "lib.xlsx", "Acme")
+    [back] = import_workbook(out, "2030-01-01")
+    for name in ("question", "answer", "approved_at", "reasoning", "sources", "reviewer_comment",
+                 "source_questionnaire", "source_row", "form_of_answer", "documents"):
+        assert getattr(back, name) == getattr(e, name), name
+
+
+def test_bad_library_workbooks_are_one_line_errors(workspace, tmp_path):
+    wb = openpyxl.Workbook()
+    wb.active.append(["Something", "Else"])
+    wb.save(tmp_path / "bad.xlsx")
+    r = invoke(workspace, "library", "import", "--company", "Acme", str(tmp_path / "bad.xlsx"))
+    assert r.exit_code == 2 and "no Question or Answer column" in r.output
+    r = invoke(workspace, "library", "add", "--company", "Acme", str(tmp_path / "missing.xlsx"))
+    assert r.exit_code == 2 and "not found" in r.output
+    r = invoke(workspace, "library", "export", "--company", "Nobody", str(tmp_path / "x.xlsx"))
+    assert r.exit_code == 2 and "no answer library" in r.output

@@ -1,0 +1,107 @@
+"""Matching questions against the library: rewordings match, near-duplicates that ask another thing
+(Scope 1 vs Scope 3, reference vs align with external targets, another year) do not, unrelated
+questions do not. Fast tests use the deterministic FakeEmbedder; the slow ones the real local model."""
+
+from __future__ import annotations
+
+import pytest
+
+from autofill.library.match import best_match, contrast_labels, features, prepare, strength
+from tests.fakes import FakeEmbedder
+
+THRESHOLD = 0.8  # the default library.threshold
+
+LIBRARY = [
+    "Does the company's transition plan reference external climate targets such as the Paris Agreement?",
+    "Is the company's transition plan aligned with external climate targets such as the Paris Agreement?",
+    "What were the company's Scope 1 emissions in FY2024?",
+    "What were the company's Scope 3 emissions in FY2024?",
+    "Does the company have a net zero target for Scope 1 and Scope 2 emissions?",
+    "Which board committee oversees climate-related risks?",
+]
+
+
+def match(question: str, library=LIBRARY, embedder=None):
+    emb = embedder or FakeEmbedder(dims=256)
+    vectors = emb.embed_documents(library)
+    scored = best_match(prepare(question), emb.embed_query(question), [prepare(q) for q in library], vectors)
+    return (library[scored.index], scored.strength) if scored else (None, 0.0)
+
+
+def test_contrast_labels():
+    assert contrast_labels("Scope 1 and 2 emissions")["scope"] == {"1", "2"}
+    assert contrast_labels("Scopes 1, 2 and 3")["scope"] == {"1", "2", "3"}
+    assert contrast_labels("scope 1+2 target")["scope"] == {"1", "2"}
+    assert contrast_labels("Does the plan reference the Paris goals?")["relation"] == {"reference"}
+    assert contrast_labels("Is the plan in line with Paris?")["relation"] == {"align"}
+    assert contrast_labels("emissions in FY2024 and FY23")["year"] == {"2024", "2023"}
+    assert "year" not in contrast_labels("Scope 3 emissions of 16.2 Mt")
+
+
+def test_the_same_question_reworded_in_order_and_case_matches():
+    q, s = match("In FY2024, what were the Scope 1 emissions of the company?")
+    assert q == LIBRARY[2] and s >= THRESHOLD
+    q, s = match("WHICH BOARD COMMITTEE OVERSEES CLIMATE-RELATED RISKS")
+    assert q == LIBRARY[5] and s == 1.0  # the same question, normalised
+
+
+@pytest.mark.parametrize("question, other", [
+    ("Does the company's transition plan reference external climate targets such as the Paris Agreement?", 1),
+    ("Is the company's transition plan aligned with external climate targets such as the Paris Agreement?", 0),
+    ("What were the company's Scope 1 emissions in FY2024?", 3),
+    ("What were the company's Scope 3 emissions in FY2024?", 2),
+])
+def test_near_duplicates_are_not_confused(question, other):
+    q, s = match(question)
+    assert q == question and s == 1.0
+    # Without the exact entry, its near-duplicate never reaches the threshold.
+    rest = [x for x in LIBRARY if x != question]
+    q2, s2 = match(question, rest)
+    assert s2 < THRESHOLD, (q2, s2)
+    emb = FakeEmbedder(dims=256)
+    a, b = prepare(question), prepare(LIBRARY[other])
+    f = features(sum(x * y for x, y in zip(emb.embed_query(question), emb.embed_query(LIBRARY[other]))), a, b)
+    assert f.conflicts and strength(f) < 0.2
+
+
+def test_another_year_is_a_conflict():
+    f = features(0.97, prepare("Scope 1 emissions in FY2023?"), prepare("Scope 1 emissions in FY2024?"))
+    assert f.conflicts == ("year",) and strength(f) < THRESHOLD
+
+
+def test_unrelated_questions_do_not_match():
+    for q in ("What is the gender pay gap?", "How many lost-time injuries were recorded?",
+              "Does the company publish a modern slavery statement?"):
+        assert match(q)[1] < THRESHOLD, q
+
+
+def test_strength_is_monotone_and_bounded():
+    a, b = prepare("Does the company have a climate policy?"), prepare("Does the company have a climate policy?")
+    values = [strength(features(c, a, b)) for c in (0.0, 0.5, 0.9, 1.0)]
+    assert values == sorted(values) and all(0.0 < v < 1.0 for v in values)
+
+
+# ------------------------------------------------------------------------------------ real embedder
+
+PARAPHRASES = [
+    ("Has the organisation committed to net zero for its Scope 1 and 2 emissions?", 4),
+    ("Which committee of the board is responsible for overseeing climate risk?", 5),
+    ("Report your Scope 3 greenhouse gas emissions for FY2024.", 3),
+    ("Does the transition plan make reference to external climate goals like the Paris Agreement?", 0),
+]
+
+
+@pytest.mark.slow
+def test_real_embedder_paraphrases_match_and_near_duplicates_do_not():
+    from autofill.providers.local import LocalEmbedder
+
+    emb = LocalEmbedder()
+    for question, want in PARAPHRASES:
+        q, s = match(question, embedder=emb)
+        assert q == LIBRARY[want] and s >= THRESHOLD, (question, q, s)
+    for question, wrong in (("Is the transition plan consistent with the Paris Agreement's targets?", 0),
+                            ("What were Scope 3 emissions in FY2024?", 2)):
+        q, s = match(question, embedder=emb)
+        assert q != LIBRARY[wrong] or s < THRESHOLD, (question, q, s)
+    for question in ("What is the gender pay gap?", "How much water did the company withdraw?"):
+        assert match(question, embedder=emb)[1] < THRESHOLD
