@@ -3,8 +3,8 @@
 Sheet `Portfolio`: a row per company (name in column A), a column per question. Questions are matched
 by their text across questionnaires (case and spacing ignored), so companies answering the same
 questionnaire, or versions of it that share questions, line up. Each cell holds the short answer,
-coloured by its trust tier when the company's workbook has one, else by the row's outcome (answered,
-evidence-only draft, unreadable reply, failed, pending).
+coloured by its trust tier when a model answered it and the company's workbook has one, else by the
+row's outcome (answered, evidence-only draft, unreadable reply, failed, pending).
 
 Sheet `Companies`: documents, reporting periods, rows answered / drafted / failed / pending, cost,
 time, and links to the company's filled workbook and review report. Sheet `Legend` explains colours.
@@ -88,7 +88,8 @@ def _cells(settings: Any, questionnaire: str, output: str) -> dict[str, tuple[st
         q = filled.get((row.sheet, row.row))
         answer, status = (q.answer, q.status) if q is not None else (row.existing_answer, "")
         outcome = row_outcome(answer, status)
-        tier = parse_tier(getattr(q, "tier", "")) if q is not None else None
+        # A model answer by its trust tier; drafts, failures and pending rows by what they are.
+        tier = parse_tier(getattr(q, "tier", "")) if q is not None and outcome is Outcome.ANSWERED else None
         fill = tier.fill if tier is not None else OUTCOME_FILL[outcome]
         if answer.strip():
             text = short(answer)
