@@ -13,14 +13,14 @@ import click
 
 from autofill.errors import AutofillError, InputError
 
-
 def _fail(message: str, code: int) -> None:
     click.echo(f"autofill: {message}", err=True)
     sys.exit(code)
 
 
 def handle_errors(fn):
-    """Exit 2 with one line for bad input, 1 with one line for anything unexpected."""
+    """Exit 2 with one line for bad input (a permission problem included: it names the path), 1 with
+    one line for anything unexpected; --debug adds the traceback of an unexpected error."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -32,10 +32,13 @@ def handle_errors(fn):
             _fail(str(exc), 1)
         except KeyboardInterrupt:
             _fail("interrupted; finished work is saved and the next run continues from there", 130)
-        except (click.exceptions.Exit, click.ClickException, SystemExit):
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
         except Exception as exc:  # noqa: BLE001 - the last line of defence, one line not a traceback
-            _fail(f"unexpected error: {type(exc).__name__}: {exc}", 1)
+            from autofill.cli_output import describe_unexpected
+
+            obj = click.get_current_context().find_root().obj or {}
+            _fail(*describe_unexpected(exc, debug=bool(obj.get("debug")), settings=obj.get("settings")))
 
     return wrapper
 
@@ -47,15 +50,36 @@ def build_settings(ctx: click.Context, **sections):
     overrides = {name: values for name, values in sections.items()}
     if obj.get("chroma_url"):
         overrides.setdefault("store", {})["chroma_url"] = obj["chroma_url"]
-    return load_settings(obj.get("workspace"), obj.get("configs", ()), overrides)
+    settings = load_settings(obj.get("workspace"), obj.get("configs", ()), overrides)
+    obj["settings"] = settings  # for error messages that name the workspace
+    return settings
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+def reporter_for(ctx: click.Context, as_json: bool):
+    """The Reporter this command hands its stage: bars on a terminal, none under --json or -q."""
+    from autofill.cli_output import json_mode_logging, make_reporter
+
+    obj = ctx.find_root().obj or {}
+    if as_json:
+        json_mode_logging(obj.get("verbose", 0))
+    return make_reporter(as_json=as_json, quiet=obj.get("quiet", False))
+
+
+def progress_kwargs(fn, reporter, as_json: bool) -> dict:
+    """`reporter=` for a stage that takes one, `progress=` for one not yet converted."""
+    import inspect
+
+    return {"reporter": reporter} if "reporter" in inspect.signature(fn).parameters else {"progress": not as_json}
 
 
 def emit_json(data: dict) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, default=str))
+
+
+def emit(text: str) -> None:
+    from autofill.cli_output import emit_result
+
+    emit_result(text)
 
 
 class OneLineErrorGroup(click.Group):
@@ -83,15 +107,25 @@ class OneLineErrorGroup(click.Group):
 
 @click.group(cls=OneLineErrorGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--workspace", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder holding vectordb/, reports_out/ and templates/ (default: current directory).")
+              help="Folder holding vectordb/, reports_out/ and templates/ (default: $AUTOFILL_WORKSPACE, else "
+                   "the first folder from here upwards with autofill.toml or vectordb/, else here).")
 @click.option("--config", "configs", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               help="TOML settings file; may be repeated, later files win.")
 @click.option("--chroma-url", default=None, help="Use a Chroma server (chroma run) instead of the embedded store.")
+@click.option("-v", "--verbose", count=True, help="Say more (each row as it finishes, debug notes).")
+@click.option("-q", "--quiet", is_flag=True, help="Only warnings, errors and the final summary.")
+@click.option("--debug", is_flag=True, help="Library log lines, Python warnings and tracebacks of unexpected errors.")
 @click.version_option(package_name="autofill")
 @click.pass_context
-def cli(ctx, workspace, configs, chroma_url):
+def cli(ctx, workspace, configs, chroma_url, verbose, quiet, debug):
     """Fill sustainability questionnaires from a company's own PDF reports, with cited evidence."""
-    ctx.obj = {"workspace": workspace, "configs": configs, "chroma_url": chroma_url}
+    from autofill.cli_output import configure_logging
+
+    if verbose and quiet:
+        raise click.UsageError("-v/--verbose and -q/--quiet contradict each other; give one")
+    configure_logging(verbose=verbose, quiet=quiet, debug=debug)
+    ctx.obj = {"workspace": workspace, "configs": configs, "chroma_url": chroma_url, "verbose": verbose,
+               "quiet": quiet, "debug": debug}
 
 
 # ------------------------------------------------------------------------------------ ingestion
@@ -112,23 +146,19 @@ def cli(ctx, workspace, configs, chroma_url):
 def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, as_json):
     """Ingest PDF reports (files or folders) into COMPANY's evidence store."""
     from autofill.ingest.pipeline import ingest_paths
+    from autofill.summaries import ingest_summary
 
     settings = build_settings(ctx, embedding={"provider": embedder, "model": embedding_model},
                               ingest={"chunk_chars": chunk_chars})
-    report = ingest_paths(settings, company, list(paths), progress=not as_json, force=force)
+    reporter = reporter_for(ctx, as_json)
+    report = ingest_paths(settings, company, list(paths), force=force,
+                          **progress_kwargs(ingest_paths, reporter, as_json))
     data = report.to_json()
     # Why a file failed goes to stderr under --json too: the JSON line only counts failures.
     for f in report.files:
         if f.status == "failed":
             click.echo(f"  failed   {f.path}: {f.error}", err=True)
-    if as_json:
-        emit_json(data)
-    else:
-        click.echo(
-            f"{data['company']}: {_count(data['documents'], 'document')} ({data['new_documents']} new, "
-            f"{data['skipped_documents']} unchanged, {data['failed_documents']} failed), "
-            f"{data['pages']} pages, {data['chunks']} chunks in {data['seconds']:.1f} s"
-        )
+    emit_json(data) if as_json else emit(ingest_summary(data))
     if report.count("failed"):
         sys.exit(2)
 
@@ -140,7 +170,8 @@ def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, a
 def companies(ctx, as_json):
     """List the evidence stores: documents, pages, chunks, embedder, last ingest."""
     from autofill.library.store import library_size
-    from autofill.store.chroma_store import list_stores
+    from autofill.store.chroma_store import list_stores, store_location
+    from autofill.summaries import stores_summary
 
     settings = build_settings(ctx)
     stores = list_stores(settings)
@@ -153,43 +184,39 @@ def companies(ctx, as_json):
              "document_details": [{"file": d.file_name, "pages": d.pages, "chunks": d.chunks,
                                    "period": d.period} for d in s.documents]} for s in stores]})
         return
-    if not stores:
-        click.echo("No evidence stores yet. Start with: autofill ingest --company NAME REPORT.pdf")
-        return
-    for s in stores:
-        click.echo(f"{s.company}: {_count(len(s.documents), 'document')}, {_count(s.pages, 'page')}, "
-                   f"{_count(s.chunks, 'chunk')}, embedder {s.embedder}{_runtime_note(settings, s)}, "
-                   f"last ingest {s.last_ingest}, {_count(library_size(settings, s.company), 'library answer')}")
-        for d in s.documents:
-            click.echo(f"    {d.file_name}: {_count(d.pages, 'page')}, {_count(d.chunks, 'chunk')}"
-                       + (f", {_count(d.empty_pages, 'page')} without text" if d.empty_pages else "")
-                       + f", period {d.period or 'unknown'}")
+    emit(stores_summary(stores, store_location(settings), runtime=settings.embedding.runtime,
+                        library=lambda s: library_size(settings, s.company)))
 
-
-def _runtime_note(settings, store) -> str:
-    """Which runtime made a local store's vectors, and whether queries now use another one."""
-    if not store.embedder_runtime:
-        return ""
-    now = settings.embedding.runtime
-    if store.embedder_runtime == now:
-        return f" ({now})"
-    return (f" (built with {store.embedder_runtime}, queried with {now}: same model, vectors agree within "
-            f"0.999 cosine)")
 
 
 @cli.command()
 @click.option("--company", required=True)
 @click.option("--doc", default=None, help="Forget one document (its file name) instead of the whole store.")
+@click.option("-y", "--yes", is_flag=True, help="Do not ask; needed when there is no terminal to ask on.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
-def forget(ctx, company, doc, as_json):
-    """Delete a company's evidence store, or one document from it."""
+def forget(ctx, company, doc, yes, as_json):
+    """Delete a company's evidence store, or one document from it (asks first on a terminal)."""
     from autofill.store.chroma_store import forget as forget_store
+    from autofill.store.chroma_store import open_store
+    from autofill.summaries import count
 
     settings = build_settings(ctx)
+    store = open_store(settings, company)  # not found: the error names the folder it looked in
+    docs = store.documents()
+    if doc is not None and doc not in docs:
+        forget_store(settings, company, doc)  # raises the "no document ..." error; deletes nothing
+    what = (f"{doc} ({count(docs[doc].chunks, 'chunk')}) from the evidence store for {store.company}" if doc
+            else f"the evidence store for {store.company} ({count(len(docs), 'document')}, "
+                 f"{count(sum(d.chunks for d in docs.values()), 'chunk')}) in {settings.vectordb_dir}")
+    if not yes:
+        if not (sys.stdin.isatty() and not as_json):
+            raise InputError(f"forget would delete {what}; add --yes to confirm (no terminal to ask on)")
+        if not click.confirm(f"Delete {what}?", default=False, err=True):
+            _fail("not confirmed; nothing deleted", 1)
     message = forget_store(settings, company, doc)
-    emit_json({"company": company, "doc": doc, "result": message}) if as_json else click.echo(message)
+    emit_json({"company": company, "doc": doc, "result": message}) if as_json else emit(message)
 
 
 # ------------------------------------------------------------------------------------ answering
@@ -232,7 +259,7 @@ def workbook_overrides(sheet, header_row, question_col, answer_col) -> dict:
               help="One extra model call per row checks each claim against the cited passages (verify.llm).")
 @click.option("--reuse", type=click.Choice(["off", "approved"]), default=None,
               help="approved: reuse near-exact approved library answers whose documents are unchanged, no model call.")
-@click.option("--yes", is_flag=True, help="Run a large or costly questionnaire without asking (see run.confirm_*).")
+@click.option("-y", "--yes", is_flag=True, help="Run a large or costly questionnaire without asking (see run.confirm_*).")
 @workbook_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
 @click.pass_context
@@ -254,20 +281,25 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
         verify={"llm": True if verify else None},
         library={"reuse": reuse},
     )
+    from autofill.fileio import warn_if_open
+    from autofill.summaries import run_summary
+
     estimate = None
     if settings.llm_configured and questionnaire.is_file():
         from autofill.portfolio.plan import consent_reason, estimate_run
 
         estimate = estimate_run(settings, company, questionnaire)
         confirm(consent_reason(settings, estimate.rows, estimate.cost_usd, estimate.model), yes)
-    report = run_questionnaire(settings, company, questionnaire, out_dir=out_dir, progress=not as_json,
-                               resume=not fresh, live=live)
+    reporter = reporter_for(ctx, as_json)
+    if not live:
+        warn_if_open(questionnaire)
+    report = run_questionnaire(settings, company, questionnaire, out_dir=out_dir, resume=not fresh, live=live,
+                               **progress_kwargs(run_questionnaire, reporter, as_json))
     if estimate is not None:
         from autofill.portfolio.estimate import calibrate
 
         calibrate(settings, estimate, report.usage)
-    if as_json:
-        emit_json(report.to_json())
+    emit_json(report.to_json()) if as_json else emit(run_summary(report, company))
     if report.failed:
         sys.exit(1)
 
@@ -293,7 +325,7 @@ def confirm(reason: str, yes: bool) -> None:
                    "pending for the next run.")
 @click.option("--companies", default=None, help="Only these companies (comma-separated, as in the portfolio).")
 @click.option("--concurrency", type=int, default=None, help="Model calls in flight across all companies (default 4).")
-@click.option("--yes", is_flag=True, help="Run a large or costly portfolio without asking.")
+@click.option("-y", "--yes", is_flag=True, help="Run a large or costly portfolio without asking.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
 @click.pass_context
 @handle_errors
@@ -309,17 +341,17 @@ def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurren
     prepared = prepare(settings, portfolio, out_dir=out_dir, only=only)
     est = prepared.estimate
     if estimate_only:
-        emit_json({**est.to_json(), "portfolio": str(portfolio)}) if as_json else click.echo(est.describe())
+        emit_json({**est.to_json(), "portfolio": str(portfolio)}) if as_json else emit(est.describe())
         return
     model = next((c.model for c in est.companies if c.model), "")
     cost = est.total("cost_usd")
     confirm(consent_reason(settings, est.total("rows"), cost if max_cost is None else min(cost, max_cost), model), yes)
-    report = run_portfolio(settings, prepared, max_cost=max_cost)
+    report = run_portfolio(settings, prepared, max_cost=max_cost, reporter=reporter_for(ctx, as_json))
     if as_json:  # why a company failed goes to stderr under --json too: the JSON line only counts failures
         for o in report.outcomes:
             if o.status == "failed":
                 click.echo(f"autofill: {o.company} failed: {o.error}", err=True)
-    emit_json(report.to_json()) if as_json else click.echo(report.describe())
+    emit_json(report.to_json()) if as_json else emit(report.describe())
     if report.to_json()["failed"] or report.total("failed_rows"):
         sys.exit(1)
 
@@ -337,7 +369,7 @@ def ask(ctx, company, question, form_of_answer, as_json):
 
     settings = build_settings(ctx)
     result = ask_question(settings, company, question, form_of_answer=form_of_answer)
-    emit_json(result.to_json()) if as_json else click.echo(result.describe())
+    emit_json(result.to_json()) if as_json else emit(result.describe())
     if result.result.failed:
         sys.exit(1)
 
@@ -354,7 +386,7 @@ def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, as_
 
     settings = build_settings(ctx, workbook=workbook_overrides(sheet, header_row, question_col, answer_col))
     layout = inspect_workbook(settings, questionnaire)
-    emit_json(layout.to_json()) if as_json else click.echo(layout.describe())
+    emit_json(layout.to_json()) if as_json else emit(layout.describe())
 
 
 @cli.command()
@@ -369,7 +401,9 @@ def report(ctx, output, company, as_json):
 
     settings = build_settings(ctx)
     path = write_review_report(settings, output, company=company)
-    emit_json({"report": str(path)}) if as_json else click.echo(f"Review report: {path}")
+    from autofill.summaries import report_summary
+
+    emit_json({"report": str(path)}) if as_json else emit(report_summary(path))
 
 
 @cli.command(name="eval")
@@ -390,18 +424,22 @@ def eval_cmd(ctx, company, questionnaire, gold, eval_configs, from_output, k, ou
     """Measure retrieval and answer quality against a gold answer key."""
     from autofill.evaluate.runner import run_eval
 
+    import logging
+
     settings = build_settings(ctx)
+    reporter = reporter_for(ctx, as_json)
     result = run_eval(settings, company, questionnaire, gold, configs=list(eval_configs),
-                      from_output=from_output, k=k, out_dir=out_dir, progress=not as_json)
+                      from_output=from_output, k=k, out_dir=out_dir,
+                      **progress_kwargs(run_eval, reporter, as_json))
     if as_json:
         # The key-mismatch notes (file never retrieved, matched by number but the texts differ) are what
-        # tell a user the figures cannot be trusted; they stay visible, on stderr, under --json too.
+        # tell a user the figures cannot be trusted; they stay visible, as warnings, under --json too.
         for config in result.configs:
             for note in config.notes:
-                click.echo(f"autofill: warning: {config.name}: {note}", err=True)
+                logging.getLogger("autofill.eval").warning("%s: %s", config.name, note)
         emit_json(result.to_json())
     else:
-        click.echo(result.describe())
+        emit(result.describe())
 
 
 from autofill.library.commands import library  # noqa: E402 - the `library` group, wired in its package

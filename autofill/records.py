@@ -304,6 +304,8 @@ class RunReport:
     seconds: float
     report_html: Path | None = None
     evidence_only: bool = False  # no model configured: "answered" rows are quoted-evidence drafts
+    # Rows that need another run, for the summary: (outcome, row key such as "Sheet!12", why).
+    problems: list[tuple[str, str, str]] = field(default_factory=list)
     tiers: dict[str, int] = field(default_factory=dict)  # rows per trust tier: ready, check, needs_work
     reused: int = 0  # rows filled with an approved library answer, no model call (counted in answered)
     pending: int = 0  # rows not started (a portfolio's cost cap); the next run answers them

@@ -344,7 +344,9 @@ def read_toml(path: Path) -> dict[str, Any]:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
     except FileNotFoundError:
-        raise InputError(f"settings file not found: {path}") from None
+        raise InputError(f"settings file not found: {Path(path).name} (looked in {Path(path).resolve().parent})") from None
+    except PermissionError:
+        raise InputError(f"cannot read settings file {Path(path).resolve()}: permission denied") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"settings file {path} is not valid TOML: {exc}") from None
 
@@ -376,14 +378,41 @@ def env_overrides(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     return out
 
 
+# What makes a folder a workspace when autofill looks for one from the current folder upwards.
+WORKSPACE_MARKERS = ("autofill.toml", "vectordb")
+
+
+def discover_workspace(explicit: Path | str | None = None, environ: Mapping[str, str] | None = None,
+                       start: Path | str | None = None) -> Path:
+    """The workspace folder, found like git finds its repository: `explicit` (--workspace) if given,
+    else $AUTOFILL_WORKSPACE, else the first folder from `start` (the current folder) upwards that holds
+    `autofill.toml` or `vectordb/`, else `start` itself (a new workspace is made where you are).
+    An explicit or environment folder that does not exist is an error naming it; one that is not yet a
+    workspace is fine (the first ingest makes it one)."""
+    environ = os.environ if environ is None else environ
+    for given, origin in ((explicit, "--workspace"), (environ.get("AUTOFILL_WORKSPACE"), "AUTOFILL_WORKSPACE")):
+        if given:
+            folder = Path(given).expanduser().resolve()
+            if folder.exists() and not folder.is_dir():
+                raise InputError(f"workspace {folder} ({origin}) is a file, not a folder")
+            return folder
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "autofill.toml").is_file() or (folder / "vectordb").is_dir():
+            return folder
+    return here
+
+
 def load_settings(
     workspace: Path | str | None = None,
     config_files: list[Path] | tuple[Path, ...] = (),
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
     environ: Mapping[str, str] | None = None,
+    start: Path | str | None = None,
 ) -> Settings:
-    """Build the settings: defaults < workspace autofill.toml < config files < env < overrides."""
-    settings = Settings(workspace=Path(workspace or Path.cwd()).resolve())
+    """Build the settings: defaults < workspace autofill.toml < config files < env < overrides. The
+    workspace is `workspace` if given, else found by `discover_workspace` (env, then upwards from `start`)."""
+    settings = Settings(workspace=discover_workspace(workspace, environ, start))
     workspace_toml = settings.workspace / "autofill.toml"
     if workspace_toml.is_file():
         apply_overrides(settings, read_toml(workspace_toml), str(workspace_toml))

@@ -97,7 +97,7 @@ def fact_for(text: str, facts=FACTS) -> Fact | None:
     return None
 
 
-_BLOCK = re.compile(r"^\[(\d+)\] \(?([^\n]*?) pp?\. (\d+)(?:-\d+)?\)?\n(.*?)(?=^\[\d+\] |\Z|^Rank all|^</passages>)",
+_BLOCK = re.compile(r"^\[(\d+)\] \(?([^\n]*?) pp?\. (\d+)(?:-\d+)?\)?\n(.*?)(?=^\[\d+\] |\Z|^Rank all|^</passages>|^</passage>)",
                     re.MULTILINE | re.DOTALL)
 
 

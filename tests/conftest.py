@@ -19,7 +19,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 # A developer's real keys must never leak into a test run.
-for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "COHERE_API_KEY", "COHERE_BASE_URL", "AUTOFILL_CHROMA_URL"):
+for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "COHERE_API_KEY", "COHERE_BASE_URL", "AUTOFILL_CHROMA_URL",
+              "AUTOFILL_WORKSPACE"):
     os.environ.pop(_name, None)
 
 

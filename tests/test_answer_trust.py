@@ -85,8 +85,8 @@ def test_a_figure_absent_from_the_cited_passage_is_never_ready(ingested, llm_ser
     assert report.to_json()["tiers"] == {"ready": n - 1, "check": 0, "needs_work": 1}
     assert out["info"]["tier ready"] == n - 1 and out["info"]["tier needs work"] == 1
     assert out["info"]["reporting year"] == 2024
-    from autofill.answer.pipeline import summary
-    assert f"Tiers: {n - 1} Ready, 0 Check, 1 Needs work" in summary(report, COMPANY, [])
+    from autofill.summaries import run_summary
+    assert f"Tiers: {n - 1} Ready, 0 Check, 1 Needs work" in run_summary(report, COMPANY)
 
 
 def test_a_stated_year_before_the_reporting_year_is_check(ingested, llm_server, tmp_path):

@@ -66,10 +66,10 @@ def test_companies_forget_and_embedder_mismatch(workspace, tmp_path):
 
     result = invoke(workspace, "forget", "--company", "BHP", "--doc", "zzz.pdf")
     assert result.exit_code == 2 and "no document 'zzz.pdf'" in result.stderr
-    result = invoke(workspace, "forget", "--company", "BHP", "--doc", "a.pdf")
+    result = invoke(workspace, "forget", "--company", "BHP", "--doc", "a.pdf", "--yes")
     assert result.exit_code == 0 and "Forgot a.pdf" in result.stdout
     assert json_line(invoke(workspace, "companies", "--json"))["companies"][0]["files"] == ["b.pdf"]
-    result = invoke(workspace, "forget", "--company", "BHP", "--json")
+    result = invoke(workspace, "forget", "--company", "BHP", "--json", "--yes")
     assert result.exit_code == 0 and json_line(result)["company"] == "BHP"
     assert json_line(invoke(workspace, "companies", "--json")) == {"companies": []}
     result = invoke(workspace, "forget", "--company", "BHP")

@@ -136,10 +136,12 @@ def test_live_mode_on_linux_is_a_clear_input_error(ingested, tmp_path):
     assert not list(tmp_path.glob("*.xlsx"))
 
 
-def test_offline_summary_never_calls_drafts_answers(ingested, tmp_path, capsys):
+def test_offline_summary_never_calls_drafts_answers(ingested, tmp_path):
+    from autofill.summaries import run_summary
+
     root, emb, questionnaire = ingested
-    run_questionnaire(Settings(workspace=root), COMPANY, questionnaire, out_dir=tmp_path, progress=True,
-                      providers=Providers(embedder=emb))
-    err = capsys.readouterr().err
-    assert "drafted from evidence only (no model answered)" in err
-    assert " answered, " not in err
+    report = run_questionnaire(Settings(workspace=root), COMPANY, questionnaire, out_dir=tmp_path,
+                               providers=Providers(embedder=emb))
+    text = run_summary(report, COMPANY)
+    assert "drafted from evidence only (no model answered)" in text
+    assert " answered, " not in text

@@ -7,6 +7,7 @@ cache; an interrupted run resumes without repeating finished rows."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 
@@ -192,7 +193,14 @@ def test_interrupted_run_resumes_without_repeating_rows(ingested, llm_server, tm
         run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path,
                           providers=Providers(embedder=emb, chat=InterruptAfter(chat, 2)))
     checkpoints = list((root / "reports_out" / ".checkpoints").glob("*.jsonl"))
-    assert len(checkpoints) == 1 and len(Checkpoint(checkpoints[0]).load()) == 2
+    from autofill.store.chroma_store import open_store
+
+    assert len(checkpoints) == 1
+    assert len(Checkpoint(checkpoints[0], passages=open_store(s, COMPANY).get_passages).load()) == 2
+    # Compact: passage ids and scores, not their text (which comes back from the store on resume).
+    records = [json.loads(line) for line in checkpoints[0].read_text(encoding="utf-8").splitlines()]
+    assert all(set(p) == {"id", "score", "rank"} for r in records for p in r["result"]["passages"])
+    assert all(len(r["result"]["passages"]) == 6 for r in records)
     first = by_question(llm_server)
     answered_first = {q for q, calls in first.items() if any(kind_of(r.json) == "answer" for r in calls)}
     # the third row was stopped before its answer call; the fourth may have started meanwhile

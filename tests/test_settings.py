@@ -2,7 +2,7 @@
 import pytest
 
 from autofill.errors import InputError
-from autofill.settings import Secret, load_settings
+from autofill.settings import Secret, Settings, load_settings
 
 
 def test_defaults_offline_resolve_to_hybrid_without_rerank(tmp_path):
@@ -71,3 +71,89 @@ def test_embedding_provider_defaults_to_the_stores_and_rejects_unknown_ones(tmp_
     assert load_settings(tmp_path, environ={"AUTOFILL_EMBEDDING__PROVIDER": "openai"}).embedding.provider == "openai"
     with pytest.raises(InputError, match="unknown embedding provider 'magic'"):
         load_settings(tmp_path, environ={"AUTOFILL_EMBEDDING__PROVIDER": "magic"})
+
+
+# ------------------------------------------------------------------------------ workspace discovery
+
+
+def test_workspace_is_found_upwards_like_git(tmp_path):
+    from autofill.settings import discover_workspace
+
+    ws = tmp_path / "team"
+    (ws / "vectordb").mkdir(parents=True)
+    deep = ws / "clients" / "acme" / "2024"
+    deep.mkdir(parents=True)
+    assert discover_workspace(environ={}, start=deep) == ws.resolve()
+    # autofill.toml marks a workspace too, and the nearest one wins
+    (ws / "clients" / "autofill.toml").write_text("[llm]\nmodel = 'near'\n")
+    assert discover_workspace(environ={}, start=deep) == (ws / "clients").resolve()
+    s = load_settings(environ={}, start=deep)
+    assert s.workspace == (ws / "clients").resolve() and s.llm.model == "near"
+    # none above: the starting folder (a new workspace is made where you are)
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    assert discover_workspace(environ={}, start=lone) == lone.resolve()
+    # a file named vectordb is not a workspace marker
+    (lone / "vectordb").write_text("")
+    assert discover_workspace(environ={}, start=lone) == lone.resolve()
+
+
+def test_environment_and_option_override_discovery(tmp_path):
+    from autofill.settings import discover_workspace
+
+    found, env_ws, explicit = tmp_path / "found", tmp_path / "env", tmp_path / "explicit"
+    (found / "vectordb").mkdir(parents=True)
+    env = {"AUTOFILL_WORKSPACE": str(env_ws)}
+    assert discover_workspace(environ=env, start=found) == env_ws.resolve()
+    assert discover_workspace(explicit, environ=env, start=found) == explicit.resolve()
+    assert load_settings(environ=env, start=found).workspace == env_ws.resolve()
+    (tmp_path / "file").write_text("")
+    with pytest.raises(InputError, match=r"file \(AUTOFILL_WORKSPACE\) is a file, not a folder"):
+        discover_workspace(environ={"AUTOFILL_WORKSPACE": str(tmp_path / "file")}, start=found)
+
+
+def test_cli_commands_find_the_workspace_from_a_subfolder(tmp_path, monkeypatch):
+    """Run from a subfolder of the workspace, `companies` lists its stores instead of an empty list
+    (and `run` no longer says the store does not exist and suggests re-ingesting)."""
+    from click.testing import CliRunner
+
+    from autofill.cli import cli
+    from autofill.ingest.pipeline import ingest_paths
+    from tests.fakes import FakeEmbedder
+    from tests.pdf_factory import make_text_pdf
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    pdf = make_text_pdf(ws / "r.pdf", ["Net zero by 2050 across our operations and value chain."])
+    ingest_paths(Settings(workspace=ws), "Acme", [pdf], embedder=FakeEmbedder())
+    sub = ws / "questionnaires" / "2024"
+    sub.mkdir(parents=True)
+    monkeypatch.chdir(sub)
+    monkeypatch.delenv("AUTOFILL_WORKSPACE", raising=False)
+    out = CliRunner().invoke(cli, ["companies"])
+    assert out.exit_code == 0 and out.stdout.startswith("Acme: 1 document"), out.output
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    monkeypatch.chdir(other)
+    out = CliRunner().invoke(cli, ["companies"])
+    assert f"No evidence stores yet in {other.resolve() / 'vectordb'}" in out.stdout
+    out = CliRunner(env={"AUTOFILL_WORKSPACE": str(ws)}).invoke(cli, ["companies"])
+    assert out.stdout.startswith("Acme: 1 document")
+
+
+def test_not_found_errors_name_the_folder_they_looked_in(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from autofill.cli import cli
+    from tests.workbook_builders import build_questionnaire
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("AUTOFILL_WORKSPACE", raising=False)
+    q = build_questionnaire(tmp_path / "q.xlsx")
+    out = CliRunner().invoke(cli, ["run", "--company", "Acme", "--questionnaire", str(q)])
+    assert out.exit_code == 2 and f"in {tmp_path.resolve() / 'vectordb'}" in out.stderr
+    assert "--workspace" in out.stderr and out.stderr.count("\n") == 1
+    out = CliRunner().invoke(cli, ["run", "--company", "Acme", "--questionnaire", "missing.xlsx"])
+    assert out.exit_code == 2 and f"missing.xlsx (looked in {tmp_path.resolve()})" in out.stderr
+    out = CliRunner().invoke(cli, ["--config", "nope.toml", "companies"])
+    assert out.exit_code == 2 and f"nope.toml (looked in {tmp_path.resolve()})" in out.stderr

@@ -67,7 +67,7 @@ def test_encrypted_workbook(tmp_path):
     path = tmp_path / "secret.xlsx"
     path.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504 + "EncryptionInfo".encode("utf-16-le")
                      + b"\x00" * 1000)
-    with pytest.raises(InputError, match="workbook is password-protected.*remove the password in Excel"):
+    with pytest.raises(InputError, match="password-protected workbook.*remove the password in Excel"):
         read_questions(Settings(), path)
 
 

@@ -10,6 +10,7 @@ import openpyxl
 import pytest
 from openpyxl.worksheet.datavalidation import DataValidation
 
+from autofill.errors import InputError
 from autofill.records import Answer, Citation, RowResult
 from autofill.settings import Settings
 from autofill.workbook.layout import read_questions
@@ -236,8 +237,8 @@ def test_failed_save_leaves_nothing_behind(tmp_path):
     src = build_questionnaire(tmp_path / "q.xlsx")
     layout, rows = read_questions(Settings(), src)
     target = tmp_path / "out" / "out.xlsx"
-    target.mkdir(parents=True)  # os.replace onto a folder fails after the temp file is written
-    with pytest.raises(OSError):
+    target.mkdir(parents=True)  # a folder where the output should go: refused, one line naming it
+    with pytest.raises(InputError, match=f"{target} is a folder"):
         write_results(Settings(), src, layout, [result_for(q) for q in rows], target, {})
     assert os.listdir(target.parent) == ["out.xlsx"] and target.is_dir()
 

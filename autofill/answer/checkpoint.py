@@ -4,6 +4,11 @@ neither repeated nor lost. The file is keyed by company, the questionnaire's con
 fingerprint of everything that changes answers (models, retrieval settings, prompts, the store's
 documents), so a checkpoint is only reused for the same run. It is removed once the output is written.
 
+Records are compact: a row's passages are kept as chunk ids with their scores and ranks, not their text
+(which made checkpoints grow ~8 KB a row); on resume the text comes back from the evidence store by id
+(`Checkpoint(path, passages=store.get_passages)`). The fingerprint includes the store's documents, so the
+ids of a matching checkpoint are still there; a row whose passages cannot all be found is answered again.
+
 Also the (de)serialisation of RowResult and its parts, used here and nowhere else."""
 
 from __future__ import annotations
@@ -13,13 +18,19 @@ import hashlib
 import json
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from autofill.records import Answer, CheckResult, Citation, Passage, QuestionRow, RowResult, StageUsage
 from autofill.states import parse_tier
 
-FORMAT = 1
+# 2: passages as {"id", "score", "rank"}; 1 (still read): passages with their text.
+FORMAT = 2
+READABLE_FORMATS = (1, 2)
+
+# Looks passages up by chunk id (CompanyStore.get_passages): the order asked, missing ids left out.
+PassageLookup = Callable[[Sequence[str]], list[Passage]]
 
 
 # --------------------------------------------------------------------------- records <-> dicts
@@ -29,7 +40,7 @@ def row_result_to_dict(r: RowResult) -> dict[str, Any]:
     return {
         "question": dataclasses.asdict(r.question),
         "answer": None if r.answer is None else answer_to_dict(r.answer),
-        "passages": [dataclasses.asdict(p) for p in r.passages],
+        "passages": [{"id": p.chunk_id, "score": p.score, "rank": p.rank} for p in r.passages],
         "usage": {stage: dataclasses.asdict(u) for stage, u in r.usage.items()},
         "error": r.error,
         "seconds": r.seconds,
@@ -56,11 +67,31 @@ def answer_from_dict(d: dict[str, Any]) -> Answer:
     return Answer(**data)
 
 
-def row_result_from_dict(d: dict[str, Any]) -> RowResult:
+class MissingPassages(LookupError):
+    """A checkpointed row refers to passages the store no longer holds (or no lookup was given)."""
+
+
+def passage_ids(d: dict[str, Any]) -> list[str]:
+    """Chunk ids a compact record needs from the store."""
+    return [p["id"] for p in d.get("passages", []) if "id" in p and "text" not in p]
+
+
+def _passage(p: dict[str, Any], found: dict[str, Passage]) -> Passage:
+    if "text" in p:  # format 1: the whole passage was stored
+        return Passage(**_known(Passage, p))
+    stored = found.get(p["id"])
+    if stored is None:
+        raise MissingPassages(p["id"])
+    return replace(stored, score=float(p.get("score", 0.0)), rank=int(p.get("rank", 0)))
+
+
+def row_result_from_dict(d: dict[str, Any], found: dict[str, Passage] | None = None) -> RowResult:
+    """A RowResult from its record; `found` maps the chunk ids of a compact record to the store's
+    passages. Raises MissingPassages when one is not there."""
     return RowResult(
         question=QuestionRow(**_known(QuestionRow, d["question"])),
         answer=None if d.get("answer") is None else answer_from_dict(d["answer"]),
-        passages=[Passage(**_known(Passage, p)) for p in d.get("passages", [])],
+        passages=[_passage(p, found or {}) for p in d.get("passages", [])],
         usage={stage: StageUsage(**_known(StageUsage, u)) for stage, u in d.get("usage", {}).items()},
         error=d.get("error", ""),
         seconds=float(d.get("seconds", 0.0)),
@@ -100,28 +131,39 @@ def checkpoint_path(reports_dir: Path, company: str, questionnaire_sha: str, set
 
 
 class Checkpoint:
-    """Append-only JSONL of finished rows. Failed rows are not recorded: a re-run retries them."""
+    """Append-only JSONL of finished rows. Failed rows are not recorded: a re-run retries them.
+    `passages` looks passage text up by chunk id on load (the evidence store's get_passages)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, passages: PassageLookup | None = None) -> None:
         self.path = path
+        self.passages = passages
 
     def load(self) -> dict[str, RowResult]:
-        """Finished rows by question_key. A torn last line (killed mid-write) is ignored."""
-        done: dict[str, RowResult] = {}
+        """Finished rows by question_key. A torn last line (killed mid-write) is ignored, and so is a row
+        whose passages are no longer in the store: it is answered again rather than resumed without them."""
+        records: list[dict[str, Any]] = []
         try:
             fh = open(self.path, encoding="utf-8")
         except FileNotFoundError:
-            return done
+            return {}
         with fh:
             for line in fh:
                 try:
                     record = json.loads(line)
-                    if record.get("format") != FORMAT:
-                        continue
-                    result = row_result_from_dict(record["result"])
-                except (ValueError, KeyError, TypeError):
+                except ValueError:
                     continue
-                done[record["key"]] = result
+                if isinstance(record, dict) and record.get("format") in READABLE_FORMATS:
+                    records.append(record)
+        wanted = [i for r in records if isinstance(r.get("result"), dict) for i in passage_ids(r["result"])]
+        found: dict[str, Passage] = {}
+        if wanted and self.passages is not None:
+            found = {p.chunk_id: p for p in self.passages(list(dict.fromkeys(wanted)))}
+        done: dict[str, RowResult] = {}
+        for record in records:
+            try:
+                done[record["key"]] = row_result_from_dict(record["result"], found)
+            except (MissingPassages, ValueError, KeyError, TypeError):
+                continue
         return done
 
     def append(self, result: RowResult) -> None:

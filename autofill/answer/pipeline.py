@@ -24,7 +24,7 @@ from autofill.answer.row import RowContext, answer_row
 from autofill.answer.trust import make_trust
 from autofill.checks.tier import tier_counts
 from autofill.errors import InputError
-from autofill.fileio import ensure_writable_dir
+from autofill.fileio import ensure_not_open, ensure_writable_file, missing
 from autofill.providers.base import Providers
 from autofill.providers.cost import UsageMeter
 from autofill.records import QuestionRow, RowResult, RunReport, StageUsage
@@ -96,7 +96,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     started_at, t0 = now_iso(), time.monotonic()
     questionnaire = Path(questionnaire)
     if not questionnaire.is_file():
-        raise InputError(f"questionnaire not found: {questionnaire}")
+        raise missing("questionnaire", questionnaire)
     from autofill.store.chroma_store import open_store
     from autofill.workbook.layout import read_questions
     from autofill.workbook.reviewer import rows_to_answer
@@ -123,14 +123,18 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
             # let the Run info sheet be the only place that shows HyDE or the LLM rerank did not run.
             _warn(f"{what} {asked!r} needs an LLM and none is configured; using {used!r}")
     # Before any model call: a folder we cannot write to is bad input, not a failure after paying for rows.
+    # Likewise an output open in Excel or LibreOffice, or marked read-only (fileio says which, naming it).
     out = Path(output) if output else output_path(settings, company, questionnaire, out_dir)
-    ensure_writable_dir(out.parent)
+    ensure_writable_file(out)
+    if live:
+        # --live drives the workbook open in Excel (its lock is expected); LibreOffice it cannot drive.
+        ensure_not_open(questionnaire, allow=("Excel",))
     if chat is None:
         _say(progress, "No LLM configured: drafting evidence-only rows (quotes with pages, no answers). "
                        "Set OPENAI_API_KEY / OPENAI_BASE_URL or COHERE_API_KEY for answers.")
 
     checkpoint = Checkpoint(checkpoint_path(settings.reports_dir, company, file_sha256(questionnaire),
-                                            plan.fingerprint(settings)))
+                                            plan.fingerprint(settings)), passages=store.get_passages)
     if not resume:
         checkpoint.reset()
     done = checkpoint.load()
@@ -196,8 +200,9 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     report = RunReport(output=Path(written), rows=len(rows), answered=len(ordered) - len(failed), failed=len(failed),
                        skipped=len(kept), usage=meter.snapshot(), seconds=finished_at - t0, report_html=report_html,
                        evidence_only=not plan.chat_model, tiers=tier_counts(r.tier for r in ordered),
-                       reused=library.reused if library is not None else 0, pending=left)
-    _say(progress, summary(report, company, failed, evidence_only=report.evidence_only))
+                       reused=library.reused if library is not None else 0,
+                       problems=[("failed", r.question.key, r.error) for r in failed], pending=left)
+    # The summary is the CLI's to print (autofill.summaries.run_summary), on the stream of every command's.
     return report
 
 
@@ -320,7 +325,6 @@ def _review_report(settings: Settings, output: Path, company: str, progress: boo
         _warn(f"the review report could not be written ({type(exc).__name__}: {exc}); "
               f"try `autofill report {output}`")
         return None
-    _say(progress, f"Review report: {path}")
     return Path(path)
 
 
@@ -342,27 +346,3 @@ class _LiveSink:
         except Exception as exc:  # noqa: BLE001 - Excel/COM errors come in many kinds
             _warn(f"live Excel update stopped ({type(exc).__name__}: {exc}); the filled copy is still written")
             self._writer = None
-
-
-def summary(report: RunReport, company: str, failed: list[RowResult], evidence_only: bool = False) -> str:
-    t = report.totals()
-    lines = [
-        f"{company}: {report.rows} question rows, {report.answered} "
-        f"{'drafted from evidence only (no model answered)' if evidence_only else 'answered'}, {report.failed} failed, "
-        f"{report.skipped} skipped in {report.seconds:.1f} s",
-        f"LLM: {t.calls} calls ({t.cached_calls} from cache), {t.prompt_tokens} prompt + "
-        f"{t.completion_tokens} completion tokens, ${t.cost_usd:.4f}",
-    ]
-    for stage in STAGES:
-        u = report.usage.get(stage)
-        if u and (u.calls or u.cached_calls):
-            lines.append(f"  {stage}: {u.calls} calls, {u.prompt_tokens} + {u.completion_tokens} tokens, "
-                         f"${u.cost_usd:.4f}")
-    tiers = {k: report.tiers.get(k, 0) for k in ("ready", "check", "needs_work")}
-    lines.append(f"Tiers: {tiers['ready']} Ready, {tiers['check']} Check, {tiers['needs_work']} Needs work")
-    for r in failed:
-        lines.append(f"  failed {r.question.key}: {r.error}")
-    if failed:
-        lines.append("  Re-run the same command to retry the failed rows; finished rows are kept.")
-    lines.append(f"Output: {report.output}")
-    return "\n".join(lines)

@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Callable
 
 from autofill.answer.retrieval import build_query
+from autofill.delimit import untrusted
 from autofill.providers.base import ChatMessage, ChatResult, Reranker
 from autofill.records import Passage, QuestionRow
 from autofill.settings import Settings
@@ -72,12 +73,14 @@ def window_starts(count: int, window: int, step: int) -> list[int]:
 
 
 def passage_views(passages: list[Passage], max_chars: int | None = None) -> list[dict]:
-    """What a prompt shows for each passage: its number, its `FILE p. N` label and its text."""
+    """What a prompt shows for each passage: its number, its `FILE p. N` label and its text. Label and
+    text are document-controlled, so both pass through `delimit.untrusted`: nothing in a PDF can close
+    the `<passages>` block or forge a `<passage>` of its own (see the rerank and answer templates)."""
     views = []
     for i, p in enumerate(passages, start=1):
         text = p.text if max_chars is None or len(p.text) <= max_chars else p.text[:max_chars].rstrip() + " ..."
         pages = f"p. {p.page_start}" if p.page_end <= p.page_start else f"pp. {p.page_start}-{p.page_end}"
-        views.append({"number": i, "label": f"{p.file_name} {pages}", "text": text})
+        views.append({"number": i, "label": untrusted(f"{p.file_name} {pages}"), "text": untrusted(text)})
     return views
 
 

@@ -17,6 +17,7 @@ from autofill.providers.base import ChatMessage, ChatModel
 from autofill.providers.cost import UsageMeter
 from autofill.records import CheckResult, RowResult, Severity, StageUsage
 from autofill.settings import Settings
+from autofill.delimit import untrusted
 from autofill.states import Outcome
 from autofill.templating import render
 
@@ -28,7 +29,7 @@ TEMPLATES = ("verify", "judge_system")
 def verify_messages(settings: Settings, result: RowResult) -> list[ChatMessage]:
     cited, _ = cited_passages(result)
     prompt = render(settings.templates_dir, "verify", question=result.question.question,
-                    answer=result.answer.answer if result.answer else "", passages=passage_views(cited))
+                    answer=untrusted(result.answer.answer) if result.answer else "", passages=passage_views(cited))
     return [ChatMessage("system", render(settings.templates_dir, "judge_system")), ChatMessage("user", prompt)]
 
 

@@ -212,7 +212,9 @@ def load_gold(path: Path | str) -> GoldKey:
     """Read a gold key (.json or .xlsx); a malformed key is an InputError naming the item."""
     path = Path(path)
     if not path.is_file():
-        raise InputError(f"gold key not found: {path}")
+        from autofill.fileio import missing
+
+        raise missing("gold key", path)
     suffix = path.suffix.lower()
     if suffix == ".json":
         items = _load_json(path)

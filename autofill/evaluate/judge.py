@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from autofill.delimit import untrusted
 from autofill.errors import AutofillError
 from autofill.evaluate.metrics import RetrievedPassage, ordered, sentences
 from autofill.providers.base import ChatMessage, ChatModel, Embedder
@@ -226,8 +227,10 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def passage_views(passages: Sequence[RetrievedPassage]) -> list[dict]:
-    return [{"number": i, "label": f"{p.file} p. {p.pages[0] if p.pages else '?'}", "text": p.text}
-            for i, p in enumerate(passages, start=1)]
+    """Passages as the faithfulness template shows them; label and text through `delimit.untrusted`
+    like every other prompt's passages."""
+    return [{"number": i, "label": untrusted(f"{p.file} p. {p.pages[0] if p.pages else '?'}"),
+             "text": untrusted(p.text)} for i, p in enumerate(passages, start=1)]
 
 
 def context_sentences(passages: Sequence[RetrievedPassage]) -> list[str]:
@@ -256,6 +259,11 @@ class Judge:
         return getattr(self.chat, "model", "")
 
     def _ask(self, template: str, scores: JudgeScores, **variables: Any) -> str | None:
+        # Answers (written by a model that read untrusted passages) and gold answers sit between
+        # <answer> / <candidate_answer> / <reference_answer> tags: they must not be able to close them.
+        for name in ("answer", "gold_answer"):
+            if name in variables:
+                variables[name] = untrusted(variables[name])
         messages = [ChatMessage("system", render(self.settings.templates_dir, "judge_system")),
                     ChatMessage("user", render(self.settings.templates_dir, template, **variables))]
         try:
@@ -287,7 +295,7 @@ class Judge:
         units = context_sentences(context)
         if units:
             reply = self._ask("judge_context_relevancy", scores, question=question,
-                              sentences=[{"number": i, "text": s} for i, s in enumerate(units, start=1)])
+                              sentences=[{"number": i, "text": untrusted(s)} for i, s in enumerate(units, start=1)])
             ids = parse_sentence_ids(reply, len(units)) if reply is not None else None
             scores.context_relevancy = len(ids) / len(units) if ids is not None else None
         return scores

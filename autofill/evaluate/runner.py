@@ -14,7 +14,7 @@ import copy
 import csv
 import io
 import json
-import sys
+import logging
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -23,8 +23,10 @@ from autofill.errors import InputError
 from autofill.evaluate.gold import load_gold
 from autofill.evaluate.results import (ALL_METRICS, ConfigEval, EvalResult, compare, question_rows,
                                        score_output)
-from autofill.fileio import atomic_write_bytes, ensure_writable_dir
+from autofill.fileio import atomic_write_bytes, ensure_writable_dir, missing
 from autofill.settings import Settings, apply_overrides, read_toml, validate
+
+log = logging.getLogger(__name__)
 
 
 def config_settings(settings: Settings, config: Path) -> Settings:
@@ -48,9 +50,10 @@ def config_names(configs: list[Path]) -> list[str]:
 
 
 def _echo(enabled: bool) -> Callable[[str], None] | None:
+    """Progress notes ("judging 15 answers ...") as log messages; the CLI decides whether they show."""
     if not enabled:
         return None
-    return lambda message: print(f"eval: {message}", file=sys.stderr, flush=True)
+    return lambda message: log.info("eval: %s", message)
 
 
 def make_judge(settings: Settings, company: str, providers=None):
@@ -107,7 +110,7 @@ def run_eval(settings: Settings, company: str, questionnaire: Path | str, gold: 
     else:
         for path in configs:
             if not path.is_file():
-                raise InputError(f"configuration file not found: {path}")
+                raise missing("configuration file", path)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         eval_dir = Path(out_dir) if out_dir else settings.reports_dir / f"eval-{Path(questionnaire).stem}-{stamp}"
         stem = "eval"

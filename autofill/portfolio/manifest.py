@@ -53,14 +53,9 @@ def _text(value: Any) -> str:
 
 
 def _records_csv(path: Path) -> list[tuple[int, dict[str, str]]]:
-    raw = path.read_bytes()
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = raw.decode("utf-16")
-    else:
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            text = raw.decode("cp1252")
+    from autofill.workbook.safety import decode_csv
+
+    text, _encoding = decode_csv(path.read_bytes(), path.name)  # UTF-8 (BOM or not), UTF-16, cp1252
     try:
         dialect = csv.Sniffer().sniff(text.splitlines()[0] if text.strip() else ",", delimiters=",;\t")
         delimiter = dialect.delimiter

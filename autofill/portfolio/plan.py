@@ -134,12 +134,21 @@ def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path, state: 
 
 def _without_done(settings: Settings, company: str, questionnaire_sha: str, rows: list[Any]) -> list[Any]:
     """`rows` less those an interrupted earlier run finished (its newest checkpoint)."""
-    from autofill.answer.checkpoint import Checkpoint, question_key, safe_name
+    from autofill.answer.checkpoint import READABLE_FORMATS, question_key, safe_name
 
     folder = settings.reports_dir / ".checkpoints"
     found = sorted(folder.glob(f"{glob.escape(safe_name(company)[:40])}_{questionnaire_sha[:12]}_*.jsonl"),
                    key=lambda p: p.stat().st_mtime)
-    done = Checkpoint(found[-1]).load() if found else {}
+    done: set[str] = set()
+    if found:  # only the keys: the rows themselves (and their passages from the store) are the run's to load
+        with open(found[-1], encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue  # a torn last line
+                if isinstance(record, dict) and record.get("format") in READABLE_FORMATS and "key" in record:
+                    done.add(record["key"])
     return [row for row in rows if question_key(row) not in done]
 
 

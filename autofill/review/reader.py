@@ -225,7 +225,9 @@ def read_filled_workbook(path: Path) -> FilledWorkbook:
 
     path = Path(path)
     if not path.is_file():
-        raise InputError(f"output workbook not found: {path}")
+        from autofill.fileio import missing
+
+        raise missing("output workbook", path)
     try:
         wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except (InvalidFileException, KeyError, OSError, ValueError) as exc:

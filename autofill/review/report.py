@@ -10,9 +10,9 @@ untrusted."""
 from __future__ import annotations
 
 import os
+import logging
 import re
 import shutil
-import sys
 import tempfile
 import uuid
 from collections import Counter
@@ -25,6 +25,8 @@ from autofill.errors import InputError
 from autofill.review.pdf_sources import PdfSource, locate_pdfs
 from autofill.review.reader import EvidenceRow, FilledWorkbook, ReviewQuestion, read_filled_workbook
 from autofill.states import Tier, parse_tier
+
+log = logging.getLogger(__name__)
 
 TEMPLATE = "review_report.html.j2"
 PAGES_DIR = "pages"
@@ -261,7 +263,7 @@ def write_review_report(settings, output_xlsx: Path, company: str | None = None,
                                  run_info_docs=book.info("documents"), search_roots=roots)
     # Also in the HTML, but whoever runs the command should hear of missing or changed PDFs now.
     for note in [*notes, *(src.note for src in sources.values() if src.note)]:
-        print(f"autofill: warning: {note}", file=sys.stderr, flush=True)
+        log.warning("%s", note)
 
     target = report_dir_for(output_xlsx)
     try:

@@ -360,11 +360,21 @@ def _open(settings: Settings, company: str) -> CompanyStore | None:
     return CompanyStore(settings, client, chunks, docs)
 
 
+def store_location(settings: Settings) -> str:
+    """Where stores are looked for, for "not found" messages: the folder, or the Chroma server."""
+    if settings.store.chroma_url:
+        return f"the Chroma server at {settings.store.chroma_url}"
+    return str(settings.vectordb_dir)
+
+
 def _missing(settings: Settings, company: str) -> InputError:
     near = [s.company for s in list_stores(settings) if s.company.lower() == company.strip().lower()]
     hint = f" (did you mean {near[0]!r}? company names are case-sensitive)" if near else ""
-    return InputError(f"no evidence store for company {company!r}{hint}; "
-                      f"run: autofill ingest --company {company!r} REPORT.pdf")
+    # Naming the folder tells a user run from the wrong place to cd or pass --workspace, rather than
+    # re-ingest everything into a second workspace.
+    return InputError(f"no evidence store for company {company!r} in {store_location(settings)}{hint}; "
+                      f"use --workspace DIR (or AUTOFILL_WORKSPACE) if it lives elsewhere, or run: "
+                      f"autofill ingest --company {company!r} REPORT.pdf")
 
 
 def find_store(settings: Settings, company: str) -> CompanyStore | None:

@@ -15,6 +15,7 @@ import zipfile
 from pathlib import Path
 
 from autofill.errors import InputError
+from autofill.fileio import missing
 
 # Excel's hard limit on characters in one cell.
 EXCEL_CELL_LIMIT = 32_767
@@ -71,7 +72,7 @@ def check_workbook_file(path: Path) -> str:
     one-line reason for anything autofill cannot fill safely."""
     path = Path(path)
     if not path.exists():
-        raise InputError(f"questionnaire not found: {path}")
+        raise missing("questionnaire", path)
     if path.is_dir():
         raise InputError(f"questionnaire is a folder, not a workbook: {path}")
     suffix = path.suffix.lower()
@@ -83,13 +84,9 @@ def check_workbook_file(path: Path) -> str:
     if suffix in (".csv", ".tsv", ".txt") and not head.startswith((ZIP_MAGIC, OLE_MAGIC)):
         return "csv"
     if head.startswith(OLE_MAGIC):
-        # Encrypted OOXML files are OLE compound files with an EncryptionInfo stream; anything else
-        # in an OLE container is a legacy binary .xls.
-        with open(path, "rb") as fh:
-            data = fh.read(4 * 1024 * 1024)
-        if "EncryptionInfo".encode("utf-16-le") in data or "EncryptedPackage".encode("utf-16-le") in data:
-            raise InputError(
-                f"workbook is password-protected: {path.name}; remove the password in Excel and try again")
+        if is_encrypted_ooxml(path):
+            raise InputError(f"{path.name} is a password-protected workbook; remove the password in Excel "
+                             "(File > Info > Protect Workbook > Encrypt with Password, clear it), save, and try again")
         raise InputError(
             f"{path.name} is an old binary Excel (.xls) workbook; open it in Excel, save it as .xlsx "
             "(Excel Workbook) and try again")
@@ -114,6 +111,53 @@ def check_workbook_file(path: Path) -> str:
     return "xlsx"
 
 
+def ole_stream_names(path: Path) -> set[str]:
+    """Names of the streams in an OLE compound file, read from its directory wherever the writer put
+    it (Excel writes it after the data, megabytes into a large file). Empty when it cannot be read."""
+    try:
+        import olefile
+    except ImportError:  # pragma: no cover - a declared dependency
+        return set()
+    try:
+        with olefile.OleFileIO(str(path)) as ole:
+            return {"/".join(entry) for entry in ole.listdir(streams=True, storages=False)}
+    except Exception:  # noqa: BLE001 - a damaged container is simply not a readable one
+        return set()
+
+
+def is_encrypted_ooxml(path: Path) -> bool:
+    """An Office workbook saved with a password: an OLE container holding `EncryptionInfo` and
+    `EncryptedPackage` streams (MS-OFFCRYPTO), not a legacy binary .xls. Falls back to looking for the
+    stream names anywhere in the file when the directory cannot be parsed."""
+    names = ole_stream_names(path)
+    if names:
+        return "EncryptedPackage" in names or "EncryptionInfo" in names
+    wanted = ("EncryptedPackage".encode("utf-16-le"), "EncryptionInfo".encode("utf-16-le"))
+    with open(path, "rb") as fh:
+        overlap = b""
+        while block := fh.read(1 << 20):
+            window = overlap + block
+            if any(w in window for w in wanted):
+                return True
+            overlap = window[-64:]
+    return False
+
+
+def _detach_vba_archive(wb) -> None:
+    """openpyxl keeps a .xlsm's parts in `wb.vba_archive`, a ZipFile in append mode over a BytesIO.
+    When the garbage collector finalises the BytesIO first, ZipFile.__del__ tries to write its central
+    directory into the closed buffer and prints an `Exception ignored in ZipFile.__del__` traceback.
+    Closing it now (the buffer stays open: it was passed in) and reopening it read-only keeps every part
+    for the save and leaves nothing to write at collection time."""
+    archive = getattr(wb, "vba_archive", None)
+    if archive is None or getattr(archive, "mode", "r") == "r":
+        return
+    buffer = archive.fp
+    archive.close()
+    buffer.seek(0)
+    wb.vba_archive = zipfile.ZipFile(buffer, "r")
+
+
 def load_workbook_safely(path: Path, data_only: bool = False, rich_text: bool = False):
     """Open an .xlsx/.xlsm (keeping macros and external links) or convert a CSV questionnaire into a
     one-sheet workbook in memory. Errors become one-line InputErrors. Writeback passes rich_text=True:
@@ -129,8 +173,10 @@ def load_workbook_safely(path: Path, data_only: bool = False, rich_text: bool = 
         # openpyxl warns on stderr about features it drops; check_lossy_features reports them properly.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            return openpyxl.load_workbook(path, data_only=data_only, keep_vba=keep_vba, keep_links=True,
-                                          rich_text=rich_text)
+            wb = openpyxl.load_workbook(path, data_only=data_only, keep_vba=keep_vba, keep_links=True,
+                                        rich_text=rich_text)
+        _detach_vba_archive(wb)
+        return wb
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 - openpyxl raises many types for damaged XML
@@ -138,19 +184,52 @@ def load_workbook_safely(path: Path, data_only: bool = False, rich_text: bool = 
                          f"{type(exc).__name__}: {exc}") from None
 
 
+def csv_encoding(raw: bytes) -> str:
+    """The encoding of a CSV file's bytes, as Excel and other tools write them: a byte-order mark says
+    UTF-8 or UTF-16 outright; UTF-16 without one shows as NUL bytes in every other position (questionnaire
+    text is mostly ASCII); valid UTF-8 is UTF-8; anything else is Windows-1252 (Excel's "CSV" on
+    Western Windows)."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig"
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    sample = raw[:4096]
+    if len(sample) >= 4:
+        even, odd = sample[0::2], sample[1::2]
+        if odd.count(0) > 0.3 * len(odd) and even.count(0) < 0.05 * len(even):
+            return "utf-16-le"
+        if even.count(0) > 0.3 * len(even) and odd.count(0) < 0.05 * len(odd):
+            return "utf-16-be"
+    try:
+        raw.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError:
+        return "cp1252"
+
+
+def decode_csv(raw: bytes, name: str = "CSV file") -> tuple[str, str]:
+    """(text, encoding) of a CSV file's bytes; see `csv_encoding`. Undecodable bytes are an InputError
+    that says which encoding was tried and what to do."""
+    encoding = csv_encoding(raw)
+    try:
+        text = raw.decode(encoding)
+    except UnicodeDecodeError:
+        if encoding != "cp1252":
+            raise InputError(f"{name}: looks like {encoding} but cannot be decoded as such; "
+                             "save it from Excel as 'CSV UTF-8' or as .xlsx") from None
+        # cp1252 leaves five bytes undefined; latin-1 maps every byte, so nothing is lost.
+        text, encoding = raw.decode("latin-1"), "latin-1"
+    if "\x00" in text:
+        raise InputError(f"{name}: holds NUL bytes after decoding as {encoding}; it is probably not a text "
+                         "CSV file (save it from Excel as 'CSV UTF-8' or as .xlsx)")
+    return text.lstrip("\ufeff"), encoding
+
+
 def csv_to_workbook(path: Path):
     """A CSV questionnaire as a one-sheet workbook named "Questionnaire" (all cells text)."""
     import openpyxl
 
-    raw = Path(path).read_bytes()
-    for encoding in ("utf-8-sig", "cp1252"):
-        try:
-            text = raw.decode(encoding)
-            break
-        except UnicodeDecodeError:
-            continue
-    else:  # pragma: no cover - cp1252 decodes almost anything
-        raise InputError(f"{path.name}: cannot decode the CSV file (save it as UTF-8)")
+    text, _ = decode_csv(Path(path).read_bytes(), Path(path).name)
     try:
         dialect = csv.Sniffer().sniff(text[:8192], delimiters=",;\t")
     except csv.Error:

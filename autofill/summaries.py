@@ -1,0 +1,105 @@
+"""The human summaries commands end with, formatted in one place (the CLI prints them on stdout, the
+stream the JSON line takes under --json). Pure functions of the reports stages return; the longer
+per-stage descriptions (`WorkbookLayout.describe`, the eval report) stay with their records."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+STAGES = ("hyde", "rerank", "answer")
+
+
+def count(n: int, noun: str) -> str:
+    """'1 document', '3 documents'."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def ingest_summary(data: dict[str, Any]) -> str:
+    """One line from `IngestReport.to_json()`."""
+    return (f"{data['company']}: {count(data['documents'], 'document')} ({data['new_documents']} new, "
+            f"{data['skipped_documents']} unchanged, {data['failed_documents']} failed), "
+            f"{count(data['pages'], 'page')}, {count(data['chunks'], 'chunk')} in {data['seconds']:.1f} s")
+
+
+def runtime_note(store: Any, runtime: str) -> str:
+    """Which runtime made a local store's vectors, and whether queries now use another one."""
+    built = getattr(store, "embedder_runtime", "")
+    if not built:
+        return ""
+    if not runtime or built == runtime:
+        return f" ({built})"
+    return f" (built with {built}, queried with {runtime}: same model, vectors agree within 0.999 cosine)"
+
+
+def stores_summary(stores: Iterable[Any], location: str, runtime: str = "",
+                   library: Callable[[Any], int] | None = None) -> str:
+    """`autofill companies`: a line per store, an indented line per document. `runtime`: the local
+    embedder runtime queries use now (settings.embedding.runtime); `library`: a store's count of
+    approved library answers."""
+    stores = list(stores)
+    if not stores:
+        return (f"No evidence stores yet in {location}. Start with: autofill ingest --company NAME REPORT.pdf "
+                f"(or use --workspace DIR for a workspace elsewhere)")
+    lines = []
+    for s in stores:
+        lines.append(f"{s.company}: {count(len(s.documents), 'document')}, {count(s.pages, 'page')}, "
+                     f"{count(s.chunks, 'chunk')}, embedder {s.embedder}{runtime_note(s, runtime)}, "
+                     f"last ingest {s.last_ingest}"
+                     + (f", {count(library(s), 'library answer')}" if library is not None else ""))
+        for d in s.documents:
+            lines.append(f"    {d.file_name}: {count(d.pages, 'page')}, {count(d.chunks, 'chunk')}"
+                         + (f", {count(d.empty_pages, 'page')} without text" if d.empty_pages else "")
+                         + f", period {getattr(d, 'period', '') or 'unknown'}")
+    return "\n".join(lines)
+
+
+def run_summary(report: Any, company: str) -> str:
+    """`autofill run`: each count on its own (a draft is never called an answer), model usage and cost
+    by stage, the rows that need another run and where the output is. Counts a RunReport does not
+    carry are left out."""
+    t = report.totals()
+    drafted = getattr(report, "drafted", 0)
+    if report.evidence_only and not drafted:
+        counts = [f"{report.answered} drafted from evidence only (no model answered)"]
+    else:
+        counts = [f"{report.answered} answered"]
+        if drafted or report.evidence_only:
+            counts.append(f"{drafted} drafted from evidence only (no model answered)")
+    if hasattr(report, "unparsed"):
+        counts.append(f"{report.unparsed} unparsed")
+    counts.append(f"{report.failed} failed")
+    edited = getattr(report, "edited", 0)
+    counts.append(f"{report.skipped} skipped" + (f" ({edited} edited by hand)" if edited else ""))
+    if getattr(report, "reused", 0):
+        counts.append(f"{report.reused} reused from the library")
+    lines = [
+        f"{company}: {report.rows} question rows, {', '.join(counts)} in {report.seconds:.1f} s",
+        f"LLM: {t.calls} calls ({t.cached_calls} from cache), {t.prompt_tokens} prompt + "
+        f"{t.completion_tokens} completion tokens, ${t.cost_usd:.4f}",
+    ]
+    for stage in STAGES:
+        u = report.usage.get(stage)
+        if u and (u.calls or u.cached_calls):
+            lines.append(f"  {stage}: {u.calls} calls, {u.prompt_tokens} + {u.completion_tokens} tokens, "
+                         f"${u.cost_usd:.4f}")
+    tiers = getattr(report, "tiers", None)
+    if tiers is not None:
+        lines.append(f"Tiers: {tiers.get('ready', 0)} Ready, {tiers.get('check', 0)} Check, "
+                     f"{tiers.get('needs_work', 0)} Needs work")
+    if getattr(report, "uncited", 0):
+        lines.append(f"  {report.uncited} answers cite no passage of the evidence: flagged in Status, check them first")
+    problems = getattr(report, "problems", None) or []
+    for outcome, key, why in problems:
+        lines.append(f"  {outcome} {key}: {why}")
+    if problems or report.failed:
+        lines.append("  Re-run the same command to retry these rows; finished rows are kept.")
+    if getattr(report, "history", None):
+        lines.append(f"Previous version kept: {report.history}")
+    lines.append(f"Output: {report.output}")
+    if getattr(report, "report_html", None):
+        lines.append(f"Review report: {report.report_html}")
+    return "\n".join(lines)
+
+
+def report_summary(path: Any) -> str:
+    return f"Review report: {path}"
