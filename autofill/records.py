@@ -363,6 +363,7 @@ class RunReport:
     problems: list[tuple[str, str, str]] = field(default_factory=list)
     tiers: dict[str, int] = field(default_factory=dict)  # rows per trust tier: ready, check, needs_work
     reused: int = 0  # rows filled with an approved library answer, no model call (counted in answered)
+    pending: int = 0  # rows not started (a portfolio's cost cap); the next run answers them
 
     def totals(self) -> StageUsage:
         total = StageUsage()

@@ -159,6 +159,16 @@ class CostSettings:
 
 
 @dataclass
+class PortfolioSettings:
+    # Companies of a `batch` worked on at once (ingest, then rows). Their rows share the one
+    # llm.concurrency limit, so this only keeps the model busy while one company writes its workbook.
+    companies_at_once: int = 4
+    # Characters per token before any usage was reported (then the calibration in
+    # vectordb/.usage-calibration.json takes over).
+    chars_per_token: float = 4.0
+
+
+@dataclass
 class EvalSettings:
     judge_model: str = ""  # empty: same provider's default, preferably a different model
     passage_jaccard: float = 0.7
@@ -192,6 +202,10 @@ class RunSettings:
     # The questionnaire's reporting year (`run --year`): an answer stating an earlier year (not a
     # baseline or a target) is tiered Check. 0: not given, nothing checked.
     reporting_year: int = 0
+    # Consent before paying: `run` and `batch` with a model ask on a terminal (or need --yes) when a
+    # questionnaire has more rows than this, or the estimated cost is above confirm_above_usd.
+    confirm_rows: int = 500
+    confirm_above_usd: float = 5.0
 
 
 @dataclass
@@ -210,6 +224,7 @@ SECTIONS = {
     "retrieval": RetrievalSettings,
     "workbook": WorkbookSettings,
     "cost": CostSettings,
+    "portfolio": PortfolioSettings,
     "eval": EvalSettings,
     "run": RunSettings,
     "verify": VerifySettings,
@@ -227,6 +242,7 @@ class Settings:
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     workbook: WorkbookSettings = field(default_factory=WorkbookSettings)
     cost: CostSettings = field(default_factory=CostSettings)
+    portfolio: PortfolioSettings = field(default_factory=PortfolioSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
     run: RunSettings = field(default_factory=RunSettings)
     verify: VerifySettings = field(default_factory=VerifySettings)
@@ -451,6 +467,10 @@ def validate(settings: Settings) -> None:
         raise InputError("library.threshold and library.reuse_threshold must be between 0 and 1")
     if settings.llm.concurrency < 1:
         raise InputError("llm.concurrency must be at least 1")
+    if settings.portfolio.companies_at_once < 1:
+        raise InputError("portfolio.companies_at_once must be at least 1")
+    if settings.portfolio.chars_per_token <= 0:
+        raise InputError("portfolio.chars_per_token must be above 0")
     # A malformed price used to pass here and then fail every row after its model calls were made.
     for model, price in (settings.cost.prices or {}).items():
         if (not isinstance(price, (list, tuple)) or len(price) != 2

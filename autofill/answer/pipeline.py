@@ -90,7 +90,9 @@ def _providers(settings: Settings, store: Any, providers: Providers | None) -> P
 
 def run_questionnaire(settings: Settings, company: str, questionnaire: Path | str, out_dir: Path | None = None,
                       progress: bool = False, resume: bool = True, live: bool = False,
-                      providers: Providers | None = None) -> RunReport:
+                      providers: Providers | None = None, gate: Any = None, output: Path | None = None) -> RunReport:
+    """`gate` (portfolio runs, autofill/portfolio/budget.RowGate): shared model slots and a cost cap;
+    rows it holds back stay pending and the checkpoint is kept. `output`: the filled copy's path."""
     started_at, t0 = now_iso(), time.monotonic()
     questionnaire = Path(questionnaire)
     if not questionnaire.is_file():
@@ -122,7 +124,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
             _warn(f"{what} {asked!r} needs an LLM and none is configured; using {used!r}")
     # Before any model call: a folder we cannot write to is bad input, not a failure after paying for rows.
     # Likewise an output open in Excel or LibreOffice, or marked read-only (fileio says which, naming it).
-    out = output_path(settings, company, questionnaire, out_dir)
+    out = Path(output) if output else output_path(settings, company, questionnaire, out_dir)
     ensure_writable_file(out)
     if live:
         # --live drives the workbook open in Excel (its lock is expected); LibreOffice it cannot drive.
@@ -174,7 +176,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         # Load the query embedder now, not inside the first rows: their timings stay honest and
         # a broken embedder fails the run once instead of every row.
         providers.embedder.embed_query(pending[0].question)
-    _answer_concurrently(ctx, pending, settings.llm.concurrency, finished, check=trust.assess)
+    _answer_concurrently(ctx, pending, settings.llm.concurrency, finished, check=trust.assess, gate=gate)
     for key in resumed:
         trust.reassess(results[key])
 
@@ -191,14 +193,15 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     if library is not None:
         run_info.update(library.run_info())
     written = write_results(settings, questionnaire, layout, ordered, out, run_info)
-    if not failed:
+    left = len(to_answer) - len(ordered)  # held back by the gate (cost cap): pending
+    if not failed and not left:
         checkpoint.remove()  # complete: nothing left to resume
     report_html = _review_report(settings, Path(written), company, progress)
     report = RunReport(output=Path(written), rows=len(rows), answered=len(ordered) - len(failed), failed=len(failed),
                        skipped=len(kept), usage=meter.snapshot(), seconds=finished_at - t0, report_html=report_html,
                        evidence_only=not plan.chat_model, tiers=tier_counts(r.tier for r in ordered),
                        reused=library.reused if library is not None else 0,
-                       problems=[("failed", r.question.key, r.error) for r in failed])
+                       problems=[("failed", r.question.key, r.error) for r in failed], pending=left)
     # The summary is the CLI's to print (autofill.summaries.run_summary), on the stream of every command's.
     return report
 
@@ -221,7 +224,7 @@ def _library(settings: Settings, company: str, providers: Providers, plan: _Plan
 
 def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: int,
                          finished: Callable[[RowResult], None],
-                         check: Callable[[RowResult], RowResult] = lambda r: r) -> None:
+                         check: Callable[[RowResult], RowResult] = lambda r: r, gate: Any = None) -> None:
     """Answer rows in a thread pool, calling `finished` from this thread as each completes (so the
     checkpoint has a single writer). Ctrl-C or a broken template stops the pool: queued rows are
     cancelled and in-flight ones abandoned; everything finished so far is already checkpointed."""
@@ -229,9 +232,17 @@ def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: 
         return
     pool = cf.ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="autofill-row")
     try:
-        futures = [pool.submit(lambda row: check(answer_row(ctx, row)), row) for row in rows]
+        work = gate.wrap(answer_row) if gate is not None else answer_row
+
+        def one(row: QuestionRow) -> RowResult | None:
+            result = work(ctx, row)
+            return None if result is None else check(result)
+
+        futures = [pool.submit(one, row) for row in rows]
         for future in cf.as_completed(futures):
-            finished(future.result())
+            result = future.result()
+            if result is not None:  # None: the gate did not start the row (cost cap); it stays pending
+                finished(result)
     except BaseException:
         # Queued rows are cancelled; rows in flight stop before their next model call (each waits
         # at most for the call it is in), so nothing keeps calling the API after the run has ended.
