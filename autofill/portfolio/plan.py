@@ -82,7 +82,7 @@ def output_for(settings: Settings, entry: CompanyEntry, out_dir: Path) -> Path:
 def _files_to_ingest(settings: Settings, entry: CompanyEntry, documents: dict[str, Any]) -> list[str]:
     from autofill.ingest.pipeline import chunking_fingerprint, expand_paths
 
-    files, _bad = expand_paths(list(entry.reports))
+    files = expand_paths(list(entry.reports)).files
     chunking = chunking_fingerprint(settings.ingest)
     known_shas = {d.sha256 for d in documents.values()}
     todo = []
