@@ -140,25 +140,28 @@ def cli(ctx, workspace, configs, chroma_url, verbose, quiet, debug):
 @click.option("--chunk-chars", type=int, default=None, help="Target chunk size in characters (default 1000).")
 @click.option("--force", is_flag=True,
               help="Re-ingest every file, even those stored unchanged with the same chunking settings.")
+@click.option("--recursive/--no-recursive", default=True,
+              help="Search the subfolders of the folders given (default), or only their top level.")
+@click.option("--ocr/--no-ocr", default=None,
+              help="Read image-only pages and charts by OCR (default on: ingest.ocr).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line instead of progress and a summary.")
 @click.pass_context
 @handle_errors
-def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, as_json):
-    """Ingest PDF reports (files or folders) into COMPANY's evidence store."""
+def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, recursive, ocr, as_json):
+    """Ingest PDF reports (files or folders, searched recursively) into COMPANY's evidence store."""
     from autofill.ingest.pipeline import ingest_paths
     from autofill.summaries import ingest_summary
 
     settings = build_settings(ctx, embedding={"provider": embedder, "model": embedding_model},
-                              ingest={"chunk_chars": chunk_chars})
-    reporter = reporter_for(ctx, as_json)
-    report = ingest_paths(settings, company, list(paths), force=force,
-                          **progress_kwargs(ingest_paths, reporter, as_json))
+                              ingest={"chunk_chars": chunk_chars, "ocr": ocr})
+    report = ingest_paths(settings, company, list(paths), reporter=reporter_for(ctx, as_json), force=force,
+                          recursive=recursive)
     data = report.to_json()
     # Why a file failed goes to stderr under --json too: the JSON line only counts failures.
     for f in report.files:
         if f.status == "failed":
             click.echo(f"  failed   {f.path}: {f.error}", err=True)
-    emit_json(data) if as_json else emit(ingest_summary(data))
+    emit_json(data) if as_json else emit(ingest_summary(data, report.skipped_files))
     if report.count("failed"):
         sys.exit(2)
 
@@ -181,11 +184,16 @@ def companies(ctx, as_json):
              "embedder": s.embedder, "embedder_runtime": s.embedder_runtime, "last_ingest": s.last_ingest,
              "library": library_size(settings, s.company),
              "files": [d.file_name for d in s.documents],
-             "document_details": [{"file": d.file_name, "pages": d.pages, "chunks": d.chunks,
-                                   "period": d.period} for d in s.documents]} for s in stores]})
+             "document_details": [document_details(d) for d in s.documents]} for s in stores]})
         return
     emit(stores_summary(stores, store_location(settings), runtime=settings.embedding.runtime,
                         library=lambda s: library_size(settings, s.company)))
+
+
+def document_details(d) -> dict:
+    """One document of `companies --json`: what it holds, its reporting period and why it may be incomplete."""
+    return {"file": d.file_name, "pages": d.pages, "chunks": d.chunks, "period": d.period,
+            "warnings": list(d.warnings)}
 
 
 
@@ -261,13 +269,14 @@ def workbook_overrides(sheet, header_row, question_col, answer_col) -> dict:
               help="One extra model call per row checks each claim against the cited passages (verify.llm).")
 @click.option("--reuse", type=click.Choice(["off", "approved"]), default=None,
               help="approved: reuse near-exact approved library answers whose documents are unchanged, no model call.")
+@click.option("-y", "--yes", is_flag=True, help="Run a large or costly questionnaire without asking (see run.confirm_*).")
 @workbook_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
 @click.pass_context
 @handle_errors
 def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, final_k, context_order,
-        llm_provider, model, concurrency, no_cache, fresh, live, reporting_year, verify, reuse, sheet, header_row,
-        question_col, answer_col, as_json):
+        llm_provider, model, concurrency, no_cache, fresh, live, reporting_year, verify, reuse, yes, sheet,
+        header_row, question_col, answer_col, as_json):
     """Answer every question row of a questionnaire from COMPANY's evidence store."""
     from autofill.answer.pipeline import run_questionnaire
 
@@ -285,13 +294,93 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
     from autofill.fileio import warn_if_open
     from autofill.summaries import run_summary
 
+    estimate = None
+    if settings.llm_configured and questionnaire.is_file():
+        from autofill.portfolio.plan import consent_reason, estimate_run
+
+        estimate = estimate_run(settings, company, questionnaire)
+        confirm(consent_reason(settings, estimate.rows, estimate.cost_usd, estimate.model), yes)
     reporter = reporter_for(ctx, as_json)
     if not live:
         warn_if_open(questionnaire)
     report = run_questionnaire(settings, company, questionnaire, out_dir=out_dir, resume=not fresh, live=live,
                                **progress_kwargs(run_questionnaire, reporter, as_json))
+    if estimate is not None:
+        from autofill.portfolio.estimate import calibrate
+
+        calibrate(settings, estimate, report.usage)
     emit_json(report.to_json()) if as_json else emit(run_summary(report, company))
     if not report.ok:  # failed or unparsed rows
+        sys.exit(1)
+
+
+def confirm(reason: str, yes: bool) -> None:
+    """Consent before a large paid run: ask on a terminal; elsewhere --yes is required (exit 2, nothing spent)."""
+    if not reason or yes:
+        return
+    if sys.stdin.isatty() and sys.stderr.isatty():
+        if click.confirm(f"autofill: {reason}. Continue?", default=False, err=True):
+            return
+        raise InputError("not confirmed; nothing was spent")
+    raise InputError(f"{reason}; pass --yes to run it (nothing was spent)")
+
+
+@cli.command()
+@click.argument("portfolio", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output folder (default: reports_out/PORTFOLIO_NAME/ in the workspace).")
+@click.option("--estimate", "estimate_only", is_flag=True, help="Price the run and stop: no model call is made.")
+@click.option("--max-cost", type=float, default=None,
+              help="USD cap: rows are not started once spent plus in-flight estimate would exceed it; they stay "
+                   "pending for the next run.")
+@click.option("--companies", default=None, help="Only these companies (comma-separated, as in the portfolio).")
+@click.option("--concurrency", type=int, default=None, help="Model calls in flight across all companies (default 4).")
+@click.option("-y", "--yes", is_flag=True, help="Run a large or costly portfolio without asking.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
+@click.pass_context
+@handle_errors
+def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurrency, yes, as_json):
+    """Ingest and answer every company of PORTFOLIO (.csv, .xlsx or .toml: company, reports, questionnaire)."""
+    from autofill.portfolio.plan import consent_reason
+    from autofill.portfolio.runner import prepare, run_portfolio
+
+    if max_cost is not None and max_cost < 0:
+        raise InputError("--max-cost must be 0 or more (USD)")
+    settings = build_settings(ctx, llm={"concurrency": concurrency})
+    only = [c for c in companies.split(",")] if companies else None
+    prepared = prepare(settings, portfolio, out_dir=out_dir, only=only)
+    est = prepared.estimate
+    if estimate_only:
+        emit_json({**est.to_json(), "portfolio": str(portfolio)}) if as_json else emit(est.describe())
+        return
+    model = next((c.model for c in est.companies if c.model), "")
+    cost = est.total("cost_usd")
+    confirm(consent_reason(settings, est.total("rows"), cost if max_cost is None else min(cost, max_cost), model), yes)
+    report = run_portfolio(settings, prepared, max_cost=max_cost, reporter=reporter_for(ctx, as_json))
+    if as_json:  # why a company failed goes to stderr under --json too: the JSON line only counts failures
+        for o in report.outcomes:
+            if o.status == "failed":
+                click.echo(f"autofill: {o.company} failed: {o.error}", err=True)
+    emit_json(report.to_json()) if as_json else emit(report.describe())
+    if report.to_json()["failed"] or report.total("failed_rows"):
+        sys.exit(1)
+
+
+@cli.command()
+@click.option("--company", required=True)
+@click.argument("question")
+@click.option("--form", "form_of_answer", default="", help="Form of answer, e.g. \"Yes/No and a short explanation\".")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
+@click.pass_context
+@handle_errors
+def ask(ctx, company, question, form_of_answer, as_json):
+    """Answer one QUESTION from COMPANY's evidence store, with its cited pages (no workbook)."""
+    from autofill.answer.ask import ask as ask_question
+
+    settings = build_settings(ctx)
+    result = ask_question(settings, company, question, form_of_answer=form_of_answer)
+    emit_json(result.to_json()) if as_json else emit(result.describe())
+    if result.result.failed:
         sys.exit(1)
 
 
@@ -313,18 +402,25 @@ def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, as_
 @cli.command()
 @click.argument("output", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--company", default=None, help="Company whose PDFs the cited pages come from (default: from Run info).")
+@click.option("--pack", is_flag=True,
+              help="Write a self-contained review pack (folder and zip: report, page images, cited PDFs, workbook).")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
-def report(ctx, output, company, as_json):
+def report(ctx, output, company, pack, as_json):
     """Write the HTML review report for a filled OUTPUT workbook."""
     from autofill.review.report import write_review_report
 
     settings = build_settings(ctx)
-    path = write_review_report(settings, output, company=company)
+    path = write_review_report(settings, output, company=company, pack=pack)
     from autofill.summaries import report_summary
 
-    emit_json({"report": str(path)}) if as_json else emit(report_summary(path))
+    data = {"report": str(path)}
+    if pack:
+        data["pack"] = str(path.parent)
+        data["zip"] = str(path.parent.with_name(f"{path.parent.name}.zip"))
+    summary = report_summary(path) + (f"\nReview pack: {data['zip']}" if pack else "")
+    emit_json(data) if as_json else emit(summary)
 
 
 @cli.command(name="eval")

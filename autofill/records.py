@@ -25,12 +25,18 @@ class Block:
     kind: str  # "heading", "text" or "table" (table text is Markdown)
     text: str
     level: int = 0  # heading level (1 = top); 0 for text and tables
+    ocr: bool = False  # read by OCR from an image (a scanned page, a chart), not from the text layer
 
 
 @dataclass
 class PageContent:
     page: int  # 1-based PDF page index, whatever number is printed on the page
     blocks: list[Block] = field(default_factory=list)
+    label: str = ""  # the number printed on the page (the PDF's page label or a detected folio); "" unknown
+
+    @property
+    def ocr(self) -> bool:
+        return any(b.ocr for b in self.blocks)
 
     @property
     def char_count(self) -> int:
@@ -47,6 +53,11 @@ class ParsedDocument:
     empty_pages: list[int] = field(default_factory=list)  # pages with no extractable text
     title: str = ""
 
+    @property
+    def ocr_pages(self) -> list[int]:
+        """Pages with text read by OCR."""
+        return [p.page for p in self.pages if p.ocr]
+
 
 @dataclass(frozen=True)
 class Chunk:
@@ -61,6 +72,12 @@ class Chunk:
     has_table: bool
     text: str  # the passage as shown to reviewers and models
     content_hash: str
+    ocr: bool = False  # some of the text was read by OCR from an image
+    page_labels: tuple[str, ...] = ()  # printed page number of each page page_start..page_end ("" unknown)
+
+    @property
+    def page_label(self) -> str:
+        return self.page_labels[0] if self.page_labels else ""
 
     @property
     def context_header(self) -> str:
@@ -91,8 +108,12 @@ class DocumentRecord:
     # Fingerprint of the chunking settings and code that built its chunks; unchanged bytes with another
     # fingerprint are chunked again. "" for records written before it existed (rebuilt on next ingest).
     chunking: str = ""
+    ocr_pages: int = 0  # pages with text read by OCR
     # Reporting period detected at ingest ("FY2022", "2023"); "" when none was found (ingest/period.py).
     period: str = ""
+    # Why this document may be incomplete (damaged file, missing pages, mostly pages without text), in
+    # plain words; empty for a sound one. Stored in the manifest as a JSON string (Chroma metadata is scalar).
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -121,6 +142,17 @@ class FileOutcome:
     chunks: int = 0
     empty_pages: int = 0
     error: str = ""
+    warnings: list[str] = field(default_factory=list)  # stored, but may be incomplete (see ingest/damage.py)
+    ocr_pages: int = 0
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A file met while walking a folder that was not ingested, and why (not a PDF, hidden, unreadable,
+    a duplicate of another path)."""
+
+    path: str
+    reason: str
 
 
 @dataclass
@@ -129,6 +161,7 @@ class IngestReport:
     files: list[FileOutcome]
     seconds: float
     timings: dict[str, float] = field(default_factory=dict)  # parse / embed / store seconds
+    skipped_files: list[SkippedFile] = field(default_factory=list)
 
     def count(self, *statuses: str) -> int:
         return sum(1 for f in self.files if f.status in statuses)
@@ -143,7 +176,10 @@ class IngestReport:
             "failed_documents": self.count("failed"),
             "pages": sum(f.pages for f in ok),
             "chunks": sum(f.chunks for f in ok),
+            "ocr_pages": sum(f.ocr_pages for f in ok),
             "seconds": round(self.seconds, 2),
+            "skipped_files": len(self.skipped_files),
+            "warnings": [{"file": f.path, "why": why} for f in ok for why in f.warnings],
         }
 
 
@@ -189,19 +225,38 @@ class Passage:
     text: str
     score: float = 0.0  # retrieval score (cosine similarity, RRF or reranker score)
     rank: int = 0  # 1-based rank after the stage that produced it
+    ocr: bool = False  # some of the text was read by OCR
+    page_labels: list[str] = field(default_factory=list)  # printed number of pages page_start..page_end
 
     @property
     def page_label(self) -> str:
         return f"{self.file_name} p. {self.page_start}"
 
+    def printed(self, page: int) -> str:
+        """The number printed on PDF page `page` of this passage ("" when unknown)."""
+        i = page - self.page_start
+        return self.page_labels[i] if 0 <= i < len(self.page_labels) else ""
+
+    def citation(self, page: int | None = None) -> "Citation":
+        page = self.page_start if page is None else page
+        return Citation(self.file_name, page, self.printed(page))
+
 
 @dataclass(frozen=True)
 class Citation:
     file_name: str
-    page: int
+    page: int  # 1-based PDF page index (what gold keys and eval use)
+    printed: str = ""  # the number printed on that page, when known
 
     def label(self) -> str:
-        return f"{self.file_name} p. {self.page}"
+        """`FILE p. 26`, or `FILE p. 26 (printed 24)` when the page shows another number."""
+        return f"{self.file_name} p. {self.page}{printed_suffix(self.page, self.printed)}"
+
+
+def printed_suffix(page: int, printed: str) -> str:
+    """` (printed 24)` when the printed number differs from the PDF page index, else ""."""
+    printed = (printed or "").strip()
+    return f" (printed {printed})" if printed and printed != str(page) else ""
 
 
 @dataclass
@@ -335,6 +390,7 @@ class RunReport:
     problems: list[tuple[str, str, str]] = field(default_factory=list)
     tiers: dict[str, int] = field(default_factory=dict)  # rows per trust tier: ready, check, needs_work
     reused: int = 0  # rows filled with an approved library answer, no model call (not in answered)
+    pending: int = 0  # rows not started (a portfolio's cost cap); the next run answers them
 
     @property
     def ok(self) -> bool:

@@ -46,6 +46,20 @@ class IngestSettings:
     table_pages: str = "auto"
     # Pages with less text than this are counted as "no extractable text" (image-only pages).
     min_page_chars: int = 20
+    # A document is stored with a warning when more than this share of its pages have no text and
+    # at least damaged_min_empty_pages of them: real reports have 0-11 % such pages (covers, photos;
+    # 24 annual and climate reports measured), the first third of a truncated report ~65 %.
+    damaged_empty_share: float = 0.3
+    damaged_min_empty_pages: int = 3
+    # OCR (Tesseract, ingest/ocr.py) of pages without a text layer and of large images on pages with
+    # text (charts, infographics, scanned statements). false: only the text layer is read.
+    ocr: bool = True
+    ocr_dpi: int = 150  # rendering resolution for OCR (higher: slower, better on small print)
+    ocr_language: str = "eng"  # Tesseract language(s), "eng+fra" for several
+    # A page with fewer text-layer characters than this is OCR'd whole (a scan with a printed footer,
+    # a cover); on other pages only images covering at least `ocr_image_share` of the page are.
+    ocr_page_chars: int = 200
+    ocr_image_share: float = 0.2
 
 
 @dataclass
@@ -147,6 +161,16 @@ class CostSettings:
 
 
 @dataclass
+class PortfolioSettings:
+    # Companies of a `batch` worked on at once (ingest, then rows). Their rows share the one
+    # llm.concurrency limit, so this only keeps the model busy while one company writes its workbook.
+    companies_at_once: int = 4
+    # Characters per token before any usage was reported (then the calibration in
+    # vectordb/.usage-calibration.json takes over).
+    chars_per_token: float = 4.0
+
+
+@dataclass
 class EvalSettings:
     judge_model: str = ""  # empty: same provider's default, preferably a different model
     passage_jaccard: float = 0.7
@@ -180,6 +204,10 @@ class RunSettings:
     # The questionnaire's reporting year (`run --year`): an answer stating an earlier year (not a
     # baseline or a target) is tiered Check. 0: not given, nothing checked.
     reporting_year: int = 0
+    # Consent before paying: `run` and `batch` with a model ask on a terminal (or need --yes) when a
+    # questionnaire has more rows than this, or the estimated cost is above confirm_above_usd.
+    confirm_rows: int = 500
+    confirm_above_usd: float = 5.0
 
 
 @dataclass
@@ -198,6 +226,7 @@ SECTIONS = {
     "retrieval": RetrievalSettings,
     "workbook": WorkbookSettings,
     "cost": CostSettings,
+    "portfolio": PortfolioSettings,
     "eval": EvalSettings,
     "run": RunSettings,
     "verify": VerifySettings,
@@ -215,6 +244,7 @@ class Settings:
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     workbook: WorkbookSettings = field(default_factory=WorkbookSettings)
     cost: CostSettings = field(default_factory=CostSettings)
+    portfolio: PortfolioSettings = field(default_factory=PortfolioSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
     run: RunSettings = field(default_factory=RunSettings)
     verify: VerifySettings = field(default_factory=VerifySettings)
@@ -441,6 +471,10 @@ def validate(settings: Settings) -> None:
         raise InputError("llm.concurrency must be at least 1")
     if settings.workbook.history_versions < 0:
         raise InputError("workbook.history_versions must be 0 (no history) or more")
+    if settings.portfolio.companies_at_once < 1:
+        raise InputError("portfolio.companies_at_once must be at least 1")
+    if settings.portfolio.chars_per_token <= 0:
+        raise InputError("portfolio.chars_per_token must be above 0")
     # A malformed price used to pass here and then fail every row after its model calls were made.
     for model, price in (settings.cost.prices or {}).items():
         if (not isinstance(price, (list, tuple)) or len(price) != 2

@@ -59,6 +59,7 @@ class Outcome(Enum):
     FAILED = "failed"  # no reply (provider error after retries, or an error in the row)
     SKIPPED = "skipped"  # kept as it was (approved, answered by a person, edited by hand)
     REUSED = "reused"  # an approved library answer reused without a model call
+    PENDING = "pending"  # not started: a cost cap (--max-cost) stopped scheduling; the next run answers it
 
 
 # The Status cell: "; "-joined parts, the first naming how the row ended (its Outcome), the rest details

@@ -14,11 +14,21 @@ def count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def ingest_summary(data: dict[str, Any]) -> str:
-    """One line from `IngestReport.to_json()`."""
-    return (f"{data['company']}: {count(data['documents'], 'document')} ({data['new_documents']} new, "
-            f"{data['skipped_documents']} unchanged, {data['failed_documents']} failed), "
-            f"{count(data['pages'], 'page')}, {count(data['chunks'], 'chunk')} in {data['seconds']:.1f} s")
+def ingest_summary(data: dict[str, Any], skipped_files: Iterable[Any] = ()) -> str:
+    """From `IngestReport.to_json()`: a line per file met in a folder and not taken (`skipped_files`,
+    with its reason), then one line of counts, naming how many files were skipped and how many
+    stored documents may be incomplete (their warnings were logged as they were stored)."""
+    lines = [f"  skipped  {s.path}: {s.reason}" for s in skipped_files]
+    warned = len({w["file"] for w in data.get("warnings", ())})
+    lines.append(
+        f"{data['company']}: {count(data['documents'], 'document')} ({data['new_documents']} new, "
+        f"{data['skipped_documents']} unchanged, {data['failed_documents']} failed), "
+        f"{count(data['pages'], 'page')}"
+        + (f" ({data['ocr_pages']} read by OCR)" if data.get("ocr_pages") else "")
+        + f", {count(data['chunks'], 'chunk')} in {data['seconds']:.1f} s"
+        + (f"; {count(data['skipped_files'], 'file')} skipped" if data.get("skipped_files") else "")
+        + (f"; {warned} may be incomplete (see the warnings)" if warned else ""))
+    return "\n".join(lines)
 
 
 def runtime_note(store: Any, runtime: str) -> str:
@@ -49,7 +59,9 @@ def stores_summary(stores: Iterable[Any], location: str, runtime: str = "",
         for d in s.documents:
             lines.append(f"    {d.file_name}: {count(d.pages, 'page')}, {count(d.chunks, 'chunk')}"
                          + (f", {count(d.empty_pages, 'page')} without text" if d.empty_pages else "")
+                         + (f", {d.ocr_pages} read by OCR" if getattr(d, "ocr_pages", 0) else "")
                          + f", period {getattr(d, 'period', '') or 'unknown'}")
+            lines.extend(f"      warning: {why}" for why in getattr(d, "warnings", ()))
     return "\n".join(lines)
 
 

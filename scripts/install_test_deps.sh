@@ -6,6 +6,9 @@
 # a failing browser test with the reason, not as a broken test run.
 set -u
 
+# Tesseract for the OCR tests (tests/test_ocr.py); its own script, also run by the README's set-up.
+bash "$(dirname "$0")/install_ocr.sh"
+
 if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
     exit 0
 fi

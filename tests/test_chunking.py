@@ -274,3 +274,27 @@ def test_many_headings_in_a_row_do_not_overflow():
     chunks = chunk_document(doc, COMPANY, S)
     assert all(len(c.text) <= S.chunk_chars for c in chunks)
     assert "Sentence 2 says" in chunks[-1].text
+
+
+def test_a_paragraph_cut_inside_a_sentence_does_not_end_a_chunk_there():
+    # PyMuPDF splits a paragraph at a column edge: block 2 ends mid-sentence, block 3 goes on with it.
+    first = sentences(6)
+    unfinished = "Scope 3 emissions from the processing of our products represent 96"
+    rest = "per cent of the total, which is why we set goals for them. " + sentences(6, start=20)
+    doc = make_doc([[T(first), T(sentences(3, start=10) + " " + unfinished), T(rest)]])
+    chunks = chunk_document(doc, COMPANY, IngestSettings(chunk_chars=1000, chunk_overlap=150))
+    assert len(chunks) >= 2
+    assert chunks[0].text.rstrip().endswith(".")  # the chunk ends where a sentence does
+    whole = unfinished + " per cent of the total"
+    assert any(whole in c.text for c in chunks)  # the sentence is found whole in one chunk
+
+
+def test_chunks_carry_ocr_marks_and_printed_page_labels():
+    pages = [PageContent(1, [T(sentences(3))], label="ii"),
+             PageContent(2, [Block("text", sentences(3, start=5), ocr=True)], label="1")]
+    doc = ParsedDocument(Path("r.pdf"), "r.pdf", "ab" * 32, pages, 2)
+    chunks = chunk_document(doc, COMPANY, IngestSettings(chunk_chars=300, min_chunk_chars=50))
+    by_page = {(c.page_start, c.page_end): c for c in chunks}
+    assert all(not c.ocr for c in chunks if c.page_end == 1) and any(c.ocr for c in chunks if c.page_end == 2)
+    assert all(c.page_labels == tuple(("ii", "1")[p - 1] for p in range(c.page_start, c.page_end + 1))
+               for c in by_page.values())

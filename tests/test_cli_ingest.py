@@ -15,9 +15,10 @@ from autofill.ingest.pipeline import ingest_paths
 from autofill.settings import Settings
 from tests import pdf_factory as pf
 from tests.fakes import FakeEmbedder
+from tests.test_ingest_damage import cut_in_a_stream
 
 INGEST_KEYS = ["company", "documents", "new_documents", "skipped_documents", "failed_documents", "pages",
-               "chunks", "seconds"]
+               "chunks", "ocr_pages", "seconds", "skipped_files", "warnings"]
 
 
 def invoke(workspace, *args):
@@ -148,3 +149,45 @@ def test_force_and_changed_chunk_size_reingest_unchanged_files(workspace, tmp_pa
     smaller = ingest("--chunk-chars", "200")
     assert smaller[:2] == (1, 0) and smaller[2] > before[2]
     assert ingest("--chunk-chars", "200")[:2] == (0, 1)
+
+
+def test_ingest_walks_folders_lists_skipped_files_and_flags_damaged_ones(workspace, tmp_path, llm_server,
+                                                                        monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    reports = tmp_path / "reports"
+    (reports / "2024").mkdir(parents=True)
+    pf.make_text_pdf(reports / "a.pdf", ["Scope 1 emissions were 10 kt."])
+    whole = pf.make_pdf(tmp_path / "whole.pdf", [[("h1", f"Part {i}"), ("p", "Water use was 2 GL. " * 30)]
+                                                 for i in range(1, 31)])
+    cut_in_a_stream(whole, reports / "2024" / "cut.pdf")  # one level down, and damaged
+    (reports / "notes.txt").write_text("not a report")
+    (reports / ".hidden.pdf").write_bytes(b"%PDF-1.7")
+
+    result = invoke(workspace, "ingest", "--company", "BHP", reports, "--embedder", "openai", "--json")
+    assert result.exit_code == 0, result.stderr
+    line = json_line(result)
+    assert (line["documents"], line["new_documents"], line["skipped_files"]) == (2, 2, 2)
+    cut = str(reports / "2024" / "cut.pdf")
+    assert line["warnings"] and {w["file"] for w in line["warnings"]} == {cut}
+    assert line["warnings"][0]["why"].startswith("damaged file: it ends early")
+    # Under --json the file's line still reaches stderr as a warning, in our words; the PDF library's
+    # own messages never do.
+    warned = [ln for ln in result.stderr.splitlines() if "cut.pdf" in ln]
+    assert len(warned) == 1 and warned[0].startswith("autofill: warning: new ")
+    assert "may be incomplete: damaged file: it ends early" in warned[0]
+    assert "RuntimeWarning" not in result.stderr and "format error" not in result.stderr
+
+    result = invoke(workspace, "ingest", "--company", "BHP", reports, "--no-recursive")
+    assert result.exit_code == 0, result.stderr
+    assert f"skipped  {reports / 'notes.txt'}: not a PDF" in result.stdout
+    assert f"skipped  {reports / '.hidden.pdf'}: hidden file" in result.stdout
+    assert f"skipped  {reports / '2024'}: subfolder not searched (--no-recursive); it holds 1 PDF" in result.stdout
+    assert "3 files skipped" in result.stdout and "incomplete" not in result.stdout  # cut.pdf not in this one
+
+    result = invoke(workspace, "ingest", "--company", "BHP", reports)  # unchanged, and still flagged
+    assert "1 may be incomplete (see the warnings)" in result.stdout
+    assert "autofill: warning: unchanged cut.pdf" in result.stderr
+    lines = invoke(workspace, "companies").stdout.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.strip().startswith("cut.pdf:"))
+    assert lines[at + 1] == "      warning: " + line["warnings"][0]["why"]

@@ -8,6 +8,7 @@ from autofill.errors import StoreMismatchError
 from autofill.ingest.pipeline import chunking_fingerprint, embedder_for, expand_paths, ingest_paths
 from autofill.settings import Settings
 from autofill.store.chroma_store import list_stores, open_store
+from tests import ocr_factory
 from tests import pdf_factory as pf
 from tests.fakes import FakeEmbedder
 
@@ -85,7 +86,7 @@ def test_bad_inputs_fail_one_line_each_and_the_rest_is_ingested(settings, tmp_pa
         pf.make_corrupt_pdf(bad / "corrupt.pdf"),
         pf.make_not_pdf(bad / "notes.pdf"),
         pf.make_empty_pdf(bad / "empty.pdf"),
-        pf.make_image_only_pdf(bad / "scan.pdf"),
+        ocr_factory.make_blank_scan_pdf(bad / "scan.pdf"),  # OCR finds no text either
         bad / "missing.pdf",
         pf.make_not_pdf(bad / "notes.txt"),
         alpha,
@@ -135,9 +136,10 @@ def test_expand_paths_folders_sorted_pdf_only_and_deduplicated(tmp_path, docs):
     (alpha.parent / "sub").mkdir()
     empty = tmp_path / "empty"
     empty.mkdir()
-    files, failed = expand_paths([alpha.parent, alpha, empty])
-    assert files == [alpha, beta]
-    assert [f.error for f in failed] == ["folder contains no PDF files"]
+    found = expand_paths([alpha.parent, alpha, empty])
+    assert found.files == [alpha, beta]
+    assert [f.error for f in found.failed] == ["folder contains no PDF files"]
+    assert [(s.path, s.reason) for s in found.skipped] == [(str(alpha.parent / "readme.txt"), "not a PDF")]
 
 
 def test_interrupted_ingest_keeps_store_consistent_and_next_run_completes(settings, docs):
@@ -204,24 +206,70 @@ def test_same_name_twice_and_same_content_under_another_name(settings, tmp_path,
     assert set(open_store(settings, "BHP").documents()) == {"alpha.pdf"}
 
 
-def test_progress_goes_to_stderr_only(settings, docs, capsys):
-    ingest_paths(settings, "BHP", list(docs), embedder=FakeEmbedder(), progress=True)
+class RecordingReporter:
+    """Keeps every bar event, to check what the ingest reports as progress."""
+
+    def __init__(self):
+        self.events = []
+
+    def message(self, text):
+        self.events.append(("message", text))
+
+    def warning(self, text):
+        self.events.append(("warning", text))
+
+    def bar(self, label, total, unit=""):
+        self.events.append(("bar", label, total, unit))
+        events = self.events
+
+        class Bar:
+            def advance(self, n=1):
+                events.append(("advance", n))
+
+            def note(self, text):
+                events.append(("note", text))
+
+            def close(self):
+                events.append(("close",))
+
+        return Bar()
+
+
+def test_progress_counts_embedded_chunks_and_messages_go_to_logging(settings, docs, capsys, caplog, monkeypatch):
+    import logging
+
+    # A CLI test earlier in this process may have configured logging to print; here only the records count.
+    monkeypatch.setattr(logging.getLogger("autofill"), "handlers", [])
+    reporter = RecordingReporter()
+    emb = FakeEmbedder()
+    with caplog.at_level(logging.INFO, logger="autofill"):
+        report = ingest_paths(settings, "BHP", list(docs), embedder=emb, reporter=reporter)
     out = capsys.readouterr()
-    assert out.out == ""
-    assert "alpha.pdf" in out.err and "new" in out.err
-    ingest_paths(settings, "ACME", list(docs), embedder=FakeEmbedder(), progress=False)
-    assert capsys.readouterr().err == ""
+    assert out.out == "" and out.err == ""  # a stage never prints
+    bars = [e for e in reporter.events if e[0] == "bar"]
+    # One bar per file (smallest first), over its chunks; it advances only as chunks are embedded.
+    chunks = {f.path.rsplit("/", 1)[-1]: f.chunks for f in report.files}
+    assert [(label.split()[-1], total, unit) for _, label, total, unit in bars] == \
+        [("beta.pdf", chunks["beta.pdf"], "chunks"), ("alpha.pdf", chunks["alpha.pdf"], "chunks")]
+    assert sum(e[1] for e in reporter.events if e[0] == "advance") == emb.texts_embedded == sum(chunks.values())
+    assert reporter.events.count(("close",)) == 2
+    lines = [r.getMessage() for r in caplog.records if r.name == "autofill.ingest.pipeline"]
+    assert any(line.startswith("new") and "alpha.pdf: 3 pages" in line for line in lines)
+
+    # Without a reporter: no bars, nothing printed.
+    ingest_paths(settings, "ACME", list(docs), embedder=FakeEmbedder())
+    assert capsys.readouterr() == ("", "")
 
 
 def test_a_dying_parse_helper_fails_only_the_file_it_was_parsing(docs):
     import os
     import signal
 
-    from autofill.ingest.pipeline import _Parser
+    from autofill.ingest.parse_helper import Parser
     from autofill.settings import IngestSettings
 
     alpha, beta = docs
-    parser = _Parser([alpha, beta], "BHP", IngestSettings())
+    parser = Parser([alpha, beta], "BHP", IngestSettings())
     try:
         for proc in list(parser._pool._processes.values()):  # what a segfault in the PDF library does
             os.kill(proc.pid, signal.SIGKILL)
@@ -292,6 +340,7 @@ def test_records_from_before_the_fingerprint_are_rebuilt_once(settings, docs):
     store = open_store(settings, "BHP")
     old = dataclasses.asdict(store.documents()["alpha.pdf"])
     old.pop("chunking")  # what a store written before this field holds
+    old.pop("warnings")  # (nor that one)
     store._docs.delete(ids=["alpha.pdf"])  # an upsert would merge the old metadata into the new
     store._docs.add(ids=["alpha.pdf"], embeddings=[[1.0]], metadatas=[old])
     assert open_store(settings, "BHP").documents()["alpha.pdf"].chunking == ""

@@ -35,3 +35,6 @@ def test_cited_files_and_pages():
     assert cited_pages(s) == [("BHP Climate Change Report 2020.pdf", 9), ("Plan.pdf", 4),
                               ("BHP Climate Change Report 2020.pdf", 10)]
     assert cited_files("") == []
+    printed = "BHP Climate Change Report 2020.pdf p. 26 (printed 24); Plan.pdf p. 3"
+    assert cited_files(printed) == ["BHP Climate Change Report 2020.pdf", "Plan.pdf"]
+    assert cited_pages(printed) == [("BHP Climate Change Report 2020.pdf", 26), ("Plan.pdf", 3)]

@@ -331,5 +331,5 @@ def test_pdf_without_pages(tmp_path):
 
 def test_image_only_pdf(tmp_path):
     with pytest.raises(InputError) as err:
-        parse_pdf(pf.make_image_only_pdf(tmp_path / "scan.pdf", pages=2), IngestSettings())
-    assert_one_line(err.value, "image-only PDF: no extractable text on any of 2 pages (OCR is not supported)")
+        parse_pdf(pf.make_image_only_pdf(tmp_path / "scan.pdf", pages=2), IngestSettings(ocr=False))
+    assert_one_line(err.value, "image-only PDF: no extractable text on any of 2 pages (OCR is off: ingest.ocr = false)")

@@ -63,7 +63,7 @@ def _known(cls, data: dict[str, Any]) -> dict[str, Any]:
 
 def answer_from_dict(d: dict[str, Any]) -> Answer:
     data = _known(Answer, d)
-    data["citations"] = [Citation(c["file_name"], int(c["page"])) for c in d.get("citations", [])]
+    data["citations"] = [Citation(c["file_name"], int(c["page"]), str(c.get("printed") or "")) for c in d.get("citations", [])]
     return Answer(**data)
 
 

@@ -163,7 +163,7 @@ def evidence_answer(row: QuestionRow, passages: list[Passage],
     for u in quotes:
         p = passages[u.passage_index - 1]
         page = locate(p, u.locate_text or u.text) if locate is not None else p.page_start
-        c = Citation(p.file_name, page)
+        c = p.citation(page)
         lines.append(f"\u201c{_shorten(u.text)}\u201d ({c.label()})")
         if c not in citations:
             citations.append(c)

@@ -137,7 +137,7 @@ def resolve_citation(raw: Any, passages: list[Passage]) -> tuple[int, Citation] 
     if isinstance(raw, int):
         if 1 <= raw <= len(passages):
             p = passages[raw - 1]
-            return raw, Citation(p.file_name, p.page_start)
+            return raw, p.citation()
         return f"citation [{raw}] is not a passage in the evidence"
     text = str(raw).strip()
     m = _INDEX_CITATION.match(text)
@@ -148,7 +148,7 @@ def resolve_citation(raw: Any, passages: list[Passage]) -> tuple[int, Citation] 
         page = int(page_match.group(1))
         index = _passage_for_page(passages, text[:page_match.start()].strip(" ,;:-"), page)
         if index is not None:
-            return index, Citation(passages[index - 1].file_name, page)
+            return index, passages[index - 1].citation(page)
         return f"citation {text!r} is not a page in the evidence"
     return f"citation {text!r} is not a passage in the evidence"
 

@@ -89,11 +89,13 @@ def _providers(settings: Settings, store: Any, providers: Providers | None) -> P
 
 def run_questionnaire(settings: Settings, company: str, questionnaire: Path | str, out_dir: Path | None = None,
                       reporter: Reporter | None = None, resume: bool = True, live: bool = False,
-                      providers: Providers | None = None, output: Path | str | None = None,
+                      providers: Providers | None = None, gate: Any = None, output: Path | str | None = None,
                       keep_reviews: bool = True) -> RunReport:
     """Answer `questionnaire` for `company`. `output`: the file to write (default
     `<out_dir or reports_out>/<questionnaire>_<company>_filled.xlsx`). `keep_reviews=False` answers
-    every row from the questionnaire alone, ignoring an existing output (eval runs)."""
+    every row from the questionnaire alone, ignoring an existing output (eval runs). `gate` (portfolio
+    runs, autofill/portfolio/budget.RowGate): shared model slots and a cost cap; rows it holds back stay
+    pending and the checkpoint is kept."""
     rep = as_reporter(reporter)
     started_at, t0 = now_iso(), time.monotonic()
     questionnaire = Path(questionnaire)
@@ -194,7 +196,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
             # Load the query embedder now, not inside the first rows: their timings stay honest and
             # a broken embedder fails the run once instead of every row.
             providers.embedder.embed_query(pending[0].question)
-        _answer_concurrently(ctx, pending, settings.llm.concurrency, finished, check=trust.assess)
+        _answer_concurrently(ctx, pending, settings.llm.concurrency, finished, check=trust.assess, gate=gate)
     finally:
         bar.close()
     for key in resumed:
@@ -225,7 +227,8 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     history = keep_previous(out, settings.workbook.history_versions)
     written = write_results(settings, questionnaire, layout, ordered + kept_results, out, run_info, base=base,
                             carried=start.carried)
-    if not counts[Outcome.FAILED]:
+    left = len(to_answer) - len(ordered)  # held back by the gate (cost cap): pending
+    if not counts[Outcome.FAILED] and not left:
         checkpoint.remove()  # complete: nothing left to resume
     report_html = _review_report(settings, Path(written), company)
     problems = [(r.outcome.value, r.question.key, r.error if r.failed else "the model's reply could not be read")
@@ -235,7 +238,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
                        seconds=finished_at - t0, report_html=report_html, evidence_only=not plan.chat_model,
                        problems=problems, tiers=tier_counts(r.tier for r in ordered), drafted=counts[Outcome.DRAFTED],
                        unparsed=counts[Outcome.UNPARSED], reused=counts[Outcome.REUSED], uncited=uncited,
-                       edited=edited_count, history=history)
+                       edited=edited_count, history=history, pending=left)
     # The summary is the CLI's to print (autofill.summaries.run_summary), on the stream of every command's.
     return report
 
@@ -264,7 +267,7 @@ def _library(settings: Settings, company: str, providers: Providers, plan: _Plan
 
 def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: int,
                          finished: Callable[[RowResult], None],
-                         check: Callable[[RowResult], RowResult] = lambda r: r) -> None:
+                         check: Callable[[RowResult], RowResult] = lambda r: r, gate: Any = None) -> None:
     """Answer rows in a thread pool, calling `finished` from this thread as each completes (so the
     checkpoint has a single writer). Ctrl-C or a broken template stops the pool: queued rows are
     cancelled and in-flight ones abandoned; everything finished so far is already checkpointed."""
@@ -272,9 +275,17 @@ def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: 
         return
     pool = cf.ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="autofill-row")
     try:
-        futures = [pool.submit(lambda row: check(answer_row(ctx, row)), row) for row in rows]
+        work = gate.wrap(answer_row) if gate is not None else answer_row
+
+        def one(row: QuestionRow) -> RowResult | None:
+            result = work(ctx, row)
+            return None if result is None else check(result)
+
+        futures = [pool.submit(one, row) for row in rows]
         for future in cf.as_completed(futures):
-            finished(future.result())
+            result = future.result()
+            if result is not None:  # None: the gate did not start the row (cost cap); it stays pending
+                finished(result)
     except BaseException:
         # Queued rows are cancelled; rows in flight stop before their next model call (each waits
         # at most for the call it is in), so nothing keeps calling the API after the run has ended.

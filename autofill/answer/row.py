@@ -134,7 +134,7 @@ def _relocated(answer: Answer, context: list, locate) -> list[Citation]:
         spanning = next((p for p in context if p.file_name == c.file_name and p.page_start == c.page
                          and p.page_end > p.page_start), None)
         if spanning is not None:
-            c = Citation(c.file_name, locate(spanning, answer.answer))
+            c = spanning.citation(locate(spanning, answer.answer))
         if c not in out:
             out.append(c)
     return out

@@ -2,7 +2,8 @@
 
 Rules, in order of preference:
 - cut at paragraph boundaries, then at sentence boundaries, then (for a sentence longer than a
-  chunk) between words;
+  chunk) between words; a paragraph that ends inside a sentence (PyMuPDF splits text at column and
+  box edges) is not a boundary: its unfinished sentence starts the next chunk instead;
 - a new heading starts a new chunk once the current one has `min_chunk_chars`, and a sibling or
   higher heading does from half that, so a chunk's section path is true for all of it;
 - when a chunk already holds half its size and the next block is on a new page, cut there, so that
@@ -32,7 +33,7 @@ from autofill.settings import IngestSettings
 # Part of every document's chunking fingerprint (see ingest.pipeline.chunking_fingerprint): raise it with
 # any code change that alters the chunks of an unchanged PDF (chunking here, or parsing, clean-up and
 # tables upstream), so the next ingest rebuilds stores made by the old code instead of skipping them.
-CHUNKER_VERSION = 1
+CHUNKER_VERSION = 2  # 2: OCR text and printed page labels
 
 # A sentence ends at . ! ? (optionally followed by a closing quote or bracket) before a capital,
 # a digit or an opening quote/bracket. "e.g. the" and "1.5" are not ends.
@@ -50,6 +51,7 @@ class _Unit:
     sep: str = "\n\n"  # what joins it to the unit before it in a chunk (" " inside a paragraph)
     level: int = 0  # heading level
     splittable: bool = False  # a whole paragraph that may still be cut into sentences
+    ocr: bool = False  # read by OCR
 
     @property
     def content(self) -> bool:
@@ -112,7 +114,8 @@ def _units(doc: ParsedDocument, limit: int) -> list[_Unit]:
                 for piece in split_table(block.text, limit):
                     units.append(_Unit("table", piece, page.page, page.page, _path(stack)))
             elif block.text.strip():
-                units.append(_Unit("text", block.text.strip(), page.page, page.page, _path(stack), splittable=True))
+                units.append(_Unit("text", block.text.strip(), page.page, page.page, _path(stack), splittable=True,
+                                   ocr=block.ocr))
     return units
 
 
@@ -150,6 +153,28 @@ def _overlap(units: list[_Unit], budget: int) -> _Unit | None:
     if not tail:
         return None
     return replace(last, kind="overlap", text=" ".join(tail), sep="\n\n", splittable=False)
+
+
+_ENDS_SENTENCE = re.compile(r"[.!?:;)\]\"'\u201d\u2019]\s*$")
+
+
+def _unfinished_tail(cur: list[_Unit], limit: int) -> _Unit | None:
+    """When the chunk ends inside a sentence (a paragraph PyMuPDF split at a column or box edge), take
+    that unfinished sentence off its end, to start the next chunk with it: chunks end at sentence
+    boundaries where they can. None when the chunk ends a sentence, or the piece is long or all it has."""
+    last = cur[-1] if cur else None
+    if last is None or last.kind != "text" or _ENDS_SENTENCE.search(last.text):
+        return None
+    sentences = split_sentences(last.text)
+    if not sentences or len(sentences[-1]) > limit // 3:
+        return None
+    if len(sentences) > 1:
+        cur[-1] = replace(last, text=" ".join(sentences[:-1]))
+    elif sum(1 for x in cur if x.content) > 1:
+        cur.pop()
+    else:
+        return None
+    return replace(last, text=sentences[-1], sep="\n\n", splittable=False)
 
 
 def _join(units: list[_Unit]) -> str:
@@ -199,8 +224,13 @@ def _pack(units: list[_Unit], settings: IngestSettings) -> list[list[_Unit]]:
             if u.splittable and (not has_content or size < half) and len(u.text) > limit - size - len(u.sep):
                 queue.extendleft(reversed(_sentence_units(u, limit)))
                 continue
+            tail = _unfinished_tail(cur, limit) if has_content and u.kind == "text" else None
             if has_content:
-                flush(carry_overlap=u.kind == "text")
+                flush(carry_overlap=u.kind == "text" and tail is None)
+                if tail is not None:  # the sentence the chunk would have cut goes whole into the next
+                    cur = [tail]
+                    size = len(tail.text)
+                    u = replace(u, sep=" ")
             elif cur:  # a run of headings with no text yet fills a chunk: let them stand alone
                 chunks.append(cur)
                 cur, size = [], 0
@@ -223,23 +253,27 @@ def _pack(units: list[_Unit], settings: IngestSettings) -> list[list[_Unit]]:
 def chunk_document(doc: ParsedDocument, company: str, settings: IngestSettings) -> list[Chunk]:
     """Cut one parsed document into chunks (see the module docstring for the rules)."""
     out: list[Chunk] = []
+    labels = {p.page: p.label for p in doc.pages}
     for units in _pack(_units(doc, settings.chunk_chars), settings):
         text = _join(units)
         content = [u for u in units if u.content] or units
         index = len(out)
+        start, end = min(u.page_start for u in units), max(u.page_end for u in units)
         out.append(
             Chunk(
                 id=f"{doc.sha256[:16]}-{index:05d}",
                 company=company,
                 file_name=doc.file_name,
                 doc_sha256=doc.sha256,
-                page_start=min(u.page_start for u in units),
-                page_end=max(u.page_end for u in units),
+                page_start=start,
+                page_end=end,
                 section=content[0].section,
                 index=index,
                 has_table=any(u.kind == "table" for u in units),
                 text=text,
                 content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                ocr=any(u.ocr for u in units),
+                page_labels=tuple(labels.get(n, "") for n in range(start, end + 1)),
             )
         )
     return out

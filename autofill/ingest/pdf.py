@@ -22,7 +22,9 @@ Licence trade-off: PyMuPDF (and pymupdf4llm) are AGPL-3.0, accepted for this int
 product shipped to third parties would need Artifex's commercial licence or a move to pdfplumber
 (MIT), which is slower and, on these reports, finds no tables without tuning.
 
-Pages are numbered 1..N by their position in the file, whatever is printed on them.
+Pages are numbered 1..N by their position in the file, whatever is printed on them; the printed
+number is kept beside it (PageContent.label, from ingest/page_labels.py). Pages without a text layer
+and large images on pages with one are read by OCR (ingest/ocr.py; blocks marked `ocr`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from pathlib import Path
 
 from autofill.errors import InputError
 from autofill.ingest import cleanup
+from autofill.ingest.page_labels import page_labels
 from autofill.ingest.tables import TableGrid, attach_header, find_tables, is_headerless_continuation
 from autofill.records import Block, PageContent, ParsedDocument
 from autofill.settings import IngestSettings
@@ -64,6 +67,7 @@ class _RawPage:
     height: float
     blocks: list[list[_Line]]
     tables: list[TableGrid] = field(default_factory=list)
+    ocr: list = field(default_factory=list)  # ocr.OcrBlock: text the text layer lacks (ingest/ocr.py)
 
 
 @dataclass
@@ -146,6 +150,32 @@ def _read_page(page, number: int, settings: IngestSettings, after_table: bool = 
         if lines:
             blocks.append(lines)
     return _RawPage(number, page.rect.height, blocks, tables)
+
+
+def _add_ocr(page, raw: _RawPage, settings: IngestSettings) -> None:
+    """OCR what the text layer lacks on this page (ingest/ocr.py decides where, if anywhere)."""
+    from autofill.ingest import ocr
+
+    known = [ln.bbox for b in raw.blocks for ln in b] + [t.bbox for t in raw.tables]
+    chars = sum(len(ln.text) for b in raw.blocks for ln in b) + 200 * len(raw.tables)
+    raw.ocr = ocr.read_page(page, known, chars, settings)
+
+
+def _why_no_ocr_text(settings: IngestSettings) -> str:
+    from autofill.ingest import ocr
+
+    if not settings.ocr:
+        return "OCR is off: ingest.ocr = false"
+    return "OCR found none either" if ocr.available() else "OCR unavailable: Tesseract is not installed"
+
+
+def _in_band(line: _Line, height: float) -> bool:
+    return line.bbox[3] <= height * MARGIN_BAND or line.bbox[1] >= height * (1 - MARGIN_BAND)
+
+
+def _margin_texts(pages: list[_RawPage]) -> list[list[str]]:
+    """Each page's header and footer lines (where printed page numbers are)."""
+    return [[ln.text for b in p.blocks for ln in b if _in_band(ln, p.height)] for p in pages]
 
 
 def _strip_furniture(pages: list[_RawPage]) -> None:
@@ -251,6 +281,11 @@ def _page_items(page: _RawPage, body: float, levels: dict[float, int], vocab: se
             len(items),
         )
         items.insert(at, _Item("table", table.bbox, table=table))
+    for block in page.ocr:  # OCR text goes where its image is, like a table
+        x0, y0, x1, _ = block.bbox
+        at = next((i for i, it in enumerate(items) if it.bbox[1] >= y0 - 2 and it.bbox[0] < x1 and it.bbox[2] > x0),
+                  len(items))
+        items.insert(at, _Item("ocr", block.bbox, cleanup.join_lines(list(block.lines), vocab)))
     return items
 
 
@@ -293,8 +328,11 @@ def parse_pdf(
             # A table ending low on the previous page may continue at the top of this one.
             after = bool(pages and pages[-1].tables and pages[-1].tables[-1].bbox[3] >= 0.65 * pages[-1].height)
             pages.append(_read_page(page, i, settings, after_table=after))
+            if settings.ocr:
+                _add_ocr(page, pages[-1], settings)
             if progress:
                 progress(i, doc.page_count)
+        labels = page_labels(doc, _margin_texts(pages))
         title = ((doc.metadata or {}).get("title", "") or "").strip()
         if title.lower() in (path.stem.lower(), "untitled"):
             title = ""  # a file name or placeholder in the metadata says nothing; use the first heading
@@ -315,17 +353,16 @@ def parse_pdf(
     contents: list[PageContent] = []
     for p, items in zip(pages, pages_items):
         blocks = [
-            Block("table", it.table.markdown()) if it.kind == "table" else Block(it.kind, it.text, it.level)
+            Block("table", it.table.markdown()) if it.kind == "table"
+            else Block("text", it.text, ocr=True) if it.kind == "ocr" else Block(it.kind, it.text, it.level)
             for it in items
             if it.kind == "table" or it.text
         ]
-        contents.append(PageContent(p.number, blocks))
+        contents.append(PageContent(p.number, blocks, label=labels[p.number - 1] if labels else ""))
     empty = [c.page for c in contents if c.char_count < settings.min_page_chars]
     if len(empty) == len(contents):
-        raise InputError(
-            f"image-only PDF: no extractable text on any of {len(contents)} pages "
-            "(OCR is not supported)"
-        )
+        why = _why_no_ocr_text(settings)
+        raise InputError(f"image-only PDF: no extractable text on any of {len(contents)} pages ({why})")
     if not title:
         title = _cover_title(pages[0]) or next((b.text for c in contents for b in c.blocks if b.kind == "heading"), "")
     return ParsedDocument(

@@ -4,18 +4,24 @@ Incremental: a file whose bytes hash to what the store already holds under its n
 settings (chunking_fingerprint), is skipped before any parsing or embedding; a changed file, or one whose
 chunking settings changed, replaces its old version (see CompanyStore.replace_document for why
 readers never see a mix). Bad files (missing, not a PDF, encrypted, corrupt, empty, image-only) become one
-failed FileOutcome each and the other files are still ingested.
+failed FileOutcome each and the other files are still ingested. Damaged or partial files that still parse
+are stored with warnings (ingest/damage.py). Folders are walked recursively (ingest/walk.py); what is
+met there and not taken is listed in IngestReport.skipped_files.
+
+Output: what happens is logged (`logging`, logger autofill.ingest.pipeline: one info line per stored
+document, a warning per damaged one); progress is one bar per parsed file on the Reporter the caller
+gives, counting that file's embedded chunks, so it reaches its end only when the embedding has.
 
 Speed: embedding dominates, so everything else hides behind it. The model loads in a background thread
 while the first (shortest) file is parsed, and the other files are parsed by a helper process while this
-one embeds (see _Parser)."""
+one embeds (ingest/parse_helper.py, which also makes sure the helper dies with this process)."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
 import json
-import sys
+import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -23,48 +29,21 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from autofill.errors import InputError
-from autofill.ingest.period import detect_period
-from autofill.records import Chunk, DocumentRecord, FileOutcome, IngestReport
-from autofill.settings import IngestSettings, Settings
 from autofill.hashing import file_sha256
+from autofill.ingest.parse_helper import Parser
+from autofill.ingest.period import detect_period
+from autofill.ingest.walk import expand_paths
+from autofill.records import Chunk, DocumentRecord, FileOutcome, IngestReport
+from autofill.reporting import Bar, Reporter, as_reporter
+from autofill.settings import IngestSettings, Settings
+
+__all__ = ["chunking_fingerprint", "embedder_for", "expand_paths", "ingest_paths"]
+
+log = logging.getLogger(__name__)
 
 # Texts per embed_documents call: large enough for efficient batches inside the embedder, small enough
 # for a progress bar that moves.
 EMBED_CALL_SIZE = 128
-
-
-
-
-def expand_paths(paths: Sequence[Path | str]) -> tuple[list[Path], list[FileOutcome]]:
-    """PDF files to ingest (folders expanded to their *.pdf, sorted; duplicates dropped) and one failed
-    outcome per path that is missing or not a PDF."""
-    files: list[Path] = []
-    failed: list[FileOutcome] = []
-    seen: set[Path] = set()
-
-    def add(p: Path) -> None:
-        key = p.resolve()
-        if key not in seen:
-            seen.add(key)
-            files.append(p)
-
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            found = sorted(q for q in p.iterdir() if q.is_file() and q.suffix.lower() == ".pdf")
-            if not found:
-                failed.append(FileOutcome(str(p), "failed", error="folder contains no PDF files"))
-            for q in found:
-                add(q)
-        elif not p.exists():
-            failed.append(FileOutcome(str(p), "failed", error="no such file or folder"))
-        elif not p.is_file():
-            failed.append(FileOutcome(str(p), "failed", error="not a regular file"))
-        elif p.suffix.lower() != ".pdf":
-            failed.append(FileOutcome(str(p), "failed", error="not a PDF file (expected a .pdf report)"))
-        else:
-            add(p)
-    return files, failed
 
 
 @dataclass
@@ -72,54 +51,6 @@ class _Timer:
     parse: float = 0.0
     embed: float = 0.0
     store: float = 0.0
-
-
-class _Progress:
-    """A click progress bar over the pages of the files being ingested, on stderr; silent when disabled."""
-
-    def __init__(self, enabled: bool, total_pages: int):
-        self.enabled = enabled
-        self.label = ""
-        self._bar: Any = None
-        if enabled and total_pages:
-            import click
-
-            self._bar = click.progressbar(length=total_pages, label="Ingesting", file=sys.stderr,
-                                          item_show_func=lambda _: self.label, show_pos=True)
-            self._bar.__enter__()
-
-    def status(self, label: str) -> None:
-        self.label = label
-        if self._bar is not None:
-            self._bar.update(0)
-
-    def advance(self, pages: int) -> None:
-        if self._bar is not None:
-            self._bar.update(pages)
-
-    def line(self, text: str) -> None:
-        if self.enabled:
-            import click
-
-            if self._bar is not None:
-                click.echo("", err=True)
-            click.echo(text, err=True)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(None, None, None)
-            self._bar = None
-
-
-def _page_count(path: Path) -> int:
-    """Pages of a PDF for the progress bar only; 0 when it cannot be opened (parse_pdf reports why)."""
-    try:
-        import pymupdf
-
-        with pymupdf.open(str(path)) as doc:
-            return doc.page_count
-    except Exception:  # noqa: BLE001 - the real error comes from parse_pdf
-        return 0
 
 
 def _start_loading(embedder: Any) -> threading.Thread | None:
@@ -137,92 +68,46 @@ def _start_loading(embedder: Any) -> threading.Thread | None:
     return thread
 
 
-def _embed(embedder: Any, chunks: list[Chunk], progress: _Progress, file_label: str, pages: int) -> list[list[float]]:
-    """Embed the chunks' texts; the bar moves through the file's pages as its chunks are embedded."""
+def _embed(embedder: Any, chunks: list[Chunk], bar: Bar) -> list[list[float]]:
+    """Embed the chunks' texts; the bar advances by the chunks each call has embedded."""
     vectors: list[list[float]] = []
     texts = [c.embed_text for c in chunks]
-    moved = 0
     for start in range(0, len(texts), EMBED_CALL_SIZE):
-        progress.status(f"{file_label}: embedding {start}/{len(texts)} chunks")
-        vectors.extend(embedder.embed_documents(texts[start:start + EMBED_CALL_SIZE]))
-        step = pages * len(vectors) // len(texts) - moved
-        progress.advance(step)
-        moved += step
+        batch = texts[start:start + EMBED_CALL_SIZE]
+        vectors.extend(embedder.embed_documents(batch))
+        bar.advance(len(batch))
     if len(vectors) != len(chunks):
         raise RuntimeError(f"embedder returned {len(vectors)} vectors for {len(chunks)} chunks")
     return vectors
 
 
-@dataclass
-class _Parsed:
-    doc: Any = None
-    chunks: list[Chunk] | None = None
-    error: str = ""
-    seconds: float = 0.0
+def file_line(outcome: FileOutcome) -> str:
+    """One file's result in words: "new      a.pdf: 30 pages (19 without text), 22 chunks"."""
+    name = Path(outcome.path).name
+    if outcome.status == "failed":
+        return f"failed   {outcome.path}: {outcome.error}"
+    empty = f" ({outcome.empty_pages} without text)" if outcome.empty_pages else ""
+    empty += f" ({outcome.ocr_pages} read by OCR)" if outcome.ocr_pages else ""
+    status = "unchanged" if outcome.status == "skipped" else outcome.status
+    line = f"{status:<8} {name}: {outcome.pages} pages{empty}, {outcome.chunks} chunks"
+    if outcome.warnings:
+        line += " -- may be incomplete: " + "; ".join(outcome.warnings)
+    return line
 
 
-def _parse_one(path: Path, company: str, ingest: IngestSettings) -> _Parsed:
-    """Parse and chunk one file; a bad file becomes an error message, never an exception."""
-    from autofill.ingest.chunking import chunk_document
-    from autofill.ingest.pdf import parse_pdf
+def ocr_engine_present() -> bool:
+    """Whether Tesseract is installed (a PATH lookup, no import): part of the fingerprint, so installing
+    it later re-reads documents whose image pages went unread."""
+    import shutil
 
-    t = time.perf_counter()
-    try:
-        doc = parse_pdf(path, ingest)
-        chunks = chunk_document(doc, company, ingest)
-        if not chunks:
-            raise InputError(f"no extractable text on any of its {doc.page_count} pages "
-                             f"(scanned images? OCR is not supported)")
-        return _Parsed(doc, chunks, seconds=time.perf_counter() - t)
-    except InputError as exc:
-        return _Parsed(error=str(exc), seconds=time.perf_counter() - t)
-    except Exception as exc:  # noqa: BLE001 - a parser crash on one odd file must not stop the others
-        return _Parsed(error=f"could not be parsed ({type(exc).__name__}: {exc})", seconds=time.perf_counter() - t)
-
-
-class _Parser:
-    """Parses files ahead of the embedder. With several files, all are queued at once to one helper
-    process, which works through them while this process loads the model and embeds; a single file is
-    parsed here while the model loads in a thread. A process, not a thread: parsing is Python-heavy and a
-    parse thread holding the GIL slowed the embedder's many small torch calls badly; the parser's own
-    models (PyMuPDF layout, ONNX) then never share this process's memory with torch (peak RSS ~1.1 GB
-    -> ~0.8 GB here plus ~0.4 GB there); and a parser crash on a hostile PDF only fails that file."""
-
-    def __init__(self, paths: list[Path], company: str, ingest: IngestSettings):
-        self.company, self.ingest = company, ingest
-        self._futures: dict[Path, Any] = {}
-        self._pool: Any = None
-        if len(paths) > 1:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            # forkserver: workers are forked from a clean server process, never from this one with its
-            # torch and Chroma threads; spawn where forkserver is unavailable (Windows).
-            method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(method))
-            for path in paths:
-                self._futures[path] = self._pool.submit(_parse_one, path, company, ingest)
-
-    def parse(self, path: Path) -> _Parsed:
-        future = self._futures.pop(path, None)
-        if future is None:
-            return _parse_one(path, self.company, self.ingest)
-        try:
-            return future.result()
-        except Exception as exc:  # noqa: BLE001 - the helper died: this file is the one it was parsing
-            for other in list(self._futures):  # the rest are parsed here instead
-                self._futures.pop(other).cancel()
-            return _Parsed(error=f"the PDF parser crashed on this file ({type(exc).__name__})")
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+    return shutil.which("tesseract") is not None
 
 
 def chunking_fingerprint(ingest: IngestSettings) -> str:
     """What, besides the file's bytes, decides a document's chunks: the chunking and table settings and
     the chunker's code version. Recorded per document (as paper-qa keys its index by the settings that
-    built it), so a changed --chunk-chars or table setting rebuilds the document instead of skipping it.
+    built it), so a changed --chunk-chars, table or OCR setting (or Tesseract installed since) rebuilds the
+    document instead of skipping it.
     min_page_chars is left out: it only counts pages without text, it changes no chunk."""
     from autofill.ingest.chunking import CHUNKER_VERSION
 
@@ -230,6 +115,8 @@ def chunking_fingerprint(ingest: IngestSettings) -> str:
         "chunker_version": CHUNKER_VERSION, "chunk_chars": ingest.chunk_chars,
         "chunk_overlap": ingest.chunk_overlap, "min_chunk_chars": ingest.min_chunk_chars,
         "extract_tables": ingest.extract_tables, "table_pages": ingest.table_pages,
+        "ocr": ingest.ocr and [ocr_engine_present(), ingest.ocr_dpi, ingest.ocr_language, ingest.ocr_page_chars,
+                               ingest.ocr_image_share],
     }
     return hashlib.sha256(json.dumps(knobs, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -242,6 +129,7 @@ def _plan(files: list[Path], known: dict[str, DocumentRecord], chunking: str,
     todo: list[tuple[Path, str]] = []
     outcomes: list[FileOutcome] = []
     names: dict[str, Path] = {}
+    contents: dict[str, Path] = {}  # sha -> the file of this ingest that has it
     for path in files:
         if path.name in names:
             outcomes.append(FileOutcome(str(path), "failed",
@@ -253,14 +141,20 @@ def _plan(files: list[Path], known: dict[str, DocumentRecord], chunking: str,
         except OSError as exc:
             outcomes.append(FileOutcome(str(path), "failed", error=f"cannot read file: {exc.strerror or exc}"))
             continue
+        if sha in contents:  # a copy under another name (walking folders finds them)
+            outcomes.append(FileOutcome(str(path), "skipped",
+                                        error=f"same content as {contents[sha].name}, already in this ingest"))
+            continue
+        contents[sha] = path
         rec = known.get(path.name)
         twin = next((r for r in known.values() if r.sha256 == sha and r.file_name != path.name), None)
         if rec is not None and rec.sha256 == sha and rec.chunking == chunking and not force:
             outcomes.append(FileOutcome(str(path), "skipped", pages=rec.pages, chunks=rec.chunks,
-                                        empty_pages=rec.empty_pages))
+                                        empty_pages=rec.empty_pages, warnings=list(rec.warnings),
+                                        ocr_pages=rec.ocr_pages))
         elif twin is not None and (rec is None or rec.sha256 != sha):
             outcomes.append(FileOutcome(str(path), "skipped", pages=twin.pages, chunks=twin.chunks,
-                                        empty_pages=twin.empty_pages,
+                                        empty_pages=twin.empty_pages, warnings=list(twin.warnings),
                                         error=f"same content as {twin.file_name}, already in the store"))
         else:
             todo.append((path, sha))
@@ -283,21 +177,29 @@ def embedder_for(settings: Settings, recorded: str | None) -> str:
     return f"{provider}:{chosen.model or default}"
 
 
-def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], progress: bool = False,
-                 embedder: Any = None, force: bool = False) -> IngestReport:
+def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], reporter: Reporter | None = None,
+                 embedder: Any = None, force: bool = False, recursive: bool = True) -> IngestReport:
     """Ingest PDF files and folders into `company`'s evidence store; see the module docstring. `force`:
     parse, chunk and embed again even files the store holds unchanged (same bytes, same chunking).
+    `recursive`: walk subfolders of the folders given (else list them as skipped).
 
     Timings: parse seconds are summed over files parsed in a helper process while earlier files are
     embedded, so parse + embed + store can exceed the wall-clock `seconds`."""
     from autofill.store.chroma_store import find_store, now_iso, open_store
+    from autofill.tempdirs import sweep
 
     started = time.perf_counter()
+    progress = as_reporter(reporter)
     company = company.strip()
     if not company:
         raise InputError("--company must not be empty")
-    files, outcomes = expand_paths(paths)
+    found = expand_paths(paths, recursive=recursive)
+    files, outcomes = found.files, list(found.failed)
+    for skipped in found.skipped:
+        log.debug("skipped %s: %s", skipped.path, skipped.reason)
     timer = _Timer()
+    # Half-written keyword indexes of an ingest killed mid-save (BM25Index.save also does this).
+    sweep(settings.vectordb_dir / "bm25", legacy=lambda name: True)
 
     try:
         store = find_store(settings, company)  # None: made when the first document is ready to be stored
@@ -316,35 +218,45 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
     known = store.documents() if store is not None else {}
     todo, planned = _plan(files, known, chunking, force)
     outcomes += planned
+    for outcome in planned:
+        if outcome.warnings:  # stored earlier with warnings, and still the same file
+            log.warning(file_line(outcome))
 
     # Smallest file first: only the first file's parsing cannot overlap with embedding (it overlaps with
     # loading the model instead), so it should be the quickest. Outcomes are reported in input order.
     todo.sort(key=lambda item: item[0].stat().st_size)
     loader = _start_loading(embedder) if todo else None
-    parser = _Parser([p for p, _ in todo], company, settings.ingest)
-    # Page counts only feed the progress bar; without one this process need not even import PyMuPDF.
-    pages = {p: _page_count(p) if progress else 0 for p, _ in todo}
-    bar = _Progress(progress, sum(pages.values()))
+    if len(todo) > 1:
+        log.debug("parsing %d files in a helper process while embedding", len(todo))
+    parser = Parser([p for p, _ in todo], company, settings.ingest)
     changed = False
     try:
         with contextlib.ExitStack() as stack:
             if store is not None and todo:
                 stack.enter_context(store.writing())
-            for path, _sha in todo:
-                bar.status(f"{path.name}: parsing")
+            for number, (path, _sha) in enumerate(todo, start=1):
+                log.debug("parsing %s", path)
                 parsed = parser.parse(path)
                 timer.parse += parsed.seconds
                 if parsed.error:
-                    outcomes.append(FileOutcome(str(path), "failed", error=parsed.error))
-                    bar.advance(pages[path])  # the CLI prints failures after the bar
+                    outcome = FileOutcome(str(path), "failed", error=parsed.error)
+                    outcomes.append(outcome)
+                    log.debug(file_line(outcome))  # the CLI lists failures with the summary
                     continue
                 doc, chunks = parsed.doc, parsed.chunks
 
                 t = time.perf_counter()
-                if loader is not None:
-                    loader.join()
-                    loader = None
-                vectors = _embed(embedder, chunks, bar, path.name, pages[path])
+                label = f"[{number}/{len(todo)}] {path.name}" if len(todo) > 1 else path.name
+                bar = progress.bar(label, total=len(chunks), unit="chunks")
+                try:
+                    if loader is not None:
+                        bar.note("loading the embedding model")
+                        loader.join()
+                        loader = None
+                    bar.note("embedding")
+                    vectors = _embed(embedder, chunks, bar)
+                finally:
+                    bar.close()
                 timer.embed += time.perf_counter() - t
 
                 t = time.perf_counter()
@@ -355,43 +267,51 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                 status = "replaced" if path.name in known else "new"
                 record = DocumentRecord(
                     file_name=path.name, sha256=doc.sha256, pages=doc.page_count, chunks=len(chunks),
-                    empty_pages=len(doc.empty_pages),
+                    empty_pages=len(doc.empty_pages), ocr_pages=len(doc.ocr_pages),
                     ingested_at=now_iso(),
                     source_path=str(path.resolve()), chunking=chunking, period=detect_period(doc),
+                    warnings=list(parsed.warnings),
                 )
                 store.replace_document(record, chunks, vectors)
                 store.touch()  # per document: an interrupted ingest still dates what it stored
                 changed = True
                 timer.store += time.perf_counter() - t
-                outcomes.append(FileOutcome(str(path), status, pages=doc.page_count, chunks=len(chunks),
-                                            empty_pages=len(doc.empty_pages)))
-                empty = f" ({len(doc.empty_pages)} without text)" if doc.empty_pages else ""
-                bar.line(f"  {status:<8} {path.name}: {doc.page_count} pages{empty}, {len(chunks)} chunks")
+                outcome = FileOutcome(str(path), status, pages=doc.page_count, chunks=len(chunks),
+                                      empty_pages=len(doc.empty_pages), warnings=list(parsed.warnings),
+                                      ocr_pages=len(doc.ocr_pages))
+                outcomes.append(outcome)
+                if outcome.warnings:
+                    log.warning(file_line(outcome))
+                else:
+                    log.info(file_line(outcome))
 
             if store is not None and changed:
                 t = time.perf_counter()
+                log.debug("rebuilding the keyword index")
                 store.rebuild_bm25()
                 timer.store += time.perf_counter() - t
     finally:
         parser.close()
-        bar.close()
 
     order = {str(Path(p)): i for i, p in enumerate(paths)}
-    outcomes.sort(key=lambda o: _input_position(o.path, order, paths))
+    walked = {str(p): i for i, p in enumerate(files)}
+    outcomes.sort(key=lambda o: (*_input_position(o.path, order, paths), walked.get(o.path, -1)))
     return IngestReport(
         company=store.company if store is not None else company,
         files=outcomes,
         seconds=time.perf_counter() - started,
         timings={"parse": round(timer.parse, 3), "embed": round(timer.embed, 3), "store": round(timer.store, 3)},
+        skipped_files=found.skipped,
     )
 
 
-def _input_position(path: str, order: dict[str, int], paths: Sequence[Path | str]) -> tuple[int, str]:
-    """Report files in the order they were given (files of a folder under the folder's position)."""
+def _input_position(path: str, order: dict[str, int], paths: Sequence[Path | str]) -> tuple[int]:
+    """Report files in the order they were given (files of a folder under the folder's position, in
+    the order the folder was walked)."""
     if path in order:
-        return order[path], path
+        return (order[path],)
     p = Path(path)
     for i, raw in enumerate(paths):
-        if p.parent == Path(raw):
-            return i, path
-    return len(paths), path
+        if p.is_relative_to(Path(raw)):
+            return (i,)
+    return (len(paths),)

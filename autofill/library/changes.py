@@ -64,7 +64,8 @@ def material_change(new: str, approved: str, allowed: list[str] | None = None) -
     return ""
 
 
-_PAGE_REF = re.compile(r"\s+pp?\.\s*\d+(?:\s*[-–]\s*\d+)?\s*$", re.IGNORECASE)
+# "p. 26", "pp. 4-5", and the printed page a citation may add: "p. 26 (printed 24)".
+_PAGE_REF = re.compile(r"\s+pp?\.\s*\d+(?:\s*[-–]\s*\d+)?(?:\s*\(printed [^)]*\))?\s*$", re.IGNORECASE)
 
 
 def cited_files(sources: str) -> list[str]:

@@ -30,7 +30,9 @@ QUESTION_COLUMNS = {
     "tier": "tier",
     "checks": "checks",
 }
-_SOURCE_RE = re.compile(r"^(?P<file>.+?)\s+pp?\.\s*(?P<page>\d+)(?:\s*[-\u2013]\s*(?P<end>\d+))?\s*$")
+# `FILE p. 26`, `FILE pp. 26-27`, `FILE p. 26 (printed 24)`: the PDF page index is what counts.
+_SOURCE_RE = re.compile(r"^(?P<file>.+?)\s+pp?\.\s*(?P<page>\d+)(?:\s*[-\u2013]\s*(?P<end>\d+))?"
+                        r"(?:\s*\(printed\s+[^)]*\))?\s*$")
 
 
 @dataclass
@@ -45,6 +47,8 @@ class EvidenceRow:
     cited: bool
     score: str
     text: str
+    printed: str = ""  # the number(s) printed on the page(s), when they differ from the PDF index
+    ocr: bool = False  # some of the passage was read by OCR
 
     @property
     def pages(self) -> list[int]:
@@ -227,6 +231,8 @@ def _read_evidence(rows: list[tuple], default_sheet: str) -> list[EvidenceRow]:
             cited=_text(get("cited")).lower() in ("yes", "y", "true", "1", "x"),
             score=_text(get("score")),
             text=_text(get("text")),
+            printed=_text(get("printed page")),
+            ocr=_text(get("ocr")).lower() in ("yes", "y", "true", "1", "x"),
         ))
     return out
 

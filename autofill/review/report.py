@@ -13,18 +13,22 @@ import os
 import logging
 import re
 import shutil
-import tempfile
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Mapping
+from urllib.parse import quote
 
 from autofill.errors import InputError
+from autofill.review.highlights import relevance, select_highlights, text_runs
+from autofill.review.links import Links, relative_link
+from autofill.review.pack import fill_pack, pack_dir_for, write_zip
 from autofill.review.pdf_sources import PdfSource, locate_pdfs
 from autofill.review.reader import EvidenceRow, FilledWorkbook, ReviewQuestion, read_filled_workbook
 from autofill.states import REVIEW_CHOICES, Outcome, ReviewState, Tier, parse_review, parse_status, parse_tier
+from autofill.tempdirs import make_temp_dir, sweep
 
 log = logging.getLogger(__name__)
 
@@ -59,11 +63,15 @@ class PageView:
 class PassageView:
     rank: int
     file_name: str
-    page_label: str
+    page_label: str  # "p. 26 (printed 24)"
     cited: bool
     score: str
     text: str
     pages: list[PageView] = field(default_factory=list)
+    relevance: int | None = None  # 0-100 relative to the question's best passage
+    ocr: bool = False
+    # The text cut into (piece, marked) runs: marked pieces carry the answer (review/highlights.py).
+    runs: list[tuple[str, bool]] = field(default_factory=list)
 
 
 @dataclass
@@ -115,10 +123,11 @@ def _anchor(q: ReviewQuestion) -> str:
 class _Pages:
     """Renders page images on demand and turns failures into notes on the page view."""
 
-    def __init__(self, sources: dict[str, PdfSource], pages_dir: Path, dpi: int):
+    def __init__(self, sources: dict[str, PdfSource], pages_dir: Path, dpi: int, links: Links):
         from autofill.review.page_images import PageRenderer
 
         self.sources = sources
+        self.link = links.link
         self.pages_dir = pages_dir
         self.renderer = PageRenderer(pages_dir, dpi=dpi)
         self.rendered = 0
@@ -127,7 +136,7 @@ class _Pages:
 
     def view(self, file_name: str, page: int, passages: list[str]) -> PageView:
         source = self.sources.get(file_name) or PdfSource(file_name, None, f"PDF not found: {file_name}")
-        view = PageView(file_name=file_name, page=page, link=source.link(page), note=source.note)
+        view = PageView(file_name=file_name, page=page, link=self.link(file_name, page), note=source.note)
         if source.path is None:
             self.missing.add(file_name)
             return view
@@ -149,16 +158,24 @@ class _Pages:
         self.renderer.close()
 
 
-def _passage_view(e: EvidenceRow, cited: bool, pages: _Pages | None) -> PassageView:
+def _passage_view(e: EvidenceRow, cited: bool, pages: _Pages | None, q: ReviewQuestion | None = None,
+                  relevance: int | None = None) -> PassageView:
     label = f"p. {e.page_start}" if e.page_end == e.page_start else f"pp. {e.page_start}\u2013{e.page_end}"
+    if e.printed and e.printed != (str(e.page_start) if e.page_end == e.page_start else f"{e.page_start}-{e.page_end}"):
+        label += f" (printed {e.printed})"
+    marks = select_highlights(e.text, q.answer, q.reasoning) if cited and q is not None else []
     view = PassageView(rank=e.rank, file_name=e.file_name, page_label=label, cited=cited, score=e.score,
-                       text=e.text)
+                       text=e.text, relevance=relevance, ocr=e.ocr, runs=text_runs(e.text, marks))
     for n in e.pages[:MAX_PAGES_PER_PASSAGE]:
         if cited and pages is not None:
-            view.pages.append(pages.view(e.file_name, n, [e.text]))
+            # The sentences and rows that carry the answer; the whole passage when none can be told apart.
+            view.pages.append(pages.view(e.file_name, n, marks or [e.text]))
         else:  # uncited passages get the link only: images are for what the answer rests on
-            source = pages.sources.get(e.file_name) if pages else None
-            view.pages.append(PageView(e.file_name, n, source.link(n) if source else ""))
+            view.pages.append(PageView(e.file_name, n, pages.link(e.file_name, n) if pages else ""))
+    lit = [pv.page for pv in view.pages if pv.highlighted]
+    for pv in view.pages:  # a passage over a page break: its answer sentences are on one of the pages
+        if lit and not pv.highlighted and pv.image:
+            pv.note = f"the sentences that carry the answer are on page {lit[0]}"
     return view
 
 
@@ -166,10 +183,10 @@ def _question_view(q: ReviewQuestion, pages: _Pages) -> QuestionView:
     sources = q.cited_sources
     any_marked = any(e.cited for e in q.evidence)
     cited, uncited = [], []
-    for e in q.evidence:
+    for e, rel in zip(q.evidence, relevance([e.score for e in q.evidence])):
         # Without Cited marks (an older or hand-made workbook), the Sources cell decides.
         is_cited = e.cited or (not any_marked and any((e.file_name, n) in sources for n in e.pages))
-        (cited if is_cited else uncited).append(_passage_view(e, is_cited, pages))
+        (cited if is_cited else uncited).append(_passage_view(e, is_cited, pages, q, rel))
     covered = {(p.file_name, pv.page) for p in cited for pv in p.pages}
     extra = [pages.view(f, n, []) for f, n in sources if (f, n) not in covered]
     return QuestionView(q=q, anchor=_anchor(q), status_class=_status_class(q.status),
@@ -248,11 +265,14 @@ def report_dir_for(output_xlsx: Path) -> Path:
 
 
 def write_review_report(settings, output_xlsx: Path, company: str | None = None,
-                        pdf_paths: Mapping[str, Path | str] | None = None, dpi: int = 90) -> Path:
+                        pdf_paths: Mapping[str, Path | str] | None = None, dpi: int = 90, pack: bool = False) -> Path:
     """Write `<stem>_review/index.html` (+ `pages/*.png`) next to `output_xlsx`; return the HTML path.
+    Links to PDFs and to the workbook are relative to the report folder.
 
     `company` defaults to the Run info sheet's; it names the evidence store whose records say where
-    each PDF was ingested from. `pdf_paths` (file name -> PDF) takes precedence over the store."""
+    each PDF was ingested from. `pdf_paths` (file name -> PDF) takes precedence over the store.
+    `pack`: a self-contained `<stem>_review_pack/` instead, with the cited PDFs and a copy of the
+    workbook inside, plus `<stem>_review_pack.zip` (review/pack.py)."""
     output_xlsx = Path(output_xlsx).absolute()
     book = read_filled_workbook(output_xlsx)
     company = (company or book.info("company")).strip()
@@ -266,13 +286,16 @@ def write_review_report(settings, output_xlsx: Path, company: str | None = None,
     for note in [*notes, *(src.note for src in sources.values() if src.note)]:
         log.warning("%s", note)
 
-    target = report_dir_for(output_xlsx)
+    target = pack_dir_for(output_xlsx) if pack else report_dir_for(output_xlsx)
+    # Half-built reports of runs killed while writing one (tagged with their process, or older names).
+    sweep(output_xlsx.parent, legacy=lambda name: name.startswith(f".{target.name}-"))
     try:
-        build = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=output_xlsx.parent))
+        build = make_temp_dir(output_xlsx.parent, target.name)
     except OSError as exc:
         raise InputError(f"cannot write the review report next to {output_xlsx}: {exc.strerror}") from None
     try:
-        pages = _Pages(sources, build / PAGES_DIR, dpi)
+        packed = fill_pack(build, output_xlsx, sources) if pack else {}
+        pages = _Pages(sources, build / PAGES_DIR, dpi, Links(sources, target, packed))
         try:
             views = [_question_view(q, pages) for q in book.questions]
         finally:
@@ -283,7 +306,7 @@ def write_review_report(settings, output_xlsx: Path, company: str | None = None,
         html = _render_html({
             "title": f"Review: {output_xlsx.name}",
             "output_name": output_xlsx.name,
-            "output_uri": output_xlsx.resolve().as_uri(),
+            "output_uri": quote(output_xlsx.name) if pack else relative_link(output_xlsx, target),
             "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "summary": _summary(book, company, views),
             "questions": views,
@@ -298,4 +321,6 @@ def write_review_report(settings, output_xlsx: Path, company: str | None = None,
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
         raise
+    if pack:
+        write_zip(target)
     return target / "index.html"

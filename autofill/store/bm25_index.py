@@ -3,7 +3,8 @@
 The index lives next to the store in `vectordb/bm25/<collection>/`: the bm25s arrays plus `chunks.json`
 (chunk ids in index order, and the signature of the documents it was built from). It is rebuilt from all
 of the company's chunks after every ingest and written to a temporary folder that is renamed into place,
-so a reader never loads a half-written index. In server mode the chunks come from the Chroma server, and a
+so a reader never loads a half-written index; the temporary folders of runs killed mid-save are swept on
+the next save (autofill/tempdirs.py). In server mode the chunks come from the Chroma server, and a
 signature that no longer matches the store's documents (another machine ingested) triggers a rebuild."""
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any, Sequence
@@ -60,9 +60,13 @@ class BM25Index:
 
     def save(self, folder: Path) -> None:
         """Write the index to `folder`, replacing any previous one atomically (write aside, then rename)."""
+        from autofill.tempdirs import make_temp_dir, sweep, temp_name
+
         folder = Path(folder)
         folder.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+        # Half-written indexes of runs killed mid-save go first (everything hidden here is ours).
+        sweep(folder.parent, legacy=lambda name: True)
+        tmp = make_temp_dir(folder.parent, folder.name)
         try:
             if self._retriever is not None:
                 self._retriever.save(str(tmp), show_progress=False)
@@ -71,7 +75,7 @@ class BM25Index:
             )
             old = None
             if folder.exists():
-                old = folder.with_name(f".{folder.name}.old-{os.getpid()}")
+                old = temp_name(folder.parent, folder.name, "old")
                 shutil.rmtree(old, ignore_errors=True)
                 os.replace(folder, old)
             os.replace(tmp, folder)

@@ -3,9 +3,11 @@
 Layout (identical in embedded and server mode, so both behave the same):
   <collection>        chunks with our own embeddings (cosine space); metadata on each chunk: company,
                       file_name, doc_sha256, page_start, page_end, section, chunk_index, has_table,
-                      content_hash. Collection metadata: company (display name), embedder, created_at,
-                      last_ingest.
-  <collection>.docs   the manifest: one record per document (id = file name, metadata = DocumentRecord).
+                      content_hash, ocr (text read by OCR), page_label (printed number of
+                      page_start) and page_labels ("|"-joined, one per page). Collection
+                      metadata: company (display name), embedder, created_at, last_ingest.
+  <collection>.docs   the manifest: one record per document (id = file name, metadata = DocumentRecord;
+                      its warnings list as a JSON string).
 
 Consistency: the manifest is the truth. Readers only see chunks whose doc_sha256 is the manifest's hash for
 their document, so replacing a document writes the new chunks first (invisible), then flips the manifest
@@ -21,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import json
 import shutil
 import threading
 from datetime import datetime, timezone
@@ -48,7 +51,21 @@ def now_iso() -> str:
 
 
 def _record_from_meta(meta: dict[str, Any]) -> DocumentRecord:
-    return DocumentRecord(**{k: meta[k] for k in _DOC_FIELDS if k in meta})
+    values = {k: meta[k] for k in _DOC_FIELDS if k in meta}
+    if "warnings" in values:  # a JSON list in a string; records from before it have none
+        try:
+            found = json.loads(values["warnings"] or "[]")
+        except (TypeError, ValueError):
+            found = [str(values["warnings"])]
+        values["warnings"] = [str(w) for w in found] if isinstance(found, list) else [str(found)]
+    return DocumentRecord(**values)
+
+
+def _record_meta(record: DocumentRecord) -> dict[str, Any]:
+    """The manifest metadata of a record: scalars only, as Chroma requires (warnings as a JSON list)."""
+    meta = dataclasses.asdict(record)
+    meta["warnings"] = json.dumps(list(record.warnings), ensure_ascii=False)
+    return meta
 
 
 def _chunk_meta(chunk: Chunk) -> dict[str, Any]:
@@ -62,6 +79,9 @@ def _chunk_meta(chunk: Chunk) -> dict[str, Any]:
         "chunk_index": chunk.index,
         "has_table": chunk.has_table,
         "content_hash": chunk.content_hash,
+        "ocr": chunk.ocr,
+        "page_label": chunk.page_label,
+        "page_labels": "|".join(chunk.page_labels),
     }
 
 
@@ -75,6 +95,8 @@ def _passage(chunk_id: str, text: str | None, meta: dict[str, Any], score: float
         text=text or "",
         score=score,
         rank=rank,
+        ocr=bool(meta.get("ocr", False)),
+        page_labels=str(meta.get("page_labels", "")).split("|") if meta.get("page_labels") else [],
     )
 
 
@@ -309,7 +331,7 @@ class CompanyStore:
                     metadatas=[_chunk_meta(c) for c in chunks[part]],
                 )
             self._docs.upsert(ids=[record.file_name], embeddings=[[1.0]],
-                              metadatas=[dataclasses.asdict(record)])
+                              metadatas=[_record_meta(record)])
             # Everything else filed under this name goes: older versions, and surplus chunks of a re-ingest
             # of the same bytes with other chunking settings.
             keep = set(ids)

@@ -2,7 +2,9 @@
 
 Evidence: one row per passage given to the answer step, in rank order, so reviewers (and `autofill
 eval`) can check every answer against exactly what the model saw. Columns are the issue's `Row`,
-`Question`, `Rank`, `File`, `Page`, `Cited`, `Score`, `Text` in that order, then `Sheet` and `Page end`.
+`Question`, `Rank`, `File`, `Page`, `Cited`, `Score`, `Text` in that order, then `Sheet`, `Page end`,
+`Printed page` (the number printed on the page, when it differs from the PDF page index) and `OCR`
+("yes" when some of the passage was read by OCR from an image).
 On a re-run the rows of questions that were not re-answered (approved or kept) are carried over."""
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from autofill.workbook.model import EVIDENCE_COLUMNS, EVIDENCE_SHEET, RUN_INFO_C
 from autofill.workbook.safety import set_text
 
 _WIDTHS = {"Row": 7, "Question": 50, "Rank": 6, "File": 34, "Page": 7, "Cited": 7, "Score": 9, "Text": 100,
-           "Sheet": 18, "Page end": 9}
+           "Sheet": 18, "Page end": 9, "Printed page": 9, "OCR": 6}
 _HEADER_FONT = Font(bold=True)
 _HEADER_FILL = PatternFill("solid", fgColor="DDEBF7")
 
@@ -81,6 +83,7 @@ def write_evidence_sheet(wb, layout: WorkbookLayout, written: list[RowResult],
                 "Row": q.row, "Question": q.question, "Rank": p.rank or i, "File": p.file_name,
                 "Page": p.page_start, "Cited": "yes" if _cited(res, i) else "no", "Score": round(float(p.score), 4),
                 "Text": p.text, "Sheet": q.sheet, "Page end": p.page_end,
+                "Printed page": printed_pages(p), "OCR": "yes" if p.ocr else "",
             })
     order = {s.name: i for i, s in enumerate(layout.sheets)}
     records.sort(key=lambda r: (order.get(r.get("Sheet"), 99), _int(r.get("Row")), _int(r.get("Rank"))))
@@ -109,6 +112,15 @@ def write_evidence_sheet(wb, layout: WorkbookLayout, written: list[RowResult],
     ws.freeze_panes = "A2"
     if records:
         ws.auto_filter.ref = f"A1:{ws.cell(row=1, column=len(EVIDENCE_COLUMNS)).column_letter}{len(records) + 1}"
+
+
+def printed_pages(p) -> str:
+    """The printed numbers of a passage's pages ("24", "24-25"), "" when unknown or the same as the
+    PDF page indexes."""
+    labels = [p.printed(n) for n in range(p.page_start, p.page_end + 1)]
+    if not any(labels) or labels == [str(n) for n in range(p.page_start, p.page_end + 1)]:
+        return ""
+    return labels[0] if len(labels) == 1 or labels[0] == labels[-1] else f"{labels[0]}-{labels[-1]}"
 
 
 def _int(value) -> int:

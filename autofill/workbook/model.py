@@ -13,7 +13,8 @@ from autofill.workbook.headers import ROLE_LABELS
 # Sheets autofill writes; never read as questionnaires.
 EVIDENCE_SHEET = "Evidence"
 RUN_INFO_SHEET = "Run info"
-EVIDENCE_COLUMNS = ["Row", "Question", "Rank", "File", "Page", "Cited", "Score", "Text", "Sheet", "Page end"]
+EVIDENCE_COLUMNS = ["Row", "Question", "Rank", "File", "Page", "Cited", "Score", "Text", "Sheet", "Page end",
+                    "Printed page", "OCR"]
 RUN_INFO_COLUMNS = ["Key", "Value"]
 
 

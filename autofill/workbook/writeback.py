@@ -29,6 +29,7 @@ from autofill.states import (PREVIOUS_KEPT, REANSWERED_PREFIX, REVIEW_CHOICES, O
                              parse_review)
 from autofill.workbook.carry import TRACKED_ROLES, read_record, write_record, written_row
 from autofill.workbook.evidence import write_evidence_sheet, write_run_info_sheet
+from autofill.workbook.hyperlinks import link_sources, pdf_links
 from autofill.workbook.model import SheetLayout, WorkbookLayout
 from autofill.workbook.safety import load_workbook_safely, set_text
 from autofill.workbook.validations import extension_list_validations
@@ -96,6 +97,7 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
                          [rec for key, c in carried.items() if key not in {r.question.key for r in written}
                           for rec in c.evidence])
     write_run_info_sheet(wb, run_info, source, out_path)
+    link_sources(wb, pdf_links((run_info or {}).get("documents"), out_path.parent))
     write_record(wb, record)
     _save_atomically(wb, out_path)
     return out_path

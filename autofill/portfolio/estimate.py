@@ -1,0 +1,271 @@
+"""Price a run before paying for it: rows, model calls, prompt and completion tokens, and cost.
+
+Prompt tokens come from the prompts themselves: each row's HyDE, rerank and answer prompts are
+rendered from the real templates (the rerank and answer prompts with `candidates` / `final_k`
+passages of the configured chunk size, since the real passages are only known after retrieval) and
+their characters divided by a characters-per-token ratio. No tokenizer is downloaded.
+
+The ratio, and the completion tokens per call, start from defaults and are refined from the usage
+the API reports: after a run, `calibrate` compares the estimated characters of the calls it made
+with the prompt tokens the API billed, per model and stage, and remembers the result in
+`vectordb/.usage-calibration.json`, so the next estimate absorbs both the tokenizer and the real
+passage lengths of this workspace's reports."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autofill.fileio import atomic_write_bytes
+from autofill.records import Passage, QuestionRow, StageUsage
+from autofill.settings import Settings
+
+log = logging.getLogger(__name__)
+
+CALIBRATION_FILE = ".usage-calibration.json"
+STAGES = ("hyde", "rerank", "answer", "verify")
+# Completion tokens per call before the API reported any: a HyDE passage of a few sentences, a
+# ranking "[4] > [2] > ..." of the candidates (~4 tokens each), a reasoning + JSON answer.
+DEFAULT_COMPLETION = {"hyde": 150.0, "rerank": 4.0, "answer": 300.0, "verify": 200.0}  # rerank: per candidate
+VERIFY_ANSWER_CHARS = 300  # a typical answer, as the verify prompt quotes it
+# Rows whose prompts are rendered; a larger questionnaire is priced from an even sample of this many
+# (a 50,000-row workbook is priced in a second, not a minute of template rendering).
+SAMPLE_ROWS = 200
+# Past calls weigh at most this much against a new run's, so the calibration follows a changed model.
+MAX_WEIGHT_CALLS = 2000
+_calibration_lock = threading.Lock()
+
+
+@dataclass
+class StageEstimate:
+    calls: int = 0
+    prompt_chars: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass
+class CompanyEstimate:
+    company: str
+    model: str  # "" without a model: evidence-only drafts cost nothing
+    rows: int = 0  # rows this run would answer
+    rows_done: int = 0  # finished by an earlier run (checkpoint) or kept as they are
+    up_to_date: bool = False  # a complete earlier run with the same inputs: nothing to do
+    documents_to_ingest: int = 0  # new or changed PDF files
+    stages: dict[str, StageEstimate] = field(default_factory=dict)
+    cost_usd: float = 0.0
+    priced: bool = True  # False: the model has no price in cost.prices (cost shown as 0)
+    error: str = ""  # why this company cannot be estimated (it will fail the same way when run)
+
+    @property
+    def calls(self) -> int:
+        return sum(s.calls for s in self.stages.values())
+
+    @property
+    def prompt_tokens(self) -> int:
+        return sum(s.prompt_tokens for s in self.stages.values())
+
+    @property
+    def completion_tokens(self) -> int:
+        return sum(s.completion_tokens for s in self.stages.values())
+
+    @property
+    def cost_per_row(self) -> float:
+        return self.cost_usd / self.rows if self.rows else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"company": self.company, "model": self.model or None, "rows": self.rows,
+                "rows_done": self.rows_done, "up_to_date": self.up_to_date,
+                "documents_to_ingest": self.documents_to_ingest, "calls": self.calls,
+                "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                "cost_usd": round(self.cost_usd, 6), "priced": self.priced, "error": self.error or None}
+
+
+@dataclass
+class PortfolioEstimate:
+    companies: list[CompanyEstimate]
+
+    def total(self, name: str) -> Any:
+        return sum(getattr(c, name) for c in self.companies)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"companies": [c.to_json() for c in self.companies],
+                "rows": self.total("rows"), "calls": self.total("calls"),
+                "prompt_tokens": self.total("prompt_tokens"), "completion_tokens": self.total("completion_tokens"),
+                "estimated_cost_usd": round(self.total("cost_usd"), 6),
+                "unpriced_models": sorted({c.model for c in self.companies if c.model and not c.priced})}
+
+    def describe(self) -> str:
+        lines = []
+        for c in self.companies:
+            if c.error:
+                lines.append(f"{c.company}: cannot be estimated: {c.error}")
+                continue
+            state = " (up to date)" if c.up_to_date else (f" ({c.rows_done} done earlier)" if c.rows_done else "")
+            docs = f", {c.documents_to_ingest} PDFs to ingest" if c.documents_to_ingest else ""
+            lines.append(f"{c.company}: {c.rows} rows{state}{docs}, {c.calls} calls, {c.prompt_tokens:,} prompt + "
+                         f"{c.completion_tokens:,} completion tokens, ${c.cost_usd:.4f}")
+        lines.append(f"Total: {self.total('rows')} rows, {self.total('calls')} calls, "
+                     f"{self.total('prompt_tokens'):,} prompt + {self.total('completion_tokens'):,} completion tokens, "
+                     f"${self.total('cost_usd'):.4f} estimated")
+        unpriced = self.to_json()["unpriced_models"]
+        if unpriced:
+            lines.append(f"No price for {', '.join(unpriced)} in cost.prices: counted as $0.")
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- calibration
+
+
+def calibration_path(settings: Settings) -> Path:
+    return settings.vectordb_dir / CALIBRATION_FILE
+
+
+def load_calibration(settings: Settings) -> dict[str, Any]:
+    try:
+        data = json.loads(calibration_path(settings).read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) and isinstance(data.get("models"), dict) else {"models": {}}
+    except (OSError, ValueError):
+        return {"models": {}}
+
+
+def _stage_figures(settings: Settings, model: str, stage: str) -> tuple[float, float | None]:
+    """(characters per token, completion tokens per call or None for the default) for model/stage."""
+    entry = load_calibration(settings)["models"].get(model, {}).get(stage, {})
+    ratio = entry.get("chars_per_token") or settings.portfolio.chars_per_token
+    return float(ratio), (float(entry["completion_per_call"]) if entry.get("completion_per_call") else None)
+
+
+def calibrate(settings: Settings, estimate: CompanyEstimate, usage: dict[str, StageUsage]) -> None:
+    """Refine the figures of `estimate.model` from the usage a run reported. Per stage: the estimated
+    prompt characters of the calls actually made (cached calls cost nothing and are left out) over
+    the prompt tokens billed for them, and the completion tokens per call."""
+    if not estimate.model:
+        return
+    with _calibration_lock:
+        data = load_calibration(settings)
+        model = data["models"].setdefault(estimate.model, {})
+        changed = False
+        for stage, est in estimate.stages.items():
+            u = usage.get(stage)
+            if u is None or u.calls <= 0 or u.prompt_tokens <= 0 or est.calls <= 0:
+                continue
+            chars = est.prompt_chars / est.calls * u.calls
+            old = model.get(stage, {})
+            w_old = min(float(old.get("calls", 0)), MAX_WEIGHT_CALLS)
+            w_new = float(u.calls)
+            ratio = chars / u.prompt_tokens
+            completion = u.completion_tokens / u.calls
+            if w_old and old.get("chars_per_token"):
+                ratio = (old["chars_per_token"] * w_old + ratio * w_new) / (w_old + w_new)
+                completion = (old.get("completion_per_call", completion) * w_old + completion * w_new) / (w_old + w_new)
+            model[stage] = {"chars_per_token": round(ratio, 4), "completion_per_call": round(completion, 2),
+                            "calls": int(w_old + w_new)}
+            changed = True
+        if changed:
+            try:
+                atomic_write_bytes(calibration_path(settings), json.dumps(data, indent=1).encode())
+            except OSError as exc:
+                log.warning("could not save the usage calibration (%s); estimates keep the defaults", exc)
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def _passages(n: int, chars: int, file_name: str) -> list[Passage]:
+    text = ("lorem ipsum " * (chars // 12 + 1))[:chars]
+    return [Passage(chunk_id=f"p{i}", file_name=file_name, page_start=i, page_end=i, section="", text=text, rank=i)
+            for i in range(1, n + 1)]
+
+
+def _chars(messages: list[Any]) -> int:
+    return sum(len(m.content) for m in messages)
+
+
+def row_prompt_chars(settings: Settings, company: str, row: QuestionRow, mode: str, rerank: str,
+                     file_name: str = "Annual report.pdf", chunks: int = 0) -> dict[str, tuple[int, int]]:
+    """{stage: (calls, prompt characters)} for one row, from the rendered templates. `chunks`: the
+    store's chunk count when known (retrieval cannot return more candidates than that)."""
+    from autofill.answer.generate import answer_messages
+    from autofill.answer.hyde import hyde_messages
+    from autofill.answer.rerank import RERANK_PASSAGE_CHARS, passage_views, window_starts
+    from autofill.providers.base import ChatMessage
+    from autofill.templating import render
+
+    r = settings.retrieval
+    chunk = settings.ingest.chunk_chars
+    candidates = min(r.candidates, chunks) if chunks else r.candidates
+    final_k = min(r.final_k, candidates)
+    out: dict[str, tuple[int, int]] = {}
+    if mode.startswith("hyde"):
+        out["hyde"] = (1, _chars(hyde_messages(settings, company, row)))
+    if rerank == "llm" and candidates > 1:
+        window, step = max(2, r.rerank_window), max(1, r.rerank_step)
+        starts = window_starts(candidates, window, step)
+        total = 0
+        system = render(settings.templates_dir, "rerank_system")
+        for start in starts:
+            views = passage_views(_passages(min(window, candidates - start), chunk, file_name), RERANK_PASSAGE_CHARS)
+            prompt = render(settings.templates_dir, "rerank", question=row.question,
+                            form_of_answer=row.form_of_answer, explanation=row.explanation,
+                            passages=views, count=len(views))
+            total += _chars([ChatMessage("system", system), ChatMessage("user", prompt)])
+        out["rerank"] = (len(starts), total)
+    out["answer"] = (1, _chars(answer_messages(settings, company, row, _passages(final_k, chunk, file_name))))
+    if settings.verify.llm:  # one more call per answered row: do the cited passages support the answer?
+        views = passage_views(_passages(min(2, final_k), chunk, file_name))
+        prompt = render(settings.templates_dir, "verify", question=row.question, answer="x" * VERIFY_ANSWER_CHARS,
+                        passages=views)
+        out["verify"] = (1, len(prompt) + len(render(settings.templates_dir, "judge_system")))
+    return out
+
+
+def estimate_rows(settings: Settings, company: str, rows: list[QuestionRow], model: str, mode: str,
+                  rerank: str, documents: dict[str, Any] | None = None) -> CompanyEstimate:
+    """Price `rows` for `model` ("" = no model: no calls, no cost)."""
+    from autofill.providers.cost import cost_usd, price_for
+
+    est = CompanyEstimate(company=company, model=model, rows=len(rows))
+    if not model or not rows:
+        return est
+    file_name = next(iter(documents or {}), "Annual report.pdf")
+    chunks = sum(d.chunks for d in (documents or {}).values())
+    candidates = min(settings.retrieval.candidates, chunks) if chunks else settings.retrieval.candidates
+    sample = rows[::-(-len(rows) // SAMPLE_ROWS)]
+    scale = len(rows) / len(sample)
+    for row in sample:
+        for stage, (calls, chars) in row_prompt_chars(settings, company, row, mode, rerank, file_name, chunks).items():
+            s = est.stages.setdefault(stage, StageEstimate())
+            s.calls += calls
+            s.prompt_chars += chars
+    for s in est.stages.values():
+        s.calls = int(round(s.calls * scale))
+        s.prompt_chars = int(round(s.prompt_chars * scale))
+    for stage, s in est.stages.items():
+        ratio, completion = _stage_figures(settings, model, stage)
+        if completion is None:
+            per = DEFAULT_COMPLETION.get(stage, 200.0)
+            completion = per * min(candidates, settings.retrieval.rerank_window) if stage == "rerank" else per
+        s.prompt_tokens = int(round(s.prompt_chars / ratio))
+        s.completion_tokens = int(round(min(completion, settings.llm.max_tokens) * s.calls))
+    est.priced = price_for(settings.cost, model) is not None
+    est.cost_usd = cost_usd(settings.cost, model, est.prompt_tokens, est.completion_tokens)
+    return est
+
+
+def model_plan(settings: Settings) -> tuple[str, str, str]:
+    """(chat model or "", retrieval mode, reranker) as a run with these settings would use them."""
+    from autofill.answer.retrieval import resolve_mode
+    from autofill.providers.factory import chat_model_name
+
+    model = chat_model_name(settings) if settings.llm_configured else ""
+    rerank = settings.reranker if (settings.reranker != "llm" or model) else "none"
+    return model, resolve_mode(settings, bool(model)), rerank
+
+
+def asdict_stages(est: CompanyEstimate) -> dict[str, Any]:
+    return {k: asdict(v) for k, v in est.stages.items()}

@@ -1,0 +1,183 @@
+"""What each company of a portfolio still needs, worked out before any model call: which PDFs are new
+or changed, which rows an earlier run already finished, and whether the whole company is up to date.
+
+Up to date means: the last batch run of this company completed (no failed or pending row) with the
+same questionnaire bytes, the same stored documents, the same model, retrieval settings and prompts,
+and its filled workbook is still there. Such a company is not run again; its figures come from the
+portfolio state file (`.portfolio-state.json` in the output folder)."""
+
+from __future__ import annotations
+
+import glob
+import json
+import threading
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autofill.fileio import atomic_write_bytes
+from autofill.hashing import file_sha256
+from autofill.portfolio.estimate import CompanyEstimate, estimate_rows, model_plan
+from autofill.portfolio.manifest import CompanyEntry
+from autofill.settings import Settings
+
+STATE_FILE = ".portfolio-state.json"
+
+
+def run_key(settings: Settings, questionnaire_sha: str, documents: dict[str, Any], model: str) -> str:
+    """Everything that changes a company's answers (besides reviewers' edits in the questionnaire,
+    which change its bytes)."""
+    from autofill.answer.checkpoint import fingerprint
+    from autofill.answer.pipeline import PIPELINE_VERSION, TEMPLATES
+    from autofill.templating import template_source
+
+    return fingerprint({
+        "version": PIPELINE_VERSION, "questionnaire": questionnaire_sha, "model": model,
+        "llm": [settings.llm_provider, settings.llm.temperature, settings.llm.max_tokens],
+        "retrieval": asdict(settings.retrieval),
+        "templates": {t: template_source(settings.templates_dir, t) for t in TEMPLATES} if model else {},
+        "documents": sorted((d.file_name, d.sha256, d.chunking) for d in documents.values()),
+    })
+
+
+class PortfolioState:
+    """Per company, the outcome of its last batch run (JSON, written atomically after each company)."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.path = Path(out_dir) / STATE_FILE
+        self._lock = threading.Lock()
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            self.companies: dict[str, dict[str, Any]] = data.get("companies", {}) if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            self.companies = {}
+
+    def get(self, company: str) -> dict[str, Any]:
+        with self._lock:
+            return dict(self.companies.get(company, {}))
+
+    def put(self, company: str, record: dict[str, Any]) -> None:
+        with self._lock:
+            self.companies[company] = record
+            blob = json.dumps({"format": 1, "companies": self.companies}, indent=1, ensure_ascii=False, default=str)
+            atomic_write_bytes(self.path, blob.encode("utf-8"))
+
+
+@dataclass
+class CompanyPlan:
+    entry: CompanyEntry
+    output: Path
+    estimate: CompanyEstimate
+    key: str = ""  # run_key with the documents as stored now ("" when the store changes first)
+    to_ingest: list[str] = field(default_factory=list)  # new or changed PDF files
+    previous: dict[str, Any] = field(default_factory=dict)  # the state record of the last run
+
+
+def output_for(settings: Settings, entry: CompanyEntry, out_dir: Path) -> Path:
+    from autofill.answer.pipeline import output_path
+
+    return out_dir / entry.output if entry.output else output_path(settings, entry.company, entry.questionnaire, out_dir)
+
+
+def _files_to_ingest(settings: Settings, entry: CompanyEntry, documents: dict[str, Any]) -> list[str]:
+    from autofill.ingest.pipeline import chunking_fingerprint, expand_paths
+
+    files = expand_paths(list(entry.reports)).files
+    chunking = chunking_fingerprint(settings.ingest)
+    known_shas = {d.sha256 for d in documents.values()}
+    todo = []
+    for path in files:
+        rec = documents.get(path.name)
+        try:
+            sha = file_sha256(path)
+        except OSError:
+            continue  # the ingest reports it
+        if rec is not None and rec.sha256 == sha and rec.chunking == chunking:
+            continue
+        if rec is None and sha in known_shas:
+            continue  # same bytes stored under another name: ingest skips it
+        todo.append(str(path))
+    return todo
+
+
+def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path, state: PortfolioState) -> CompanyPlan:
+    """The company's estimate and what is left to do. Opens its store (if any) for this call only."""
+    from autofill.store.chroma_store import find_store
+    from autofill.workbook.layout import read_questions
+    from autofill.workbook.reviewer import rows_to_answer
+
+    model, mode, rerank = model_plan(settings)
+    output = output_for(settings, entry, out_dir)
+    q_sha = file_sha256(entry.questionnaire)
+    store = find_store(settings, entry.company)
+    documents = store.documents() if store is not None else {}
+    del store  # one store open at a time: nothing of it is kept
+    to_ingest = _files_to_ingest(settings, entry, documents)
+    key = run_key(settings, q_sha, documents, model) if not to_ingest else ""
+    previous = state.get(entry.company)
+    up_to_date = bool(key and previous.get("key") == key and previous.get("complete")
+                      and Path(previous.get("output", "")).is_file())
+    _layout, rows = read_questions(settings, entry.questionnaire)
+    to_answer, kept = rows_to_answer(rows)
+    if up_to_date:
+        est = estimate_rows(settings, entry.company, [], model, mode, rerank)
+        est.rows_done = len(to_answer) + len(kept)
+    else:
+        # New documents change the run's fingerprint: an earlier checkpoint no longer applies.
+        remaining = _without_done(settings, entry.company, q_sha, to_answer) if not to_ingest else to_answer
+        est = estimate_rows(settings, entry.company, remaining, model, mode, rerank, documents)
+        est.rows_done = len(to_answer) - len(remaining) + len(kept)
+    est.up_to_date = up_to_date
+    est.documents_to_ingest = len(to_ingest)
+    return CompanyPlan(entry=entry, output=output, estimate=est, key=key, to_ingest=to_ingest, previous=previous)
+
+
+def _without_done(settings: Settings, company: str, questionnaire_sha: str, rows: list[Any]) -> list[Any]:
+    """`rows` less those an interrupted earlier run finished (its newest checkpoint)."""
+    from autofill.answer.checkpoint import READABLE_FORMATS, question_key, safe_name
+
+    folder = settings.reports_dir / ".checkpoints"
+    found = sorted(folder.glob(f"{glob.escape(safe_name(company)[:40])}_{questionnaire_sha[:12]}_*.jsonl"),
+                   key=lambda p: p.stat().st_mtime)
+    done: set[str] = set()
+    if found:  # only the keys: the rows themselves (and their passages from the store) are the run's to load
+        with open(found[-1], encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue  # a torn last line
+                if isinstance(record, dict) and record.get("format") in READABLE_FORMATS and "key" in record:
+                    done.add(record["key"])
+    return [row for row in rows if question_key(row) not in done]
+
+
+def estimate_run(settings: Settings, company: str, questionnaire: Path) -> CompanyEstimate:
+    """The estimate for one `autofill run` (rows an interrupted earlier run finished are left out)."""
+    from autofill.store.chroma_store import find_store
+    from autofill.workbook.layout import read_questions
+    from autofill.workbook.reviewer import rows_to_answer
+
+    model, mode, rerank = model_plan(settings)
+    store = find_store(settings, company)
+    documents = store.documents() if store is not None else {}
+    del store
+    _layout, rows = read_questions(settings, questionnaire)
+    to_answer, kept = rows_to_answer(rows)
+    remaining = _without_done(settings, company, file_sha256(questionnaire), to_answer)
+    est = estimate_rows(settings, company, remaining, model, mode, rerank, documents)
+    est.rows_done = len(to_answer) - len(remaining) + len(kept)
+    return est
+
+
+def consent_reason(settings: Settings, rows: int, cost_usd: float, model: str) -> str:
+    """Why a run with a model needs the user's go-ahead (run.confirm_rows, run.confirm_above_usd); ""
+    when it does not. Evidence-only runs cost nothing and never ask."""
+    if not model:
+        return ""
+    reasons = []
+    if rows > settings.run.confirm_rows:
+        reasons.append(f"{rows} rows to answer (over {settings.run.confirm_rows})")
+    if cost_usd > settings.run.confirm_above_usd:
+        reasons.append(f"an estimated ${cost_usd:.2f} (over ${settings.run.confirm_above_usd:.2f})")
+    return f"this run with {model} has {' and '.join(reasons)}" if reasons else ""

@@ -1,0 +1,316 @@
+"""`autofill batch`: every company of a portfolio in one command.
+
+Per company: ingest what changed (one ingest at a time: it is CPU work and writes the store), then
+answer its questionnaire with `run_questionnaire`. Companies proceed in parallel
+(`portfolio.companies_at_once`), and all their rows share ONE limit of `llm.concurrency` model slots
+and one optional cost cap (budget.RowGate). A company's failure (a bad PDF, an unreadable workbook,
+a store built with another embedder) is recorded with its reason and the others go on.
+
+Resuming costs nothing twice: unchanged PDFs are skipped by the ingest, finished rows come from the
+run's checkpoint (or the LLM response cache), and a company whose last run completed with the same
+inputs is not run at all (plan.PortfolioState). One store is open per company being worked on, and
+is dropped when that company is done, so memory does not grow with the size of the portfolio."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import dataclasses
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autofill.errors import InputError
+from autofill.fileio import ensure_writable_dir
+from autofill.portfolio.budget import Budget, LimitedChat, RowGate, SerialEmbedder
+from autofill.portfolio.estimate import PortfolioEstimate, calibrate, model_plan
+from autofill.portfolio.manifest import read_manifest
+from autofill.portfolio.plan import CompanyPlan, PortfolioState, plan_company, run_key
+from autofill.reporting import Reporter, as_reporter
+from autofill.settings import Settings
+
+log = logging.getLogger(__name__)
+
+DONE, UP_TO_DATE, FAILED, PENDING = "done", "up to date", "failed", "pending"
+
+
+@dataclass
+class CompanyOutcome:
+    company: str
+    status: str  # DONE, UP_TO_DATE, FAILED (see error), PENDING (cost cap reached before it started)
+    error: str = ""
+    output: str = ""
+    report: str = ""
+    year: str = ""
+    questionnaire: str = ""
+    periods: str = ""  # reporting periods of its documents, where the store records them
+    documents: int = 0
+    new_documents: int = 0
+    rows: int = 0  # question rows in the questionnaire
+    answered: int = 0
+    drafted: int = 0
+    failed_rows: int = 0
+    pending_rows: int = 0
+    skipped: int = 0
+    cost_usd: float = 0.0
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class Prepared:
+    """A portfolio read and priced: what `--estimate` shows and `run_portfolio` works through."""
+
+    manifest: Path
+    out_dir: Path
+    plans: list[CompanyPlan]
+    estimate: PortfolioEstimate
+    state: PortfolioState
+
+
+@dataclass
+class PortfolioReport:
+    manifest: Path
+    outcomes: list[CompanyOutcome]
+    estimate: PortfolioEstimate
+    seconds: float
+    workbook: Path | None = None
+    index: Path | None = None
+    cap_reached: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def total(self, name: str) -> Any:
+        return sum(getattr(o, name) for o in self.outcomes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "companies": len(self.outcomes),
+            "succeeded": sum(1 for o in self.outcomes if o.status != FAILED),
+            "failed": sum(1 for o in self.outcomes if o.status == FAILED),
+            "new_documents": self.total("new_documents"),
+            "rows": self.total("rows"),
+            "answered": self.total("answered"),
+            "drafted": self.total("drafted"),
+            "failed_rows": self.total("failed_rows"),
+            "pending_rows": self.total("pending_rows"),
+            "cost_usd": round(self.total("cost_usd"), 6),
+            "estimated_cost_usd": round(self.estimate.total("cost_usd"), 6),
+            "portfolio": str(self.workbook) if self.workbook else None,
+            "outputs": {o.company: o.output or None for o in self.outcomes},
+            "seconds": round(self.seconds, 2),
+        }
+
+    def describe(self) -> str:
+        lines = []
+        for o in self.outcomes:
+            if o.status == FAILED:
+                lines.append(f"  FAILED  {o.company}: {o.error}")
+                continue
+            what = f"{o.answered} answered" + (f", {o.drafted} drafted" if o.drafted else "")
+            what += (f", {o.failed_rows} failed" if o.failed_rows else "") + (f", {o.pending_rows} pending" if o.pending_rows else "")
+            lines.append(f"  {o.status:<10} {o.company}: {what}, ${o.cost_usd:.4f}, {o.seconds:.1f} s")
+        d = self.to_json()
+        lines.append(f"{d['companies']} companies ({d['succeeded']} succeeded, {d['failed']} failed), "
+                     f"{d['rows']} rows: {d['answered']} answered, {d['drafted']} drafted, {d['failed_rows']} failed, "
+                     f"{d['pending_rows']} pending; ${d['cost_usd']:.4f} spent of ${d['estimated_cost_usd']:.4f} "
+                     f"estimated, {d['seconds']:.1f} s")
+        if self.cap_reached:
+            lines.append("The cost cap was reached: pending rows were not started. Run the same command again "
+                         "(with a higher --max-cost) to answer them; finished rows are kept.")
+        if self.workbook:
+            lines.append(f"Portfolio: {self.workbook}")
+        if self.index:
+            lines.append(f"Review index: {self.index}")
+        return "\n".join(lines)
+
+
+def default_out_dir(settings: Settings, manifest: Path) -> Path:
+    from autofill.answer.checkpoint import safe_name
+
+    return settings.reports_dir / safe_name(Path(manifest).stem)
+
+
+def prepare(settings: Settings, manifest: Path | str, out_dir: Path | None = None,
+            only: list[str] | None = None) -> Prepared:
+    """Read the manifest and price every company, without any model call. A company that cannot be
+    planned (unreadable questionnaire) carries the reason and fails alone when run."""
+    manifest = Path(manifest)
+    entries = read_manifest(manifest, only)
+    out = Path(out_dir) if out_dir else default_out_dir(settings, manifest)  # made by run_portfolio
+    state = PortfolioState(out)
+    plans = []
+    for entry in entries:
+        try:
+            plans.append(plan_company(settings, entry, out, state))
+        except InputError as exc:
+            from autofill.portfolio.estimate import CompanyEstimate
+            from autofill.portfolio.plan import output_for
+
+            model = model_plan(settings)[0]
+            plans.append(CompanyPlan(entry=entry, output=output_for(settings, entry, out),
+                                     estimate=CompanyEstimate(entry.company, model, error=str(exc))))
+    return Prepared(manifest, out, plans, PortfolioEstimate([p.estimate for p in plans]), state)
+
+
+class _Shared:
+    """What the companies of one portfolio run share: clients, slots, budget, the ingest turn."""
+
+    def __init__(self, settings: Settings, budget: Budget, embedder: Any = None) -> None:
+        from autofill.providers.factory import make_chat, make_reranker
+
+        self.settings = settings
+        self.limiter = threading.BoundedSemaphore(settings.llm.concurrency)
+        self.budget = budget
+        self.stop = threading.Event()
+        self.ingest_lock = threading.Lock()
+        chat = make_chat(settings)
+        self.chat = LimitedChat(chat, self.limiter) if chat is not None else None
+        self.reranker = make_reranker(settings) if self.chat is not None or settings.reranker == "cohere" else None
+        self._embedders: dict[str, Any] = {}
+        self._embedders_lock = threading.Lock()
+        self._injected = SerialEmbedder(embedder) if embedder is not None else None
+
+    def embedder(self, name: str) -> Any:
+        """The one shared embedder for stores built with `name` (or the injected one for all)."""
+        from autofill.providers.factory import make_embedder
+
+        if self._injected is not None:
+            return self._injected
+        with self._embedders_lock:
+            if name not in self._embedders:
+                self._embedders[name] = SerialEmbedder(make_embedder(self.settings, name))
+            return self._embedders[name]
+
+
+def run_portfolio(settings: Settings, prepared: Prepared, max_cost: float | None = None,
+                  reporter: Reporter | None = None, embedder: Any = None) -> PortfolioReport:
+    """Work through every company of `prepared`; see the module docstring. `embedder`: inject one
+    (tests); by default each store's own embedder is built once and shared."""
+    from autofill.portfolio.index import write_index
+    from autofill.portfolio.workbook import write_portfolio_workbook
+
+    t0 = time.monotonic()
+    rep = as_reporter(reporter)
+    ensure_writable_dir(prepared.out_dir)  # before any model call
+    # Calls of every company share the llm.concurrency slots; each company's own pool may use them all.
+    shared = _Shared(settings, Budget(max_cost), embedder)
+    bar = rep.bar("Companies", len(prepared.plans), "companies")
+    outcomes: dict[str, CompanyOutcome] = {}
+    pool = cf.ThreadPoolExecutor(max_workers=settings.portfolio.companies_at_once, thread_name_prefix="autofill-co")
+    try:
+        futures = {pool.submit(_run_company, shared, prepared, plan): plan for plan in prepared.plans}
+        for future in cf.as_completed(futures):
+            outcome = future.result()
+            outcomes[outcome.company] = outcome
+            bar.advance()
+            bar.note(outcome.company)
+            if outcome.status != FAILED:  # failures: in the report, which the CLI shows on stderr
+                rep.message(f"{outcome.company}: {outcome.status}, {outcome.answered + outcome.drafted} rows answered, "
+                            f"{outcome.pending_rows} pending, ${outcome.cost_usd:.4f}")
+    except BaseException:
+        shared.stop.set()  # rows not yet started stay pending; rows in flight finish their call
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    finally:
+        bar.close()
+    pool.shutdown(wait=True)
+    ordered = [outcomes[p.entry.company] for p in prepared.plans]
+    report = PortfolioReport(manifest=prepared.manifest, outcomes=ordered, estimate=prepared.estimate,
+                             seconds=0.0, cap_reached=shared.budget.exhausted)
+    stem = prepared.manifest.stem
+    report.workbook = write_portfolio_workbook(settings, prepared.out_dir / f"{stem}_overview.xlsx", ordered)
+    report.index = write_index(prepared.out_dir / "index.html", stem, ordered, report.to_json())
+    report.seconds = time.monotonic() - t0
+    return report
+
+
+def _run_company(shared: _Shared, prepared: Prepared, plan: CompanyPlan) -> CompanyOutcome:
+    entry, est = plan.entry, plan.estimate
+    t0 = time.monotonic()
+    base = CompanyOutcome(company=entry.company, status=DONE, year=entry.year, output=str(plan.output),
+                          questionnaire=str(entry.questionnaire))
+    if plan.estimate.up_to_date:
+        prev = dict(plan.previous)
+        prev.update(status=UP_TO_DATE, new_documents=0, cost_usd=0.0, seconds=0.0, year=entry.year,
+                    questionnaire=str(entry.questionnaire))
+        known = {f.name for f in dataclasses.fields(CompanyOutcome)}
+        return CompanyOutcome(**{k: v for k, v in prev.items() if k in known})
+    if est.error:
+        return dataclasses.replace(base, status=FAILED, error=est.error, output="")
+    if shared.budget.exhausted or shared.stop.is_set():
+        return dataclasses.replace(base, status=PENDING, pending_rows=est.rows, rows=est.rows + est.rows_done,
+                                   output=str(plan.output) if plan.output.is_file() else "")
+    try:
+        return _ingest_and_run(shared, prepared, plan, base, t0)
+    except InputError as exc:
+        return dataclasses.replace(base, status=FAILED, error=str(exc), output="", seconds=time.monotonic() - t0)
+    except Exception as exc:  # noqa: BLE001 - one company's failure must not stop the portfolio
+        log.debug("company %s failed", entry.company, exc_info=True)
+        return dataclasses.replace(base, status=FAILED, error=f"{type(exc).__name__}: {exc}", output="",
+                                   seconds=time.monotonic() - t0)
+
+
+def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base: CompanyOutcome,
+                    t0: float) -> CompanyOutcome:
+    from autofill.answer.pipeline import run_questionnaire
+    from autofill.hashing import file_sha256
+    from autofill.ingest.pipeline import embedder_for, ingest_paths
+    from autofill.providers.base import Providers
+    from autofill.store.chroma_store import find_store
+
+    settings, entry = shared.settings, plan.entry
+    new_documents = 0
+    if plan.to_ingest or find_store(settings, entry.company) is None:
+        with shared.ingest_lock:
+            store = find_store(settings, entry.company)
+            name = embedder_for(settings, store.embedder_name if store is not None else None)
+            del store
+            ingest = ingest_paths(settings, entry.company, list(entry.reports), embedder=shared.embedder(name))
+        bad = [f for f in ingest.files if f.status == "failed"]
+        if bad:
+            # Answering from part of a company's reports would look complete and be wrong: stop here,
+            # before any model call, and say which file and why.
+            raise InputError("; ".join(f"{Path(f.path).name}: {f.error}" for f in bad))
+        new_documents = ingest.count("new", "replaced")
+    store = find_store(settings, entry.company)
+    if store is None:
+        raise InputError(f"no evidence store for {entry.company!r} after ingesting its reports")
+    embedder_name = store.embedder_name
+    del store
+    providers = Providers(embedder=shared.embedder(embedder_name), chat=shared.chat, reranker=shared.reranker)
+    gate = RowGate(None, shared.budget, plan.estimate.cost_per_row, shared.stop)  # slots: per call (LimitedChat)
+    if entry.year:  # the manifest's year is the questionnaire's reporting year (trust checks tier older figures)
+        settings = dataclasses.replace(settings, run=dataclasses.replace(settings.run, reporting_year=int(entry.year)))
+    report = run_questionnaire(settings, entry.company, entry.questionnaire, out_dir=prepared.out_dir,
+                               providers=providers, gate=gate, output=plan.output)
+    calibrate(settings, plan.estimate, report.usage)
+    store = find_store(settings, entry.company)
+    documents = store.documents() if store is not None else {}
+    del store
+    done_rows = report.answered
+    outcome = dataclasses.replace(
+        base, output=str(report.output), report=str(report.report_html or ""), documents=len(documents),
+        periods=_periods(documents),
+        new_documents=new_documents, rows=report.rows,
+        answered=0 if report.evidence_only else done_rows, drafted=done_rows if report.evidence_only else 0,
+        failed_rows=report.failed, pending_rows=report.pending, skipped=report.skipped,
+        cost_usd=report.totals().cost_usd, seconds=time.monotonic() - t0)
+    complete = not report.failed and not report.pending
+    key = run_key(settings, file_sha256(entry.questionnaire), documents, model_plan(settings)[0])
+    prepared.state.put(entry.company, {**outcome.to_json(), "key": key, "complete": complete})
+    return outcome
+
+
+def _periods(documents: dict[str, Any]) -> str:
+    """Reporting periods the store records per document (field `reporting_period` or `period`, when
+    the ingest provides one), joined; "" when it records none."""
+    found = []
+    for d in documents.values():
+        value = str(getattr(d, "reporting_period", "") or getattr(d, "period", "") or "").strip()
+        if value and value not in found:
+            found.append(value)
+    return ", ".join(sorted(found))

@@ -1,0 +1,38 @@
+"""Links from the review report (and the filled workbook) to the cited PDF pages, relative to the
+folder that holds the linking file, so a report folder or a review pack opens its evidence on
+another machine. `FILE.pdf#page=N` is the form browsers' PDF viewers open at that page."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import quote
+
+
+def relative_link(pdf: Path | None, base_dir: Path, page: int | None = None) -> str:
+    """`pdf` relative to `base_dir` as a URL path (`../reports/My%20report.pdf#page=3`); an absolute
+    file:// URI when no relative path exists (another drive on Windows); "" without a PDF."""
+    if pdf is None:
+        return ""
+    fragment = f"#page={page}" if page else ""
+    try:
+        rel = os.path.relpath(Path(pdf).resolve(), Path(base_dir).resolve())
+    except ValueError:
+        return Path(pdf).resolve().as_uri() + fragment
+    return quote(Path(rel).as_posix()) + fragment
+
+
+class Links:
+    """The report's link for (file name, page): relative to the report folder, or into the pack's
+    own `pdfs/` folder when the PDFs travel with it (`packed`)."""
+
+    def __init__(self, sources: dict, report_dir: Path, packed: dict[str, str] | None = None):
+        self.sources = sources  # file name -> PdfSource
+        self.report_dir = Path(report_dir)
+        self.packed = packed or {}  # file name -> path inside the pack ("pdfs/NAME.pdf")
+
+    def link(self, file_name: str, page: int) -> str:
+        if file_name in self.packed:
+            return f"{quote(self.packed[file_name])}#page={page}"
+        source = self.sources.get(file_name)
+        return relative_link(source.path if source else None, self.report_dir, page)

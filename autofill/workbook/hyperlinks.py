@@ -1,0 +1,62 @@
+"""`Sources` cells as hyperlinks to the first cited page (`reports/My report.pdf#page=26`), relative
+to the workbook's folder so the link survives copying the folder (or a review pack) elsewhere. A cell
+holds one link in Excel; the first source is the most relevant. Only cells in a column headed
+`Sources` (the column autofill adds) are touched, and only their link, never their text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+from autofill.review.links import relative_link
+from autofill.review.reader import parse_sources
+
+HEADER = "sources"
+HEADER_SCAN_ROWS = 30
+
+LinkFor = Callable[[str, int], str]  # (file name, page) -> link, "" for none
+
+
+def pdf_links(documents: str | dict | None, workbook_dir: Path) -> LinkFor:
+    """Links to the ingested PDFs named in the Run info `documents` entry (JSON file name -> path),
+    relative to `workbook_dir`."""
+    if isinstance(documents, str):
+        try:
+            documents = json.loads(documents) if documents else {}
+        except json.JSONDecodeError:
+            documents = {}
+    paths = {str(k): Path(str(v)) for k, v in (documents or {}).items() if k and v} \
+        if isinstance(documents, dict) else {}
+
+    def link(file_name: str, page: int) -> str:
+        path = paths.get(file_name)
+        return relative_link(path, workbook_dir, page) if path is not None else ""
+
+    return link
+
+
+def link_sources(wb, link_for: LinkFor) -> int:
+    """Give every non-empty `Sources` cell a hyperlink to its first cited page; returns how many."""
+    done = 0
+    for ws in wb.worksheets:
+        column, header_row = _sources_column(ws)
+        if column is None:
+            continue
+        for row in range(header_row + 1, ws.max_row + 1):
+            cell = ws.cell(row=row, column=column)
+            cited = parse_sources(cell.value) if isinstance(cell.value, str) else []
+            target = link_for(*cited[0]) if cited else ""
+            if target:
+                cell.hyperlink = target
+                cell.hyperlink.tooltip = f"Open {cited[0][0]} at page {cited[0][1]}"
+                done += 1
+    return done
+
+
+def _sources_column(ws) -> tuple[int | None, int]:
+    for row in ws.iter_rows(min_row=1, max_row=min(ws.max_row, HEADER_SCAN_ROWS)):
+        for cell in row:
+            if isinstance(cell.value, str) and cell.value.strip().lower() == HEADER:
+                return cell.column, cell.row
+    return None, 0

@@ -1,0 +1,64 @@
+"""`autofill ask`: one question answered from a company's store with its cited pages, no workbook;
+with a model (HyDE, rerank, answer through the real openai SDK on loopback) and without one
+(an evidence-only draft quoting pages)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from autofill.cli import cli
+from tests.answer_helpers import FACTS, SAMPLE
+from tests.pdf_factory import make_sample_company_pdf
+from tests.portfolio_helpers import model_env, responder
+
+
+def invoke(workspace, env, *args):
+    return CliRunner(env=env).invoke(cli, ["--workspace", str(workspace), *map(str, args)])
+
+
+@pytest.fixture
+def ingested(workspace, llm_server):
+    pdf = make_sample_company_pdf(workspace / SAMPLE)
+    result = invoke(workspace, model_env(llm_server), "ingest", "--company", "Northwind Metals", pdf, "--json")
+    assert result.exit_code == 0, result.output
+    llm_server.reset()
+    return workspace
+
+
+def test_ask_with_a_model_cites_the_page(ingested, llm_server):
+    llm_server.responder = responder()
+    fact = FACTS[2]  # renewable electricity share, p. 5
+    result = invoke(ingested, model_env(llm_server), "ask", "--company", "Northwind Metals", fact.question,
+                    "--form", fact.form, "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["answer"] == fact.answer and data["status"] == "Answered" and not data["evidence_only"]
+    assert data["citations"] == [{"file": SAMPLE, "page": fact.page}]
+    assert data["llm_calls"] == 3 and len(llm_server.chat_requests()) == 3
+    assert any(fact.phrase in p["text"] for p in data["passages"])
+    text = invoke(ingested, model_env(llm_server), "ask", "--company", "Northwind Metals", fact.question).stdout
+    assert text.startswith(fact.answer) and f"Cited: {SAMPLE} p. {fact.page}" in text
+    assert not list(ingested.rglob("*_filled.xlsx"))  # no workbook
+
+
+def test_ask_without_a_model_drafts_from_evidence(ingested, llm_server):
+    env = model_env(llm_server, AUTOFILL_LLM__PROVIDER="none")
+    fact = FACTS[1]
+    result = invoke(ingested, env, "ask", "--company", "Northwind Metals", fact.question, "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["evidence_only"] and data["status"].startswith("Evidence only") and data["llm_calls"] == 0
+    assert any(c["page"] == fact.page for c in data["citations"])
+    assert llm_server.chat_requests() == []
+
+
+def test_ask_bad_input(ingested, llm_server):
+    env = model_env(llm_server)
+    result = invoke(ingested, env, "ask", "--company", "Nobody", "Any question?")
+    assert result.exit_code == 2 and "no evidence store for company 'Nobody'" in result.stderr
+    result = invoke(ingested, env, "ask", "--company", "Northwind Metals", "   ")
+    assert result.exit_code == 2 and "the question is empty" in result.stderr
+    assert llm_server.chat_requests() == []

@@ -1,0 +1,125 @@
+"""The parse helper process never outlives the ingest (autofill/ingest/parse_helper.py).
+
+A real ingest runs in a child Python process with several PDFs, so it parses them in a helper process
+(forked from a forkserver) while a slow embedder holds it in the embedding step; the test kills it with
+SIGKILL, the one signal it cannot catch, and checks that every process it started is gone within a few
+seconds. Before the watchdog, the forkserver and the helper ran on for ever."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from tests import pdf_factory as pf
+
+REPO = Path(__file__).resolve().parents[1]
+
+SCRIPT = textwrap.dedent('''
+    import sys, time
+    from pathlib import Path
+    from autofill.ingest.pipeline import ingest_paths
+    from autofill.settings import Settings
+    from tests.fakes import FakeEmbedder
+
+    class Stuck(FakeEmbedder):
+        def embed_documents(self, texts):
+            print("EMBEDDING", flush=True)
+            time.sleep(600)
+
+    if __name__ == "__main__":
+        ingest_paths(Settings(workspace=Path(sys.argv[1])), "ACME", sys.argv[2:], embedder=Stuck())
+''')
+
+
+def descendants(pid: int) -> set[int]:
+    """All live descendants of `pid`, from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if fields[0] != "Z":  # zombies have exited
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    out: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in out:
+                out.add(child)
+                todo.append(child)
+    return out
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return state[state.rindex(")") + 2] != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_kill_9_of_an_ingest_leaves_no_helper_behind(tmp_path):
+    pdfs = [pf.make_text_pdf(tmp_path / f"r{i}.pdf", [f"Report {i}: water use was {i} GL."] * (i + 1))
+            for i in range(3)]
+    script = tmp_path / "ingest_child.py"
+    script.write_text(SCRIPT)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.Popen([sys.executable, str(script), str(tmp_path / "ws"), *map(str, pdfs)],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=REPO, text=True)
+    started: set[int] = set()
+    try:
+        assert proc.stdout.readline().strip() == "EMBEDDING"  # the helper has been started by now
+        started = descendants(proc.pid)
+        helpers = [p for p in started if "forkserver" in Path(f"/proc/{p}/cmdline").read_text()]
+        assert len(helpers) >= 2, started  # the forkserver and the parse helper it forked
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(alive(p) for p in started):
+            time.sleep(0.1)
+        left = [p for p in started if alive(p)]
+        assert not left, f"still running after the ingest was killed: {left}"
+    finally:  # whatever went wrong, leave nothing of ours running
+        if proc.poll() is None:
+            started |= descendants(proc.pid)
+            proc.kill()
+        for pid in started:
+            if alive(pid) and "multiprocessing" in Path(f"/proc/{pid}/cmdline").read_text():
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_the_watchdog_ends_a_process_when_the_watched_one_ends(tmp_path):
+    """die_with in a plain child process: the child exits once the process it watches has ended."""
+    watched = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    code = textwrap.dedent(f'''
+        import time
+        from autofill.ingest.parse_helper import die_with
+        die_with({watched.pid})
+        print("WATCHING", flush=True)
+        time.sleep(600)
+    ''')
+    watcher = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                               env=dict(os.environ, PYTHONPATH=str(REPO)))
+    try:
+        assert watcher.stdout.readline().strip() == "WATCHING"
+        time.sleep(0.3)
+        assert watcher.poll() is None  # the watched process is alive: the watcher stays
+        watched.kill()
+        watched.wait()
+        assert watcher.wait(timeout=10) == 0
+    finally:
+        for p in (watched, watcher):
+            if p.poll() is None:
+                p.kill()
