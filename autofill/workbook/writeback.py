@@ -36,6 +36,9 @@ from autofill.workbook.validations import extension_list_validations
 
 COLUMN_WIDTHS = {"answer": 40, "reasoning": 60, "sources": 36, "confidence": 12, "status": 30, "review": 16,
                  "reviewer_comment": 40, "tier": 12, "checks": 40, "library_answer": 50}
+# The evidence-only Status prefix, for modules that still read Status by prefix (portfolio/workbook.py);
+# new code reads it with states.parse_status.
+EVIDENCE_ONLY = "Evidence only"
 # Outcomes that never replace what a row already holds: their Status says what happened instead.
 _NO_REPLACE = (Outcome.FAILED, Outcome.UNPARSED, Outcome.DRAFTED)
 
