@@ -291,12 +291,12 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     store = find_store(settings, entry.company)
     documents = store.documents() if store is not None else {}
     del store
-    done_rows = report.answered
+    done_rows = report.answered + report.reused  # library reuses count as answered here, as before
     outcome = dataclasses.replace(
         base, output=str(report.output), report=str(report.report_html or ""), documents=len(documents),
         periods=_periods(documents),
         new_documents=new_documents, rows=report.rows,
-        answered=0 if report.evidence_only else done_rows, drafted=done_rows if report.evidence_only else 0,
+        answered=done_rows, drafted=report.drafted,
         failed_rows=report.failed, pending_rows=report.pending, skipped=report.skipped,
         cost_usd=report.totals().cost_usd, seconds=time.monotonic() - t0)
     complete = not report.failed and not report.pending
