@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from autofill.reporting import Bar, LogReporter
+from autofill.reporting import Bar, LogReporter, NullBar
 
 LOGGER = "autofill"
 
@@ -90,17 +90,6 @@ def json_mode_logging(verbose: int = 0) -> None:
 # ------------------------------------------------------------------------------------ progress
 
 
-class _NullBar:
-    def advance(self, n: int = 1) -> None:
-        pass
-
-    def note(self, text: str) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
 class _ClickBar:
     """A click progress bar on stderr with position and ETA; `note` shows a short status beside it."""
 
@@ -144,7 +133,7 @@ class CliReporter(LogReporter):
 
     def bar(self, label: str, total: int, unit: str = "") -> Bar:
         if not self.bars or total <= 0:
-            return _NullBar()
+            return NullBar()
         return _ClickBar(label, total, unit)
 
 

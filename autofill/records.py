@@ -13,8 +13,6 @@ from autofill.states import NO_VALID_CITATION, Outcome, parse_status
 if TYPE_CHECKING:
     from autofill.states import Tier
 
-from autofill.states import Outcome
-
 # --------------------------------------------------------------------------- ingestion
 
 
@@ -293,6 +291,10 @@ class CheckResult:
     @classmethod
     def from_dict(cls, d: dict) -> "CheckResult":
         return cls(str(d["name"]), bool(d["passed"]), Severity(d.get("severity", "hard")), str(d.get("reason", "")))
+
+
+# The model-calling stages of a row, in order; usage is accounted and reported per stage.
+LLM_STAGES = ("hyde", "rerank", "answer", "verify")
 
 
 @dataclass

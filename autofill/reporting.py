@@ -33,7 +33,9 @@ class Reporter(Protocol):
         """A progress bar over `total` units (rows, chunks); close it when done."""
 
 
-class _NullBar:
+class NullBar:
+    """A bar that shows nothing (library use, --json, -q)."""
+
     def advance(self, n: int = 1) -> None:
         pass
 
@@ -58,7 +60,7 @@ class LogReporter:
         self.log.warning(text)
 
     def bar(self, label: str, total: int, unit: str = "") -> Bar:
-        return _NullBar()
+        return NullBar()
 
 
 def as_reporter(reporter: Reporter | None) -> Reporter:

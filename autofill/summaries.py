@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-STAGES = ("hyde", "rerank", "answer")
+from autofill.records import LLM_STAGES
+
+STAGES = LLM_STAGES
 
 
 def count(n: int, noun: str) -> str:

@@ -9,12 +9,12 @@ from typing import Any
 
 import autofill
 from autofill.checks.tier import tier_counts
-from autofill.records import RowResult, StageUsage
+from autofill.records import LLM_STAGES, RowResult, StageUsage
 from autofill.settings import Settings
 from autofill.states import Outcome
 from autofill.store.chroma_store import now_iso
 
-STAGES = ("hyde", "rerank", "answer", "verify")
+STAGES = LLM_STAGES
 
 
 def progress_line(n: int, total: int, r: RowResult) -> str:
