@@ -12,22 +12,4 @@ bash "$(dirname "$0")/install_ocr.sh"
 if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
     exit 0
 fi
-if ! command -v apt-get >/dev/null 2>&1; then
-    echo "install_test_deps: apt-get not available; install Chromium yourself for the browser test" >&2
-    exit 0
-fi
-if [ "$(id -u)" -eq 0 ]; then
-    SUDO=""
-elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    SUDO="sudo -n"
-else
-    echo "install_test_deps: not root, so Chromium is not installed; the browser screenshot test will skip" >&2
-    exit 0
-fi
-echo "install_test_deps: installing chromium (Debian package) for the review report browser test" >&2
-export DEBIAN_FRONTEND=noninteractive
-if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends chromium; } >/tmp/install_test_deps.log 2>&1; then
-    echo "install_test_deps: installing chromium failed (see /tmp/install_test_deps.log); the browser test will fail" >&2
-    tail -5 /tmp/install_test_deps.log >&2 || true
-fi
-exit 0
+bash "$(dirname "$0")/apt_install.sh" install_test_deps chromium "the browser screenshot test skips or fails"
