@@ -312,6 +312,15 @@ class StageUsage:
         self.cached_calls += other.cached_calls
         self.cost_usd += other.cost_usd
 
+    def to_json(self) -> dict:
+        return {"calls": self.calls, "cached_calls": self.cached_calls, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens, "cost_usd": round(self.cost_usd, 6)}
+
+
+def stages_json(usage: "dict[str, StageUsage]") -> dict:
+    """Usage by model stage (every stage of LLM_STAGES, zeros included) for `--json` outputs."""
+    return {stage: usage.get(stage, StageUsage()).to_json() for stage in LLM_STAGES}
+
 
 def outcome_of(answer: "Answer | None") -> Outcome:
     """How a row with this answer ended: no answer is a failure; otherwise its status says whether a
@@ -422,6 +431,7 @@ class RunReport:
             "prompt_tokens": t.prompt_tokens,
             "completion_tokens": t.completion_tokens,
             "cost_usd": round(t.cost_usd, 6),
+            "stages": stages_json(self.usage),  # the same split as the Run info sheet
             "seconds": round(self.seconds, 2),
             "evidence_only": self.evidence_only,
             "report": str(self.report_html) if self.report_html else None,

@@ -75,6 +75,9 @@ class EmbeddingSettings:
     # "torch" (sentence-transformers; needs `pip install 'autofill[torch]'`). Same model, same store
     # name; vectors agree within 0.999 cosine (benchmarks/embedder_runtimes.py).
     runtime: str = "onnx"
+    # Keep the vectors of the texts a run searches with (questions, HyDE passages) in the workspace
+    # (vectordb/.query-cache/), so a re-run whose model replies are cached never loads the model.
+    query_cache: bool = True
 
 
 @dataclass

@@ -26,7 +26,7 @@ from tests.portfolio_helpers import COMPANIES, QUESTIONS, entries, model_env, re
 from tests.workbook_builders import build_questionnaire
 
 BATCH_KEYS = ["companies", "succeeded", "failed", "new_documents", "rows", "answered", "drafted", "failed_rows",
-              "pending_rows", "cost_usd", "estimated_cost_usd", "portfolio", "outputs", "seconds"]
+              "pending_rows", "cost_usd", "estimated_cost_usd", "portfolio", "outputs", "stages", "seconds"]
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -57,6 +57,13 @@ def test_three_companies_then_a_rerun_that_redoes_nothing(workspace, llm_server,
         (3 * QUESTIONS, 3 * QUESTIONS, 0, 0, 0)
     assert data["cost_usd"] > 0 and data["estimated_cost_usd"] > 0
     assert len(llm_server.chat_requests()) == 3 * QUESTIONS * 3  # HyDE, rerank, answer per row
+    # Usage by stage per company: one call of each stage per row, the tokens adding up to the total.
+    assert list(data["stages"]) == list(COMPANIES)
+    for company, stages in data["stages"].items():
+        assert list(stages) == ["hyde", "rerank", "answer", "verify"]
+        assert [stages[s]["calls"] for s in stages] == [QUESTIONS, QUESTIONS, QUESTIONS, 0], company
+        assert all(stages[s]["prompt_tokens"] > 0 and stages[s]["completion_tokens"] > 0 for s in ("hyde", "rerank", "answer"))
+    assert round(sum(u["cost_usd"] for st in data["stages"].values() for u in st.values()), 4) == round(data["cost_usd"], 4)
     outputs = data["outputs"]
     assert list(outputs) == list(COMPANIES) and Path(outputs["Gamma Energy"]).name == "gamma.xlsx"
     assert all(Path(p).is_file() for p in outputs.values())
@@ -86,6 +93,7 @@ def test_three_companies_then_a_rerun_that_redoes_nothing(workspace, llm_server,
     assert code == 0 and len(llm_server.requests) == before  # no chat, no embedding call
     assert (again["new_documents"], again["answered"], again["cost_usd"], again["estimated_cost_usd"]) == \
         (0, 3 * QUESTIONS, 0, 0)
+    assert again["stages"] == {}  # up to date: nothing run, nothing spent
 
 
 def test_a_failing_company_does_not_stop_the_others(workspace, llm_server):

@@ -79,12 +79,18 @@ class _Plan:
 def _providers(settings: Settings, store: Any, providers: Providers | None) -> Providers:
     """The clients for this run. The query embedder is always the store's own: vectors from another
     embedder would be compared with the store's in a different space."""
+    import dataclasses
+
+    from autofill.providers.query_cache import with_query_cache
+
     if providers is not None:
         store.check_embedder(providers.embedder.name)
-        return providers
-    from autofill.providers.factory import make_providers
+    else:
+        from autofill.providers.factory import make_providers
 
-    return make_providers(settings, store.embedder_name)
+        providers = make_providers(settings, store.embedder_name)
+    # Query vectors from the workspace's cache: the model loads only when a text is new to it.
+    return dataclasses.replace(providers, embedder=with_query_cache(settings, providers.embedder))
 
 
 def run_questionnaire(settings: Settings, company: str, questionnaire: Path | str, out_dir: Path | None = None,

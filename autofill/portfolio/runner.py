@@ -56,6 +56,7 @@ class CompanyOutcome:
     skipped: int = 0
     cost_usd: float = 0.0
     seconds: float = 0.0
+    stages: dict[str, Any] = field(default_factory=dict)  # this run's model usage by stage (records.stages_json)
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -101,6 +102,8 @@ class PortfolioReport:
             "estimated_cost_usd": round(self.estimate.total("cost_usd"), 6),
             "portfolio": str(self.workbook) if self.workbook else None,
             "outputs": {o.company: o.output or None for o in self.outcomes},
+            # Model usage by stage per company run now (an up-to-date company spent nothing: {}).
+            "stages": {o.company: o.stages for o in self.outcomes if o.stages},
             "seconds": round(self.seconds, 2),
         }
 
@@ -235,7 +238,7 @@ def _run_company(shared: _Shared, prepared: Prepared, plan: CompanyPlan) -> Comp
                           questionnaire=str(entry.questionnaire))
     if plan.estimate.up_to_date:
         prev = dict(plan.previous)
-        prev.update(status=UP_TO_DATE, new_documents=0, cost_usd=0.0, seconds=0.0, year=entry.year,
+        prev.update(status=UP_TO_DATE, new_documents=0, cost_usd=0.0, seconds=0.0, stages={}, year=entry.year,
                     questionnaire=str(entry.questionnaire))
         known = {f.name for f in dataclasses.fields(CompanyOutcome)}
         return CompanyOutcome(**{k: v for k, v in prev.items() if k in known})
@@ -260,6 +263,7 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     from autofill.hashing import file_sha256
     from autofill.ingest.pipeline import embedder_for, ingest_paths
     from autofill.providers.base import Providers
+    from autofill.records import stages_json
     from autofill.store.chroma_store import find_store
 
     settings, entry = shared.settings, plan.entry
@@ -298,7 +302,7 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
         new_documents=new_documents, rows=report.rows,
         answered=done_rows, drafted=report.drafted,
         failed_rows=report.failed, pending_rows=report.pending, skipped=report.skipped,
-        cost_usd=report.totals().cost_usd, seconds=time.monotonic() - t0)
+        cost_usd=report.totals().cost_usd, seconds=time.monotonic() - t0, stages=stages_json(report.usage))
     complete = not report.failed and not report.pending
     key = run_key(settings, file_sha256(entry.questionnaire), documents, model_plan(settings)[0])
     prepared.state.put(entry.company, {**outcome.to_json(), "key": key, "complete": complete})
