@@ -1,22 +1,37 @@
 """Keyword search (BM25, bm25s with PyStemmer English stemming) over one company's chunks.
 
 The index lives next to the store in `vectordb/bm25/<collection>/`: the bm25s arrays plus `chunks.json`
-(chunk ids in index order, and the signature of the documents it was built from). It is rebuilt from all
-of the company's chunks after every ingest and written to a temporary folder that is renamed into place,
-so a reader never loads a half-written index; the temporary folders of runs killed mid-save are swept on
-the next save (autofill/tempdirs.py). In server mode the chunks come from the Chroma server, and a
-signature that no longer matches the store's documents (another machine ingested) triggers a rebuild."""
+(chunk ids in index order, and the signature of the documents it was built from). It is rebuilt once
+per ingest (and after a `forget`) and written to a temporary folder that is renamed into place, so a
+reader never loads a half-written index; the temporary folders of runs killed mid-save are swept on the
+next save (autofill/tempdirs.py). In server mode the chunks come from the Chroma server, and a
+signature that no longer matches the store's documents (another machine ingested) triggers a rebuild.
+
+Rebuilding does not tokenise unchanged documents again: each document version's tokens are kept in
+`vectordb/bm25/<collection>.tokens/<key>.json` (key: file name, file hash, chunking fingerprint), written
+when the document is stored, so a rebuild reads token lists instead of every chunk's text from Chroma
+and stems only documents it has never seen (a store from before the cache, or written elsewhere).
+bm25s has no incremental update (its scores depend on corpus-wide statistics), so the index arrays are
+still built over all chunks; that part is cheap next to reading and stemming
+(benchmarks/bm25_update.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import os
 import shutil
 import threading
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Iterable, Sequence
+
+log = logging.getLogger(__name__)
 
 META_FILE = "chunks.json"
+# Bump when what is tokenised (bm25_text) or how (stopwords, stemmer) changes: old token files are then
+# ignored and pruned.
+TOKENS_VERSION = 1
 _stemmer_lock = threading.Lock()
 _stemmer: Any = None
 
@@ -38,6 +53,99 @@ def _tokenize(texts: Sequence[str], return_ids: bool) -> Any:
     return bm25s.tokenize(list(texts), stopwords="en", stemmer=english_stemmer(), return_ids=return_ids, show_progress=False)
 
 
+def bm25_text(section: str, text: str | None) -> str:
+    """What a chunk is indexed by: the section path carries words a question may use that the
+    passage itself lacks."""
+    return f"{section}\n{text or ''}"
+
+
+def tokenize(texts: Sequence[str]) -> list[list[str]]:
+    """Stemmed, stopword-free tokens of each text (what the index is built from)."""
+    return [list(t) for t in _tokenize(texts, return_ids=False)] if texts else []
+
+
+class TokenCache:
+    """Token lists of stored document versions, one JSON file each, so a rebuild of the index never
+    re-tokenises a document it has seen. Files are written atomically; a damaged or missing one is a
+    miss (the document's chunks are read and tokenised again)."""
+
+    def __init__(self, folder: Path | str) -> None:
+        self.folder = Path(folder)
+
+    @staticmethod
+    def key(file_name: str, sha256: str, chunking: str) -> str:
+        material = "\x00".join((str(TOKENS_VERSION), file_name, sha256, chunking))
+        return hashlib.sha256(material.encode("utf-8")).hexdigest()[:32]
+
+    def _path(self, key: str) -> Path:
+        return self.folder / f"{key}.json"
+
+    def load(self, key: str, chunks: int) -> tuple[list[str], list[list[str]]] | None:
+        """(chunk ids, token lists) of a document version; None unless exactly `chunks` are cached."""
+        try:
+            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
+            ids, tokens = list(entry["ids"]), list(entry["tokens"])
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if len(ids) != chunks or len(tokens) != chunks:
+            return None
+        return ids, tokens
+
+    def save(self, key: str, ids: Sequence[str], tokens: Sequence[Sequence[str]]) -> None:
+        from autofill.fileio import atomic_write_bytes
+
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            blob = json.dumps({"ids": list(ids), "tokens": [list(t) for t in tokens]}, ensure_ascii=False,
+                              separators=(",", ":"))
+            atomic_write_bytes(self._path(key), blob.encode("utf-8"))
+        except Exception as exc:  # noqa: BLE001 - a cache: the index is still right without it
+            log.debug("could not keep BM25 tokens %s: %s", key, exc)
+
+    def prune(self, keep: set[str]) -> None:
+        """Remove token files of document versions no longer in the store."""
+        try:
+            entries = list(self.folder.iterdir())
+        except OSError:
+            return
+        for path in entries:
+            if path.suffix == ".json" and path.stem not in keep:
+                path.unlink(missing_ok=True)
+
+
+def build_from_cache(documents: Sequence[Any], cache: TokenCache, fetch: Callable[..., Iterable[tuple[str, int, str, str]]],
+                     signature: str = "", prune: bool = False) -> "BM25Index":
+    """The index over `documents` (DocumentRecords, the store's manifest) from their cached token lists.
+    Documents without any are read through `fetch(missing_records, every)` -> (file name, chunk index,
+    chunk id, text) rows, tokenised and cached. Order: by file name, then chunk index (as `build` had
+    it). `prune`: drop token files of versions no longer in `documents` (writers only)."""
+    docs = sorted(documents, key=lambda r: r.file_name)
+    keys = {r.file_name: TokenCache.key(r.file_name, r.sha256, r.chunking) for r in docs}
+    found = {r.file_name: cache.load(keys[r.file_name], r.chunks) for r in docs}
+    missing = [r for r in docs if found[r.file_name] is None]
+    if missing:
+        rows: dict[str, list[tuple[int, str, str]]] = {r.file_name: [] for r in missing}
+        for name, index, cid, text in fetch(missing, len(missing) == len(docs)):
+            rows[name].append((index, cid, text))
+        for r in missing:
+            part = sorted(rows[r.file_name])
+            ids, tokens = [cid for _, cid, _ in part], tokenize([t for _, _, t in part])
+            found[r.file_name] = ids, tokens
+            if len(part) == r.chunks:
+                cache.save(keys[r.file_name], ids, tokens)
+    all_ids: list[str] = []
+    all_tokens: list[list[str]] = []
+    for r in docs:
+        ids, tokens = found[r.file_name]  # type: ignore[misc]
+        all_ids.extend(ids)
+        all_tokens.extend(tokens)
+    if prune:
+        cache.prune(set(keys.values()))
+    return BM25Index.from_tokens(all_ids, all_tokens, signature)
+
+
 class BM25Index:
     """An immutable BM25 index over (chunk_id, text) pairs. `signature` names the documents it covers."""
 
@@ -56,6 +164,19 @@ class BM25Index:
         if ids:
             retriever = bm25s.BM25()
             retriever.index(_tokenize(texts, return_ids=True), show_progress=False)
+        return cls(list(ids), retriever, signature)
+
+    @classmethod
+    def from_tokens(cls, ids: Sequence[str], tokens: Sequence[Sequence[str]], signature: str = "") -> "BM25Index":
+        """The index over already tokenised chunks (TokenCache): the same scores as `build` on their texts."""
+        import bm25s
+
+        if len(ids) != len(tokens):
+            raise ValueError("ids and tokens differ in length")
+        retriever = None
+        if ids:
+            retriever = bm25s.BM25()
+            retriever.index([list(t) for t in tokens], show_progress=False)
         return cls(list(ids), retriever, signature)
 
     def save(self, folder: Path) -> None:

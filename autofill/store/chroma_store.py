@@ -34,7 +34,7 @@ from autofill.errors import InputError, StoreMismatchError
 from autofill.records import Chunk, DocumentRecord, Passage, StoreInfo
 from autofill.settings import Settings
 from autofill.store import chroma_client as cc
-from autofill.store.bm25_index import BM25Index
+from autofill.store.bm25_index import BM25Index, TokenCache, bm25_text, build_from_cache, tokenize
 
 _locks: dict[str, Any] = {}
 _locks_guard = threading.Lock()
@@ -238,24 +238,35 @@ class CompanyStore:
             self._bm25 = index
             return index
 
-    def _build_bm25(self, signature: str) -> BM25Index:
-        current = self._current()
-        ids: list[str] = []
-        texts: list[str] = []
-        if current:
-            got = self._chunks.get(include=["documents", "metadatas"])
-            rows = sorted(((cid, text, meta) for cid, text, meta in zip(got["ids"], got["documents"], got["metadatas"])
-                           if self._is_current(meta, current)),
-                          key=lambda r: (r[2].get("file_name", ""), r[2].get("chunk_index", 0)))
-            for cid, text, meta in rows:
-                ids.append(cid)
-                # The section path carries words a question may use that the passage itself lacks.
-                texts.append(f"{meta.get('section', '')}\n{text or ''}")
-        return BM25Index.build(ids, texts, signature)
+    @property
+    def bm25_tokens(self) -> TokenCache:
+        """Token lists per stored document version, so a rebuild never re-tokenises an unchanged one."""
+        return TokenCache(self.settings.vectordb_dir / "bm25" / f"{self.collection}.tokens")
+
+    def _keep_tokens(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
+        tokens = tokenize([bm25_text(c.section, c.text) for c in chunks])
+        self.bm25_tokens.save(TokenCache.key(record.file_name, record.sha256, record.chunking),
+                              [c.id for c in chunks], tokens)
+
+    def _build_bm25(self, signature: str, prune: bool = False) -> BM25Index:
+        """The index over the current chunks, from cached token lists (bm25_index.build_from_cache)."""
+        return build_from_cache(list(self.documents().values()), self.bm25_tokens, self._bm25_rows, signature,
+                                prune=prune)
+
+    def _bm25_rows(self, missing: list[DocumentRecord], every: bool) -> Iterator[tuple[str, int, str, str]]:
+        """(file name, chunk index, chunk id, indexed text) of the current chunks of `missing` documents
+        (`every`: they are all the store's documents, so no filter is needed)."""
+        current = {(r.file_name, r.sha256) for r in missing}
+        names = [r.file_name for r in missing]
+        where = None if every else {"file_name": names[0]} if len(names) == 1 else {"file_name": {"$in": names}}
+        got = self._chunks.get(where=where, include=["documents", "metadatas"])
+        for cid, text, meta in zip(got["ids"], got["documents"], got["metadatas"]):
+            if self._is_current(meta, current):
+                yield meta["file_name"], int(meta.get("chunk_index", 0)), cid, bm25_text(meta.get("section", ""), text)
 
     def rebuild_bm25(self) -> None:
-        """Rebuild the keyword index from all current chunks (after an ingest)."""
-        index = self._build_bm25(self._signature())
+        """Rebuild the keyword index once per ingest (or forget), from cached tokens where it can."""
+        index = self._build_bm25(self._signature(), prune=True)
         index.save(self.bm25_dir)
         self._bm25 = index
 
@@ -332,6 +343,7 @@ class CompanyStore:
                 )
             self._docs.upsert(ids=[record.file_name], embeddings=[[1.0]],
                               metadatas=[_record_meta(record)])
+            self._keep_tokens(record, chunks)  # for the keyword index, rebuilt once the ingest ends
             # Everything else filed under this name goes: older versions, and surplus chunks of a re-ingest
             # of the same bytes with other chunking settings.
             keep = set(ids)
@@ -464,5 +476,6 @@ def forget(settings: Settings, company: str, doc: str | None = None) -> str:
         client.delete_collection(store.collection)
         client.delete_collection(store.collection + cc.DOCS_SUFFIX)
         shutil.rmtree(store.bm25_dir, ignore_errors=True)
+        shutil.rmtree(store.bm25_tokens.folder, ignore_errors=True)
     # The lock file stays: deleting it under a waiting process would let two writers in.
     return f"Forgot the evidence store for {store.company} ({n_docs} documents)."
