@@ -11,11 +11,8 @@ from pathlib import Path
 
 import click
 
+from autofill.cli_output import OneLineErrorGroup, fail as _fail
 from autofill.errors import AutofillError, InputError
-
-def _fail(message: str, code: int) -> None:
-    click.echo(f"autofill: {message}", err=True)
-    sys.exit(code)
 
 
 def handle_errors(fn):
@@ -80,29 +77,6 @@ def emit(text: str) -> None:
     from autofill.cli_output import emit_result
 
     emit_result(text)
-
-
-class OneLineErrorGroup(click.Group):
-    """Usage errors (a missing option, a bad choice, a folder given as a file) as one line on stderr,
-    like every other bad input, instead of click's usage block; still exit code 2."""
-
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        if not standalone_mode:
-            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
-        try:
-            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except click.exceptions.NoArgsIsHelpError as exc:  # bare `autofill`: the help text, as before
-            exc.show()
-            sys.exit(exc.exit_code)
-        except click.UsageError as exc:
-            hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
-            _fail(f"{exc.format_message()}{hint}", exc.exit_code)
-        except click.ClickException as exc:
-            exc.show()
-            sys.exit(exc.exit_code)
-        except click.Abort:
-            _fail("aborted", 1)
-        sys.exit(rv if isinstance(rv, int) else 0)
 
 
 @click.group(cls=OneLineErrorGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -174,7 +148,7 @@ def companies(ctx, as_json):
     """List the evidence stores: documents, pages, chunks, embedder, last ingest."""
     from autofill.library.store import library_size
     from autofill.store.chroma_store import list_stores, store_location
-    from autofill.summaries import stores_summary
+    from autofill.summaries import document_details, stores_summary
 
     settings = build_settings(ctx)
     stores = list_stores(settings)
@@ -188,13 +162,6 @@ def companies(ctx, as_json):
         return
     emit(stores_summary(stores, store_location(settings), runtime=settings.embedding.runtime,
                         library=lambda s: library_size(settings, s.company)))
-
-
-def document_details(d) -> dict:
-    """One document of `companies --json`: what it holds, its reporting period and why it may be incomplete."""
-    return {"file": d.file_name, "pages": d.pages, "chunks": d.chunks, "period": d.period,
-            "warnings": list(d.warnings)}
-
 
 
 @cli.command()
@@ -299,6 +266,8 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
         from autofill.portfolio.plan import consent_reason, estimate_run
 
         estimate = estimate_run(settings, company, questionnaire)
+        from autofill.portfolio.commands import confirm
+
         confirm(consent_reason(settings, estimate.rows, estimate.cost_usd, estimate.model), yes)
     reporter = reporter_for(ctx, as_json)
     if not live:
@@ -311,76 +280,6 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
         calibrate(settings, estimate, report.usage)
     emit_json(report.to_json()) if as_json else emit(run_summary(report, company))
     if not report.ok:  # failed or unparsed rows
-        sys.exit(1)
-
-
-def confirm(reason: str, yes: bool) -> None:
-    """Consent before a large paid run: ask on a terminal; elsewhere --yes is required (exit 2, nothing spent)."""
-    if not reason or yes:
-        return
-    if sys.stdin.isatty() and sys.stderr.isatty():
-        if click.confirm(f"autofill: {reason}. Continue?", default=False, err=True):
-            return
-        raise InputError("not confirmed; nothing was spent")
-    raise InputError(f"{reason}; pass --yes to run it (nothing was spent)")
-
-
-@cli.command()
-@click.argument("portfolio", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Output folder (default: reports_out/PORTFOLIO_NAME/ in the workspace).")
-@click.option("--estimate", "estimate_only", is_flag=True, help="Price the run and stop: no model call is made.")
-@click.option("--max-cost", type=float, default=None,
-              help="USD cap: rows are not started once spent plus in-flight estimate would exceed it; they stay "
-                   "pending for the next run.")
-@click.option("--companies", default=None, help="Only these companies (comma-separated, as in the portfolio).")
-@click.option("--concurrency", type=int, default=None, help="Model calls in flight across all companies (default 4).")
-@click.option("-y", "--yes", is_flag=True, help="Run a large or costly portfolio without asking.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
-@click.pass_context
-@handle_errors
-def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurrency, yes, as_json):
-    """Ingest and answer every company of PORTFOLIO (.csv, .xlsx or .toml: company, reports, questionnaire)."""
-    from autofill.portfolio.plan import consent_reason
-    from autofill.portfolio.runner import prepare, run_portfolio
-
-    if max_cost is not None and max_cost < 0:
-        raise InputError("--max-cost must be 0 or more (USD)")
-    settings = build_settings(ctx, llm={"concurrency": concurrency})
-    only = [c for c in companies.split(",")] if companies else None
-    prepared = prepare(settings, portfolio, out_dir=out_dir, only=only)
-    est = prepared.estimate
-    if estimate_only:
-        emit_json({**est.to_json(), "portfolio": str(portfolio)}) if as_json else emit(est.describe())
-        return
-    model = next((c.model for c in est.companies if c.model), "")
-    cost = est.total("cost_usd")
-    confirm(consent_reason(settings, est.total("rows"), cost if max_cost is None else min(cost, max_cost), model), yes)
-    report = run_portfolio(settings, prepared, max_cost=max_cost, reporter=reporter_for(ctx, as_json))
-    if as_json:  # why a company failed goes to stderr under --json too: the JSON line only counts failures
-        for o in report.outcomes:
-            if o.status == "failed":
-                click.echo(f"autofill: {o.company} failed: {o.error}", err=True)
-    emit_json(report.to_json()) if as_json else emit(report.describe())
-    if report.to_json()["failed"] or report.total("failed_rows"):
-        sys.exit(1)
-
-
-@cli.command()
-@click.option("--company", required=True)
-@click.argument("question")
-@click.option("--form", "form_of_answer", default="", help="Form of answer, e.g. \"Yes/No and a short explanation\".")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
-@click.pass_context
-@handle_errors
-def ask(ctx, company, question, form_of_answer, as_json):
-    """Answer one QUESTION from COMPANY's evidence store, with its cited pages (no workbook)."""
-    from autofill.answer.ask import ask as ask_question
-
-    settings = build_settings(ctx)
-    result = ask_question(settings, company, question, form_of_answer=form_of_answer)
-    emit_json(result.to_json()) if as_json else emit(result.describe())
-    if result.result.failed:
         sys.exit(1)
 
 
@@ -460,8 +359,11 @@ def eval_cmd(ctx, company, questionnaire, gold, eval_configs, from_output, k, ou
 
 
 from autofill.library.commands import library  # noqa: E402 - the `library` group, wired in its package
+from autofill.portfolio.commands import ask, batch  # noqa: E402 - wired in their package
 
 cli.add_command(library)
+cli.add_command(batch)
+cli.add_command(ask)
 
 
 def main() -> None:

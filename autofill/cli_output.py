@@ -155,6 +155,36 @@ def emit_result(text: str) -> None:
 # ------------------------------------------------------------------------------------ errors
 
 
+def fail(message: str, code: int) -> None:
+    """An error as one line on stderr, then exit with `code`."""
+    click.echo(f"autofill: {message}", err=True)
+    sys.exit(code)
+
+
+class OneLineErrorGroup(click.Group):
+    """Usage errors (a missing option, a bad choice, a folder given as a file) as one line on stderr,
+    like every other bad input, instead of click's usage block; still exit code 2."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:  # bare `autofill`: the help text, as before
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.UsageError as exc:
+            hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+            fail(f"{exc.format_message()}{hint}", exc.exit_code)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            fail("aborted", 1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+
 def describe_unexpected(exc: BaseException, debug: bool = False, settings: Any = None) -> tuple[str, int]:
     """The one line (and exit code) for an exception no stage turned into an InputError. Permission
     problems anywhere (an output folder, the workspace, a read-only file) are bad input: exit 2 with the

@@ -67,6 +67,12 @@ def stores_summary(stores: Iterable[Any], location: str, runtime: str = "",
     return "\n".join(lines)
 
 
+def document_details(d: Any) -> dict:
+    """One document of `companies --json`: what it holds, its reporting period and why it may be incomplete."""
+    return {"file": d.file_name, "pages": d.pages, "chunks": d.chunks, "period": d.period,
+            "warnings": list(d.warnings)}
+
+
 def run_summary(report: Any, company: str) -> str:
     """`autofill run`: each count on its own (a draft is never called an answer), model usage and cost
     by stage, the rows that need another run and where the output is. Counts a RunReport does not
