@@ -37,7 +37,9 @@ class PageLocator:
         tokens: set[str] | None = None
         if path is not None and path.is_file():
             try:
-                import pymupdf
+                from autofill.pdflib import import_pymupdf
+
+                pymupdf = import_pymupdf()
 
                 with pymupdf.open(str(path)) as doc:
                     if 1 <= page <= doc.page_count:

@@ -63,7 +63,9 @@ def word_windows(fragment: str, size: int = _WINDOW_WORDS) -> list[str]:
 def search_textpage(page):
     """The page's text layer, built once for all searches on it (with the flags PyMuPDF's own
     search_for uses: hyphenated line ends joined, ligatures kept); building it dominates search time."""
-    import pymupdf
+    from autofill.pdflib import import_pymupdf
+
+    pymupdf = import_pymupdf()
 
     flags = (pymupdf.TEXT_DEHYPHENATE | pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_PRESERVE_LIGATURES
              | pymupdf.TEXT_MEDIABOX_CLIP)
@@ -132,7 +134,9 @@ class PageRenderer:
         self._done: dict[tuple, RenderedPage] = {}
 
     def _open(self, pdf: Path):
-        import pymupdf
+        from autofill.pdflib import import_pymupdf
+
+        pymupdf = import_pymupdf()
 
         doc = self._docs.get(pdf)
         if doc is None:
