@@ -3,6 +3,10 @@ latency per call. Compares wall time with the critical path the concurrency limi
 (ceil(rows / concurrency) * calls per row * latency) and prints tokens per question by stage.
 
     python benchmarks/answer_latency.py [--latency 1.0] [--concurrency 4] [--window 30]
+    python benchmarks/answer_latency.py --cli --rows 60 --concurrency 16
+
+`--cli` measures the whole command instead (`python -m autofill run` in a child process, start-up,
+the real local embedder and the workbook and report writing included; benchmarks/startup.py).
 
 Retrieval uses the deterministic FakeEmbedder from tests/ so the figure is about the LLM stages and
 the row scheduling, not the embedding model. Runs offline; nothing leaves the machine."""
@@ -38,7 +42,10 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=1.0, help="seconds per API call")
     ap.add_argument("--concurrency", type=int, default=4)
     ap.add_argument("--window", type=int, default=30, help="rerank window (30, the default: one rerank call per row)")
+    ap.add_argument("--cli", action="store_true", help="the whole `autofill run` command in a child process")
     args = ap.parse_args()
+    if args.cli:
+        return whole_command(args)
 
     with tempfile.TemporaryDirectory() as tmp, LLMServer(latency_s=args.latency) as server:
         root = Path(tmp)
@@ -79,6 +86,19 @@ def main() -> None:
     print(f"  total   {t.calls / report.rows:4.1f} calls  {t.prompt_tokens / report.rows:8.0f} + "
           f"{t.completion_tokens / report.rows:5.0f} tokens; cost ${t.cost_usd:.4f} for {report.rows} rows "
           f"at the gpt-4o-mini price")
+
+
+def whole_command(args) -> None:
+    """The CLI end to end: ingest the sample with the local embedder, then one timed `autofill run`."""
+    from benchmarks.startup import concurrent_run, measured
+    from tests.answer_helpers import SAMPLE
+    from tests.pdf_factory import make_sample_company_pdf
+
+    with tempfile.TemporaryDirectory() as tmp, LLMServer(latency_s=args.latency) as server:
+        root = Path(tmp)
+        ws = ["--workspace", str(root / "ws")]
+        measured([*ws, "ingest", "--company", COMPANY, str(make_sample_company_pdf(root / SAMPLE)), "--json"])
+        concurrent_run(root, ws, server, args.rows, args.concurrency, args.latency)
 
 
 if __name__ == "__main__":
