@@ -15,6 +15,10 @@ import sys
 import threading
 from typing import Any
 
+# Imported by PyMuPDF's own __init__ when installed, used by no reading or rendering autofill does:
+# the layout model (built at import) and pymupdf4llm (Markdown export; imports the table module and
+# OCR helpers, ~0.5 s). A later `import pymupdf4llm` still works.
+_DEFERRED = ("pymupdf.layout", "pymupdf4llm")
 _import_lock = threading.Lock()
 _model_lock = threading.Lock()
 _model: Any = None
@@ -37,14 +41,15 @@ def import_pymupdf() -> Any:
     if module is not None:
         return module
     with _import_lock:
-        blocked = "pymupdf.layout" not in sys.modules
-        if blocked:
-            sys.modules["pymupdf.layout"] = None  # type: ignore[assignment]  # pymupdf's import of it fails quietly
+        blocked = [name for name in _DEFERRED if name not in sys.modules]
+        for name in blocked:
+            sys.modules[name] = None  # type: ignore[assignment]  # pymupdf's import of it fails quietly
         try:
             import pymupdf
         finally:
-            if blocked and sys.modules.get("pymupdf.layout", 0) is None:
-                del sys.modules["pymupdf.layout"]
+            for name in blocked:
+                if name in sys.modules and sys.modules[name] is None:
+                    del sys.modules[name]
         if pymupdf._get_layout is None and importlib.util.find_spec("pymupdf.layout") is not None:
             pymupdf._get_layout = _lazy_layout
     return pymupdf

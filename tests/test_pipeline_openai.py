@@ -348,3 +348,10 @@ def test_cli_run_with_an_unparsed_row_exits_1(tmp_path, llm_server, cohere_serve
     data = json.loads(result.stdout.strip().splitlines()[-1])
     assert (data["answered"], data["unparsed"], data["failed"]) == (len(FACTS) - 1, 1, 0)
     assert Path(data["output"]).is_file()
+    # Usage by stage, as on the Run info sheet: one HyDE, rerank and answer call per row, no verify.
+    stages = data["stages"]
+    assert list(stages) == ["hyde", "rerank", "answer", "verify"]
+    assert [stages[s]["calls"] for s in stages] == [len(FACTS)] * 3 + [0]
+    assert sum(u["prompt_tokens"] for u in stages.values()) == data["prompt_tokens"] > 0
+    assert sum(u["completion_tokens"] for u in stages.values()) == data["completion_tokens"] > 0
+    assert stages["answer"]["prompt_tokens"] > stages["hyde"]["prompt_tokens"]
