@@ -117,12 +117,26 @@ class OpenAIChat:
     def __init__(self, llm_settings: LLMSettings, model: str, azure: bool | None = None) -> None:
         self.model = model
         self._llm = llm_settings
-        self._client = make_client(llm_settings, azure=azure)
-        self._provider = "azure" if isinstance(self._client, _azure_class()) else "openai"
+        self._azure = is_azure(llm_settings.base_url) if azure is None else azure
+        _api_key(llm_settings)  # a missing key is bad input now, not at the first call
+        if self._azure and not llm_settings.base_url:
+            raise InputError("Azure OpenAI needs OPENAI_BASE_URL=https://<resource>.openai.azure.com")
+        # The SDK client (and the openai import, ~1 s) waits for the first call: a re-run answered
+        # from the response cache never makes one.
+        self._sdk: Any = None
+        self._sdk_lock = threading.Lock()
+        self._provider = "azure" if self._azure else "openai"
         self.endpoint = endpoint(llm_settings, self._provider, model)
         self._json_mode_ok = True
         self._temperature_ok = True
         self._max_tokens_key = "max_tokens"
+
+    @property
+    def _client(self) -> Any:
+        with self._sdk_lock:
+            if self._sdk is None:
+                self._sdk = make_client(self._llm, azure=self._azure)
+            return self._sdk
 
     def complete(
         self,
@@ -187,12 +201,6 @@ class _BadRequest(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
-
-
-def _azure_class() -> type:
-    import openai
-
-    return openai.AzureOpenAI
 
 
 def _to_result(response: Any, model: str, provider: str) -> ChatResult:
