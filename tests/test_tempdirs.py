@@ -74,7 +74,8 @@ def test_an_ingest_sweeps_the_keyword_index_left_half_written(workspace, tmp_pat
     running = make_temp_dir(bm25, collection)  # this process is alive: another ingest's, untouched
     ingest_paths(settings, "BHP", [pdf], embedder=FakeEmbedder())  # unchanged: nothing else to write
     assert not half.exists() and running.exists()
-    assert sorted(p.name for p in bm25.iterdir() if not p.name.startswith(".")) == [collection]
+    # The index and the per-document token lists it is rebuilt from (bm25_index.TokenCache).
+    assert sorted(p.name for p in bm25.iterdir() if not p.name.startswith(".")) == [collection, f"{collection}.tokens"]
 
 
 def test_a_review_report_sweeps_the_one_a_killed_run_left(tmp_path, workspace):
