@@ -60,6 +60,10 @@ class IngestSettings:
     # a cover); on other pages only images covering at least `ocr_image_share` of the page are.
     ocr_page_chars: int = 200
     ocr_image_share: float = 0.2
+    # Contextual retrieval (`ingest --contextualize`, ingest/contextualize.py): the chat model writes one
+    # line per chunk situating it in its document; embedded and BM25-indexed with the chunk, never shown.
+    # Costs one cached model call per chunk (estimated before it runs); part of the chunking fingerprint.
+    contextualize: bool = False
 
 
 @dataclass
@@ -129,6 +133,9 @@ class RetrievalSettings:
     # one page share their context header and crowd the top; one per page lifted BHP page recall@6
     # from 0.60 to 0.74 at equal MRR), no limit with one (the reranker's judgement stands). N > 0: at most N.
     max_per_page: int = 0
+    # Multi-query retrieval (`run --multi-query`, answer/multiquery.py): with a model, the question is
+    # rewritten into 2-3 search queries, each searched and fused by RRF with the question's own lists.
+    multi_query: bool = False
 
 
 @dataclass

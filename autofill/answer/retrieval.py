@@ -87,12 +87,27 @@ def fuse(lists: list[list[Passage]], k: int, n: int) -> list[Passage]:
     return _ranked([replace(by_id[cid], score=score) for cid, score in fused])
 
 
+def _extra_lists(store: SearchableStore, embedder: QueryEmbedder, queries: Sequence[str], depth: int,
+                 lexical: bool) -> list[list[Passage]]:
+    """Multi-query retrieval (answer/multiquery.py): each extra query's dense list, and its BM25 list
+    in the hybrid modes, to be fused with the question's own."""
+    lists: list[list[Passage]] = []
+    for q in (q for q in queries if q.strip()):
+        lists.append(_dense(store, embedder, q, depth))
+        if lexical:
+            lists.append(_stable(store.bm25_search(q, depth + _SLACK), depth))
+    return lists
+
+
 def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder, row: QuestionRow,
-             mode: str, hyde_passage: str = "", n: int | None = None) -> list[Passage]:
+             mode: str, hyde_passage: str = "", n: int | None = None,
+             extra_queries: Sequence[str] = ()) -> list[Passage]:
     """The top `n` (default `retrieval.candidates`) passages for `row`, best first, rank 1-based.
 
     dense: the question query embedded; hybrid: that plus BM25 of the same query, fused by RRF;
     hyde: the HyDE passage embedded; hyde+hybrid: HyDE dense plus BM25 of the question query.
+    `extra_queries` (multi-query retrieval): each is searched the same way (dense, plus BM25 in the
+    hybrid modes) and its lists join the fusion.
     Each list feeding a fusion is twice as deep as the result so that a passage ranked moderately
     by both searches can still surface."""
     if mode not in MODES:
@@ -101,8 +116,12 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
     query = build_query(row)
     dense_text = hyde_passage if mode.startswith("hyde") and hyde_passage.strip() else query
     if mode in ("dense", "hyde"):
-        return _ranked(_dense(store, embedder, dense_text, n))
+        if not any(q.strip() for q in extra_queries):
+            return _ranked(_dense(store, embedder, dense_text, n))
+        extra = _extra_lists(store, embedder, extra_queries, 2 * n, lexical=False)
+        return fuse([_dense(store, embedder, dense_text, 2 * n), *extra], k=settings.retrieval.rrf_k, n=n)
     depth = 2 * n
     dense = _dense(store, embedder, dense_text, depth)
     lexical = _stable(store.bm25_search(query, depth + _SLACK), depth)
-    return fuse([dense, lexical], k=settings.retrieval.rrf_k, n=n)
+    extra = _extra_lists(store, embedder, extra_queries, depth, lexical=True)
+    return fuse([dense, lexical, *extra], k=settings.retrieval.rrf_k, n=n)

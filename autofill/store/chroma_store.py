@@ -82,6 +82,7 @@ def _chunk_meta(chunk: Chunk) -> dict[str, Any]:
         "ocr": chunk.ocr,
         "page_label": chunk.page_label,
         "page_labels": "|".join(chunk.page_labels),
+        "context": chunk.context,  # model-written context line (ingest --contextualize); "" without
     }
 
 
@@ -97,6 +98,7 @@ def _passage(chunk_id: str, text: str | None, meta: dict[str, Any], score: float
         rank=rank,
         ocr=bool(meta.get("ocr", False)),
         page_labels=str(meta.get("page_labels", "")).split("|") if meta.get("page_labels") else [],
+        context=str(meta.get("context", "") or ""),
     )
 
 
@@ -249,8 +251,11 @@ class CompanyStore:
                           key=lambda r: (r[2].get("file_name", ""), r[2].get("chunk_index", 0)))
             for cid, text, meta in rows:
                 ids.append(cid)
-                # The section path carries words a question may use that the passage itself lacks.
-                texts.append(f"{meta.get('section', '')}\n{text or ''}")
+                # The section path (and a contextualised chunk's context line) carries words a question
+                # may use that the passage itself lacks.
+                context = meta.get("context") or ""
+                texts.append(f"{meta.get('section', '')}\n{context}\n{text or ''}" if context
+                             else f"{meta.get('section', '')}\n{text or ''}")
         return BM25Index.build(ids, texts, signature)
 
     def rebuild_bm25(self) -> None:
