@@ -82,7 +82,9 @@ def _chunk_meta(chunk: Chunk) -> dict[str, Any]:
         "ocr": chunk.ocr,
         "page_label": chunk.page_label,
         "page_labels": "|".join(chunk.page_labels),
-        "context": chunk.context,  # model-written context line (ingest --contextualize); "" without
+        # Model-written context line (ingest --contextualize); always written, "" without, because an upsert
+        # of the same chunk id merges metadata and must not keep the line of an earlier ingest.
+        "context": chunk.context,
     }
 
 
