@@ -133,6 +133,18 @@ class RetrievalSettings:
     # one page share their context header and crowd the top; one per page lifted BHP page recall@6
     # from 0.60 to 0.74 at equal MRR), no limit with one (the reranker's judgement stands). N > 0: at most N.
     max_per_page: int = 0
+    # The BM25 query: "clean" drops questionnaire instructions ("round to two decimal places", "Yes/No
+    # and a short explanation") and keeps the content words; "full" searches the row's text as it is.
+    lexical_query: str = "clean"
+    # Add the report-side wording of financial and GHG terms to the BM25 query ("capital expenditure"
+    # -> "purchases of property, plant and equipment"; answer/query.py SYNONYMS).
+    synonyms: bool = True
+    # "page": rank pages by the fused evidence of their chunks, then the chunks of the best pages
+    # (answer/page_rank.py); "chunk": rank chunks alone. Choices: page, chunk.
+    fusion: str = "page"
+    # Under page fusion, chunks of one page among the candidates (its best first); 1 gives the reranker
+    # (and the offline top k) as many different pages as candidates. 0: no limit.
+    page_chunks: int = 1
     # Multi-query retrieval (`run --multi-query`, answer/multiquery.py): with a model, the question is
     # rewritten into 2-3 search queries, each searched and fused by RRF with the question's own lists.
     multi_query: bool = False
@@ -455,6 +467,12 @@ def validate(settings: Settings) -> None:
         raise InputError(f"unknown retrieval mode {r.mode!r} (dense, hybrid, hyde, hyde+hybrid)")
     if r.reranker not in ("auto", "llm", "cohere", "none"):
         raise InputError(f"unknown reranker {r.reranker!r} (llm, cohere, none)")
+    if r.lexical_query not in ("clean", "full"):
+        raise InputError(f"unknown retrieval.lexical_query {r.lexical_query!r} (clean, full)")
+    if r.fusion not in ("page", "chunk"):
+        raise InputError(f"unknown retrieval.fusion {r.fusion!r} (page, chunk)")
+    if r.page_chunks < 0:
+        raise InputError(f"retrieval.page_chunks must be 0 (no limit) or more, got {r.page_chunks}")
     if r.context_order not in ("ranked", "peripheral"):
         raise InputError(f"unknown context order {r.context_order!r} (ranked, peripheral)")
     if r.final_k < 1 or r.candidates < r.final_k:

@@ -34,6 +34,8 @@ SENTENCES = [
     "Community investment supported local schools and health clinics near our operations",
 ]
 QUESTION = "How much did the company invest in capex during the year?"
+# Worded so that neither the question nor its synonyms (answer/query.py) reach the cash-flow page.
+RUN_QUESTION = "How much did the company spend on new machinery during the year?"
 TARGET = "Purchases of property, plant and equipment"
 QUERY_REPLY = ("Here are the queries:\n1. purchases of property, plant and equipment\n"
                "2. \"capital expenditure FY2024\"\n3. - cash flows from investing activities\n"
@@ -88,6 +90,8 @@ def ingested(tmp_path_factory):
 def test_extra_queries_join_the_fusion(ingested):
     root, emb = ingested
     settings = Settings(workspace=root)
+    # Chunk-level RRF over the row's text as it is, so the fused scores can be recomputed here.
+    settings.retrieval.fusion, settings.retrieval.lexical_query, settings.retrieval.synonyms = "chunk", "full", False
     store = Counting(open_store(settings, COMPANY))
     row = QuestionRow("S", 3, QUESTION)
     alone = retrieve(settings, store, emb, row, "hybrid", n=2)
@@ -117,6 +121,16 @@ def test_extra_queries_join_the_fusion(ingested):
     assert [p.chunk_id for p in same] == [p.chunk_id for p in retrieve(settings, store, emb, row, "dense", n=2)]
 
 
+def test_extra_queries_join_page_fusion(ingested):
+    root, emb = ingested
+    settings = Settings(workspace=root)  # the defaults: page fusion, cleaned BM25 query with synonyms
+    store = open_store(settings, COMPANY)
+    row = QuestionRow("S", 3, "How much did the company spend on new schools?")
+    assert not any(TARGET in p.text for p in retrieve(settings, store, emb, row, "hybrid", n=2))
+    fused = retrieve(settings, store, emb, row, "hybrid", n=2, extra_queries=["purchases of property, plant"])
+    assert any(TARGET in p.text for p in fused) and [p.rank for p in fused] == [1, 2]
+
+
 def responder(req: dict):
     prompt = last_user_text(req)
     if "different search queries" in prompt:
@@ -143,7 +157,7 @@ def test_run_with_multi_query_makes_one_more_call_and_finds_the_passage(ingested
     from autofill.providers.base import Providers
     from autofill.providers.factory import make_chat
 
-    questionnaire = build_questionnaire(tmp_path / "q.xlsx", questions=[("Finance", QUESTION, "Number", False)],
+    questionnaire = build_questionnaire(tmp_path / "q.xlsx", questions=[("Finance", RUN_QUESTION, "Number", False)],
                                         extras=False)
     with LLMServer(responder=responder) as server:
         def run(multi_query: bool, out: str):
@@ -165,7 +179,7 @@ def test_run_with_multi_query_makes_one_more_call_and_finds_the_passage(ingested
         assert any(TARGET in t for *_, t in passages_in(last_user_text(calls[1].json)))  # the fused candidates
         assert report.usage["multiquery"].calls == 1 and report.usage["multiquery"].prompt_tokens > 0
         out = read_output(report.output)
-        assert out["rows"][QUESTION]["Answer"] == "1,577 million dollars"
+        assert out["rows"][RUN_QUESTION]["Answer"] == "1,577 million dollars"
         assert out["info"]["multiquery calls"] == 1
 
         again = run(True, "again")  # identical: every call from the response cache

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol, Sequence
 
+from autofill.answer.page_rank import page_fuse
+from autofill.answer.query import lexical_query
 from autofill.records import Passage, QuestionRow
 from autofill.settings import Settings
 
@@ -104,24 +106,31 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
              extra_queries: Sequence[str] = ()) -> list[Passage]:
     """The top `n` (default `retrieval.candidates`) passages for `row`, best first, rank 1-based.
 
-    dense: the question query embedded; hybrid: that plus BM25 of the same query, fused by RRF;
-    hyde: the HyDE passage embedded; hyde+hybrid: HyDE dense plus BM25 of the question query.
-    `extra_queries` (multi-query retrieval): each is searched the same way (dense, plus BM25 in the
-    hybrid modes) and its lists join the fusion.
-    Each list feeding a fusion is twice as deep as the result so that a passage ranked moderately
-    by both searches can still surface."""
+    dense: the question query embedded; hybrid: that plus BM25 of the lexical query (answer/query.py:
+    instructions dropped, synonyms added, per `retrieval.lexical_query` / `synonyms`), fused by RRF;
+    hyde: the HyDE passage embedded; hyde+hybrid: HyDE dense plus BM25 of the lexical query. Fusion is
+    by page (`retrieval.fusion = "page"`, answer/page_rank.py) or by chunk; a single list
+    (dense, hyde) keeps its chunk order. `extra_queries` (multi-query retrieval, answer/multiquery.py):
+    each is searched too (dense, plus BM25 in the hybrid modes) and its lists join the fusion. Each list
+    feeding a fusion is twice as deep as the result so that a passage ranked moderately by both searches
+    can surface."""
     if mode not in MODES:
         raise ValueError(f"unknown retrieval mode {mode!r}")
-    n = n or settings.retrieval.candidates
+    r = settings.retrieval
+    n = n or r.candidates
     query = build_query(row)
     dense_text = hyde_passage if mode.startswith("hyde") and hyde_passage.strip() else query
-    if mode in ("dense", "hyde"):
+    depth = 2 * n
+    if mode in ("dense", "hyde"):  # one list: nothing to fuse, unless there are extra queries
         if not any(q.strip() for q in extra_queries):
             return _ranked(_dense(store, embedder, dense_text, n))
-        extra = _extra_lists(store, embedder, extra_queries, 2 * n, lexical=False)
-        return fuse([_dense(store, embedder, dense_text, 2 * n), *extra], k=settings.retrieval.rrf_k, n=n)
-    depth = 2 * n
-    dense = _dense(store, embedder, dense_text, depth)
-    lexical = _stable(store.bm25_search(query, depth + _SLACK), depth)
-    extra = _extra_lists(store, embedder, extra_queries, depth, lexical=True)
-    return fuse([dense, lexical, *extra], k=settings.retrieval.rrf_k, n=n)
+        lists = [_dense(store, embedder, dense_text, depth),
+                 *_extra_lists(store, embedder, extra_queries, depth, lexical=False)]
+    else:
+        dense = _dense(store, embedder, dense_text, depth)
+        lexical_text = lexical_query(row, clean=r.lexical_query == "clean", expand=r.synonyms)
+        lexical = _stable(store.bm25_search(lexical_text, depth + _SLACK), depth)
+        lists = [dense, lexical, *_extra_lists(store, embedder, extra_queries, depth, lexical=True)]
+    if r.fusion == "page":
+        return page_fuse(lists, k=r.rrf_k, n=n, per_page=r.page_chunks)
+    return fuse(lists, k=r.rrf_k, n=n)
