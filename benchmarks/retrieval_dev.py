@@ -13,7 +13,7 @@ every questionnaire offline through `run_eval` (the function behind `autofill ev
 `final_k = 30` laid under the configuration so that one Evidence sheet gives the top 6 (the first six
 rows are what `final_k = 6` would show: one passage per page, in rank order) and the pool of 30.
 Without --config the current defaults are the only configuration. `--ingest-config` applies a TOML file
-to the ingest (chunking variants need their own workspace). Skips (exit 0) when the data is absent."""
+to the ingest (chunking variants need their own workspace); --no-ingest uses the stores as they are. Skips (exit 0) when the data is absent."""
 
 from __future__ import annotations
 
@@ -99,6 +99,8 @@ def main() -> int:
     ap.add_argument("--config", type=Path, action="append", default=[])
     ap.add_argument("--ingest-config", type=Path, default=None)
     ap.add_argument("--only", default="", help="comma-separated company folders to use")
+    ap.add_argument("--no-ingest", action="store_true",
+                    help="use the workspace's stores as they are (built by another chunker version, say)")
     ap.add_argument("--per-question", action="store_true")
     ap.add_argument("--json", type=Path, default=None, help="write the per-question results here")
     args = ap.parse_args()
@@ -118,7 +120,7 @@ def main() -> int:
     sets = [f for f in folders(args.data) if not only or f.name in only]
 
     t0 = time.monotonic()
-    for folder in sets:
+    for folder in sets if not args.no_ingest else []:
         ingest(ingest_settings, folder)
     print(f"ingest (incremental): {time.monotonic() - t0:.1f} s for {len(sets)} companies")
 

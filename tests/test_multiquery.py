@@ -90,8 +90,9 @@ def ingested(tmp_path_factory):
 def test_extra_queries_join_the_fusion(ingested):
     root, emb = ingested
     settings = Settings(workspace=root)
-    # Chunk-level RRF over the row's text as it is, so the fused scores can be recomputed here.
-    settings.retrieval.fusion, settings.retrieval.lexical_query, settings.retrieval.synonyms = "chunk", "full", False
+    # Plain RRF over the row's text as it is, so the fused scores can be recomputed here.
+    r = settings.retrieval
+    r.keyword_weight, r.page_chunks, r.lexical_query, r.synonyms = 1.0, 0, "full", False
     store = Counting(open_store(settings, COMPANY))
     row = QuestionRow("S", 3, QUESTION)
     alone = retrieve(settings, store, emb, row, "hybrid", n=2)
@@ -108,7 +109,7 @@ def test_extra_queries_join_the_fusion(ingested):
     for q in extra:
         lists += [real.query(emb.embed_query(q), depth + 10)[:depth], real.bm25_search(q, depth + 10)[:depth]]
     expected = dict(rrf([[p.chunk_id for p in sorted(lst, key=lambda p: (-round(p.score, 4), p.chunk_id))]
-                         for lst in lists], k=60))
+                         for lst in lists], k=r.rrf_k))
     assert [p.chunk_id for p in fused] == list(expected)[:2]
     assert [p.score for p in fused] == pytest.approx([expected[p.chunk_id] for p in fused])
 
@@ -121,9 +122,9 @@ def test_extra_queries_join_the_fusion(ingested):
     assert [p.chunk_id for p in same] == [p.chunk_id for p in retrieve(settings, store, emb, row, "dense", n=2)]
 
 
-def test_extra_queries_join_page_fusion(ingested):
+def test_extra_queries_join_the_default_fusion(ingested):
     root, emb = ingested
-    settings = Settings(workspace=root)  # the defaults: page fusion, cleaned BM25 query with synonyms
+    settings = Settings(workspace=root)  # the defaults: weighted RRF, a page cap, cleaned BM25 query with synonyms
     store = open_store(settings, COMPANY)
     row = QuestionRow("S", 3, "How much did the company spend on new schools?")
     assert not any(TARGET in p.text for p in retrieve(settings, store, emb, row, "hybrid", n=2))
