@@ -1,17 +1,23 @@
 """Trust checks on the BHP answer key: how often a correct answer is flagged (false alarms), and how
 often a wrong one is caught (detection), per kind of error.
 
-    python benchmarks/verify.py [--seed 7] [--json]
+    python benchmarks/verify.py [--seed 7] [--seeds 10] [--passages page|chunk|parsed] [--misses] [--json]
 
 Positives: each gold answer of ../shared/datasets/bhp/gold.json, citing its gold pages, whose text is
 read with PyMuPDF from the PDFs next to it (one passage per cited page, as a page-level chunk).
 Negatives, perturbed copies of each positive:
   figure    one figure changed by 5 to 50 % (each figure of the answer in turn; same format)
-  year      one year shifted by 1 to 3 (each year in turn: "FY2021" -> "FY2019")
+  year      one year shifted by 1 to 3 (each year in turn: "FY2021" -> "FY2019"), reported also as
+            year+figure (the year's clause states a figure: "In FY2021 it retired 300,000 offsets")
+            and year bare (it does not: "released in 2017", "the Climate Change Report 2020")
   unit      a unit swapped for one of another scale or kind (Mt -> kt, % -> Mt, GJ -> PJ)
   scope     a scope or basis swapped for one the answer does not name (Scope 1 -> Scope 3,
             market-based -> location-based, absolute -> intensity, gross -> net)
   citation  the citations moved to an unrelated page of the same report (a random non-gold page)
+Cited passages (--passages): the whole gold page as PyMuPDF's plain text (tables flattened to one
+cell a line), the ~1,000-character chunk around the gold evidence, or the whole page as autofill's
+PDF parser reads it (tables as Markdown; OCR off; cached in the temp folder). --misses lists the
+perturbed answers left Ready, with the change.
 The checks are autofill.checks.row.assess on a RowResult built from these (no model, no store): an
 answer counts as flagged when its tier is not Ready, and as Needs work when a hard check failed. The
 reporting periods come from autofill.ingest.period on the same PDFs. Skips when the data set is absent."""
@@ -262,9 +268,27 @@ def evaluate(seed: int = 7, mode: str = "page") -> dict:
     return {"mode": mode, "periods": ctx.periods, "table": table, "false_alarms": alarms, "misses": misses}
 
 
+def combine(runs: list[dict]) -> dict:
+    """Several seeds' results added up (the positives are the same in each: their alarms once)."""
+    out = dict(runs[0])
+    table = {}
+    for kind in runs[0]["table"]:
+        n = sum(r["table"][kind]["n"] for r in runs)
+        flagged = sum(r["table"][kind]["flagged"] for r in runs)
+        hard = sum(r["table"][kind]["needs_work"] for r in runs)
+        table[kind] = {"n": n, "flagged": flagged, "needs_work": hard,
+                       "rate": round(flagged / n, 3) if n else None,
+                       "needs_work_rate": round(hard / n, 3) if n else None}
+    out["table"] = table
+    out["misses"] = [m for r in runs for m in r["misses"]]
+    out["seeds"] = len(runs)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--seeds", type=int, default=1, help="run this many seeds from --seed on and add them up")
     parser.add_argument("--passages", choices=["page", "chunk", "parsed"], default="page",
                         help="cited passage = the whole gold page (PyMuPDF text), the ~1,000-character chunk "
                              "around the gold evidence on it (what autofill cites), or the whole page as "
@@ -275,15 +299,16 @@ def main() -> None:
     if not (DATA / "gold.json").is_file():
         print(f"skipped: {DATA / 'gold.json'} not found")
         return
-    out = evaluate(args.seed, args.passages)
+    runs = [evaluate(seed, args.passages) for seed in range(args.seed, args.seed + max(1, args.seeds))]
+    out = combine(runs)
     if args.json:
         print(json.dumps(out, indent=1))
         return
-    print(f"Cited passages: {out['mode']}. Reporting periods detected: {out['periods']}")
-    print(f"{'kind':<10} {'n':>4} {'flagged':>8} {'rate':>6} {'needs work':>11}")
+    print(f"Cited passages: {out['mode']}; {out['seeds']} seed(s). Reporting periods detected: {out['periods']}")
+    print(f"{'kind':<11} {'n':>4} {'flagged':>8} {'rate':>6} {'needs work':>11}")
     for kind, r in out["table"].items():
         label = "positives (false alarms)" if kind == "positive" else kind
-        print(f"{kind:<10} {r['n']:>4} {r['flagged']:>8} {r['rate'] if r['rate'] is not None else '-':>6} "
+        print(f"{kind:<11} {r['n']:>4} {r['flagged']:>8} {r['rate'] if r['rate'] is not None else '-':>6} "
               f"{r['needs_work']:>11}   {label}")
     for a in out["false_alarms"]:
         print(f"  false alarm, gold no. {a['no']} ({a['tier']}): {'; '.join(a['checks'])}")

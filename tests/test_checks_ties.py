@@ -43,7 +43,8 @@ def test_passage_units_are_sentences_bullets_and_table_cells():
     assert "Scope 1 emissions were 12.3 Mt CO2-e in FY2021, and Scope 2 emissions (market-based) were 4.1 Mt " \
            "CO2-e." in texts  # lines joined, sentence cut at the full stop
     cell = next(u for u in units if u.text == "1,180")
-    assert cell.context == "Scope 1 FY2022 1,180"  # a cell with its row label and its column header
+    # a cell with the table's caption, its row label and its column header
+    assert cell.context == "Operational emissions by year Scope 1 FY2022 1,180"
     bullet = next(u for u in units if u.text.startswith("A medium-term target"))
     assert "Our commitments are:" in bullet.context  # an item keeps its lead-in
     lead = next(u for u in units if u.text == "Our commitments are:")
@@ -135,3 +136,19 @@ def test_a_document_named_with_the_wrong_year_is_flagged():
     assert check_document_years("The 2021 Climate Transition Action Plan sets goals.", plan) == []
     assert failed(check_document_years("The 2022 Climate Transition Action Plan sets goals.", plan)) == [
         "2022 Climate Transition Action Plan: cited passages name it Climate Transition Action Plan 2021"]
+
+
+def test_a_table_caption_dates_cells_whose_header_does_not():
+    table = ("Greenhouse gas emissions, FY2023\n| Source | kt CO2-e |\n| --- | --- |\n| Scope 1 | 1,120 |\n"
+             "\nIn FY2021 we bought a smelter.")
+    cited = [p(table)]
+    assert failed(check_ties("Scope 1 was 1,120 kt CO2-e in FY2023.", cited)) == []
+    assert failed(check_ties("Scope 1 was 1,120 kt CO2-e in FY2021.", cited)) == [
+        "FY2021 not stated with 1,120 kt CO2-e in cited passages"]
+    # A sentence above a table is running text, not its caption.
+    prose = p("FY2020 was a flat year.\n\nWe report FY2021 below.\n| Source | kt CO2-e |\n| --- | --- |\n"
+              "| Scope 1 | 1,120 |")
+    assert failed(check_ties("Scope 1 was 1,120 kt CO2-e in FY2020.", [prose])) == []
+    captioned = p(prose.text.replace("We report FY2021 below.", "Emissions, FY2021"))
+    assert failed(check_ties("Scope 1 was 1,120 kt CO2-e in FY2020.", [captioned])) == [
+        "FY2020 not stated with 1,120 kt CO2-e in cited passages"]

@@ -93,16 +93,28 @@ class Unit:
     context: str
 
 
-def _table_units(lines: list[str]) -> list[Unit]:
+CAPTION_CHARS = 240  # a short line right above a table, ending no sentence, is its caption
+
+
+def _caption(prose: list[str]) -> str:
+    """The caption of a table about to start: the last line above it, when short and no sentence's
+    end ("Operational GHG emissions (kt CO2-e), year ended 30 June 2023"); ingest puts it there."""
+    last = next((line.strip() for line in reversed(prose) if line.strip()), "")
+    return last if len(last) <= CAPTION_CHARS and not re.search(r"[.!?:]['\")]*$", last) else ""
+
+
+def _table_units(lines: list[str], caption: str = "") -> list[Unit]:
+    """One unit a cell, stated with its row label, its column header and the table's caption."""
     rows = [_cells(line) for line in lines if not _TABLE_RULE.match(line)]
     if not rows:
         return []
     header = rows[0]
-    out = [Unit(" ".join(header), " ".join(header))]
+    out = [Unit(" ".join(header), " ".join([caption, *header]))]
     for row in rows[1:]:
         for j, cell in enumerate(row[1:], start=1):
             if cell:
-                out.append(Unit(cell, f"{row[0]} {header[j] if j < len(header) else ''} {cell}"))
+                column = header[j] if j < len(header) else ""
+                out.append(Unit(cell, " ".join(x for x in (caption, row[0], column, cell) if x)))
     return out
 
 
@@ -134,6 +146,7 @@ def passage_units(text: str) -> list[Unit]:
     units: list[Unit] = []
     prose: list[str] = []
     table: list[str] = []
+    caption = ""
 
     def flush_prose() -> None:
         if prose:
@@ -142,15 +155,17 @@ def passage_units(text: str) -> list[Unit]:
 
     for line in str(text or "").splitlines():
         if _TABLE_LINE.match(line):
+            if not table:
+                caption = _caption(prose)
             flush_prose()
             table.append(line)
             continue
         if table:
-            units.extend(_table_units(table))
+            units.extend(_table_units(table, caption))
             table.clear()
         prose.append(line)
     if table:
-        units.extend(_table_units(table))
+        units.extend(_table_units(table, caption))
     flush_prose()
     return units
 
