@@ -118,19 +118,40 @@ def cli(ctx, workspace, configs, chroma_url, verbose, quiet, debug):
               help="Search the subfolders of the folders given (default), or only their top level.")
 @click.option("--ocr/--no-ocr", default=None,
               help="Read image-only pages and charts by OCR (default on: ingest.ocr).")
+@click.option("--contextualize/--no-contextualize", default=None,
+              help="The chat model writes a line per chunk situating it in its document, searched with it "
+                   "(ingest.contextualize; one cached call per chunk, priced before it runs).")
+@click.option("-y", "--yes", is_flag=True, help="Contextualize without asking when the estimate is above "
+                                               "run.confirm_above_usd.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line instead of progress and a summary.")
 @click.pass_context
 @handle_errors
-def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, recursive, ocr, as_json):
+def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, recursive, ocr, contextualize, yes,
+           as_json):
     """Ingest PDF reports (files or folders, searched recursively) into COMPANY's evidence store."""
     from autofill.ingest.pipeline import ingest_paths
     from autofill.summaries import ingest_summary
 
     settings = build_settings(ctx, embedding={"provider": embedder, "model": embedding_model},
-                              ingest={"chunk_chars": chunk_chars, "ocr": ocr})
-    report = ingest_paths(settings, company, list(paths), reporter=reporter_for(ctx, as_json), force=force,
-                          recursive=recursive)
+                              ingest={"chunk_chars": chunk_chars, "ocr": ocr, "contextualize": contextualize})
+    reporter = reporter_for(ctx, as_json)
+    contextualizer = estimate = None
+    if settings.ingest.contextualize:  # priced, and consented to, before any model call
+        from autofill.ingest.contextualize import estimate_contextualize, make_contextualizer
+
+        contextualizer = make_contextualizer(settings, reporter=reporter)
+        estimate = estimate_contextualize(settings, company, list(paths), force=force, recursive=recursive,
+                                          model=contextualizer.chat.model)
+        if not as_json:
+            click.echo(f"autofill: {estimate.describe()}", err=True)
+        confirm(estimate.consent_reason(settings), yes)
+    report = ingest_paths(settings, company, list(paths), reporter=reporter, force=force, recursive=recursive,
+                          contextualizer=contextualizer)
+    if estimate is not None:
+        estimate.calibrate(settings, report.usage)
     data = report.to_json()
+    if estimate is not None:
+        data["contextualize_estimate"] = estimate.to_json()
     # Why a file failed goes to stderr under --json too: the JSON line only counts failures.
     for f in report.files:
         if f.status == "failed":
@@ -236,21 +257,24 @@ def workbook_overrides(sheet, header_row, question_col, answer_col) -> dict:
               help="One extra model call per row checks each claim against the cited passages (verify.llm).")
 @click.option("--reuse", type=click.Choice(["off", "approved"]), default=None,
               help="approved: reuse near-exact approved library answers whose documents are unchanged, no model call.")
+@click.option("--multi-query/--no-multi-query", default=None,
+              help="With a model: 2-3 search queries written from each question, searched and fused with it "
+                   "(retrieval.multi_query; one more cached call per row).")
 @click.option("-y", "--yes", is_flag=True, help="Run a large or costly questionnaire without asking (see run.confirm_*).")
 @workbook_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
 @click.pass_context
 @handle_errors
 def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, final_k, context_order,
-        llm_provider, model, concurrency, no_cache, fresh, live, reporting_year, verify, reuse, yes, sheet,
-        header_row, question_col, answer_col, as_json):
+        llm_provider, model, concurrency, no_cache, fresh, live, reporting_year, verify, reuse, multi_query, yes,
+        sheet, header_row, question_col, answer_col, as_json):
     """Answer every question row of a questionnaire from COMPANY's evidence store."""
     from autofill.answer.pipeline import run_questionnaire
 
     settings = build_settings(
         ctx,
         retrieval={"mode": retrieval, "reranker": reranker, "candidates": candidates, "final_k": final_k,
-                   "context_order": context_order},
+                   "context_order": context_order, "multi_query": multi_query},
         llm={"provider": llm_provider, "model": model, "concurrency": concurrency,
              "cache": False if no_cache else None},
         workbook=workbook_overrides(sheet, header_row, question_col, answer_col),

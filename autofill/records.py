@@ -72,6 +72,9 @@ class Chunk:
     content_hash: str
     ocr: bool = False  # some of the text was read by OCR from an image
     page_labels: tuple[str, ...] = ()  # printed page number of each page page_start..page_end ("" unknown)
+    # A model-written line situating the chunk in its document (ingest/contextualize.py, off by default):
+    # embedded and BM25-indexed with the chunk, never shown as the passage. "" when not contextualised.
+    context: str = ""
 
     @property
     def page_label(self) -> str:
@@ -88,7 +91,10 @@ class Chunk:
 
     @property
     def embed_text(self) -> str:
-        """What is embedded: a short context header, then the passage (contextual chunk headers)."""
+        """What is embedded: a short context header, the model-written context line when there is one,
+        then the passage (contextual chunk headers)."""
+        if self.context:
+            return f"{self.context_header}\n{self.context}\n{self.text}"
         return f"{self.context_header}\n{self.text}"
 
 
@@ -160,6 +166,8 @@ class IngestReport:
     seconds: float
     timings: dict[str, float] = field(default_factory=dict)  # parse / embed / store seconds
     skipped_files: list[SkippedFile] = field(default_factory=list)
+    # Model usage of `ingest --contextualize` (stage "contextualize"); empty without it.
+    usage: dict[str, StageUsage] = field(default_factory=dict)
 
     def count(self, *statuses: str) -> int:
         return sum(1 for f in self.files if f.status in statuses)
@@ -178,6 +186,7 @@ class IngestReport:
             "seconds": round(self.seconds, 2),
             "skipped_files": len(self.skipped_files),
             "warnings": [{"file": f.path, "why": why} for f in ok for why in f.warnings],
+            **({"llm": {stage: {**vars(u), "cost_usd": round(u.cost_usd, 6)} for stage, u in self.usage.items()}} if self.usage else {}),
         }
 
 
@@ -225,6 +234,7 @@ class Passage:
     rank: int = 0  # 1-based rank after the stage that produced it
     ocr: bool = False  # some of the text was read by OCR
     page_labels: list[str] = field(default_factory=list)  # printed number of pages page_start..page_end
+    context: str = ""  # the chunk's model-written context line (Chunk.context); searched, never shown as evidence
 
     @property
     def page_label(self) -> str:
@@ -294,7 +304,7 @@ class CheckResult:
 
 
 # The model-calling stages of a row, in order; usage is accounted and reported per stage.
-LLM_STAGES = ("hyde", "rerank", "answer", "verify")
+LLM_STAGES = ("hyde", "multiquery", "rerank", "answer", "verify")
 
 
 @dataclass

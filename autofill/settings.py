@@ -60,6 +60,10 @@ class IngestSettings:
     # a cover); on other pages only images covering at least `ocr_image_share` of the page are.
     ocr_page_chars: int = 200
     ocr_image_share: float = 0.2
+    # Contextual retrieval (`ingest --contextualize`, ingest/contextualize.py): the chat model writes one
+    # line per chunk situating it in its document; embedded and BM25-indexed with the chunk, never shown.
+    # Costs one cached model call per chunk (estimated before it runs); part of the chunking fingerprint.
+    contextualize: bool = False
 
 
 @dataclass
@@ -146,6 +150,9 @@ class RetrievalSettings:
     # Passages of one page among the candidates (its best first): 1 gives the reranker, and the offline
     # top k, as many different pages as candidates. 0: no limit.
     page_chunks: int = 1
+    # Multi-query retrieval (`run --multi-query`, answer/multiquery.py): with a model, the question is
+    # rewritten into 2-3 search queries, each searched and fused by RRF with the question's own lists.
+    multi_query: bool = False
 
 
 @dataclass

@@ -30,6 +30,9 @@ def ingest_summary(data: dict[str, Any], skipped_files: Iterable[Any] = ()) -> s
         + f", {count(data['chunks'], 'chunk')} in {data['seconds']:.1f} s"
         + (f"; {count(data['skipped_files'], 'file')} skipped" if data.get("skipped_files") else "")
         + (f"; {warned} may be incomplete (see the warnings)" if warned else ""))
+    for stage, u in (data.get("llm") or {}).items():  # ingest --contextualize
+        lines.append(f"  {stage}: {u['calls']} calls ({u['cached_calls']} from cache), {u['prompt_tokens']} prompt + "
+                     f"{u['completion_tokens']} completion tokens, ${u['cost_usd']:.4f}")
     return "\n".join(lines)
 
 

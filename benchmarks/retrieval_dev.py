@@ -3,7 +3,8 @@
 paired Wilcoxon signed-rank tests of every configuration against the first.
 
     python benchmarks/retrieval_dev.py [--data DIR] [--workspace DIR] [--config A.toml ...] [--only NAME,...]
-                                       [--ingest-config C.toml] [--per-question] [--json FILE]
+                                       [--ingest-config C.toml] [--no-ingest] [--per-question] [--json FILE]
+                                       [--prior EARLIER.json] [--baseline NAME]
 
 A set is a folder of folders, each holding one company's PDFs, `questionnaire.xlsx` and `gold.json`
 (../shared/datasets/financebench-dev), or one such folder itself (../shared/datasets/bhp). Each folder is
@@ -72,11 +73,19 @@ def evaluate(settings, folder: Path, config: Path | None, out_dir: Path) -> list
     return out
 
 
-def table(results: dict[str, list[dict]]) -> str:
+def table(results: dict[str, list[dict]], baseline: str = "") -> str:
+    """Markdown table of the mean metrics, and Wilcoxon p-values (wins/losses) against `baseline`. Rows are
+    paired by company and question number, so runs over other workspaces compare question by question."""
     from autofill.evaluate.stats import paired_test
 
     names = list(results)
-    base = names[0]
+    base = baseline if baseline in results else names[0]
+    order = sorted({(r["company"], str(r["number"])) for r in results[base]})
+    complete = {name for name, rows in results.items() if {(r["company"], str(r["number"])) for r in rows} >= set(order)}
+    missing = [name for name in results if name not in complete]
+    results = {name: [next(r for r in rows if (r["company"], str(r["number"])) == key) for key in order]
+               for name, rows in results.items() if name in complete}
+    names = list(results)
     lines = ["| configuration | " + " | ".join(m for m, _ in METRICS) + " | p (vs " + base + "): "
              + ", ".join(m for m, _ in METRICS) + " |",
              "|---|" + "---|" * len(METRICS) + "---|"]
@@ -89,6 +98,8 @@ def table(results: dict[str, list[dict]]) -> str:
             tests = [paired_test([r[key] for r in results[base]], [r[key] for r in rows]) for _, key in METRICS]
             ps = ", ".join("n/a" if t.p_value is None else f"{t.p_value:.3g} ({t.wins}+/{t.losses}-)" for t in tests)
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {ps} |")
+    if missing:
+        lines.append(f"(left out, lacking some of {base}'s questions: {', '.join(missing)})")
     return "\n".join(lines)
 
 
@@ -103,6 +114,10 @@ def main() -> int:
                     help="use the workspace's stores as they are (built by another chunker version, say)")
     ap.add_argument("--per-question", action="store_true")
     ap.add_argument("--json", type=Path, default=None, help="write the per-question results here")
+    ap.add_argument("--prior", type=Path, action="append", default=[],
+                    help="per-question results (--json) of an earlier run, e.g. another chunker's workspace, listed "
+                         "first as '<file stem>: <configuration>' and compared with like the others")
+    ap.add_argument("--baseline", default="", help="the configuration every other is tested against (default: the first)")
     args = ap.parse_args()
     if not args.data.is_dir() or not folders(args.data):
         print(f"skipped: no development set at {args.data}")
@@ -126,6 +141,9 @@ def main() -> int:
 
     configs: list[Path | None] = list(args.config) or [None]
     results: dict[str, list[dict]] = {}
+    for prior in args.prior:
+        for name, rows in json.loads(prior.read_text()).items():
+            results[f"{prior.stem}: {name}"] = rows
     for config in configs:
         name = config.stem if config else "default"
         t1 = time.monotonic()
@@ -138,7 +156,7 @@ def main() -> int:
             for r in rows:
                 print(f"    {r['company'][:24]:24s} {r['number']:>3} hit {r['hit6']:.0f} rr {r['mrr']:.2f} "
                       f"r30 {r['recall30']:.2f}  {r['question'][:60]}")
-    print(table(results))
+    print(table(results, args.baseline))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     tmp.cleanup()

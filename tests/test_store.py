@@ -93,7 +93,7 @@ def test_query_scores_are_cosine_similarity_with_full_metadata(settings, emb):
     assert raw == {"company": "BHP", "file_name": "report.pdf", "doc_sha256": chunks[3].doc_sha256,
                    "page_start": 4, "page_end": 4, "section": "Section 2", "chunk_index": 3,
                    "has_table": True, "content_hash": chunks[3].content_hash,
-                   "ocr": False, "page_label": "", "page_labels": ""}
+                   "ocr": False, "page_label": "", "page_labels": "", "context": ""}
     assert [p.chunk_id for p in store.get_passages([chunks[2].id, "nope", chunks[0].id])] == [chunks[2].id, chunks[0].id]
 
 

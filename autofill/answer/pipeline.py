@@ -74,6 +74,9 @@ class _Plan:
             "templates": {t: template_source(settings.templates_dir, t) for t in TEMPLATES} if self.chat_model else {},
             # Chunking is part of a document's identity: a re-chunked store retrieves other passages.
             "documents": sorted((d.file_name, d.sha256, d.chunking) for d in self.documents.values()),
+            # Multi-query retrieval changes the candidates; only named when on, so older checkpoints stay valid.
+            **({"multi_query": template_source(settings.templates_dir, "multiquery")}
+               if r.multi_query and self.chat_model else {}),
         })
 
 

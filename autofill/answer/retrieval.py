@@ -103,26 +103,46 @@ def fuse(lists: list[list[Passage]], k: int, n: int, weights: Sequence[float] | 
     return _ranked(out)
 
 
+def _extra_lists(store: SearchableStore, embedder: QueryEmbedder, queries: Sequence[str], depth: int,
+                 lexical: bool) -> list[list[Passage]]:
+    """Multi-query retrieval (answer/multiquery.py): each extra query's dense list, and its BM25 list
+    in the hybrid modes, to be fused with the question's own."""
+    lists: list[list[Passage]] = []
+    for q in (q for q in queries if q.strip()):
+        lists.append(_dense(store, embedder, q, depth))
+        if lexical:
+            lists.append(_stable(store.bm25_search(q, depth + _SLACK), depth))
+    return lists
+
+
 def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder, row: QuestionRow,
-             mode: str, hyde_passage: str = "", n: int | None = None) -> list[Passage]:
+             mode: str, hyde_passage: str = "", n: int | None = None,
+             extra_queries: Sequence[str] = ()) -> list[Passage]:
     """The top `n` (default `retrieval.candidates`) passages for `row`, best first, rank 1-based.
 
     dense: the question query embedded; hybrid: that plus BM25 of the keyword query (answer/query.py:
     instructions dropped, synonyms added, per `retrieval.lexical_query` / `synonyms`), fused by weighted
     RRF (`rrf_k`, the BM25 list weighted `keyword_weight`), at most `page_chunks` passages per page;
-    hyde: the HyDE passage embedded; hyde+hybrid: HyDE dense plus BM25 of the keyword query. Each list
-    feeding a fusion is twice as deep as the result so that a passage ranked moderately by both
-    searches can still surface."""
+    hyde: the HyDE passage embedded; hyde+hybrid: HyDE dense plus BM25 of the keyword query.
+    `extra_queries` (multi-query retrieval, answer/multiquery.py): each is searched too (dense, plus BM25
+    in the hybrid modes, weighted alike) and its lists join the fusion. Each list feeding a fusion is
+    twice as deep as the result so that a passage ranked moderately by both searches can still surface."""
     if mode not in MODES:
         raise ValueError(f"unknown retrieval mode {mode!r}")
     r = settings.retrieval
     n = n or r.candidates
     query = build_query(row)
     dense_text = hyde_passage if mode.startswith("hyde") and hyde_passage.strip() else query
-    if mode in ("dense", "hyde"):
-        return _ranked(_dense(store, embedder, dense_text, n))
     depth = 2 * n
+    if mode in ("dense", "hyde"):
+        if not any(q.strip() for q in extra_queries):
+            return _ranked(_dense(store, embedder, dense_text, n))
+        lists = [_dense(store, embedder, dense_text, depth),
+                 *_extra_lists(store, embedder, extra_queries, depth, lexical=False)]
+        return fuse(lists, k=r.rrf_k, n=n, per_page=r.page_chunks)
     dense = _dense(store, embedder, dense_text, depth)
     lexical_text = lexical_query(row, clean=r.lexical_query == "clean", expand=r.synonyms)
     lexical = _stable(store.bm25_search(lexical_text, depth + _SLACK), depth)
-    return fuse([dense, lexical], k=r.rrf_k, n=n, weights=(1.0, r.keyword_weight), per_page=r.page_chunks)
+    extra = _extra_lists(store, embedder, extra_queries, depth, lexical=True)  # (dense, BM25) per query
+    return fuse([dense, lexical, *extra], k=r.rrf_k, n=n, weights=(1.0, r.keyword_weight) * (1 + len(extra) // 2),
+                per_page=r.page_chunks)

@@ -12,6 +12,7 @@ from typing import Any
 from autofill.answer.evidence_only import evidence_answer
 from autofill.answer.generate import generate_answer
 from autofill.answer.hyde import hypothetical_passage
+from autofill.answer.multiquery import search_queries
 from autofill.answer.pages import PageLocator
 from autofill.answer.rerank import Call, order_context, rerank
 from autofill.answer.retrieval import retrieve
@@ -97,8 +98,12 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage]):
     hyde_text = ""
     if ctx.chat is not None and ctx.mode.startswith("hyde"):
         hyde_text = hypothetical_passage(s, _stage_call(ctx, "hyde", usage), ctx.company, row)
+    queries: list[str] = []
+    if ctx.chat is not None and s.retrieval.multi_query:
+        queries = search_queries(s, _stage_call(ctx, "multiquery", usage), ctx.company, row)
     with ctx.search_lock:
-        candidates = retrieve(s, ctx.store, ctx.embedder, row, ctx.mode, hyde_passage=hyde_text)
+        candidates = retrieve(s, ctx.store, ctx.embedder, row, ctx.mode, hyde_passage=hyde_text,
+                              extra_queries=queries)
     if not candidates:
         raise NoEvidence()
 

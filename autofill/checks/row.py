@@ -13,8 +13,10 @@ from autofill.checks.form import check_form
 from autofill.checks.numbers import extract_years
 from autofill.checks.periods import check_newer_report, check_reporting_year
 from autofill.checks.scope import check_scope
+from autofill.checks.ties import check_document_years, check_ties
 from autofill.checks.tier import decide_tier, signal_checks
 from autofill.records import CheckResult, Passage, RowResult
+from autofill.records import outcome_of as answer_outcome
 from autofill.states import Outcome, Tier, parse_review
 
 
@@ -25,17 +27,12 @@ class CheckContext:
 
 
 def outcome_of(result: RowResult) -> Outcome:
-    from autofill.answer.evidence_only import STATUS as EVIDENCE_ONLY
-    from autofill.answer.generate import UNPARSED
-
+    """How the row ended, as the row records it; a library answer reused as it stands is checked like
+    an answered row."""
+    outcome = result.outcome if result.outcome is not None else answer_outcome(result.answer)
     if result.answer is None:
         return Outcome.FAILED
-    status = result.answer.status or ""
-    if status.startswith(EVIDENCE_ONLY):
-        return Outcome.DRAFTED
-    if status.startswith(UNPARSED):
-        return Outcome.UNPARSED
-    return Outcome.ANSWERED
+    return Outcome.ANSWERED if outcome is Outcome.REUSED else outcome
 
 
 def cited_passages(result: RowResult) -> tuple[list[Passage], list[Passage]]:
@@ -70,6 +67,8 @@ def check_row(result: RowResult, ctx: CheckContext = CheckContext(),
     checks += check_figures(text, cited, uncited)
     checks += check_years(text, cited, uncited, known_years)
     checks += check_scope(text, cited)
+    checks += check_ties(text, cited)
+    checks += check_document_years(text, cited)
     checks += check_reporting_year(text, ctx.reporting_year)
     checks += check_newer_report(cited, result.passages, ctx.periods)
     return checks + list(extra)

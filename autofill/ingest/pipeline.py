@@ -30,6 +30,7 @@ from typing import Any, Sequence
 
 from autofill.errors import InputError
 from autofill.hashing import file_sha256
+from autofill.ingest.contextualize import make_contextualizer
 from autofill.ingest.parse_helper import Parser
 from autofill.ingest.period import detect_period
 from autofill.ingest.walk import expand_paths
@@ -103,12 +104,14 @@ def ocr_engine_present() -> bool:
     return shutil.which("tesseract") is not None
 
 
-def chunking_fingerprint(ingest: IngestSettings) -> str:
+def chunking_fingerprint(ingest: IngestSettings, context: str = "") -> str:
     """What, besides the file's bytes, decides a document's chunks: the chunking and table settings and
     the chunker's code version. Recorded per document (as paper-qa keys its index by the settings that
     built it), so a changed --chunk-chars, table or OCR setting (or Tesseract installed since) rebuilds the
     document instead of skipping it.
-    min_page_chars is left out: it only counts pages without text, it changes no chunk."""
+    min_page_chars is left out: it only counts pages without text, it changes no chunk. `context`: the
+    contextualisation in use (ingest/contextualize.context_fingerprint; "" when off, leaving the
+    fingerprints of stores built without it unchanged)."""
     from autofill.ingest.chunking import CHUNKER_VERSION
 
     knobs = {
@@ -118,6 +121,8 @@ def chunking_fingerprint(ingest: IngestSettings) -> str:
         "ocr": ingest.ocr and [ocr_engine_present(), ingest.ocr_dpi, ingest.ocr_language, ingest.ocr_page_chars,
                                ingest.ocr_image_share],
     }
+    if context:
+        knobs["context"] = context
     return hashlib.sha256(json.dumps(knobs, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -178,10 +183,12 @@ def embedder_for(settings: Settings, recorded: str | None) -> str:
 
 
 def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], reporter: Reporter | None = None,
-                 embedder: Any = None, force: bool = False, recursive: bool = True) -> IngestReport:
+                 embedder: Any = None, force: bool = False, recursive: bool = True,
+                 contextualizer: Any = None) -> IngestReport:
     """Ingest PDF files and folders into `company`'s evidence store; see the module docstring. `force`:
     parse, chunk and embed again even files the store holds unchanged (same bytes, same chunking).
-    `recursive`: walk subfolders of the folders given (else list them as skipped).
+    `recursive`: walk subfolders of the folders given (else list them as skipped). `contextualizer`: the
+    `ingest.contextualize` hook (ingest/contextualize.py; made from the settings when not given).
 
     Timings: parse seconds are summed over files parsed in a helper process while earlier files are
     embedded, so parse + embed + store can exceed the wall-clock `seconds`."""
@@ -214,7 +221,9 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
         embedder = make_embedder(settings, name)
     if store is not None:
         store.check_embedder(embedder.name)
-    chunking = chunking_fingerprint(settings.ingest)
+    if contextualizer is None:
+        contextualizer = make_contextualizer(settings, reporter=progress)  # None unless ingest.contextualize
+    chunking = chunking_fingerprint(settings.ingest, contextualizer.fingerprint if contextualizer else "")
     known = store.documents() if store is not None else {}
     todo, planned = _plan(files, known, chunking, force)
     outcomes += planned
@@ -244,6 +253,8 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                     log.debug(file_line(outcome))  # the CLI lists failures with the summary
                     continue
                 doc, chunks = parsed.doc, parsed.chunks
+                if contextualizer is not None:  # a model-written context line per chunk, before embedding
+                    chunks = contextualizer(doc, chunks)
 
                 t = time.perf_counter()
                 label = f"[{number}/{len(todo)}] {path.name}" if len(todo) > 1 else path.name
@@ -302,6 +313,7 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
         seconds=time.perf_counter() - started,
         timings={"parse": round(timer.parse, 3), "embed": round(timer.embed, 3), "store": round(timer.store, 3)},
         skipped_files=found.skipped,
+        usage=contextualizer.meter.snapshot() if contextualizer is not None else {},
     )
 
 

@@ -27,10 +27,11 @@ from autofill.settings import Settings
 log = logging.getLogger(__name__)
 
 CALIBRATION_FILE = ".usage-calibration.json"
-STAGES = ("hyde", "rerank", "answer", "verify")
+STAGES = ("hyde", "multiquery", "rerank", "answer", "verify")
 # Completion tokens per call before the API reported any: a HyDE passage of a few sentences, a
 # ranking "[4] > [2] > ..." of the candidates (~4 tokens each), a reasoning + JSON answer.
-DEFAULT_COMPLETION = {"hyde": 150.0, "rerank": 4.0, "answer": 300.0, "verify": 200.0}  # rerank: per candidate
+DEFAULT_COMPLETION = {"hyde": 150.0, "multiquery": 60.0, "rerank": 4.0, "answer": 300.0,
+                      "verify": 200.0}  # rerank: per candidate
 VERIFY_ANSWER_CHARS = 300  # a typical answer, as the verify prompt quotes it
 # Rows whose prompts are rendered; a larger questionnaire is priced from an even sample of this many
 # (a 50,000-row workbook is priced in a second, not a minute of template rendering).
@@ -203,6 +204,10 @@ def row_prompt_chars(settings: Settings, company: str, row: QuestionRow, mode: s
     out: dict[str, tuple[int, int]] = {}
     if mode.startswith("hyde"):
         out["hyde"] = (1, _chars(hyde_messages(settings, company, row)))
+    if r.multi_query:  # three search queries of a dozen words each
+        from autofill.answer.multiquery import multiquery_messages
+
+        out["multiquery"] = (1, _chars(multiquery_messages(settings, company, row)))
     if rerank == "llm" and candidates > 1:
         window, step = max(2, r.rerank_window), max(1, r.rerank_step)
         starts = window_starts(candidates, window, step)

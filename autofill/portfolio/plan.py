@@ -83,7 +83,9 @@ def _files_to_ingest(settings: Settings, entry: CompanyEntry, documents: dict[st
     from autofill.ingest.pipeline import chunking_fingerprint, expand_paths
 
     files = expand_paths(list(entry.reports)).files
-    chunking = chunking_fingerprint(settings.ingest)
+    from autofill.ingest.contextualize import context_fingerprint
+
+    chunking = chunking_fingerprint(settings.ingest, context_fingerprint(settings))
     known_shas = {d.sha256 for d in documents.values()}
     todo = []
     for path in files:

@@ -53,10 +53,10 @@ def _tokenize(texts: Sequence[str], return_ids: bool) -> Any:
     return bm25s.tokenize(list(texts), stopwords="en", stemmer=english_stemmer(), return_ids=return_ids, show_progress=False)
 
 
-def bm25_text(section: str, text: str | None) -> str:
-    """What a chunk is indexed by: the section path carries words a question may use that the
-    passage itself lacks."""
-    return f"{section}\n{text or ''}"
+def bm25_text(section: str, text: str | None, context: str = "") -> str:
+    """What a chunk is indexed by: the section path (and a contextualised chunk's context line) carries
+    words a question may use that the passage itself lacks."""
+    return f"{section}\n{context}\n{text or ''}" if context else f"{section}\n{text or ''}"
 
 
 def tokenize(texts: Sequence[str]) -> list[list[str]]:

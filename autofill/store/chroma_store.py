@@ -82,6 +82,9 @@ def _chunk_meta(chunk: Chunk) -> dict[str, Any]:
         "ocr": chunk.ocr,
         "page_label": chunk.page_label,
         "page_labels": "|".join(chunk.page_labels),
+        # Model-written context line (ingest --contextualize); always written, "" without, because an upsert
+        # of the same chunk id merges metadata and must not keep the line of an earlier ingest.
+        "context": chunk.context,
     }
 
 
@@ -97,6 +100,7 @@ def _passage(chunk_id: str, text: str | None, meta: dict[str, Any], score: float
         rank=rank,
         ocr=bool(meta.get("ocr", False)),
         page_labels=str(meta.get("page_labels", "")).split("|") if meta.get("page_labels") else [],
+        context=str(meta.get("context", "") or ""),
     )
 
 
@@ -244,7 +248,7 @@ class CompanyStore:
         return TokenCache(self.settings.vectordb_dir / "bm25" / f"{self.collection}.tokens")
 
     def _keep_tokens(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
-        tokens = tokenize([bm25_text(c.section, c.text) for c in chunks])
+        tokens = tokenize([bm25_text(c.section, c.text, c.context) for c in chunks])
         self.bm25_tokens.save(TokenCache.key(record.file_name, record.sha256, record.chunking),
                               [c.id for c in chunks], tokens)
 
@@ -262,7 +266,8 @@ class CompanyStore:
         got = self._chunks.get(where=where, include=["documents", "metadatas"])
         for cid, text, meta in zip(got["ids"], got["documents"], got["metadatas"]):
             if self._is_current(meta, current):
-                yield meta["file_name"], int(meta.get("chunk_index", 0)), cid, bm25_text(meta.get("section", ""), text)
+                yield (meta["file_name"], int(meta.get("chunk_index", 0)), cid,
+                       bm25_text(meta.get("section", ""), text, meta.get("context") or ""))
 
     def rebuild_bm25(self) -> None:
         """Rebuild the keyword index once per ingest (or forget), from cached tokens where it can."""
