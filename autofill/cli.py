@@ -144,6 +144,8 @@ def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, r
                                           model=contextualizer.chat.model)
         if not as_json:
             click.echo(f"autofill: {estimate.describe()}", err=True)
+        from autofill.portfolio.commands import confirm
+
         confirm(estimate.consent_reason(settings), yes)
     report = ingest_paths(settings, company, list(paths), reporter=reporter, force=force, recursive=recursive,
                           contextualizer=contextualizer)

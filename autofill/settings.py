@@ -127,9 +127,9 @@ class RetrievalSettings:
     # Reciprocal rank fusion: score = sum of weight / (rrf_k + rank). A smaller k lets the top ranks of
     # either list count more (20 beat 60 on both development sets; benchmarks/retrieval_dev.py).
     rrf_k: int = 20
-    # Weight of the BM25 list against the dense list (1.0) in hybrid fusion: exact terms (line items,
-    # scopes, years) are surer evidence than MiniLM similarity on reports and filings.
-    keyword_weight: float = 2.0
+    # Weight of the BM25 list against the dense list (1.0) in hybrid fusion. 2.0 raised BHP MRR a little
+    # but lost hit and recall on financebench-dev (benchmarks/retrieval_configs/5-keyword-weight-2.toml).
+    keyword_weight: float = 1.0
     # "ranked" (best first) or "peripheral" (best passages at the start and at the end).
     context_order: str = "ranked"
     # Listwise rerank sees up to `rerank_window` candidates in one call. 30 passages (~8k tokens) fit

@@ -40,12 +40,19 @@ def folders(data: Path) -> list[Path]:
     return sorted(p for p in data.iterdir() if (p / "gold.json").is_file() and (p / "questionnaire.xlsx").is_file())
 
 
+COMPANY: dict[str, str] = {}  # folder name -> store name, when --company renames a one-folder set
+
+
+def company(folder: Path) -> str:
+    return COMPANY.get(folder.name, folder.name)
+
+
 def ingest(settings, folder: Path) -> float:
     from autofill.ingest.pipeline import ingest_paths
 
     t0 = time.monotonic()
     pdfs = sorted(folder.glob("*.pdf"))
-    report = ingest_paths(settings, folder.name, pdfs)
+    report = ingest_paths(settings, company(folder), pdfs)
     failed = [f for f in report.files if f.status == "failed"]
     if failed:
         raise SystemExit(f"ingest of {folder.name} failed: {failed[0].error}")
@@ -58,7 +65,7 @@ def evaluate(settings, folder: Path, config: Path | None, out_dir: Path) -> list
     from autofill.evaluate.results import score_output
     from autofill.evaluate.runner import run_eval
 
-    result = run_eval(settings, folder.name, folder / "questionnaire.xlsx", folder / "gold.json",
+    result = run_eval(settings, company(folder), folder / "questionnaire.xlsx", folder / "gold.json",
                       configs=[config] if config else None, k=K, out_dir=out_dir)
     scored = result.configs[0]
     pool = score_output(settings, load_gold(folder / "gold.json"), scored.output, POOL, "pool")
@@ -112,6 +119,7 @@ def main() -> int:
     ap.add_argument("--only", default="", help="comma-separated company folders to use")
     ap.add_argument("--no-ingest", action="store_true",
                     help="use the workspace's stores as they are (built by another chunker version, say)")
+    ap.add_argument("--company", default="", help="store name for a one-folder set (default: the folder's name)")
     ap.add_argument("--per-question", action="store_true")
     ap.add_argument("--json", type=Path, default=None, help="write the per-question results here")
     ap.add_argument("--prior", type=Path, action="append", default=[],
@@ -133,6 +141,8 @@ def main() -> int:
     ingest_settings = config_settings(settings, args.ingest_config) if args.ingest_config else settings
     only = {s.strip() for s in args.only.split(",") if s.strip()}
     sets = [f for f in folders(args.data) if not only or f.name in only]
+    if args.company and len(sets) == 1:
+        COMPANY[sets[0].name] = args.company
 
     t0 = time.monotonic()
     for folder in sets if not args.no_ingest else []:

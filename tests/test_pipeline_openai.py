@@ -13,6 +13,7 @@ from collections import defaultdict
 
 import pytest
 
+from autofill.records import LLM_STAGES
 from autofill.answer.checkpoint import Checkpoint
 from autofill.answer.pipeline import run_questionnaire
 from autofill.providers.base import Providers
@@ -350,8 +351,8 @@ def test_cli_run_with_an_unparsed_row_exits_1(tmp_path, llm_server, cohere_serve
     assert Path(data["output"]).is_file()
     # Usage by stage, as on the Run info sheet: one HyDE, rerank and answer call per row, no verify.
     stages = data["stages"]
-    assert list(stages) == ["hyde", "rerank", "answer", "verify"]
-    assert [stages[s]["calls"] for s in stages] == [len(FACTS)] * 3 + [0]
+    assert list(stages) == list(LLM_STAGES)
+    assert {s: u["calls"] for s, u in stages.items()} == {"hyde": len(FACTS), "multiquery": 0, "rerank": len(FACTS), "answer": len(FACTS), "verify": 0}
     assert sum(u["prompt_tokens"] for u in stages.values()) == data["prompt_tokens"] > 0
     assert sum(u["completion_tokens"] for u in stages.values()) == data["completion_tokens"] > 0
     assert stages["answer"]["prompt_tokens"] > stages["hyde"]["prompt_tokens"]

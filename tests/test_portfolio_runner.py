@@ -17,6 +17,7 @@ import openpyxl
 import pytest
 from click.testing import CliRunner
 
+from autofill.records import LLM_STAGES
 from autofill.cli import cli
 from autofill.review.reader import read_filled_workbook
 from autofill.states import parse_tier
@@ -60,8 +61,8 @@ def test_three_companies_then_a_rerun_that_redoes_nothing(workspace, llm_server,
     # Usage by stage per company: one call of each stage per row, the tokens adding up to the total.
     assert list(data["stages"]) == list(COMPANIES)
     for company, stages in data["stages"].items():
-        assert list(stages) == ["hyde", "rerank", "answer", "verify"]
-        assert [stages[s]["calls"] for s in stages] == [QUESTIONS, QUESTIONS, QUESTIONS, 0], company
+        assert list(stages) == list(LLM_STAGES)
+        assert {s: u["calls"] for s, u in stages.items()} == {"hyde": QUESTIONS, "multiquery": 0, "rerank": QUESTIONS, "answer": QUESTIONS, "verify": 0}, company
         assert all(stages[s]["prompt_tokens"] > 0 and stages[s]["completion_tokens"] > 0 for s in ("hyde", "rerank", "answer"))
     assert round(sum(u["cost_usd"] for st in data["stages"].values() for u in st.values()), 4) == round(data["cost_usd"], 4)
     outputs = data["outputs"]

@@ -113,7 +113,7 @@ def test_hybrid_fuses_bm25_and_dense(store_and_embedder):
     assert len(dense) == 8
 
 
-def test_hybrid_by_default_weights_the_cleaned_expanded_keyword_query_one_passage_per_page(store_and_embedder):
+def test_hybrid_by_default_fuses_the_cleaned_expanded_keyword_query_one_passage_per_page(store_and_embedder):
     settings, store, emb = store_and_embedder
     row = QuestionRow("S", 3, "Round your answer to two decimal places: which flotation cells? Zyxqor",
                       form_of_answer="Short answer with figures and units")
@@ -122,7 +122,7 @@ def test_hybrid_by_default_weights_the_cleaned_expanded_keyword_query_one_passag
     assert len({(p.file_name, p.page_start) for p in got}) == len(got)
     dense = store.query(emb.embed_query(build_query(row)), 20)
     bm25 = store.bm25_search(lexical_query(row), 20)
-    expected = dict(rrf([[p.chunk_id for p in dense], [p.chunk_id for p in bm25]], k=20, weights=[1.0, 2.0]))
+    expected = dict(rrf([[p.chunk_id for p in dense], [p.chunk_id for p in bm25]], k=20, weights=[1.0, 1.0]))
     for p in got:
         assert p.score == pytest.approx(expected[p.chunk_id])
 
