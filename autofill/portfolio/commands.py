@@ -4,26 +4,13 @@ Registered on the main group by autofill/cli.py; imports nothing heavy at module
 
 from __future__ import annotations
 
-import functools
 import sys
 from pathlib import Path
 
 import click
 
+from autofill.cli_output import handled as _handled
 from autofill.errors import InputError
-
-
-def _handled(fn):
-    """The main CLI's error handling (one line, exit 2 for bad input), looked up when called so this
-    module and autofill.cli can import each other in either order."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        from autofill.cli import handle_errors
-
-        return handle_errors(fn)(*args, **kwargs)
-
-    return wrapper
 
 
 def confirm(reason: str, yes: bool) -> None:
