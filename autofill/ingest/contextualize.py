@@ -249,39 +249,6 @@ def _text_pages(path: Path) -> list[str]:
         return []
 
 
-def _stage_figures(settings: Settings, model: str) -> tuple[float, float]:
-    from autofill.portfolio.estimate import load_calibration
-
-    entry = load_calibration(settings)["models"].get(model, {}).get(STAGE, {})
-    ratio = float(entry.get("chars_per_token") or settings.portfolio.chars_per_token)
-    return ratio, float(entry.get("completion_per_call") or DEFAULT_COMPLETION)
-
-
-def files_to_ingest(settings: Settings, company: str, paths: Sequence[Path | str], force: bool = False,
-                    recursive: bool = True) -> list[Path]:
-    """The files an ingest would parse: not stored already with the same bytes and fingerprint."""
-    from autofill.hashing import file_sha256
-    from autofill.ingest.pipeline import chunking_fingerprint, expand_paths
-    from autofill.store.chroma_store import find_store
-
-    try:
-        store = find_store(settings, company)
-    except InputError:
-        store = None
-    known = store.documents() if store is not None else {}
-    chunking = chunking_fingerprint(settings.ingest, context_fingerprint(settings))
-    todo = []
-    for path in expand_paths(paths, recursive=recursive).files:
-        rec = known.get(path.name)
-        try:
-            unchanged = rec is not None and rec.sha256 == file_sha256(path) and rec.chunking == chunking
-        except OSError:
-            continue  # the ingest reports it
-        if force or not unchanged:
-            todo.append(path)
-    return todo
-
-
 def estimate_contextualize(settings: Settings, company: str, paths: Sequence[Path | str], force: bool = False,
                            recursive: bool = True, model: str | None = None) -> ContextEstimate:
     """Price contextualising the files this ingest would (re)ingest, before any call: per page, chunks
@@ -290,14 +257,22 @@ def estimate_contextualize(settings: Settings, company: str, paths: Sequence[Pat
     On generated reports (tests/pdf_factory.py): 6 chunks estimated for 8 stored (5 short pages whose
     headings start chunks), 68 for 58 (34 pages of prose), 3 for 3 (3 pages with a table); the summary
     after the ingest reports the calls actually made."""
+    from autofill.ingest.pipeline import files_to_parse
+    from autofill.portfolio.estimate import stage_figures
     from autofill.providers.cost import cost_usd, price_for
     from autofill.providers.factory import chat_model_name
+    from autofill.store.chroma_store import find_store
 
     model = model or chat_model_name(settings)
     est = ContextEstimate(model=model)
     ing = settings.ingest
     per_chunk = max(1.0, ing.chunk_chars * CHUNK_FILL - ing.chunk_overlap / 2)
-    for path in files_to_ingest(settings, company, paths, force, recursive):
+    try:
+        store = find_store(settings, company)
+    except InputError:
+        store = None
+    documents = store.documents() if store is not None else {}
+    for path in files_to_parse(settings, documents, paths, force, recursive):
         pages = _text_pages(path)
         if not pages:
             continue
@@ -315,7 +290,8 @@ def estimate_contextualize(settings: Settings, company: str, paths: Sequence[Pat
         est.documents += 1
         est.chunks += n
         est.prompt_chars += n * sum(len(m.content) for m in messages)
-    ratio, completion = _stage_figures(settings, model)
+    ratio, completion = stage_figures(settings, model, STAGE)
+    completion = completion if completion is not None else DEFAULT_COMPLETION
     est.prompt_tokens = int(round(est.prompt_chars / ratio))
     est.completion_tokens = int(round(min(completion, MAX_TOKENS) * est.chunks))
     est.priced = price_for(settings.cost, model) is not None

@@ -38,7 +38,7 @@ from autofill.records import Chunk, DocumentRecord, FileOutcome, IngestReport
 from autofill.reporting import Bar, Reporter, as_reporter
 from autofill.settings import IngestSettings, Settings
 
-__all__ = ["chunking_fingerprint", "embedder_for", "expand_paths", "ingest_paths"]
+__all__ = ["chunking_fingerprint", "embedder_for", "expand_paths", "files_to_parse", "ingest_paths"]
 
 log = logging.getLogger(__name__)
 
@@ -164,6 +164,18 @@ def _plan(files: list[Path], known: dict[str, DocumentRecord], chunking: str,
         else:
             todo.append((path, sha))
     return todo, outcomes
+
+
+def files_to_parse(settings: Settings, documents: dict[str, DocumentRecord], paths: Sequence[Path | str],
+                   force: bool = False, recursive: bool = True) -> list[Path]:
+    """The files an ingest of `paths` into a store holding `documents` would parse, decided exactly as
+    `ingest_paths` decides (`_plan`), with the contextualisation the settings ask for: what cost
+    estimates (ingest --contextualize, batch plans) count before anything is parsed."""
+    from autofill.ingest.contextualize import context_fingerprint
+
+    chunking = chunking_fingerprint(settings.ingest, context_fingerprint(settings))
+    todo, _outcomes = _plan(expand_paths(paths, recursive=recursive).files, documents, chunking, force)
+    return [path for path, _sha in todo]
 
 
 def embedder_for(settings: Settings, recorded: str | None) -> str:

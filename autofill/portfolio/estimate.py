@@ -134,7 +134,7 @@ def load_calibration(settings: Settings) -> dict[str, Any]:
         return {"models": {}}
 
 
-def _stage_figures(settings: Settings, model: str, stage: str) -> tuple[float, float | None]:
+def stage_figures(settings: Settings, model: str, stage: str) -> tuple[float, float | None]:
     """(characters per token, completion tokens per call or None for the default) for model/stage."""
     entry = load_calibration(settings)["models"].get(model, {}).get(stage, {})
     ratio = entry.get("chars_per_token") or settings.portfolio.chars_per_token
@@ -251,7 +251,7 @@ def estimate_rows(settings: Settings, company: str, rows: list[QuestionRow], mod
         s.calls = int(round(s.calls * scale))
         s.prompt_chars = int(round(s.prompt_chars * scale))
     for stage, s in est.stages.items():
-        ratio, completion = _stage_figures(settings, model, stage)
+        ratio, completion = stage_figures(settings, model, stage)
         if completion is None:
             per = DEFAULT_COMPLETION.get(stage, 200.0)
             completion = per * min(candidates, settings.retrieval.rerank_window) if stage == "rerank" else per

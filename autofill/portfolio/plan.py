@@ -79,29 +79,6 @@ def output_for(settings: Settings, entry: CompanyEntry, out_dir: Path) -> Path:
     return out_dir / entry.output if entry.output else output_path(settings, entry.company, entry.questionnaire, out_dir)
 
 
-def _files_to_ingest(settings: Settings, entry: CompanyEntry, documents: dict[str, Any]) -> list[str]:
-    from autofill.ingest.pipeline import chunking_fingerprint, expand_paths
-
-    files = expand_paths(list(entry.reports)).files
-    from autofill.ingest.contextualize import context_fingerprint
-
-    chunking = chunking_fingerprint(settings.ingest, context_fingerprint(settings))
-    known_shas = {d.sha256 for d in documents.values()}
-    todo = []
-    for path in files:
-        rec = documents.get(path.name)
-        try:
-            sha = file_sha256(path)
-        except OSError:
-            continue  # the ingest reports it
-        if rec is not None and rec.sha256 == sha and rec.chunking == chunking:
-            continue
-        if rec is None and sha in known_shas:
-            continue  # same bytes stored under another name: ingest skips it
-        todo.append(str(path))
-    return todo
-
-
 def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path, state: PortfolioState) -> CompanyPlan:
     """The company's estimate and what is left to do. Opens its store (if any) for this call only."""
     from autofill.store.chroma_store import find_store
@@ -114,7 +91,9 @@ def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path, state: 
     store = find_store(settings, entry.company)
     documents = store.documents() if store is not None else {}
     del store  # one store open at a time: nothing of it is kept
-    to_ingest = _files_to_ingest(settings, entry, documents)
+    from autofill.ingest.pipeline import files_to_parse
+
+    to_ingest = [str(p) for p in files_to_parse(settings, documents, list(entry.reports))]
     key = run_key(settings, q_sha, documents, model) if not to_ingest else ""
     previous = state.get(entry.company)
     up_to_date = bool(key and previous.get("key") == key and previous.get("complete")
