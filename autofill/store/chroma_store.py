@@ -22,19 +22,18 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import json
 import shutil
 import threading
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from autofill.errors import InputError, StoreMismatchError
 from autofill.records import Chunk, DocumentRecord, Passage, StoreInfo
 from autofill.settings import Settings
 from autofill.store import chroma_client as cc
-from autofill.store.bm25_index import BM25Index, TokenCache, bm25_text, build_from_cache, tokenize
+from autofill.store.bm25_index import BM25Index
+from autofill.store.keyword import KeywordSearch
 
 _locks: dict[str, Any] = {}
 _locks_guard = threading.Lock()
@@ -104,8 +103,9 @@ def _passage(chunk_id: str, text: str | None, meta: dict[str, Any], score: float
     )
 
 
-class CompanyStore:
-    """A company's evidence store. Create through `open_store`."""
+class CompanyStore(KeywordSearch):
+    """A company's evidence store. Create through `open_store`. Keyword search (BM25) is in
+    store/keyword.py."""
 
     def __init__(self, settings: Settings, client: Any, chunks_col: Any, docs_col: Any):
         self.settings = settings
@@ -205,75 +205,6 @@ class CompanyStore:
         found = {cid: _passage(cid, text, meta) for cid, text, meta in
                  zip(got["ids"], got["documents"], got["metadatas"]) if self._is_current(meta, current)}
         return [found[i] for i in ids if i in found]
-
-    def bm25_search(self, query: str, n: int) -> list[Passage]:
-        """The `n` best chunks for `query` by BM25 (score = BM25 score, rank 1..n)."""
-        hits = self._bm25_index().search(query, n)
-        passages = {p.chunk_id: p for p in self.get_passages([cid for cid, _ in hits])}
-        out = []
-        for cid, score in hits:
-            if cid in passages:
-                p = passages[cid]
-                p.score, p.rank = score, len(out) + 1
-                out.append(p)
-        return out
-
-    # ------------------------------------------------------------------------------ BM25
-
-    @property
-    def bm25_dir(self) -> Path:
-        return self.settings.vectordb_dir / "bm25" / self.collection
-
-    def _signature(self) -> str:
-        docs = sorted((r.file_name, r.sha256) for r in self.documents().values())
-        return hashlib.sha256(repr(docs).encode()).hexdigest()
-
-    def _bm25_index(self) -> BM25Index:
-        signature = self._signature()
-        with self._bm25_guard:
-            if self._bm25 is not None and self._bm25.signature == signature:
-                return self._bm25
-            index = BM25Index.load(self.bm25_dir)
-            if index is None or index.signature != signature:
-                # Missing or stale (an interrupted ingest, or another machine wrote to a Chroma server).
-                index = self._build_bm25(signature)
-                with contextlib.suppress(OSError):
-                    index.save(self.bm25_dir)
-            self._bm25 = index
-            return index
-
-    @property
-    def bm25_tokens(self) -> TokenCache:
-        """Token lists per stored document version, so a rebuild never re-tokenises an unchanged one."""
-        return TokenCache(self.settings.vectordb_dir / "bm25" / f"{self.collection}.tokens")
-
-    def _keep_tokens(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
-        tokens = tokenize([bm25_text(c.section, c.text, c.context) for c in chunks])
-        self.bm25_tokens.save(TokenCache.key(record.file_name, record.sha256, record.chunking),
-                              [c.id for c in chunks], tokens)
-
-    def _build_bm25(self, signature: str, prune: bool = False) -> BM25Index:
-        """The index over the current chunks, from cached token lists (bm25_index.build_from_cache)."""
-        return build_from_cache(list(self.documents().values()), self.bm25_tokens, self._bm25_rows, signature,
-                                prune=prune)
-
-    def _bm25_rows(self, missing: list[DocumentRecord], every: bool) -> Iterator[tuple[str, int, str, str]]:
-        """(file name, chunk index, chunk id, indexed text) of the current chunks of `missing` documents
-        (`every`: they are all the store's documents, so no filter is needed)."""
-        current = {(r.file_name, r.sha256) for r in missing}
-        names = [r.file_name for r in missing]
-        where = None if every else {"file_name": names[0]} if len(names) == 1 else {"file_name": {"$in": names}}
-        got = self._chunks.get(where=where, include=["documents", "metadatas"])
-        for cid, text, meta in zip(got["ids"], got["documents"], got["metadatas"]):
-            if self._is_current(meta, current):
-                yield (meta["file_name"], int(meta.get("chunk_index", 0)), cid,
-                       bm25_text(meta.get("section", ""), text, meta.get("context") or ""))
-
-    def rebuild_bm25(self) -> None:
-        """Rebuild the keyword index once per ingest (or forget), from cached tokens where it can."""
-        index = self._build_bm25(self._signature(), prune=True)
-        index.save(self.bm25_dir)
-        self._bm25 = index
 
     # ------------------------------------------------------------------------------ writing
 
