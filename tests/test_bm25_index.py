@@ -46,7 +46,7 @@ def counted(monkeypatch):
         return real(texts)
 
     monkeypatch.setattr(bm25_index, "tokenize", spy)
-    import autofill.store.chroma_store as cs
+    import autofill.store.keyword as cs
 
     monkeypatch.setattr(cs, "tokenize", spy)
     return seen
