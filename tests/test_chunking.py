@@ -184,6 +184,56 @@ def test_big_table_is_split_by_rows_with_header_repeated():
     assert not chunks[-1].has_table or "Sentence 0" in chunks[-1].text
 
 
+def test_caption_lines_above_a_table_open_every_piece_of_it():
+    table = table_md(100)
+    doc = make_doc([[T("The accompanying notes are part of this statement."), T("Northwind and Subsidiaries"),
+                     T("Consolidated Statement of Cash Flows"), T("Years ended December 31"), Block("table", table)]])
+    chunks = chunk_document(doc, COMPANY, S)
+    pieces = [c for c in chunks if c.has_table]
+    assert len(pieces) >= 3
+    caption = "Northwind and Subsidiaries Consolidated Statement of Cash Flows Years ended December 31"
+    assert all(c.text.startswith(caption + "\n| Site |") for c in pieces)
+    assert all(len(c.text) <= S.chunk_chars for c in pieces)
+    # the sentence before the caption is running text: it stays out of the caption
+    assert not any("accompanying" in c.text for c in pieces)
+    assert sum(c.text.count("Consolidated Statement of Cash Flows") for c in chunks) == len(pieces)
+
+
+def test_headings_right_above_a_table_are_its_caption_and_still_its_section():
+    doc = make_doc([[H("Financial statements"), T(sentences(3))],
+                    [H("CONSOLIDATED BALANCE SHEETS", 2), H("(In millions, except par value)", 2),
+                     Block("table", table_md(60))]])
+    chunks = chunk_document(doc, COMPANY, S)
+    pieces = [c for c in chunks if c.has_table]
+    assert len(pieces) >= 2
+    assert all(c.text.startswith("CONSOLIDATED BALANCE SHEETS (In millions, except par value)\n| Site |") for c in pieces)
+    assert all(c.section == "Financial statements > (In millions, except par value)" for c in pieces)
+    assert not any(c.text.strip() in ("CONSOLIDATED BALANCE SHEETS", "(In millions, except par value)") for c in chunks)
+
+
+def test_no_caption_from_long_text_or_a_finished_sentence_or_another_page():
+    long = "Word " * 60
+    for blocks in ([T(long.strip()), Block("table", table_md(3))], [T("Emissions fell by a tenth."), Block("table", table_md(3))]):
+        (chunk,) = chunk_document(make_doc([blocks]), COMPANY, S)
+        assert chunk.text.split("\n\n")[-1].startswith("| Site |")
+    two_pages = make_doc([[T("Table 4 Site data")], [Block("table", table_md(3))]])
+    (table,) = [c for c in chunk_document(two_pages, COMPANY, S) if c.has_table]
+    assert "Table 4 Site data\n|" not in table.text  # text on page 1 is no caption of a table on page 2
+    assert table.text.split("\n\n")[-1].startswith("| Site |")
+
+
+def test_caption_carries_to_the_page_a_table_runs_on_to():
+    doc = make_doc([[T("Consolidated Balance Sheets"), Block("table", table_md(5))], [Block("table", table_md(5))],
+                    [T("Other text here."), Block("table", table_md(3))]])
+    tables = [c for c in chunk_document(doc, COMPANY, S) if c.has_table]
+    assert [c.page_start for c in tables][:2] == [1, 2]
+    assert tables[0].text.startswith("Consolidated Balance Sheets\n|")
+    assert tables[1].text.startswith("Consolidated Balance Sheets\n|")
+    # the table on page 3 follows text: a new table, no caption of its own (the text ends a sentence)
+    text = "\n".join(c.text for c in tables)
+    assert text.count("Consolidated Balance Sheets") == 2 and "Other text here.\n\n| Site |" in text
+
+
 def test_split_table_pieces():
     pieces = split_table(table_md(40), 300)
     assert len(pieces) > 1

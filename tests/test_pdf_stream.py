@@ -29,12 +29,15 @@ PARA = ("Each site reports its energy use, its emissions and its water withdrawa
         "sustainability team, which checks them against the meters and the invoices before they are published. ")
 
 
+CAPTION = "Emissions and water by site, year ended 30 June 2023"
+
+
 def report_pages(rows_first: int = 4) -> list[list[tuple]]:
     rows = pf.big_table_rows(9)
     return [
         [("h1", "Climate report"), ("p", PARA * 3), ("h2", "Energy"), ("p", PARA * 4)],
         [("p", PARA * 2), ("h2", "Water"), ("p", PARA * 3)],
-        [("h1", "Emissions"), ("p", "Emissions by site for the year are shown below."), ("space", 330),
+        [("h1", "Emissions"), ("p", CAPTION), ("space", 330),
          ("table", pf.TABLE_HEADER, rows[:rows_first])],
         [("table", None, rows[rows_first:]), ("p", PARA * 2), ("h2", "Targets"), ("p", PARA * 3)],
         [("h2", "Governance"), ("p", PARA * 5)],
@@ -70,6 +73,10 @@ def test_page_batches_are_the_whole_documents_pages_and_chunks(report, batch):
     expected = chunk_document(whole, "ACME", settings)
     assert any(c.page_start != c.page_end for c in expected)
     assert not any("Acme Climate Report 2023" in c.text for c in expected)
+    # Both pieces of the table open with its caption, also the one on the page it runs on to.
+    table_chunks = [c for c in expected if c.has_table]
+    assert {c.page_start for c in table_chunks} == {3, 4}
+    assert all(CAPTION in c.text and "| Site | Scope 1 (kt)" in c.text for c in table_chunks)
 
     stream = ChunkStream(doc.sha256, doc.file_name, "ACME", settings)
     fed = [stream.feed(b) for b in batches]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from autofill.answer.query import lexical_query
 from autofill.answer.retrieval import build_query, resolve_mode, retrieve, rrf
 from autofill.records import QuestionRow
 from autofill.settings import Settings
@@ -87,8 +88,16 @@ def test_dense_finds_the_matching_passage(store_and_embedder):
     assert got[0].score >= got[1].score
 
 
+def _chunk_fusion(settings: Settings) -> Settings:
+    s = Settings(workspace=settings.workspace)
+    s.retrieval.rrf_k, s.retrieval.keyword_weight, s.retrieval.page_chunks = 60, 1.0, 0
+    s.retrieval.lexical_query, s.retrieval.synonyms = "full", False
+    return s
+
+
 def test_hybrid_fuses_bm25_and_dense(store_and_embedder):
     settings, store, emb = store_and_embedder
+    settings = _chunk_fusion(settings)
     row = QuestionRow("S", 3, "Which flotation cells were commissioned? Zyxqor")
     dense = retrieve(settings, store, emb, row, "dense", n=8)
     bm25 = store.bm25_search(build_query(row), 16)
@@ -102,6 +111,60 @@ def test_hybrid_fuses_bm25_and_dense(store_and_embedder):
         assert p.score == pytest.approx(expected[p.chunk_id])
     assert [p.rank for p in hybrid] == [1, 2, 3, 4, 5]
     assert len(dense) == 8
+
+
+def test_hybrid_by_default_weights_the_cleaned_expanded_keyword_query_one_passage_per_page(store_and_embedder):
+    settings, store, emb = store_and_embedder
+    row = QuestionRow("S", 3, "Round your answer to two decimal places: which flotation cells? Zyxqor",
+                      form_of_answer="Short answer with figures and units")
+    got = retrieve(settings, store, emb, row, "hybrid", n=5)
+    assert got[0].text.startswith("Zyxqor")
+    assert len({(p.file_name, p.page_start) for p in got}) == len(got)
+    dense = store.query(emb.embed_query(build_query(row)), 20)
+    bm25 = store.bm25_search(lexical_query(row), 20)
+    expected = dict(rrf([[p.chunk_id for p in dense], [p.chunk_id for p in bm25]], k=20, weights=[1.0, 2.0]))
+    for p in got:
+        assert p.score == pytest.approx(expected[p.chunk_id])
+
+
+def test_weighted_rrf_and_the_per_page_cap_by_hand():
+    from autofill.answer.retrieval import fuse
+    from autofill.records import Passage
+
+    # weights 1 and 3, k = 0: a = 1/1 + 3/2 = 2.5, b = 1/2 + 3/1 = 3.5
+    assert rrf([["a", "b"], ["b", "a"]], k=0, weights=[1, 3]) == [("b", 3.5), ("a", 2.5)]
+    with pytest.raises(ValueError):
+        rrf([["a"]], weights=[1, 2])
+    p = lambda cid, page: Passage(cid, "R.pdf", page, page, "", cid)  # noqa: E731
+    lists = [[p("x1", 1), p("x2", 1), p("y", 2)], [p("x2", 1), p("z", 3)]]
+    assert [q.chunk_id for q in fuse(lists, k=60, n=5)] == ["x2", "x1", "z", "y"]  # z: 1/62, y: 1/63
+    capped = fuse(lists, k=60, n=5, per_page=1)
+    assert [q.chunk_id for q in capped] == ["x2", "z", "y"]  # x1 shares page 1 with the better x2
+    assert [q.rank for q in capped] == [1, 2, 3]
+
+
+def test_synonyms_reach_the_report_wording_the_question_lacks(tmp_path):
+    settings = Settings(workspace=tmp_path)
+    emb = FakeEmbedder()
+    texts = ["| (Millions) | 2018 | 2017 |\n|---|---|---|\n| Purchases of property, plant and equipment | (1,577) | (1,373) |",
+             "Our capital allocation framework balances dividends and buybacks.", *TEXTS]
+    store = open_store(settings, "Acme", create=True, embedder=emb.name)
+    chunks = make_chunks("Acme", "10-K.pdf", "v1", texts)
+    store.replace_document(record_for(chunks), chunks, emb.embed_documents([c.embed_text for c in chunks]))
+    row = QuestionRow("S", 2, "What is the FY2018 capex?")
+    assert not any("Purchases of property" in p.text for p in store.bm25_search(lexical_query(row, expand=False), 5))
+    assert "Purchases of property" in retrieve(settings, store, emb, row, "hybrid", n=3)[0].text
+
+
+@pytest.mark.parametrize("key,value", [("keyword_weight", -1.0), ("lexical_query", "dirty"), ("page_chunks", -1)])
+def test_bad_retrieval_choices_are_input_errors(key, value):
+    from autofill.errors import InputError
+    from autofill.settings import validate
+
+    s = Settings()
+    setattr(s.retrieval, key, value)
+    with pytest.raises(InputError, match=key):
+        validate(s)
 
 
 def test_hyde_embeds_the_hypothetical_passage(store_and_embedder):

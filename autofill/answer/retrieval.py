@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol, Sequence
 
+from autofill.answer.query import lexical_query
 from autofill.records import Passage, QuestionRow
 from autofill.settings import Settings
 
@@ -32,19 +33,22 @@ def build_query(row: QuestionRow) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def rrf(rankings: list[list[str]], k: int = 60) -> list[tuple[str, float]]:
-    """Reciprocal rank fusion: score(d) = sum over rankings of 1 / (k + rank of d), rank 1-based.
-    Returns (id, score) best first; ties keep the order in which ids were first seen, so the result
-    is deterministic. An id repeated within one ranking counts once, at its first position, and does not push
-    later ids down."""
+def rrf(rankings: list[list[str]], k: int = 60, weights: Sequence[float] | None = None) -> list[tuple[str, float]]:
+    """Reciprocal rank fusion: score(d) = sum over rankings of w / (k + rank of d), rank 1-based, w the
+    ranking's weight (default 1 each). Returns (id, score) best first; ties keep the order in which ids
+    were first seen, so the result is deterministic. An id repeated within one ranking counts once, at
+    its first position, and does not push later ids down."""
+    weights = list(weights) if weights is not None else [1.0] * len(rankings)
+    if len(weights) != len(rankings):
+        raise ValueError("one weight per ranking")
     scores: dict[str, float] = {}
     first_seen: dict[str, int] = {}
-    for ranking in rankings:
+    for ranking, weight in zip(rankings, weights):
         distinct = list(dict.fromkeys(ranking))
         for rank, item in enumerate(distinct, start=1):
             if item not in first_seen:
                 first_seen[item] = len(first_seen)
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda kv: (-kv[1], first_seen[kv[0]]))
 
 
@@ -77,32 +81,48 @@ def _ranked(passages: list[Passage]) -> list[Passage]:
     return [replace(p, rank=i) for i, p in enumerate(passages, start=1)]
 
 
-def fuse(lists: list[list[Passage]], k: int, n: int) -> list[Passage]:
-    """RRF over lists of Passages; the fused score replaces the per-list scores."""
+def fuse(lists: list[list[Passage]], k: int, n: int, weights: Sequence[float] | None = None,
+         per_page: int = 0) -> list[Passage]:
+    """Weighted RRF over lists of Passages; the fused score replaces the per-list scores. `per_page` > 0:
+    at most that many passages from any one page (its best), so the `n` cover more pages."""
     by_id: dict[str, Passage] = {}
     for lst in lists:
         for p in lst:
             by_id.setdefault(p.chunk_id, p)
-    fused = rrf([[p.chunk_id for p in lst] for lst in lists], k=k)[:n]
-    return _ranked([replace(by_id[cid], score=score) for cid, score in fused])
+    out: list[Passage] = []
+    count: dict[tuple[str, int], int] = {}
+    for cid, score in rrf([[p.chunk_id for p in lst] for lst in lists], k=k, weights=weights):
+        p = by_id[cid]
+        page = (p.file_name, p.page_start)
+        if per_page > 0 and count.get(page, 0) >= per_page:
+            continue
+        count[page] = count.get(page, 0) + 1
+        out.append(replace(p, score=score))
+        if len(out) == n:
+            break
+    return _ranked(out)
 
 
 def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder, row: QuestionRow,
              mode: str, hyde_passage: str = "", n: int | None = None) -> list[Passage]:
     """The top `n` (default `retrieval.candidates`) passages for `row`, best first, rank 1-based.
 
-    dense: the question query embedded; hybrid: that plus BM25 of the same query, fused by RRF;
-    hyde: the HyDE passage embedded; hyde+hybrid: HyDE dense plus BM25 of the question query.
-    Each list feeding a fusion is twice as deep as the result so that a passage ranked moderately
-    by both searches can still surface."""
+    dense: the question query embedded; hybrid: that plus BM25 of the keyword query (answer/query.py:
+    instructions dropped, synonyms added, per `retrieval.lexical_query` / `synonyms`), fused by weighted
+    RRF (`rrf_k`, the BM25 list weighted `keyword_weight`), at most `page_chunks` passages per page;
+    hyde: the HyDE passage embedded; hyde+hybrid: HyDE dense plus BM25 of the keyword query. Each list
+    feeding a fusion is twice as deep as the result so that a passage ranked moderately by both
+    searches can still surface."""
     if mode not in MODES:
         raise ValueError(f"unknown retrieval mode {mode!r}")
-    n = n or settings.retrieval.candidates
+    r = settings.retrieval
+    n = n or r.candidates
     query = build_query(row)
     dense_text = hyde_passage if mode.startswith("hyde") and hyde_passage.strip() else query
     if mode in ("dense", "hyde"):
         return _ranked(_dense(store, embedder, dense_text, n))
     depth = 2 * n
     dense = _dense(store, embedder, dense_text, depth)
-    lexical = _stable(store.bm25_search(query, depth + _SLACK), depth)
-    return fuse([dense, lexical], k=settings.retrieval.rrf_k, n=n)
+    lexical_text = lexical_query(row, clean=r.lexical_query == "clean", expand=r.synonyms)
+    lexical = _stable(store.bm25_search(lexical_text, depth + _SLACK), depth)
+    return fuse([dense, lexical], k=r.rrf_k, n=n, weights=(1.0, r.keyword_weight), per_page=r.page_chunks)

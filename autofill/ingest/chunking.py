@@ -10,7 +10,9 @@ Rules, in order of preference:
   most chunks cite one page;
 - a table stays whole when it fits; a larger one is split by rows with its header row and separator
   repeated in every piece; a table running over a page break is cut there (the parser has put the
-  header back on the second page's piece), so every table piece cites its own page;
+  header back on the second page's piece), so every table piece cites its own page; the table's caption
+  (the short lines right above it: "Consolidated Statement of Cash Flows / Years ended December 31")
+  opens every piece, on the page it runs on to as well, so each piece says what table it is;
 - `chunk_overlap` characters (whole sentences) of a chunk cut inside running text are repeated at the
   start of the next, so a fact that straddles the cut is still found whole;
 - chunks never cross documents (one call, one document) and never exceed `chunk_chars`, except a
@@ -25,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from autofill.records import Chunk, PageContent, ParsedDocument
 from autofill.settings import IngestSettings
@@ -33,7 +35,7 @@ from autofill.settings import IngestSettings
 # Part of every document's chunking fingerprint (see ingest.pipeline.chunking_fingerprint): raise it with
 # any code change that alters the chunks of an unchanged PDF (chunking here, or parsing, clean-up and
 # tables upstream), so the next ingest rebuilds stores made by the old code instead of skipping them.
-CHUNKER_VERSION = 2  # 2: OCR text and printed page labels
+CHUNKER_VERSION = 3  # 2: OCR text and printed page labels; 3: table captions in every table piece
 
 # A sentence ends at . ! ? (optionally followed by a closing quote or bracket) before a capital,
 # a digit or an opening quote/bracket. "e.g. the" and "1.5" are not ends.
@@ -101,9 +103,47 @@ def split_table(markdown: str, limit: int) -> list[str]:
     return pieces
 
 
-def _units(pages: list[PageContent], limit: int, stack: list[tuple[int, str]]) -> list[_Unit]:
-    """The pages' blocks as units; `stack` (the headings open before these pages) is updated."""
+# A table's caption: the short lines of text right above it on its page ("3M Company and Subsidiaries /
+# Consolidated Statement of Cash Flows / Years ended December 31"). Longer text, or text that ends a
+# sentence, is running text, not a caption.
+CAPTION_LINE_CHARS = 160
+CAPTION_CHARS = 240
+_SENTENCE_DONE = re.compile(r"[.!?]['\"\u201d\u2019)]*\s*$")
+
+
+def _take_caption(units: list[_Unit], page: int) -> str:
+    """Pop the caption of a table about to start on `page` off the end of `units` and return it ("" when
+    there is none): the trailing headings and text units on that page that are short and end no
+    sentence ("CONSOLIDATED BALANCE SHEETS", "(In millions, except par value)"). Headings taken still
+    name the section (the heading stack is kept apart from the units)."""
+    taken: list[_Unit] = []
+    size = 0
+    while units and units[-1].kind in ("text", "heading") and units[-1].page_start == page:
+        u = units[-1]
+        if len(u.text) > CAPTION_LINE_CHARS or _SENTENCE_DONE.search(u.text) or size + len(u.text) > CAPTION_CHARS:
+            break
+        taken.insert(0, units.pop())
+        size += len(u.text) + 1
+    return " ".join(u.text for u in taken)
+
+
+@dataclass
+class _UnitState:
+    """What _units carries from one batch of pages to the next."""
+
+    stack: list[tuple[int, str]] = field(default_factory=list)  # the headings open so far
+    caption: str = ""  # the caption of the last table
+    last: _Unit | None = None  # the last unit made
+
+
+def _units(pages: list[PageContent], limit: int, state: _UnitState) -> list[_Unit]:
+    """The pages as a list of units (headings, paragraphs, table pieces), after the pages `state` has
+    seen (it is updated). Every piece of a table starts with the table's caption (see _take_caption),
+    also on the page a table runs on to, so that a piece of a financial statement still says which
+    statement it is."""
     units: list[_Unit] = []
+    stack = state.stack
+    caption = state.caption
     for page in pages:
         for block in page.blocks:
             if block.kind == "heading":
@@ -111,11 +151,21 @@ def _units(pages: list[PageContent], limit: int, stack: list[tuple[int, str]]) -
                 stack[:] = [h for h in stack if h[0] < level] + [(level, block.text)]
                 units.append(_Unit("heading", block.text, page.page, page.page, _path(stack), level=level))
             elif block.kind == "table":
-                for piece in split_table(block.text, limit):
-                    units.append(_Unit("table", piece, page.page, page.page, _path(stack)))
+                own = _take_caption(units, page.page)
+                # A table that opens a page right after a table keeps that table's caption (it runs on).
+                before = units[-1] if units else state.last
+                runs_on = not own and before is not None and before.kind == "table" \
+                    and before.page_end == page.page - 1
+                caption = own or (caption if runs_on else "")
+                prefix = f"{caption}\n" if caption else ""
+                for piece in split_table(block.text, max(limit - len(prefix), limit // 2)):
+                    units.append(_Unit("table", prefix + piece, page.page, page.page, _path(stack)))
             elif block.text.strip():
                 units.append(_Unit("text", block.text.strip(), page.page, page.page, _path(stack), splittable=True,
                                    ocr=block.ocr))
+    state.caption = caption
+    if units:
+        state.last = units[-1]
     return units
 
 
@@ -278,13 +328,13 @@ class ChunkStream:
     def __init__(self, sha256: str, file_name: str, company: str, settings: IngestSettings):
         self.sha256, self.file_name, self.company, self.settings = sha256, file_name, company, settings
         self._packer = _Packer(settings)
-        self._stack: list[tuple[int, str]] = []
+        self._state = _UnitState()
         self._labels: dict[int, str] = {}
         self._given = 0
 
     def feed(self, pages: list[PageContent]) -> list[Chunk]:
         self._labels.update((p.page, p.label) for p in pages)
-        self._packer.feed(_units(pages, self.settings.chunk_chars, self._stack))
+        self._packer.feed(_units(pages, self.settings.chunk_chars, self._state))
         return self._give(len(self._packer.chunks) - 1)
 
     def finish(self) -> list[Chunk]:

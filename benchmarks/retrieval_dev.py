@@ -1,0 +1,149 @@
+"""Retrieval quality on a development set of folders, configuration against configuration, through
+`autofill eval`: page hit@6, recall@6, MRR and recall@30 (the pool an LLM reranker chooses from), with
+paired Wilcoxon signed-rank tests of every configuration against the first.
+
+    python benchmarks/retrieval_dev.py [--data DIR] [--workspace DIR] [--config A.toml ...] [--only NAME,...]
+                                       [--ingest-config C.toml] [--per-question] [--json FILE]
+
+A set is a folder of folders, each holding one company's PDFs, `questionnaire.xlsx` and `gold.json`
+(../shared/datasets/financebench-dev), or one such folder itself (../shared/datasets/bhp). Each folder is
+ingested once into the workspace as its own company (incremental: an unchanged store is reused, so the
+first run pays for the ingest and later runs only for the questions), then every configuration answers
+every questionnaire offline through `run_eval` (the function behind `autofill eval --config`), with
+`final_k = 30` laid under the configuration so that one Evidence sheet gives the top 6 (the first six
+rows are what `final_k = 6` would show: one passage per page, in rank order) and the pool of 30.
+Without --config the current defaults are the only configuration. `--ingest-config` applies a TOML file
+to the ingest (chunking variants need their own workspace); --no-ingest uses the stores as they are. Skips (exit 0) when the data is absent."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from statistics import mean
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DATA = ROOT.parent / "shared" / "datasets" / "financebench-dev"
+K, POOL = 6, 30
+METRICS = (("hit@6", "hit6"), ("recall@6", "recall6"), ("MRR", "mrr"), ("recall@30", "recall30"))
+
+
+def folders(data: Path) -> list[Path]:
+    """The company folders of a set: `data` itself when it holds a gold key, else its subfolders that do."""
+    if (data / "gold.json").is_file():
+        return [data]
+    return sorted(p for p in data.iterdir() if (p / "gold.json").is_file() and (p / "questionnaire.xlsx").is_file())
+
+
+def ingest(settings, folder: Path) -> float:
+    from autofill.ingest.pipeline import ingest_paths
+
+    t0 = time.monotonic()
+    pdfs = sorted(folder.glob("*.pdf"))
+    report = ingest_paths(settings, folder.name, pdfs)
+    failed = [f for f in report.files if f.status == "failed"]
+    if failed:
+        raise SystemExit(f"ingest of {folder.name} failed: {failed[0].error}")
+    return time.monotonic() - t0
+
+
+def evaluate(settings, folder: Path, config: Path | None, out_dir: Path) -> list[dict]:
+    """Per-question page metrics of one configuration on one company, at k=6 and k=30."""
+    from autofill.evaluate.gold import load_gold
+    from autofill.evaluate.results import score_output
+    from autofill.evaluate.runner import run_eval
+
+    result = run_eval(settings, folder.name, folder / "questionnaire.xlsx", folder / "gold.json",
+                      configs=[config] if config else None, k=K, out_dir=out_dir)
+    scored = result.configs[0]
+    pool = score_output(settings, load_gold(folder / "gold.json"), scored.output, POOL, "pool")
+    by_key = {(q.sheet, q.row): q for q in pool.questions}
+    out = []
+    for q in scored.questions:
+        if q.hit_at_k is None:  # no gold pages
+            continue
+        q30 = by_key.get((q.sheet, q.row))
+        out.append({"company": folder.name, "number": q.number, "question": q.question, "hit6": q.hit_at_k,
+                    "recall6": q.recall_at_k, "mrr": q.mrr, "recall30": q30.recall_at_k if q30 else 0.0})
+    return out
+
+
+def table(results: dict[str, list[dict]]) -> str:
+    from autofill.evaluate.stats import paired_test
+
+    names = list(results)
+    base = names[0]
+    lines = ["| configuration | " + " | ".join(m for m, _ in METRICS) + " | p (vs " + base + "): "
+             + ", ".join(m for m, _ in METRICS) + " |",
+             "|---|" + "---|" * len(METRICS) + "---|"]
+    for name in names:
+        rows = results[name]
+        cells = [f"{mean(r[key] for r in rows):.3f}" for _, key in METRICS]
+        if name == base:
+            ps = "-"
+        else:
+            tests = [paired_test([r[key] for r in results[base]], [r[key] for r in rows]) for _, key in METRICS]
+            ps = ", ".join("n/a" if t.p_value is None else f"{t.p_value:.3g} ({t.wins}+/{t.losses}-)" for t in tests)
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {ps} |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--workspace", type=Path, default=None)
+    ap.add_argument("--config", type=Path, action="append", default=[])
+    ap.add_argument("--ingest-config", type=Path, default=None)
+    ap.add_argument("--only", default="", help="comma-separated company folders to use")
+    ap.add_argument("--no-ingest", action="store_true",
+                    help="use the workspace's stores as they are (built by another chunker version, say)")
+    ap.add_argument("--per-question", action="store_true")
+    ap.add_argument("--json", type=Path, default=None, help="write the per-question results here")
+    args = ap.parse_args()
+    if not args.data.is_dir() or not folders(args.data):
+        print(f"skipped: no development set at {args.data}")
+        return 0
+
+    from autofill.evaluate.runner import config_settings
+    from autofill.settings import load_settings
+
+    tmp = tempfile.TemporaryDirectory()
+    workspace = args.workspace or Path(tmp.name)
+    # Offline whatever the shell exports; final_k 30 so one Evidence sheet gives both the top 6 and the pool.
+    settings = load_settings(workspace, environ={}, overrides={"retrieval": {"final_k": POOL}})
+    ingest_settings = config_settings(settings, args.ingest_config) if args.ingest_config else settings
+    only = {s.strip() for s in args.only.split(",") if s.strip()}
+    sets = [f for f in folders(args.data) if not only or f.name in only]
+
+    t0 = time.monotonic()
+    for folder in sets if not args.no_ingest else []:
+        ingest(ingest_settings, folder)
+    print(f"ingest (incremental): {time.monotonic() - t0:.1f} s for {len(sets)} companies")
+
+    configs: list[Path | None] = list(args.config) or [None]
+    results: dict[str, list[dict]] = {}
+    for config in configs:
+        name = config.stem if config else "default"
+        t1 = time.monotonic()
+        rows: list[dict] = []
+        for folder in sets:
+            rows += evaluate(settings, folder, config, workspace / "eval" / name / folder.name)
+        results[name] = rows
+        print(f"{name}: {len(rows)} questions, {time.monotonic() - t1:.0f} s")
+        if args.per_question:
+            for r in rows:
+                print(f"    {r['company'][:24]:24s} {r['number']:>3} hit {r['hit6']:.0f} rr {r['mrr']:.2f} "
+                      f"r30 {r['recall30']:.2f}  {r['question'][:60]}")
+    print(table(results))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    tmp.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
