@@ -424,9 +424,12 @@ class PdfReader:
         returned. Raises InputError when no page has text."""
         while not self.done:
             self.read(64)
-        style = _style(self._doc, self._raw)
+        try:
+            style = _style(self._doc, self._raw)
+            title = ((self._doc.metadata or {}).get("title", "") or "").strip()
+        except Exception as exc:  # damaged page labels or metadata, as parse_pdf always said
+            raise InputError(f"corrupt PDF: cannot read its pages ({exc})") from None
         contents, _ = _assemble(self._raw, style)
-        title = ((self._doc.metadata or {}).get("title", "") or "").strip()
         if title.lower() in (self.path.stem.lower(), "untitled"):
             title = ""  # a file name or placeholder in the metadata says nothing; use the first heading
         empty = [c.page for c in contents if c.char_count < self.settings.min_page_chars]
