@@ -17,8 +17,10 @@ see the lead's report / the module docstring of autofill/ingest/pdf.py for the d
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
+from collections import Counter, defaultdict
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "bhp"
@@ -131,6 +133,61 @@ def autofill_all_pages(work):
     return _autofill(work, "all")
 
 
+# ---------------------------------------------------------------- table quality of a tighter page filter
+
+_NEUTRAL = re.compile(r"^[$\u20ac\u00a3%()\u2013\u2014*-]+$")  # currency signs, dashes, brackets
+
+
+def tight_filter(words, after_table=False) -> bool:
+    """A candidate for tables.looks_tabular: only rows where two aligned numbers FOLLOW EACH OTHER (nothing
+    but currency signs, dashes or brackets between them) count: table rows, not sentences with figures."""
+    from autofill.ingest.tables import _NUMERIC
+
+    lines = defaultdict(list)
+    for w in words:
+        lines[round(w[3] / 3)].append(w)
+    rows = {}
+    for key, ws in lines.items():
+        toks = [w for w in sorted(ws, key=lambda w: w[0]) if not _NEUTRAL.match(w[4])]
+        adjacent = set()
+        for a, b in zip(toks, toks[1:]):
+            if _NUMERIC.match(a[4]) and _NUMERIC.match(b[4]):
+                adjacent.update((round(a[2] / 6), round(b[2] / 6)))
+        if len(adjacent) >= 2:
+            rows[key] = adjacent
+    if after_table:
+        return len(rows) >= 2
+    columns = Counter()
+    for cols in rows.values():
+        columns.update(cols)
+    aligned = lambda c: columns[c - 1] + columns[c] + columns[c + 1] >= 3  # noqa: E731
+    return sum(1 for cols in rows.values() if sum(1 for c in cols if aligned(c)) >= 2) >= 3
+
+
+def filter_quality(paths: list[Path], candidate=tight_filter) -> None:
+    """Per file: pages the current filter (tables.looks_tabular) sends to the table finder, pages the
+    candidate sends, and the tables the current detector finds on the pages the candidate would skip
+    (missed tables). On the pages both send, the detector and so the cells are the same."""
+    import pymupdf
+
+    from autofill.ingest.tables import find_tables, looks_tabular
+
+    print(f"{'file':44} {'pages':>5} {'current':>7} {'candidate':>9} {'skipped':>7} {'missed tables':>13}  (pages)")
+    for path in paths:
+        with pymupdf.open(path) as doc:
+            current = candidate_pages = 0
+            missed: list[tuple[int, int]] = []
+            for i, page in enumerate(doc, start=1):
+                words = page.get_text("words", flags=pymupdf.TEXT_MEDIABOX_CLIP)
+                now, new = looks_tabular(words), candidate(words)
+                current, candidate_pages = current + now, candidate_pages + new
+                if now and not new:
+                    missed.append((i, len(find_tables(page, words, "all"))))
+            lost = sum(n for _, n in missed)
+            print(f"{path.name[:44]:44} {doc.page_count:5d} {current:7d} {candidate_pages:9d} {len(missed):7d} "
+                  f"{lost:13d}  {[p for p, n in missed if n]}", flush=True)
+
+
 FAST = [pymupdf_text, pymupdf_dict, autofill_no_tables, autofill_auto]
 SLOW = [pymupdf_tables_lines, pymupdf_tables_layout, pymupdf4llm_layout, pdfplumber_tables]
 WHOLE = [autofill_all_pages]  # whole documents, only with --full
@@ -141,8 +198,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--full", action="store_true", help="run the slow parsers on every page too")
     ap.add_argument("--sample", type=int, default=12, help="pages per file for the slow parsers")
     ap.add_argument("--only", default="", help="comma-separated approach names")
+    ap.add_argument("--filter-quality", nargs="*", metavar="PDF",
+                    help="table quality of the tighter page filter (tight_filter) on BHP and these PDFs")
     args = ap.parse_args(argv)
     paths = sorted(DATA.glob("*.pdf")) if DATA.is_dir() else []
+    if args.filter_quality is not None:
+        filter_quality(paths + [Path(p) for p in args.filter_quality])
+        return 0
     if not paths:
         print(f"skipped: no PDFs in {DATA}")
         return 0

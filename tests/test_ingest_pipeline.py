@@ -247,11 +247,12 @@ def test_progress_counts_embedded_chunks_and_messages_go_to_logging(settings, do
     out = capsys.readouterr()
     assert out.out == "" and out.err == ""  # a stage never prints
     bars = [e for e in reporter.events if e[0] == "bar"]
-    # One bar per file (smallest first), over its chunks; it advances only as chunks are embedded.
-    chunks = {f.path.rsplit("/", 1)[-1]: f.chunks for f in report.files}
+    # One bar per file (smallest first), over its pages; it advances only as their chunks are embedded.
+    pages = {f.path.rsplit("/", 1)[-1]: f.pages for f in report.files}
     assert [(label.split()[-1], total, unit) for _, label, total, unit in bars] == \
-        [("beta.pdf", chunks["beta.pdf"], "chunks"), ("alpha.pdf", chunks["alpha.pdf"], "chunks")]
-    assert sum(e[1] for e in reporter.events if e[0] == "advance") == emb.texts_embedded == sum(chunks.values())
+        [("beta.pdf", pages["beta.pdf"], "pages"), ("alpha.pdf", pages["alpha.pdf"], "pages")]
+    assert sum(e[1] for e in reporter.events if e[0] == "advance") == sum(pages.values())
+    assert emb.texts_embedded == sum(f.chunks for f in report.files)
     assert reporter.events.count(("close",)) == 2
     lines = [r.getMessage() for r in caplog.records if r.name == "autofill.ingest.pipeline"]
     assert any(line.startswith("new") and "alpha.pdf: 3 pages" in line for line in lines)
@@ -269,16 +270,16 @@ def test_a_dying_parse_helper_fails_only_the_file_it_was_parsing(docs):
     from autofill.settings import IngestSettings
 
     alpha, beta = docs
-    parser = Parser([alpha, beta], "BHP", IngestSettings())
+    parser = Parser([alpha, beta], IngestSettings())
     try:
-        for proc in list(parser._pool._processes.values()):  # what a segfault in the PDF library does
-            os.kill(proc.pid, signal.SIGKILL)
-        first = parser.parse(alpha)
-        second = parser.parse(beta)  # parsed in this process instead
+        os.kill(parser._proc.pid, signal.SIGKILL)  # what a segfault in the PDF library does
+        first = list(parser.stream(alpha))
+        second = list(parser.stream(beta))  # parsed by a fresh helper
     finally:
         parser.close()
-    assert "parser crashed on this file" in first.error and first.chunks is None
-    assert second.error == "" and second.chunks and second.doc.page_count == 2
+    assert first[-1][0] == "failed" and "parser crashed on this file" in first[-1][1]
+    assert [m[0] for m in second] == ["start", "pages", "done"] and second[0][2] == 2
+    assert sum(len(m[1]) for m in second if m[0] == "pages") == 2
 
 
 @pytest.mark.parametrize("provider, model, recorded, expected", [

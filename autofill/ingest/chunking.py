@@ -27,9 +27,9 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
-from autofill.records import Chunk, ParsedDocument
+from autofill.records import Chunk, PageContent, ParsedDocument
 from autofill.settings import IngestSettings
 
 # Part of every document's chunking fingerprint (see ingest.pipeline.chunking_fingerprint): raise it with
@@ -127,23 +127,35 @@ def _take_caption(units: list[_Unit], page: int) -> str:
     return " ".join(u.text for u in taken)
 
 
-def _units(doc: ParsedDocument, limit: int) -> list[_Unit]:
-    """The document as a list of units (headings, paragraphs, table pieces). Every piece of a table
-    starts with the table's caption (see _take_caption), also on the page a table runs on to, so that a
-    piece of a financial statement still says which statement it is."""
+@dataclass
+class _UnitState:
+    """What _units carries from one batch of pages to the next."""
+
+    stack: list[tuple[int, str]] = field(default_factory=list)  # the headings open so far
+    caption: str = ""  # the caption of the last table
+    last: _Unit | None = None  # the last unit made
+
+
+def _units(pages: list[PageContent], limit: int, state: _UnitState) -> list[_Unit]:
+    """The pages as a list of units (headings, paragraphs, table pieces), after the pages `state` has
+    seen (it is updated). Every piece of a table starts with the table's caption (see _take_caption),
+    also on the page a table runs on to, so that a piece of a financial statement still says which
+    statement it is."""
     units: list[_Unit] = []
-    stack: list[tuple[int, str]] = []
-    caption = ""
-    for page in doc.pages:
+    stack = state.stack
+    caption = state.caption
+    for page in pages:
         for block in page.blocks:
             if block.kind == "heading":
                 level = block.level or 1
-                stack = [h for h in stack if h[0] < level] + [(level, block.text)]
+                stack[:] = [h for h in stack if h[0] < level] + [(level, block.text)]
                 units.append(_Unit("heading", block.text, page.page, page.page, _path(stack), level=level))
             elif block.kind == "table":
                 own = _take_caption(units, page.page)
                 # A table that opens a page right after a table keeps that table's caption (it runs on).
-                runs_on = not own and units and units[-1].kind == "table" and units[-1].page_end == page.page - 1
+                before = units[-1] if units else state.last
+                runs_on = not own and before is not None and before.kind == "table" \
+                    and before.page_end == page.page - 1
                 caption = own or (caption if runs_on else "")
                 prefix = f"{caption}\n" if caption else ""
                 for piece in split_table(block.text, max(limit - len(prefix), limit // 2)):
@@ -151,6 +163,9 @@ def _units(doc: ParsedDocument, limit: int) -> list[_Unit]:
             elif block.text.strip():
                 units.append(_Unit("text", block.text.strip(), page.page, page.page, _path(stack), splittable=True,
                                    ocr=block.ocr))
+    state.caption = caption
+    if units:
+        state.last = units[-1]
     return units
 
 
@@ -219,96 +234,140 @@ def _join(units: list[_Unit]) -> str:
     return text
 
 
-def _pack(units: list[_Unit], settings: IngestSettings) -> list[list[_Unit]]:
-    limit, half = settings.chunk_chars, settings.chunk_chars // 2
-    chunks: list[list[_Unit]] = []
-    cur: list[_Unit] = []
-    size = 0
-    queue = deque(units)
+class _Packer:
+    """Packs units into chunks, fed in order; the chunks it has closed never change afterwards, except
+    that finish() may add trailing headings to the last one."""
 
-    def flush(carry_overlap: bool) -> None:
-        nonlocal cur, size
+    def __init__(self, settings: IngestSettings):
+        self.settings = settings
+        self.chunks: list[list[_Unit]] = []
+        self.cur: list[_Unit] = []
+        self.size = 0
+
+    def _flush(self, carry_overlap: bool) -> None:
+        cur = self.cur
         trailing: list[_Unit] = []
         while cur and cur[-1].kind == "heading":  # a heading belongs with what follows it
             trailing.insert(0, cur.pop())
         if any(u.content for u in cur):
-            chunks.append(cur)
-            lap = _overlap(cur, settings.chunk_overlap) if carry_overlap and not trailing else None
-            cur = ([lap] if lap else []) + trailing
+            self.chunks.append(cur)
+            lap = _overlap(cur, self.settings.chunk_overlap) if carry_overlap and not trailing else None
+            self.cur = ([lap] if lap else []) + trailing
         else:
-            cur = cur + trailing
-        size = len(_join(cur))
+            self.cur = cur + trailing
+        self.size = len(_join(self.cur))
 
-    while queue:
-        u = queue.popleft()
-        has_content = any(x.content for x in cur)
-        if u.kind == "heading":
-            # Cut before a heading once the chunk has some size, and always before a sibling or
-            # higher heading than one the chunk already holds (a new section, however short).
-            sibling = size >= settings.min_chunk_chars // 2 and any(h.kind == "heading" and u.level <= h.level for h in cur)
-            if has_content and (size >= settings.min_chunk_chars or sibling):
-                flush(carry_overlap=False)
-        elif has_content and cur[-1].page_end != u.page_start:
-            # Cut at a page break when the chunk is half full, and always where a table runs on
-            # over the break: each page's piece carries the header, so each cites its own page.
-            if size >= half or (u.kind == "table" and cur[-1].kind == "table"):
-                flush(carry_overlap=True)
-                has_content = False
-        added = len(u.text) + (len(u.sep) if cur else 0)
-        if size + added > limit:
-            if u.splittable and (not has_content or size < half) and len(u.text) > limit - size - len(u.sep):
-                queue.extendleft(reversed(_sentence_units(u, limit)))
-                continue
-            tail = _unfinished_tail(cur, limit) if has_content and u.kind == "text" else None
-            if has_content:
-                flush(carry_overlap=u.kind == "text" and tail is None)
-                if tail is not None:  # the sentence the chunk would have cut goes whole into the next
-                    cur = [tail]
-                    size = len(tail.text)
-                    u = replace(u, sep=" ")
-            elif cur:  # a run of headings with no text yet fills a chunk: let them stand alone
-                chunks.append(cur)
-                cur, size = [], 0
-            while cur and size + len(u.sep) + len(u.text) > limit and cur[0].kind == "overlap":
-                cur.pop(0)  # no room for the overlap: the new unit comes first
-                size = len(_join(cur))
-            if u.splittable and size + len(u.sep) + len(u.text) > limit:
-                queue.extendleft(reversed(_sentence_units(u, limit)))
-                continue
-        cur.append(u)
-        size = len(_join(cur))
-    if any(u.content for u in cur):
-        chunks.append(cur)
-    elif cur and chunks:  # trailing headings with nothing under them: keep them with the last chunk
-        if len(_join(chunks[-1] + cur)) <= limit:
-            chunks[-1].extend(cur)
-    return chunks
+    def feed(self, units: list[_Unit]) -> None:
+        settings = self.settings
+        limit, half = settings.chunk_chars, settings.chunk_chars // 2
+        queue = deque(units)
+        while queue:
+            u = queue.popleft()
+            cur, size = self.cur, self.size
+            has_content = any(x.content for x in cur)
+            if u.kind == "heading":
+                # Cut before a heading once the chunk has some size, and always before a sibling or
+                # higher heading than one the chunk already holds (a new section, however short).
+                sibling = size >= settings.min_chunk_chars // 2 and any(h.kind == "heading" and u.level <= h.level for h in cur)
+                if has_content and (size >= settings.min_chunk_chars or sibling):
+                    self._flush(carry_overlap=False)
+            elif has_content and cur[-1].page_end != u.page_start:
+                # Cut at a page break when the chunk is half full, and always where a table runs on
+                # over the break: each page's piece carries the header, so each cites its own page.
+                if size >= half or (u.kind == "table" and cur[-1].kind == "table"):
+                    self._flush(carry_overlap=True)
+                    has_content = False
+            cur, size = self.cur, self.size
+            added = len(u.text) + (len(u.sep) if cur else 0)
+            if size + added > limit:
+                if u.splittable and (not has_content or size < half) and len(u.text) > limit - size - len(u.sep):
+                    queue.extendleft(reversed(_sentence_units(u, limit)))
+                    continue
+                tail = _unfinished_tail(cur, limit) if has_content and u.kind == "text" else None
+                if has_content:
+                    self._flush(carry_overlap=u.kind == "text" and tail is None)
+                    if tail is not None:  # the sentence the chunk would have cut goes whole into the next
+                        self.cur = [tail]
+                        self.size = len(tail.text)
+                        u = replace(u, sep=" ")
+                elif cur:  # a run of headings with no text yet fills a chunk: let them stand alone
+                    self.chunks.append(cur)
+                    self.cur, self.size = [], 0
+                while self.cur and self.size + len(u.sep) + len(u.text) > limit and self.cur[0].kind == "overlap":
+                    self.cur.pop(0)  # no room for the overlap: the new unit comes first
+                    self.size = len(_join(self.cur))
+                if u.splittable and self.size + len(u.sep) + len(u.text) > limit:
+                    queue.extendleft(reversed(_sentence_units(u, limit)))
+                    continue
+            self.cur.append(u)
+            self.size = len(_join(self.cur))
+
+    def finish(self) -> list[list[_Unit]]:
+        chunks, cur = self.chunks, self.cur
+        if any(u.content for u in cur):
+            chunks.append(cur)
+        elif cur and chunks:  # trailing headings with nothing under them: keep them with the last chunk
+            if len(_join(chunks[-1] + cur)) <= self.settings.chunk_chars:
+                chunks[-1].extend(cur)
+        self.cur, self.size = [], 0
+        return chunks
+
+
+def _pack(units: list[_Unit], settings: IngestSettings) -> list[list[_Unit]]:
+    packer = _Packer(settings)
+    packer.feed(units)
+    return packer.finish()
+
+
+class ChunkStream:
+    """chunk_document for a document that arrives a batch of pages at a time (ingest/parse_helper.py
+    streams them): feed() returns the chunks that no later page can change, finish() the rest. Together
+    they are exactly chunk_document's chunks: one packer runs over the pages in order, and a chunk is
+    handed out once a later one has been closed (only the last closed chunk may still grow, at the end)."""
+
+    def __init__(self, sha256: str, file_name: str, company: str, settings: IngestSettings):
+        self.sha256, self.file_name, self.company, self.settings = sha256, file_name, company, settings
+        self._packer = _Packer(settings)
+        self._state = _UnitState()
+        self._labels: dict[int, str] = {}
+        self._given = 0
+
+    def feed(self, pages: list[PageContent]) -> list[Chunk]:
+        self._labels.update((p.page, p.label) for p in pages)
+        self._packer.feed(_units(pages, self.settings.chunk_chars, self._state))
+        return self._give(len(self._packer.chunks) - 1)
+
+    def finish(self) -> list[Chunk]:
+        self._packer.finish()
+        return self._give(len(self._packer.chunks))
+
+    def _give(self, upto: int) -> list[Chunk]:
+        out = [self._chunk(i, units) for i, units in enumerate(self._packer.chunks[self._given:upto], self._given)]
+        self._given = max(self._given, upto)
+        return out
+
+    def _chunk(self, index: int, units: list[_Unit]) -> Chunk:
+        text = _join(units)
+        content = [u for u in units if u.content] or units
+        start, end = min(u.page_start for u in units), max(u.page_end for u in units)
+        return Chunk(
+            id=f"{self.sha256[:16]}-{index:05d}",
+            company=self.company,
+            file_name=self.file_name,
+            doc_sha256=self.sha256,
+            page_start=start,
+            page_end=end,
+            section=content[0].section,
+            index=index,
+            has_table=any(u.kind == "table" for u in units),
+            text=text,
+            content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            ocr=any(u.ocr for u in units),
+            page_labels=tuple(self._labels.get(n, "") for n in range(start, end + 1)),
+        )
 
 
 def chunk_document(doc: ParsedDocument, company: str, settings: IngestSettings) -> list[Chunk]:
     """Cut one parsed document into chunks (see the module docstring for the rules)."""
-    out: list[Chunk] = []
-    labels = {p.page: p.label for p in doc.pages}
-    for units in _pack(_units(doc, settings.chunk_chars), settings):
-        text = _join(units)
-        content = [u for u in units if u.content] or units
-        index = len(out)
-        start, end = min(u.page_start for u in units), max(u.page_end for u in units)
-        out.append(
-            Chunk(
-                id=f"{doc.sha256[:16]}-{index:05d}",
-                company=company,
-                file_name=doc.file_name,
-                doc_sha256=doc.sha256,
-                page_start=start,
-                page_end=end,
-                section=content[0].section,
-                index=index,
-                has_table=any(u.kind == "table" for u in units),
-                text=text,
-                content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest(),
-                ocr=any(u.ocr for u in units),
-                page_labels=tuple(labels.get(n, "") for n in range(start, end + 1)),
-            )
-        )
-    return out
+    stream = ChunkStream(doc.sha256, doc.file_name, company, settings)
+    return stream.feed(doc.pages) + stream.finish()

@@ -1,11 +1,16 @@
 """Parsing ahead of the embedder, in a helper process that never outlives the ingest.
 
-With several files, all are queued at once to one helper process, which works through them while the
-ingest loads the model and embeds; a single file is parsed in the ingest's own process while the model
-loads in a thread. A process, not a thread: parsing is Python-heavy and a parse thread holding the GIL
-slowed the embedder's many small torch calls badly; the parser's own models (PyMuPDF layout, ONNX)
-then never share the ingest's memory with torch (peak RSS ~1.1 GB -> ~0.8 GB there plus ~0.4 GB
-here); and a parser crash on a hostile PDF only fails that file.
+All files of an ingest, one alone included, go to one helper process, which parses them in order and
+sends each file's pages as they are parsed, BATCH_PAGES at a time: the ingest chunks and embeds one
+batch while the helper parses the next, so a single large file is parsed at the embedder's pace as
+several files are (ingest/pdf.py, PdfReader; ingest/chunking.py, ChunkStream). The helper parses the
+next file while the last batches of this one embed.
+
+A process, not a thread: parsing is Python-heavy and a parse thread holding the GIL slowed the
+embedder's many small torch calls badly; the parser's own models (PyMuPDF layout, ONNX) then never
+share the ingest's memory with torch; and a parser crash on a hostile PDF only fails that file (a
+fresh helper takes the files after it). The helper imports only what parsing needs (it says which
+heavy libraries it holds in its first message, and the tests check that it holds none).
 
 No orphans: the helper is forked from a forkserver (never from the ingest with its torch and Chroma
 threads), so it is the forkserver's child, not the ingest's, and it holds the pipes that would tell
@@ -13,7 +18,12 @@ the forkserver its parent is gone. After `kill -9` of the ingest, helper and for
 on for ever (~0.8 GB). Now the helper watches the ingest's PID (a pidfd on Linux, polling elsewhere)
 and exits the moment it is gone; on Linux it also asks the kernel for SIGKILL when its own parent
 (the forkserver) dies. With the helper gone, the forkserver and multiprocessing's resource tracker
-see their pipes close and exit by themselves."""
+see their pipes close and exit by themselves.
+
+Messages, helper to ingest, per file in the order given: ("start", sha256, page_count), then
+("pages", [PageContent, ...]) per batch, then ("done", ParsedDocument, exact, warnings, seconds)
+(the document's pages are left out when `exact`: the batches were the document) or, instead of any
+of them, ("failed", error, seconds)."""
 
 from __future__ import annotations
 
@@ -25,12 +35,11 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from autofill.errors import InputError
-from autofill.records import Chunk
 from autofill.settings import IngestSettings
 
 log = logging.getLogger(__name__)
@@ -39,35 +48,59 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 POLL_S = 0.5  # where no pidfd is available: how often the helper checks that the ingest still runs
 
 
-@dataclass
-class Parsed:
-    doc: Any = None
-    chunks: list[Chunk] | None = None
-    error: str = ""
-    seconds: float = 0.0
-    warnings: list[str] = field(default_factory=list)  # damaged or partial file (ingest/damage.py)
+BATCH_PAGES = 16  # pages per message: ~3-40 chunks, a few seconds of embedding
+# Libraries the helper has no use for (they would cost it seconds and hundreds of MB); see hello().
+HEAVY = ("torch", "sentence_transformers", "transformers", "chromadb", "openai", "cohere", "openpyxl")
 
 
-def parse_one(path: Path, company: str, ingest: IngestSettings) -> Parsed:
-    """Parse, check and chunk one file; a bad file becomes an error message, never an exception."""
-    from autofill.ingest.chunking import chunk_document
+def stream_file(path: Path, ingest: IngestSettings, batch: int = BATCH_PAGES) -> Iterator[tuple]:
+    """Parse one file into the messages above; a bad file becomes a "failed" message, never an
+    exception."""
     from autofill.ingest.damage import check_pdf, quiet_pdf_library
-    from autofill.ingest.pdf import parse_pdf
+    from autofill.ingest.pdf import PdfReader
 
     quiet_pdf_library()
     t = time.perf_counter()
     try:
-        doc = parse_pdf(path, ingest)
-        chunks = chunk_document(doc, company, ingest)
-        if not chunks:
-            raise InputError(f"no extractable text on any of its {doc.page_count} pages "
-                             f"(scanned images? OCR is {'on' if ingest.ocr else 'off'})")
+        with PdfReader(path, ingest) as reader:
+            yield ("start", reader.sha256, reader.page_count)
+            while not reader.done:
+                yield ("pages", reader.read(batch))
+            doc, exact = reader.finish()
         found = check_pdf(path, doc, ingest)
-        return Parsed(doc, chunks, seconds=time.perf_counter() - t, warnings=found)
+        yield ("done", replace(doc, pages=[]) if exact else doc, exact, found, time.perf_counter() - t)
     except InputError as exc:
-        return Parsed(error=str(exc), seconds=time.perf_counter() - t)
+        yield ("failed", str(exc), time.perf_counter() - t)
     except Exception as exc:  # noqa: BLE001 - a parser crash on one odd file must not stop the others
-        return Parsed(error=f"could not be parsed ({type(exc).__name__}: {exc})", seconds=time.perf_counter() - t)
+        yield ("failed", f"could not be parsed ({type(exc).__name__}: {exc})", time.perf_counter() - t)
+
+
+def hello() -> tuple:
+    """The helper's first message: its PID and the heavy libraries it has imported (none, normally)."""
+    return ("hello", os.getpid(), sorted(m for m in HEAVY if m in sys.modules))
+
+
+def _serve(paths: list[Path], ingest: IngestSettings, conn: Any, parent: int) -> None:
+    """The helper's main: parse `paths` in order and send their messages on `conn`. A thread sends, so
+    that parsing goes on while the ingest is busy embedding and not reading."""
+    import queue
+
+    die_with(parent)
+    out: queue.SimpleQueue = queue.SimpleQueue()
+
+    def send() -> None:
+        while (msg := out.get()) is not None:
+            conn.send(msg)
+
+    sender = threading.Thread(target=send, name="send", daemon=True)
+    sender.start()
+    out.put(hello())
+    for path in paths:
+        for msg in stream_file(path, ingest):
+            out.put(msg)
+    out.put(None)
+    sender.join()
+    conn.close()
 
 
 # ------------------------------------------------------------------------------ dying with the ingest
@@ -126,37 +159,96 @@ def die_with(pid: int) -> None:
 # ------------------------------------------------------------------------------ the parser
 
 
+class HelperDied(Exception):
+    pass
+
+
 class Parser:
-    """Parses files ahead of the embedder (see the module docstring)."""
+    """Parses files ahead of the embedder in a helper process (see the module docstring). stream(path)
+    must be called for the files in the order given."""
 
-    def __init__(self, paths: list[Path], company: str, ingest: IngestSettings):
-        self.company, self.ingest = company, ingest
-        self._futures: dict[Path, Any] = {}
-        self._pool: Any = None
-        if len(paths) > 1:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
+    def __init__(self, paths: list[Path], ingest: IngestSettings):
+        self.ingest = ingest
+        self._todo = list(paths)
+        self._proc: Any = None
+        self._conn: Any = None
+        self._pending: tuple | None = None
+        self.heavy: list[str] = []  # heavy libraries the helper holds (should stay empty)
+        if self._todo:
+            self._start()
 
-            # forkserver: workers are forked from a clean server process, never from this one with its
-            # torch and Chroma threads; spawn where forkserver is unavailable (Windows).
-            method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(method),
-                                             initializer=die_with, initargs=(os.getpid(),))
-            for path in paths:
-                self._futures[path] = self._pool.submit(parse_one, path, company, ingest)
+    def _start(self) -> None:
+        import multiprocessing
 
-    def parse(self, path: Path) -> Parsed:
-        future = self._futures.pop(path, None)
-        if future is None:
-            return parse_one(path, self.company, self.ingest)
+        # forkserver: the helper is forked from a clean server process, never from this one with its
+        # torch and Chroma threads; spawn where forkserver is unavailable (Windows). The server preloads
+        # this module only, not __main__ (the CLI), so the helper imports what parsing needs and no more.
+        if "forkserver" in multiprocessing.get_all_start_methods():
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload([__name__])
+        else:
+            ctx = multiprocessing.get_context("spawn")
+        reader, writer = ctx.Pipe(duplex=False)
+        self._proc = ctx.Process(target=_serve, args=(self._todo, self.ingest, writer, os.getpid()),
+                                 name="autofill-parse", daemon=True)
+        self._proc.start()
+        writer.close()  # the helper holds the only writing end: its death reads as end of file here
+        self._conn = reader
+
+    def _recv(self) -> tuple:
+        if self._pending is not None:
+            msg, self._pending = self._pending, None
+            return msg
         try:
-            return future.result()
-        except Exception as exc:  # noqa: BLE001 - the helper died: this file is the one it was parsing
-            for other in list(self._futures):  # the rest are parsed here instead
-                self._futures.pop(other).cancel()
-            log.debug("the parse helper died while parsing %s: %r", path, exc)
-            return Parsed(error=f"the PDF parser crashed on this file ({type(exc).__name__})")
+            msg = self._conn.recv()
+            if msg[0] == "hello":
+                self.heavy = msg[2]
+                if self.heavy:
+                    log.debug("the parse helper has imported %s", ", ".join(self.heavy))
+                msg = self._conn.recv()
+        except (EOFError, OSError) as exc:
+            raise HelperDied() from exc
+        return msg
+
+    def stream(self, path: Path) -> Iterator[tuple]:
+        """The messages for `path` (see the module docstring), ending with "done" or "failed". Page
+        batches that arrived while the caller was busy come merged into one "pages" message."""
+        if not self._todo or self._todo[0] != path:
+            raise ValueError(f"{path} is not the next file of this parser")
+        self._todo.pop(0)
+        try:
+            while True:
+                msg = self._recv()
+                if msg[0] == "pages":
+                    pages = list(msg[1])
+                    while self._pending is None and self._conn is not None and self._conn.poll(0):
+                        more = self._recv()
+                        if more[0] == "pages":
+                            pages.extend(more[1])
+                        else:
+                            self._pending = more
+                    msg = ("pages", pages)
+                yield msg
+                if msg[0] in ("done", "failed"):
+                    return
+        except HelperDied:  # a crash in the PDF library: this file is the one it was parsing
+            code = self._proc.exitcode if self._proc is not None else None
+            log.debug("the parse helper died while parsing %s (exit code %s)", path, code)
+            self._stop()
+            if self._todo:
+                self._start()  # a fresh helper for the files after this one
+            yield ("failed", "the PDF parser crashed on this file", 0.0)
+
+    def _stop(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        if self._proc is not None:
+            if self._proc.is_alive():
+                self._proc.kill()
+            self._proc.join(timeout=10)
+            self._proc = None
+        self._pending = None
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+        self._stop()

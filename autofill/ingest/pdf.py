@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from autofill.errors import InputError
@@ -121,15 +121,11 @@ def _open(path: Path):
 # --------------------------------------------------------------------------- extraction
 
 
-def _read_page(page, number: int, settings: IngestSettings, after_table: bool = False) -> _RawPage:
+def _read_lines(page, number: int) -> _RawPage:
+    """A page's text lines in blocks, with font size and weight (all of them: tables are found later)."""
     import pymupdf
 
     flags = pymupdf.TEXT_MEDIABOX_CLIP  # expand ligatures, no images
-    tables: list[TableGrid] = []
-    if settings.extract_tables and settings.table_pages != "off":
-        words = page.get_text("words", flags=flags)
-        tables = find_tables(page, words, settings.table_pages, after_table)
-    rects = [t.bbox for t in tables]
     blocks: list[list[_Line]] = []
     for block in page.get_text("dict", flags=flags)["blocks"]:
         lines = []
@@ -138,10 +134,6 @@ def _read_page(page, number: int, settings: IngestSettings, after_table: bool = 
             if not spans:
                 continue
             text = cleanup.clean_spaces("".join(s["text"] for s in line["spans"]))
-            x0, y0, x1, y1 = line["bbox"]
-            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-            if any(r[0] <= cx <= r[2] and r[1] <= cy <= r[3] for r in rects):
-                continue  # the table's Markdown carries this text
             weight = Counter()
             for s in spans:
                 weight[round(s["size"] * 2) / 2] += len(s["text"])
@@ -149,7 +141,32 @@ def _read_page(page, number: int, settings: IngestSettings, after_table: bool = 
             lines.append(_Line(text, weight.most_common(1)[0][0], bold, tuple(line["bbox"])))
         if lines:
             blocks.append(lines)
-    return _RawPage(number, page.rect.height, blocks, tables)
+    return _RawPage(number, page.rect.height, blocks)
+
+
+def _read_tables(page, raw: _RawPage, settings: IngestSettings, after_table: bool = False) -> None:
+    """Find the page's tables and drop the lines they hold (the table's Markdown carries that text)."""
+    import pymupdf
+
+    if not (settings.extract_tables and settings.table_pages != "off"):
+        return
+    words = page.get_text("words", flags=pymupdf.TEXT_MEDIABOX_CLIP)
+    raw.tables = find_tables(page, words, settings.table_pages, after_table)
+    rects = [t.bbox for t in raw.tables]
+    if not rects:
+        return
+
+    def in_table(line: _Line) -> bool:
+        cx, cy = (line.bbox[0] + line.bbox[2]) / 2, (line.bbox[1] + line.bbox[3]) / 2
+        return any(r[0] <= cx <= r[2] and r[1] <= cy <= r[3] for r in rects)
+
+    raw.blocks = [kept for kept in ([ln for ln in b if not in_table(ln)] for b in raw.blocks) if kept]
+
+
+def _read_page(page, number: int, settings: IngestSettings, after_table: bool = False) -> _RawPage:
+    raw = _read_lines(page, number)
+    _read_tables(page, raw, settings, after_table)
+    return raw
 
 
 def _add_ocr(page, raw: _RawPage, settings: IngestSettings) -> None:
@@ -178,24 +195,18 @@ def _margin_texts(pages: list[_RawPage]) -> list[list[str]]:
     return [[ln.text for b in p.blocks for ln in b if _in_band(ln, p.height)] for p in pages]
 
 
-def _strip_furniture(pages: list[_RawPage]) -> None:
-    """Remove page numbers and running headers/footers found in the margin bands of many pages."""
-
-    def in_band(line: _Line, height: float) -> bool:
-        return line.bbox[3] <= height * MARGIN_BAND or line.bbox[1] >= height * (1 - MARGIN_BAND)
-
-    margins = [[ln.text for b in p.blocks for ln in b if in_band(ln, p.height)] for p in pages]
-    furniture = cleanup.running_furniture(margins)
-    for p in pages:
-        kept = []
-        for block in p.blocks:
-            block = [
-                ln for ln in block
-                if not (in_band(ln, p.height) and (cleanup.is_page_number(ln.text) or cleanup.furniture_key(ln.text) in furniture))
-            ]
-            if block:
-                kept.append(block)
-        p.blocks = kept
+def _stripped(page: _RawPage, furniture: set[str]) -> _RawPage:
+    """The page without page numbers and running headers/footers in its margin bands (a copy)."""
+    kept = []
+    for block in page.blocks:
+        block = [
+            ln for ln in block
+            if not (_in_band(ln, page.height)
+                    and (cleanup.is_page_number(ln.text) or cleanup.furniture_key(ln.text) in furniture))
+        ]
+        if block:
+            kept.append(block)
+    return replace(page, blocks=kept)
 
 
 def _body_size(pages: list[_RawPage]) -> float:
@@ -299,6 +310,48 @@ def _join_split_tables(pages_items: list[list[_Item]]) -> None:
             items[0].table = attach_header(prev, cur)
 
 
+@dataclass
+class _Style:
+    """What parsing decides from the whole document and then applies to every page."""
+
+    labels: list[str]
+    furniture: set[str]
+    body: float
+    levels: dict[float, int]
+    vocab: set[str]
+
+
+def _style(doc, pages: list[_RawPage]) -> _Style:
+    """Printed page labels, running headers/footers, body size, heading levels and the vocabulary for
+    line-end hyphens, from all pages of the document."""
+    margins = _margin_texts(pages)
+    labels = page_labels(doc, margins)
+    furniture = cleanup.running_furniture(margins)
+    stripped = [_stripped(p, furniture) for p in pages]
+    body = _body_size(stripped)
+    return _Style(labels, furniture, body, _heading_levels(stripped, body),
+                  cleanup.vocabulary(ln.text for p in stripped for b in p.blocks for ln in b))
+
+
+def _assemble(pages: list[_RawPage], style: _Style,
+              before: list[_Item] | None = None) -> tuple[list[PageContent], list[_Item] | None]:
+    """Pages in final form: headings, text, tables (headers put back on split ones; `before` is the
+    items of the page before the first, whose table may continue here), OCR text. Also returns the
+    last page's items, the `before` of the next call."""
+    items = [_page_items(_stripped(p, style.furniture), style.body, style.levels, style.vocab) for p in pages]
+    _join_split_tables(([before] if before is not None else []) + items)
+    contents: list[PageContent] = []
+    for p, page_items in zip(pages, items):
+        blocks = [
+            Block("table", it.table.markdown()) if it.kind == "table"
+            else Block("text", it.text, ocr=True) if it.kind == "ocr" else Block(it.kind, it.text, it.level)
+            for it in page_items
+            if it.kind == "table" or it.text
+        ]
+        contents.append(PageContent(p.number, blocks, label=style.labels[p.number - 1] if style.labels else ""))
+    return contents, (items[-1] if items else before)
+
+
 def _cover_title(first: _RawPage) -> str:
     """The largest type on the first page, which on a report cover is its title."""
     lines = [ln for b in first.blocks for ln in b if _heading_text(ln.text)]
@@ -308,7 +361,96 @@ def _cover_title(first: _RawPage) -> str:
     return " ".join(ln.text for ln in lines if ln.size == top)[:MAX_HEADING_CHARS]
 
 
-# --------------------------------------------------------------------------- entry point
+# --------------------------------------------------------------------------- entry points
+
+
+class PdfReader:
+    """One PDF read page batch by page batch, so that its first pages can be chunked and embedded while
+    the rest is parsed (ingest/parse_helper.py streams them). parse_pdf is this reader in one batch.
+
+    Opening reads every page's text lines (fast: ~150 pages/s); `read(n)` then finds the tables of the
+    next n pages (the slow part), runs OCR where needed and returns them in final form. Some decisions
+    need the whole document (body size and heading levels, running headers/footers, printed page
+    labels, the vocabulary that decides line-end hyphens), and tables take their text out of those
+    counts; so batches are assembled with these decisions taken from all lines before any table was
+    found, and `finish()` takes them again from the final pages and assembles the whole document.
+    `exact` says whether that equals what the batches gave (nearly always: table cells rarely change
+    a document's body size or headings); where it does not, the caller uses the document `finish()`
+    returns, which is always exactly what parsing the file in one go gives."""
+
+    def __init__(self, path: Path, settings: IngestSettings):
+        self.path, self.settings = Path(path), settings
+        if settings.table_pages not in ("auto", "all", "off"):
+            raise InputError(f"unknown ingest.table_pages {settings.table_pages!r} (auto, all, off)")
+        self._doc = _open(self.path)
+        try:
+            self._raw = [_read_lines(page, i) for i, page in enumerate(self._doc, start=1)]
+            self._guess = _style(self._doc, self._raw)
+        except Exception as exc:  # damaged content streams surface while reading pages
+            self._doc.close()
+            raise InputError(f"corrupt PDF: cannot read its pages ({exc})") from None
+        self.sha256 = file_sha256(self.path)
+        self.page_count = len(self._raw)
+        self.pages: list[PageContent] = []  # what read() has returned so far
+        self._before: list[_Item] | None = None
+
+    @property
+    def done(self) -> bool:
+        return len(self.pages) >= self.page_count
+
+    def read(self, n: int) -> list[PageContent]:
+        """The next `n` pages (fewer at the end of the file)."""
+        start = len(self.pages)
+        raw = self._raw[start:start + n]
+        try:
+            for p in raw:
+                page = self._doc[p.number - 1]
+                # A table ending low on the previous page may continue at the top of this one.
+                prev = self._raw[p.number - 2] if p.number > 1 else None
+                after = bool(prev and prev.tables and prev.tables[-1].bbox[3] >= 0.65 * prev.height)
+                _read_tables(page, p, self.settings, after_table=after)
+                if self.settings.ocr:
+                    _add_ocr(page, p, self.settings)
+        except InputError:
+            raise
+        except Exception as exc:  # damaged content streams surface while reading pages
+            raise InputError(f"corrupt PDF: cannot read its pages ({exc})") from None
+        contents, self._before = _assemble(raw, self._guess, self._before)
+        self.pages.extend(contents)
+        return contents
+
+    def finish(self) -> tuple[ParsedDocument, bool]:
+        """The whole document (reading what read() has not), and whether it equals the pages read()
+        returned. Raises InputError when no page has text."""
+        while not self.done:
+            self.read(64)
+        try:
+            style = _style(self._doc, self._raw)
+            title = ((self._doc.metadata or {}).get("title", "") or "").strip()
+        except Exception as exc:  # damaged page labels or metadata, as parse_pdf always said
+            raise InputError(f"corrupt PDF: cannot read its pages ({exc})") from None
+        contents, _ = _assemble(self._raw, style)
+        if title.lower() in (self.path.stem.lower(), "untitled"):
+            title = ""  # a file name or placeholder in the metadata says nothing; use the first heading
+        empty = [c.page for c in contents if c.char_count < self.settings.min_page_chars]
+        if len(empty) == len(contents):
+            why = _why_no_ocr_text(self.settings)
+            raise InputError(f"image-only PDF: no extractable text on any of {len(contents)} pages ({why})")
+        if not title:
+            title = _cover_title(_stripped(self._raw[0], style.furniture)) \
+                or next((b.text for c in contents for b in c.blocks if b.kind == "heading"), "")
+        doc = ParsedDocument(path=self.path, file_name=self.path.name, sha256=self.sha256, pages=contents,
+                             page_count=len(contents), empty_pages=empty, title=title)
+        return doc, contents == self.pages
+
+    def close(self) -> None:
+        self._doc.close()
+
+    def __enter__(self) -> PdfReader:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 def parse_pdf(
@@ -318,59 +460,9 @@ def parse_pdf(
     are missing, not PDFs, corrupt, encrypted, without pages, or without text on any page.
 
     `progress(done, total)` is called after each page (for a progress bar)."""
-    path = Path(path)
-    if settings.table_pages not in ("auto", "all", "off"):
-        raise InputError(f"unknown ingest.table_pages {settings.table_pages!r} (auto, all, off)")
-    doc = _open(path)
-    try:
-        pages: list[_RawPage] = []
-        for i, page in enumerate(doc, start=1):
-            # A table ending low on the previous page may continue at the top of this one.
-            after = bool(pages and pages[-1].tables and pages[-1].tables[-1].bbox[3] >= 0.65 * pages[-1].height)
-            pages.append(_read_page(page, i, settings, after_table=after))
-            if settings.ocr:
-                _add_ocr(page, pages[-1], settings)
+    with PdfReader(path, settings) as reader:
+        while not reader.done:
+            reader.read(1)
             if progress:
-                progress(i, doc.page_count)
-        labels = page_labels(doc, _margin_texts(pages))
-        title = ((doc.metadata or {}).get("title", "") or "").strip()
-        if title.lower() in (path.stem.lower(), "untitled"):
-            title = ""  # a file name or placeholder in the metadata says nothing; use the first heading
-    except InputError:
-        raise
-    except Exception as exc:  # damaged content streams surface while reading pages
-        raise InputError(f"corrupt PDF: cannot read its pages ({exc})") from None
-    finally:
-        doc.close()
-
-    _strip_furniture(pages)
-    body = _body_size(pages)
-    levels = _heading_levels(pages, body)
-    vocab = cleanup.vocabulary(ln.text for p in pages for b in p.blocks for ln in b)
-    pages_items = [_page_items(p, body, levels, vocab) for p in pages]
-    _join_split_tables(pages_items)
-
-    contents: list[PageContent] = []
-    for p, items in zip(pages, pages_items):
-        blocks = [
-            Block("table", it.table.markdown()) if it.kind == "table"
-            else Block("text", it.text, ocr=True) if it.kind == "ocr" else Block(it.kind, it.text, it.level)
-            for it in items
-            if it.kind == "table" or it.text
-        ]
-        contents.append(PageContent(p.number, blocks, label=labels[p.number - 1] if labels else ""))
-    empty = [c.page for c in contents if c.char_count < settings.min_page_chars]
-    if len(empty) == len(contents):
-        why = _why_no_ocr_text(settings)
-        raise InputError(f"image-only PDF: no extractable text on any of {len(contents)} pages ({why})")
-    if not title:
-        title = _cover_title(pages[0]) or next((b.text for c in contents for b in c.blocks if b.kind == "heading"), "")
-    return ParsedDocument(
-        path=path,
-        file_name=path.name,
-        sha256=file_sha256(path),
-        pages=contents,
-        page_count=len(contents),
-        empty_pages=empty,
-        title=title,
-    )
+                progress(len(reader.pages), reader.page_count)
+        return reader.finish()[0]

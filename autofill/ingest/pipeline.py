@@ -10,11 +10,13 @@ met there and not taken is listed in IngestReport.skipped_files.
 
 Output: what happens is logged (`logging`, logger autofill.ingest.pipeline: one info line per stored
 document, a warning per damaged one); progress is one bar per parsed file on the Reporter the caller
-gives, counting that file's embedded chunks, so it reaches its end only when the embedding has.
+gives, counting the pages whose chunks are embedded, so it reaches its end only when the embedding has.
 
 Speed: embedding dominates, so everything else hides behind it. The model loads in a background thread
-while the first (shortest) file is parsed, and the other files are parsed by a helper process while this
-one embeds (ingest/parse_helper.py, which also makes sure the helper dies with this process)."""
+while the first (shortest) file's first pages are parsed; a helper process parses the files page batch by
+page batch, and each batch is chunked and embedded here while the helper parses the next one (one large
+file overlaps as well as many; ingest/parse_helper.py, which also makes sure the helper dies with this
+process). A document is stored whole, after its last batch."""
 
 from __future__ import annotations
 
@@ -24,9 +26,9 @@ import json
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from autofill.errors import InputError
 from autofill.hashing import file_sha256
@@ -34,7 +36,7 @@ from autofill.ingest.contextualize import make_contextualizer
 from autofill.ingest.parse_helper import Parser
 from autofill.ingest.period import detect_period
 from autofill.ingest.walk import expand_paths
-from autofill.records import Chunk, DocumentRecord, FileOutcome, IngestReport
+from autofill.records import Chunk, DocumentRecord, FileOutcome, IngestReport, PageContent, ParsedDocument
 from autofill.reporting import Bar, Reporter, as_reporter
 from autofill.settings import IngestSettings, Settings
 
@@ -69,17 +71,104 @@ def _start_loading(embedder: Any) -> threading.Thread | None:
     return thread
 
 
-def _embed(embedder: Any, chunks: list[Chunk], bar: Bar) -> list[list[float]]:
-    """Embed the chunks' texts; the bar advances by the chunks each call has embedded."""
+def _embed(embedder: Any, chunks: list[Chunk]) -> list[list[float]]:
+    """Embed the chunks' texts, EMBED_CALL_SIZE at a time."""
     vectors: list[list[float]] = []
     texts = [c.embed_text for c in chunks]
     for start in range(0, len(texts), EMBED_CALL_SIZE):
-        batch = texts[start:start + EMBED_CALL_SIZE]
-        vectors.extend(embedder.embed_documents(batch))
-        bar.advance(len(batch))
+        vectors.extend(embedder.embed_documents(texts[start:start + EMBED_CALL_SIZE]))
     if len(vectors) != len(chunks):
         raise RuntimeError(f"embedder returned {len(vectors)} vectors for {len(chunks)} chunks")
     return vectors
+
+
+@dataclass
+class _Embedded:
+    """One file parsed, chunked and embedded, or why not."""
+
+    doc: ParsedDocument | None = None
+    chunks: list[Chunk] = field(default_factory=list)
+    vectors: list[list[float]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    error: str = ""
+
+
+def _read_and_embed(messages: Iterator[tuple], path: Path, company: str, ingest: IngestSettings, embedder: Any,
+                    progress: Reporter, label: str, loader: threading.Thread | None, timer: _Timer,
+                    contextualizer: Any = None) -> _Embedded:
+    """Chunk and embed one file's page batches as the parse helper sends them (parse_helper.py): the
+    chunks are those of the whole document (ChunkStream), embedded while the helper parses on. The
+    progress bar counts pages whose chunks are embedded.
+
+    With a `contextualizer` (ingest --contextualize) the chunks are collected instead and embedded once
+    the whole document is parsed and every chunk has its context line: the context is written from the
+    document's opening and goes into the embedded text, and those model calls, not parsing, set the pace."""
+    from autofill.ingest.chunking import ChunkStream, chunk_document
+
+    out = _Embedded()
+    stream: ChunkStream | None = None
+    pages: list[PageContent] = []
+    bar: Bar | None = None
+
+    def wait_for_model() -> None:
+        if loader is not None and loader.is_alive():
+            bar.note("loading the embedding model")
+            loader.join()
+            bar.note("embedding")
+
+    def embed(chunks: list[Chunk], done_pages: int) -> None:
+        t = time.perf_counter()
+        if contextualizer is None:
+            wait_for_model()
+            out.vectors += _embed(embedder, chunks)
+        out.chunks += chunks
+        bar.advance(done_pages)
+        timer.embed += time.perf_counter() - t
+
+    try:
+        for msg in messages:
+            if msg[0] == "start":
+                _, sha256, page_count = msg
+                stream = ChunkStream(sha256, path.name, company, ingest)
+                bar = progress.bar(label, total=page_count, unit="pages")
+                bar.note("chunking" if contextualizer is not None else "embedding")
+            elif msg[0] == "pages":
+                pages += msg[1]
+                embed(stream.feed(msg[1]), len(msg[1]))
+            elif msg[0] == "failed":
+                timer.parse += msg[2]
+                return _Embedded(error=msg[1])
+            else:  # "done"
+                _, doc, exact, warnings, seconds = msg
+                timer.parse += seconds
+                embed(stream.finish(), 0)
+                if exact:
+                    doc = replace(doc, pages=pages)
+                elif contextualizer is not None:  # nothing embedded yet: just chunk the whole document
+                    out.chunks = chunk_document(doc, company, ingest)
+                else:  # rare: the whole document decided otherwise than its first lines (pdf.PdfReader)
+                    log.debug("%s: chunked again as a whole; re-embedding the chunks that changed", path.name)
+                    known = dict(zip((c.embed_text for c in out.chunks), out.vectors))
+                    chunks = chunk_document(doc, company, ingest)
+                    missing = [c for c in chunks if c.embed_text not in known]
+                    known.update(zip((c.embed_text for c in missing), _embed(embedder, missing)))
+                    out.chunks, out.vectors = chunks, [known[c.embed_text] for c in chunks]
+                if not out.chunks:
+                    return _Embedded(error=f"no extractable text on any of its {doc.page_count} pages (scanned "
+                                           f"images? OCR is {'on' if ingest.ocr else 'off'})")
+                if contextualizer is not None:  # a model-written context line per chunk, before embedding
+                    out.chunks = contextualizer(doc, out.chunks)
+                    t = time.perf_counter()
+                    bar.note("embedding")
+                    wait_for_model()
+                    out.vectors = _embed(embedder, out.chunks)
+                    timer.embed += time.perf_counter() - t
+                out.doc, out.warnings = doc, list(warnings)
+                return out
+        return _Embedded(error="the PDF parser stopped without finishing this file")
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def file_line(outcome: FileOutcome) -> str:
@@ -247,9 +336,8 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
     # loading the model instead), so it should be the quickest. Outcomes are reported in input order.
     todo.sort(key=lambda item: item[0].stat().st_size)
     loader = _start_loading(embedder) if todo else None
-    if len(todo) > 1:
-        log.debug("parsing %d files in a helper process while embedding", len(todo))
-    parser = Parser([p for p, _ in todo], company, settings.ingest)
+    log.debug("parsing %d file(s) in a helper process while embedding", len(todo))
+    parser = Parser([p for p, _ in todo], settings.ingest)
     changed = False
     try:
         with contextlib.ExitStack() as stack:
@@ -257,30 +345,15 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                 stack.enter_context(store.writing())
             for number, (path, _sha) in enumerate(todo, start=1):
                 log.debug("parsing %s", path)
-                parsed = parser.parse(path)
-                timer.parse += parsed.seconds
-                if parsed.error:
-                    outcome = FileOutcome(str(path), "failed", error=parsed.error)
+                label = f"[{number}/{len(todo)}] {path.name}" if len(todo) > 1 else path.name
+                done = _read_and_embed(parser.stream(path), path, company, settings.ingest, embedder,
+                                       progress, label, loader, timer, contextualizer)
+                if done.error:
+                    outcome = FileOutcome(str(path), "failed", error=done.error)
                     outcomes.append(outcome)
                     log.debug(file_line(outcome))  # the CLI lists failures with the summary
                     continue
-                doc, chunks = parsed.doc, parsed.chunks
-                if contextualizer is not None:  # a model-written context line per chunk, before embedding
-                    chunks = contextualizer(doc, chunks)
-
-                t = time.perf_counter()
-                label = f"[{number}/{len(todo)}] {path.name}" if len(todo) > 1 else path.name
-                bar = progress.bar(label, total=len(chunks), unit="chunks")
-                try:
-                    if loader is not None:
-                        bar.note("loading the embedding model")
-                        loader.join()
-                        loader = None
-                    bar.note("embedding")
-                    vectors = _embed(embedder, chunks, bar)
-                finally:
-                    bar.close()
-                timer.embed += time.perf_counter() - t
+                doc, chunks, vectors = done.doc, done.chunks, done.vectors
 
                 t = time.perf_counter()
                 if store is None:
@@ -293,14 +366,15 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                     empty_pages=len(doc.empty_pages), ocr_pages=len(doc.ocr_pages),
                     ingested_at=now_iso(),
                     source_path=str(path.resolve()), chunking=chunking, period=detect_period(doc),
-                    warnings=list(parsed.warnings),
+                    warnings=list(done.warnings),
                 )
+                # All of the document at once, after its last batch: readers never see half of it.
                 store.replace_document(record, chunks, vectors)
                 store.touch()  # per document: an interrupted ingest still dates what it stored
                 changed = True
                 timer.store += time.perf_counter() - t
                 outcome = FileOutcome(str(path), status, pages=doc.page_count, chunks=len(chunks),
-                                      empty_pages=len(doc.empty_pages), warnings=list(parsed.warnings),
+                                      empty_pages=len(doc.empty_pages), warnings=list(done.warnings),
                                       ocr_pages=len(doc.ocr_pages))
                 outcomes.append(outcome)
                 if outcome.warnings:
