@@ -3,8 +3,9 @@
 # then runs the whole suite. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The torch extra too: the tests cover the optional torch runtime of the local embedder as well.
-python3 -m pip install --quiet --disable-pip-version-check -e '.[test,torch]'
+# Every extra but live (xlwings drives Excel, which Linux lacks): the tests cover the optional torch
+# runtime of the local embedder, autofill eval and the Cohere provider as well.
+python3 -m pip install --quiet --disable-pip-version-check -e '.[test,torch,eval,cohere]'
 if [ -f scripts/install_test_deps.sh ]; then bash scripts/install_test_deps.sh; fi
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False
 exec python3 -m pytest -q "$@"

@@ -25,6 +25,7 @@ from autofill.errors import InputError
 from autofill.evaluate.gold import load_gold
 from autofill.evaluate.results import (ALL_METRICS, ConfigEval, EvalResult, compare, question_rows,
                                        score_output)
+from autofill.extras import require
 from autofill.fileio import atomic_write_bytes, ensure_writable_dir, missing
 from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings, apply_overrides, read_toml, validate
@@ -91,6 +92,7 @@ def run_eval(settings: Settings, company: str, questionnaire: Path | str, gold: 
              out_dir: Path | str | None = None, reporter: Reporter | None = None, providers=None) -> EvalResult:
     """Score `from_output`, or run `questionnaire` for `company` (once per configuration in `configs`,
     or once with `settings`), against the gold key `gold`; see the module docstring."""
+    require("eval", "autofill eval")  # before any run: the report's tests and chart need it
     if k < 1:
         raise InputError("-k must be at least 1")
     configs = [Path(c) for c in (configs or [])]

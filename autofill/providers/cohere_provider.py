@@ -11,6 +11,7 @@ import threading
 from typing import Any, Sequence
 
 from autofill.errors import InputError, ProviderError
+from autofill.extras import require
 from autofill.providers.base import ChatMessage, ChatResult, EmbedUsage, RerankResult
 from autofill.providers.reachability import Endpoint, connect_failure
 from autofill.providers.retry import Failure, call_with_retries, is_transient_status, parse_retry_after
@@ -22,6 +23,7 @@ DEFAULT_BASE_URL = "https://api.cohere.com"
 
 
 def make_client(llm: LLMSettings) -> Any:
+    require("cohere", "the Cohere provider")
     import cohere
 
     if llm.cohere_api_key:
