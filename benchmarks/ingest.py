@@ -125,8 +125,10 @@ def child_embed(where: Path) -> dict:
 
 
 def run_child(kind: str, where: Path, root: Path = ROOT) -> dict:
+    """This script's child in a fresh process, importing autofill from `root` (this checkout or the
+    baseline's): the same harness measures both, whatever the baseline's own benchmark could do."""
     env = dict(os.environ, PYTHONPATH=str(root))
-    out = subprocess.run([sys.executable, str(root / "benchmarks" / "ingest.py"), "--child", kind, str(where)],
+    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", kind, str(where.resolve())],
                          capture_output=True, text=True, check=True, env=env, cwd=root)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -157,6 +159,9 @@ def main(argv: list[str]) -> int:
             return 1
         if baseline is not None:
             olds.append(run_child("ingest", folder, baseline))
+            if olds[-1]["failed"] or not olds[-1]["documents"]:
+                print("the baseline stored nothing:", *olds[-1]["failed"], sep="\n  ")
+                return 1
         embeds.append(run_child("embed", folder))
         old = f"baseline ingest {olds[-1]['wall']:.1f} s (ratio {olds[-1]['wall'] / embeds[-1]['embed']:.2f}), " \
             if olds else ""
