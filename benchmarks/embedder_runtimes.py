@@ -2,12 +2,18 @@
 sentence-transformers on torch (`autofill[torch]`), same model all-MiniLM-L6-v2.
 
     python benchmarks/embedder_runtimes.py [--data DIR] [--no-eval]
+    python benchmarks/embedder_runtimes.py --reembed WORKSPACE COPY
+
 
 1. Vectors: both runtimes embed the BHP chunks (../shared/datasets/bhp), each in a fresh process that
    reports model load seconds, embedding seconds and peak RSS. Compared: cosine agreement per chunk (mean,
    min), top-10 neighbour overlap and same top hit for the gold questions as queries.
 2. Retrieval: the BHP reports ingested once per runtime (two workspaces), the questionnaire run offline
    and scored by `autofill eval` against gold.json; paired Wilcoxon tests per metric (onnx vs torch).
+3. --reembed: for a development set too large to parse twice (financebench-dev, 3,057 pages): copy a
+   workspace built with the ONNX runtime and embed every stored chunk again with the torch runtime
+   (the same texts, so only the runtime differs); then score both with benchmarks/retrieval_dev.py
+   --no-ingest (the copy with --config benchmarks/runtime_configs/torch.toml) and compare with --prior.
 Skips (exit 0) when the data set or the torch extra is absent."""
 
 from __future__ import annotations
@@ -115,7 +121,50 @@ def retrieval(folder: Path) -> None:
         print(f"| {metric} | {t.mean_a:.3f} | {t.mean_b:.3f} | {t.mean_diff:+.3f} | {t.wins}/{t.losses} | {p} |")
 
 
+def reembed(workspace: Path, copy: Path) -> None:
+    """Copy `workspace` to `copy` and replace every chunk's vector with the torch runtime's vector of the
+    same text (Chunk.embed_text rebuilt from the stored passage and metadata)."""
+    import shutil
+
+    from autofill.providers.factory import make_embedder
+    from autofill.records import Chunk
+    from autofill.settings import Settings
+    from autofill.store.chroma_store import list_stores, open_store
+
+    if copy.exists():
+        raise SystemExit(f"{copy} exists; give a new folder")
+    shutil.copytree(workspace, copy)
+    settings = Settings(workspace=copy)
+    settings.embedding.runtime = "torch"
+    emb = make_embedder(settings)
+    total, t0 = 0, time.perf_counter()
+    for info in list_stores(settings):
+        store = open_store(settings, info.company)
+        col = store._chunks
+        got = col.get(include=["documents", "metadatas"])
+        chunks = [Chunk(id=i, company=m["company"], file_name=m["file_name"], doc_sha256=m["doc_sha256"],
+                        page_start=int(m["page_start"]), page_end=int(m["page_end"]), section=m["section"],
+                        index=int(m["chunk_index"]), has_table=bool(m["has_table"]), text=d,
+                        content_hash=m["content_hash"], ocr=bool(m["ocr"]),
+                        page_labels=tuple(str(m.get("page_labels", "")).split("|")) if m.get("page_labels") else (),
+                        context=str(m.get("context", "") or ""))
+                  for i, d, m in zip(got["ids"], got["documents"], got["metadatas"])]
+        vectors = emb.embed_documents([c.embed_text for c in chunks])
+        with store.writing():
+            for start in range(0, len(chunks), 1000):
+                col.update(ids=[c.id for c in chunks[start:start + 1000]], embeddings=vectors[start:start + 1000])
+            meta = store._collection_meta()
+            meta["embedder_runtime"] = "torch"
+            col.modify(metadata=meta)
+        total += len(chunks)
+        print(f"{info.company}: {len(chunks)} chunks re-embedded ({total} in {time.perf_counter() - t0:.0f} s)",
+              flush=True)
+
+
 def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "--reembed":
+        reembed(Path(sys.argv[2]), Path(sys.argv[3]))
+        return 0
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         child(sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4]))
         return 0
