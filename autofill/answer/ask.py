@@ -58,12 +58,12 @@ def ask(settings: Settings, company: str, question: str, form_of_answer: str = "
     from autofill.answer.retrieval import resolve_mode
     from autofill.answer.row import RowContext, answer_row
     from autofill.providers.cost import UsageMeter
-    from autofill.store.chroma_store import open_store
+    from autofill.store.snapshot import open_for_reading
 
     question = " ".join((question or "").split())
     if not question:
         raise InputError("the question is empty; give it in quotes: autofill ask --company NAME \"question\"")
-    store = open_store(settings, company)
+    store = open_for_reading(settings, company)
     documents = store.documents()
     if not documents:
         raise InputError(f"the evidence store for {company!r} has no documents; run `autofill ingest` first")

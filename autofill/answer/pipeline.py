@@ -111,7 +111,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     questionnaire = Path(questionnaire)
     if not questionnaire.is_file():
         raise missing("questionnaire", questionnaire)
-    from autofill.store.chroma_store import open_store
+    from autofill.store.snapshot import open_for_reading
     from autofill.workbook.carry import Start, choose_base, read_state
     from autofill.workbook.layout import read_questions
     from autofill.workbook.reviewer import kept_result, rows_to_answer
@@ -127,7 +127,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     edited = {**read_state(base, layout).edited, **start.edited}
     # resume=False (--fresh): autofill's own earlier answers are answered again; reviewers' work stays.
     to_answer, kept = rows_to_answer(rows, edited, again=not resume)
-    store = open_store(settings, company)
+    store = open_for_reading(settings, company)  # Chroma opened only for searches not cached
     providers = _providers(settings, store, providers)
     chat = providers.chat
     rerank_method = settings.reranker

@@ -79,9 +79,9 @@ def make_judge(settings: Settings, company: str, providers=None):
     embedder = getattr(providers, "embedder", None) if providers is not None else None
     if embedder is None:
         try:
-            from autofill.store.chroma_store import open_store
+            from autofill.store.snapshot import open_for_reading
 
-            embedder = make_embedder(settings, open_store(settings, company).embedder_name)
+            embedder = make_embedder(settings, open_for_reading(settings, company).embedder_name)
         except InputError:
             embedder = None
     return Judge(settings, chat, embedder)

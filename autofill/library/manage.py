@@ -34,9 +34,9 @@ def _now() -> str:
 
 def _documents(settings: Settings, company: str) -> dict[str, DocumentRecord]:
     """The evidence store's manifest (file -> record); empty, with a warning, without a store."""
-    from autofill.store.chroma_store import find_store
+    from autofill.store.snapshot import find_for_reading
 
-    store = find_store(settings, company)
+    store = find_for_reading(settings, company)
     if store is None:
         log.warning("no evidence store for %r: the cited documents' hashes are unknown, so these answers are "
                     "suggested but never reused without a model call until they are added again after "

@@ -81,14 +81,14 @@ def output_for(settings: Settings, entry: CompanyEntry, out_dir: Path) -> Path:
 
 def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path, state: PortfolioState) -> CompanyPlan:
     """The company's estimate and what is left to do. Opens its store (if any) for this call only."""
-    from autofill.store.chroma_store import find_store
+    from autofill.store.snapshot import find_for_reading
     from autofill.workbook.layout import read_questions
     from autofill.workbook.reviewer import rows_to_answer
 
     model, mode, rerank = model_plan(settings)
     output = output_for(settings, entry, out_dir)
     q_sha = file_sha256(entry.questionnaire)
-    store = find_store(settings, entry.company)
+    store = find_for_reading(settings, entry.company)
     documents = store.documents() if store is not None else {}
     del store  # one store open at a time: nothing of it is kept
     from autofill.ingest.pipeline import files_to_parse
@@ -135,12 +135,12 @@ def _without_done(settings: Settings, company: str, questionnaire_sha: str, rows
 
 def estimate_run(settings: Settings, company: str, questionnaire: Path) -> CompanyEstimate:
     """The estimate for one `autofill run` (rows an interrupted earlier run finished are left out)."""
-    from autofill.store.chroma_store import find_store
+    from autofill.store.snapshot import find_for_reading
     from autofill.workbook.layout import read_questions
     from autofill.workbook.reviewer import rows_to_answer
 
     model, mode, rerank = model_plan(settings)
-    store = find_store(settings, company)
+    store = find_for_reading(settings, company)
     documents = store.documents() if store is not None else {}
     del store
     _layout, rows = read_questions(settings, questionnaire)

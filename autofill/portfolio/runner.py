@@ -265,10 +265,11 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     from autofill.providers.base import Providers
     from autofill.records import stages_json
     from autofill.store.chroma_store import find_store
+    from autofill.store.snapshot import find_for_reading
 
     settings, entry = shared.settings, plan.entry
     new_documents = 0
-    if plan.to_ingest or find_store(settings, entry.company) is None:
+    if plan.to_ingest or find_for_reading(settings, entry.company) is None:
         with shared.ingest_lock:
             store = find_store(settings, entry.company)
             name = embedder_for(settings, store.embedder_name if store is not None else None)
@@ -280,7 +281,7 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
             # before any model call, and say which file and why.
             raise InputError("; ".join(f"{Path(f.path).name}: {f.error}" for f in bad))
         new_documents = ingest.count("new", "replaced")
-    store = find_store(settings, entry.company)
+    store = find_for_reading(settings, entry.company)
     if store is None:
         raise InputError(f"no evidence store for {entry.company!r} after ingesting its reports")
     embedder_name = store.embedder_name
@@ -292,7 +293,7 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     report = run_questionnaire(settings, entry.company, entry.questionnaire, out_dir=prepared.out_dir,
                                providers=providers, gate=gate, output=plan.output)
     calibrate(settings, plan.estimate, report.usage)
-    store = find_store(settings, entry.company)
+    store = find_for_reading(settings, entry.company)
     documents = store.documents() if store is not None else {}
     del store
     done_rows = report.answered + report.reused  # library reuses count as answered here, as before

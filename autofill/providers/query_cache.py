@@ -7,23 +7,20 @@ runtime, kind, text), where runtime tells the local model's onnx and torch vecto
 tells a query (`embed_query`) from a batch text (`embed_documents`), which may differ in the last
 bits. Vectors are stored as float64 bytes, so a hit returns exactly the floats first computed.
 
-One SQLite file per workspace (`vectordb/.query-cache/embeddings.sqlite`, WAL): each write is one
-transaction, so threads and processes never see half an entry, and a lost race only computes a
-vector twice. The wrapped embedder is called only on a miss, and a local model loads lazily on its
-first call, so a run whose every query is cached never loads it. A cache that cannot be opened or
-written (read-only workspace, damaged file) is skipped with a warning: it must never fail a run."""
+One SQLite file per workspace (`vectordb/.query-cache/embeddings.sqlite`; sqlite_cache.BlobCache:
+safe across threads and processes, skipped with a warning when unusable, never failing a run). The
+wrapped embedder is called only on a miss, and a local model loads lazily on its first call, so a run
+whose every query is cached never loads it."""
 
 from __future__ import annotations
 
 import hashlib
-import logging
-import sqlite3
 import threading
 from array import array
 from pathlib import Path
 from typing import Any, Sequence
 
-log = logging.getLogger(__name__)
+from autofill.sqlite_cache import BlobCache
 
 CACHE_VERSION = 1  # bump when the key or the value layout changes
 FILE_NAME = "embeddings.sqlite"
@@ -49,81 +46,17 @@ def _unpack(blob: bytes) -> list[float]:
     return values.tolist()
 
 
-class VectorCache:
-    """key -> vector in one SQLite file; thread-safe (one connection behind a lock) and safe across
-    processes (SQLite's own locking, with a generous busy timeout)."""
+class VectorCache(BlobCache):
+    """key -> vector (float64 bytes) in one SQLite file (sqlite_cache.BlobCache)."""
 
     def __init__(self, path: Path | str) -> None:
-        self.path = Path(path)
-        self._lock = threading.Lock()
-        self._conn: sqlite3.Connection | None = None
-        self._broken = False
-
-    def _connect(self) -> sqlite3.Connection | None:
-        if self._conn is not None or self._broken:
-            return self._conn
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(self.path), timeout=30.0, check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
-        except (OSError, sqlite3.Error) as exc:
-            self._give_up(exc)
-            return None
-        self._conn = conn
-        return conn
-
-    def _give_up(self, exc: BaseException) -> None:
-        log.warning("query embedding cache %s not used (%s); the model embeds every query", self.path, exc)
-        self._broken = True
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            except sqlite3.Error:
-                pass
-            self._conn = None
+        super().__init__(path, "query embedding cache")
 
     def get_many(self, keys: Sequence[str]) -> dict[str, list[float]]:
-        if not keys:
-            return {}
-        with self._lock:
-            conn = self._connect()
-            if conn is None:
-                return {}
-            found: dict[str, list[float]] = {}
-            try:
-                unique = list(dict.fromkeys(keys))
-                for start in range(0, len(unique), 500):  # SQLite's bound-parameter limit
-                    part = unique[start:start + 500]
-                    rows = conn.execute(f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(part))})",
-                                        part).fetchall()
-                    found.update((k, _unpack(v)) for k, v in rows if v and len(v) % 8 == 0)
-            except sqlite3.Error as exc:
-                self._give_up(exc)
-                return {}
-            return found
+        return {k: _unpack(v) for k, v in self.get_blobs(keys).items() if v and len(v) % 8 == 0}
 
     def put_many(self, items: dict[str, Sequence[float]]) -> None:
-        if not items:
-            return
-        with self._lock:
-            conn = self._connect()
-            if conn is None:
-                return
-            try:
-                with conn:  # one transaction: all of these vectors or none
-                    conn.execute("BEGIN IMMEDIATE")
-                    conn.executemany("INSERT OR REPLACE INTO vectors (key, vector) VALUES (?, ?)",
-                                     [(k, _pack(v)) for k, v in items.items()])
-            except sqlite3.Error as exc:
-                self._give_up(exc)
-
-    def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        self.put_blobs({k: _pack(v) for k, v in items.items()})
 
 
 class CachedQueryEmbedder:

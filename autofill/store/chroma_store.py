@@ -34,6 +34,7 @@ from autofill.settings import Settings
 from autofill.store import chroma_client as cc
 from autofill.store.bm25_index import BM25Index
 from autofill.store.keyword import KeywordSearch
+from autofill.store.snapshot import drop_snapshot, write_snapshot
 
 _locks: dict[str, Any] = {}
 _locks_guard = threading.Lock()
@@ -210,7 +211,8 @@ class CompanyStore(KeywordSearch):
 
     @contextlib.contextmanager
     def writing(self) -> Iterator["CompanyStore"]:
-        """Hold the store's file lock (re-entrant in this process) and sweep leftovers of a crashed write."""
+        """Hold the store's file lock (re-entrant in this process), sweep leftovers of a crashed write,
+        and replace the store's snapshot (store/snapshot.py) when the outermost write completes."""
         from filelock import FileLock, Timeout
 
         if self._lock is None:
@@ -227,11 +229,16 @@ class CompanyStore(KeywordSearch):
                 f"(lock {self._lock.lock_file}); try again when it has finished"
             ) from None
         try:
-            if self._lock.lock_counter == 1 and self._collection_meta().get(_WRITE_OPEN, "unknown"):
-                # An earlier write was interrupted (or the store predates the marker): sweep once.
-                self._sweep()
-                self._mark_write_open(False)
+            if self._lock.lock_counter == 1:
+                # Runs read the store's snapshot instead of Chroma (store/snapshot.py): gone while it changes.
+                drop_snapshot(self.settings, self.collection)
+                if self._collection_meta().get(_WRITE_OPEN, "unknown"):
+                    # An earlier write was interrupted (or the store predates the marker): sweep once.
+                    self._sweep()
+                    self._mark_write_open(False)
             yield self
+            if self._lock.lock_counter == 1:  # the whole write completed: a new snapshot generation
+                write_snapshot(self.settings, self)
         finally:
             self._lock.release()
 

@@ -1,0 +1,235 @@
+"""What a run reads from a company's store without opening Chroma: the store's snapshot and its searches.
+
+Importing chromadb costs 1.6 s of CPU (2-3.5 s of wall time on this 2-core machine), most of a re-run
+whose model replies and query vectors are all cached. So a run reads the store through `ReadStore`:
+
+- The snapshot, `vectordb/<collection>.snapshot.json`, holds what a run needs besides searches: the
+  store's company, embedder and manifest (its DocumentRecords), under a random `generation`. A writer
+  deletes it when it takes the store's lock and writes a new one, with a new generation, when its write
+  has finished (CompanyStore.writing); an interrupted write leaves none, so readers fall back to Chroma
+  until the next write completes. Stores in a Chroma server (another machine may write them) and stores
+  not written since this existed have none: they are read through Chroma as before.
+- Search results (dense queries by their exact vector, keyword searches by their query, passages by
+  id) are kept in `vectordb/.query-cache/searches-<collection>.sqlite` under the generation they were
+  read in; a new generation empties the file. A search is answered from there, and Chroma is opened
+  only for one not seen before, so a fully cached re-run never imports it.
+
+A result is kept only if the snapshot's generation is still the current one after the search, so a
+write that lands during a run never files new results under an old generation."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import os
+import threading
+import uuid
+from array import array
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from autofill.records import DocumentRecord, Passage
+from autofill.settings import Settings
+from autofill.sqlite_cache import BlobCache
+from autofill.store import chroma_client as cc
+
+log = logging.getLogger(__name__)
+
+SNAPSHOT_VERSION = 1
+# Bump when what a search returns changes for the same store (query depth, filtering, BM25 scoring).
+SEARCH_VERSION = 1
+_GENERATION_KEY = "\x00generation"
+_DOC_FIELDS = {f.name for f in dataclasses.fields(DocumentRecord)}
+_PASSAGE_FIELDS = {f.name for f in dataclasses.fields(Passage)}
+
+
+@dataclasses.dataclass(frozen=True)
+class Snapshot:
+    generation: str
+    company: str
+    collection: str
+    embedder: str
+    embedder_runtime: str
+    last_ingest: str
+    documents: dict[str, DocumentRecord]
+
+
+def snapshot_path(settings: Settings, collection: str) -> Path:
+    return settings.vectordb_dir / f"{collection}.snapshot.json"
+
+
+def _usable(settings: Settings) -> bool:
+    """Snapshots are for embedded stores only: a Chroma server may be written from another machine."""
+    return not settings.store.chroma_url
+
+
+def drop_snapshot(settings: Settings, collection: str) -> None:
+    """Called by a writer holding the store's lock, before it changes anything."""
+    try:
+        snapshot_path(settings, collection).unlink()
+    except FileNotFoundError:
+        pass
+
+
+def write_snapshot(settings: Settings, store: Any) -> None:
+    """Called by a writer holding the store's lock, after its write has completed: the store as it is
+    now under a new generation. Any failure leaves no snapshot (readers then use Chroma)."""
+    if not _usable(settings):
+        return
+    path = snapshot_path(settings, store.collection)
+    try:
+        data = {
+            "version": SNAPSHOT_VERSION, "generation": uuid.uuid4().hex, "company": store.company,
+            "collection": store.collection, "embedder": store.embedder_name,
+            "embedder_runtime": store.embedder_runtime, "last_ingest": store.last_ingest(),
+            "documents": [dataclasses.asdict(r) for r in store.documents().values()],
+        }
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+    except Exception as exc:  # noqa: BLE001 - an optimisation: never fail the write that just completed
+        log.debug("store snapshot not written (%s: %s)", type(exc).__name__, exc)
+        drop_snapshot(settings, store.collection)
+
+
+def read_snapshot(settings: Settings, company: str) -> Snapshot | None:
+    """The company's snapshot, or None (server mode, none written yet, a write in progress, unreadable)."""
+    if not _usable(settings) or not (settings.vectordb_dir / "chroma.sqlite3").exists():
+        return None
+    collection = cc.collection_name(company)
+    try:
+        data = json.loads(snapshot_path(settings, collection).read_text(encoding="utf-8"))
+        if data.get("version") != SNAPSHOT_VERSION or data.get("collection") != collection:
+            return None
+        documents = [DocumentRecord(**{k: v for k, v in d.items() if k in _DOC_FIELDS}) for d in data["documents"]]
+        return Snapshot(generation=str(data["generation"]), company=str(data["company"]), collection=collection,
+                        embedder=str(data["embedder"]), embedder_runtime=str(data.get("embedder_runtime", "")),
+                        last_ingest=str(data.get("last_ingest", "")),
+                        documents={r.file_name: r for r in sorted(documents, key=lambda r: r.file_name)})
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _current_generation(settings: Settings, collection: str) -> str:
+    try:
+        return str(json.loads(snapshot_path(settings, collection).read_text(encoding="utf-8"))["generation"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+
+
+class SearchCache:
+    """Search results of one store generation, in one SQLite file per store (sqlite_cache.BlobCache)."""
+
+    def __init__(self, settings: Settings, snapshot: Snapshot) -> None:
+        self.settings = settings
+        self.snapshot = snapshot
+        path = settings.vectordb_dir / ".query-cache" / f"searches-{snapshot.collection}.sqlite"
+        self.blobs = BlobCache(path, "search cache")
+        self._fresh = self.blobs.get_blobs([_GENERATION_KEY]).get(_GENERATION_KEY) != snapshot.generation.encode()
+
+    def key(self, kind: str, payload: bytes) -> str:
+        material = b"\x00".join([str(SEARCH_VERSION).encode(), self.snapshot.generation.encode(), kind.encode(),
+                                 payload])
+        return hashlib.sha256(material).hexdigest()
+
+    def get(self, key: str) -> list[Passage] | None:
+        if self._fresh:
+            return None
+        blob = self.blobs.get_blobs([key]).get(key)
+        if blob is None:
+            return None
+        try:
+            return [Passage(**{k: v for k, v in p.items() if k in _PASSAGE_FIELDS}) for p in json.loads(blob)]
+        except (ValueError, TypeError):
+            return None
+
+    def put(self, key: str, passages: Sequence[Passage]) -> None:
+        if _current_generation(self.settings, self.snapshot.collection) != self.snapshot.generation:
+            return  # the store was written since the run read the snapshot: these results may be newer
+        blob = json.dumps([dataclasses.asdict(p) for p in passages], ensure_ascii=False).encode("utf-8")
+        items = {key: blob}
+        if self._fresh:  # the first result of this generation: drop the previous generation's
+            items[_GENERATION_KEY] = self.snapshot.generation.encode()
+        self.blobs.put_blobs(items, clear=self._fresh)
+        self._fresh = False
+
+
+class ReadStore:
+    """A company's store as a run reads it: identity and manifest from the snapshot, searches from the
+    search cache, Chroma opened once, lazily, for a search not seen before (`opener`)."""
+
+    def __init__(self, settings: Settings, snapshot: Snapshot, opener: Callable[[], Any]) -> None:
+        self.settings = settings
+        self.snapshot = snapshot
+        self.company = snapshot.company
+        self.collection = snapshot.collection
+        self.embedder_name = snapshot.embedder
+        self.embedder_runtime = snapshot.embedder_runtime
+        self.cache = SearchCache(settings, snapshot)
+        self._opener = opener
+        self._store: Any = None
+        self._guard = threading.Lock()
+        self.opened = False  # whether Chroma had to be opened (tests and benchmarks read this)
+
+    def _chroma(self) -> Any:
+        with self._guard:
+            if self._store is None:
+                self._store = self._opener()
+                self.opened = True
+            return self._store
+
+    def documents(self) -> dict[str, DocumentRecord]:
+        return dict(self.snapshot.documents)
+
+    def last_ingest(self) -> str:
+        return self.snapshot.last_ingest
+
+    def check_embedder(self, name: str) -> None:
+        from autofill.store.chroma_store import CompanyStore
+
+        CompanyStore.check_embedder(self, name)  # type: ignore[arg-type]  # same message, same fields
+
+    def _cached(self, kind: str, payload: bytes, search: Callable[[Any], list[Passage]]) -> list[Passage]:
+        key = self.cache.key(kind, payload)
+        found = self.cache.get(key)
+        if found is None:
+            found = search(self._chroma())
+            self.cache.put(key, found)
+        return found
+
+    def query(self, embedding: Sequence[float], n: int) -> list[Passage]:
+        if n <= 0:
+            return []
+        payload = array("d", (float(x) for x in embedding)).tobytes() + f"|{n}".encode()
+        return self._cached("query", payload, lambda s: s.query(embedding, n))
+
+    def bm25_search(self, query: str, n: int) -> list[Passage]:
+        return self._cached("bm25", f"{n}|{query}".encode("utf-8"), lambda s: s.bm25_search(query, n))
+
+    def get_passages(self, ids: Sequence[str]) -> list[Passage]:
+        if not ids:
+            return []
+        return self._cached("ids", "\x00".join(ids).encode("utf-8"), lambda s: s.get_passages(ids))
+
+
+def open_for_reading(settings: Settings, company: str) -> Any:
+    """The company's store for a run: a ReadStore when it has a snapshot, else the Chroma store itself
+    (chroma_store.open_store; its not-found error when there is none)."""
+    from autofill.store.chroma_store import open_store
+
+    snapshot = read_snapshot(settings, company)
+    if snapshot is None:
+        return open_store(settings, company)
+    return ReadStore(settings, snapshot, lambda: open_store(settings, company))
+
+
+def find_for_reading(settings: Settings, company: str) -> Any:
+    """As open_for_reading, but None when the company has no store."""
+    from autofill.store.chroma_store import find_store, open_store
+
+    snapshot = read_snapshot(settings, company)
+    if snapshot is None:
+        return find_store(settings, company)
+    return ReadStore(settings, snapshot, lambda: open_store(settings, company))
