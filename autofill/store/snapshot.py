@@ -127,6 +127,7 @@ class SearchCache:
         self.snapshot = snapshot
         path = settings.vectordb_dir / ".query-cache" / f"searches-{snapshot.collection}.sqlite"
         self.blobs = BlobCache(path, "search cache")
+        self._first = threading.Lock()
         self._fresh = self.blobs.get_blobs([_GENERATION_KEY]).get(_GENERATION_KEY) != snapshot.generation.encode()
 
     def key(self, kind: str, payload: bytes) -> str:
@@ -149,11 +150,12 @@ class SearchCache:
         if _current_generation(self.settings, self.snapshot.collection) != self.snapshot.generation:
             return  # the store was written since the run read the snapshot: these results may be newer
         blob = json.dumps([dataclasses.asdict(p) for p in passages], ensure_ascii=False).encode("utf-8")
-        items = {key: blob}
-        if self._fresh:  # the first result of this generation: drop the previous generation's
-            items[_GENERATION_KEY] = self.snapshot.generation.encode()
-        self.blobs.put_blobs(items, clear=self._fresh)
-        self._fresh = False
+        with self._first:  # rows search from many threads: only the first put of a generation clears
+            items = {key: blob}
+            if self._fresh:  # the first result of this generation: drop the previous generation's
+                items[_GENERATION_KEY] = self.snapshot.generation.encode()
+            self.blobs.put_blobs(items, clear=self._fresh)
+            self._fresh = False
 
 
 class ReadStore:
