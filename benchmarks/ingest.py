@@ -127,7 +127,7 @@ def child_embed(where: Path) -> dict:
 def run_child(kind: str, where: Path, root: Path = ROOT) -> dict:
     """This script's child in a fresh process, importing autofill from `root` (this checkout or the
     baseline's): the same harness measures both, whatever the baseline's own benchmark could do."""
-    env = dict(os.environ, PYTHONPATH=str(root))
+    env = dict(os.environ, PYTHONPATH=str(root), AUTOFILL_BENCH_ROOT=str(root))
     out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", kind, str(where.resolve())],
                          capture_output=True, text=True, check=True, env=env, cwd=root)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -202,5 +202,6 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
+    # A --baseline child imports autofill from the baseline's checkout, which run_child names.
+    sys.path.insert(0, os.environ.get("AUTOFILL_BENCH_ROOT", str(ROOT)))
     sys.exit(main(sys.argv))
