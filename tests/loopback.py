@@ -173,6 +173,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's default listen backlog is 5, and every request is a new connection (HTTP/1.0): 16
+    # rows calling at once (benchmarks/startup.py) must not depend on the kernel absorbing the overflow.
+    request_queue_size = 128
     owner: "LoopbackServer"
 
 
