@@ -53,6 +53,20 @@ def test_identical_call_hits_disk_with_zero_requests(llm_server, tmp_path):
     assert (again.hits, again.misses) == (1, 0)
 
 
+def test_on_miss_runs_once_before_the_first_call_that_goes_out_and_never_on_hits(tmp_path):
+    inner = CountingChat()
+    seen = []
+    chat = CachedChat(inner, tmp_path / "cache", provider="openai")
+    chat.complete(MSGS)  # fills the cache: no hook set yet
+    chat.on_miss = lambda: seen.append(inner.calls)
+    chat.complete(MSGS)  # a hit
+    assert seen == []
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda i: chat.complete([ChatMessage("user", f"q{i}")]), range(16)))
+    assert seen == [1]  # once, before the first miss reached the model (which had 1 call then)
+    assert chat.on_miss is None and inner.calls == 17
+
+
 def test_every_parameter_is_part_of_the_key(tmp_path):
     inner = CountingChat()
     chat = CachedChat(inner, tmp_path, provider="openai")

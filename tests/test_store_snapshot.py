@@ -148,3 +148,37 @@ def test_a_fully_cached_rerun_never_opens_chroma(ws, tmp_path, llm_server, monke
     assert second.answered == first.answered > 0
     assert _cells(first.output) == _cells(second.output)
     assert second.report_html is not None and second.report_html.is_file()
+
+
+def test_the_first_model_call_opens_chroma_in_the_background_and_a_hit_never_does(ws, tmp_path):
+    import time
+
+    from autofill.answer.pipeline import _open_store_with_first_call
+    from autofill.providers.base import ChatMessage, ChatResult
+    from autofill.providers.cache import CachedChat
+
+    settings, _ = ws
+
+    class Chat:
+        model = "m"
+        prepared = 0
+
+        def prepare(self):
+            Chat.prepared += 1
+
+        def complete(self, messages, **kw):
+            return ChatResult(text="reply", model="m")
+
+    chat = CachedChat(Chat(), tmp_path / "cache", provider="openai")
+    chat.complete([ChatMessage("user", "seen before")])
+    store = open_for_reading(settings, COMPANY)
+    _open_store_with_first_call(chat, store)
+    chat.complete([ChatMessage("user", "seen before")])  # a hit: nothing opens
+    time.sleep(0.2)
+    assert not store.opened and Chat.prepared == 0
+    chat.complete([ChatMessage("user", "new question")])  # goes out: the store opens alongside
+    for _ in range(200):
+        if store.opened:
+            break
+        time.sleep(0.05)
+    assert store.opened and Chat.prepared == 1

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import logging
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -183,6 +184,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
                      reranker=providers.reranker, mode=plan.mode, rerank_method=plan.rerank, meter=meter,
                      locator=PageLocator(plan.documents))
     trust = make_trust(settings, plan.documents, chat, meter)  # checks and tier of every finished row
+    _open_store_with_first_call(chat, store)
     live_sink = _LiveSink(questionnaire, layout, settings) if live else None
     if live_sink is not None:
         for result in results.values():
@@ -303,6 +305,38 @@ def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: 
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+
+
+def _open_store_with_first_call(chat: Any, store: Any) -> None:
+    """Open the store's Chroma (a 1.6 s import) in a thread once the first model call is on its way,
+    instead of in the first row that searches after its HyDE reply: a run that calls the model waits
+    on the network then anyway, and a run answered from the cache never opens it (store/snapshot.py).
+    The thread first builds the chat's SDK client (or waits for the call building it), so the two
+    imports never compete for the interpreter ahead of that first call."""
+    from autofill.providers.cache import CachedChat
+
+    warm = getattr(store, "warm", None)
+    if chat is None or not callable(warm):
+        return
+    inner = chat.chat if isinstance(chat, CachedChat) else chat
+
+    def start() -> None:
+        def run() -> None:
+            try:
+                prepare = getattr(inner, "prepare", None)
+                if callable(prepare):
+                    prepare()
+                warm()
+            except Exception as exc:  # noqa: BLE001 - the row that searches next meets it again, clearly
+                log.debug("opening the store ahead of the first search failed: %s", exc)
+
+        threading.Thread(target=run, name="autofill-open-store", daemon=True).start()
+
+    if isinstance(chat, CachedChat):
+        chat.on_miss = start
+    elif callable(getattr(chat, "prepare", None)):  # no response cache: every call goes out
+        start()
+    # (a portfolio's chat, shared by companies running at once, is left alone: its stores open lazily)
 
 
 def _review_report(settings: Settings, output: Path, company: str) -> Path | None:

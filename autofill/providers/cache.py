@@ -60,6 +60,9 @@ class CachedChat:
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        # Called once, just before the first call that is not in the cache goes out: work a run needs only
+        # when it calls the model can wait until then (answer/pipeline.py opens the store's Chroma then).
+        self.on_miss: Any = None
 
     @property
     def model(self) -> str:
@@ -83,6 +86,10 @@ class CachedChat:
             with self._lock:
                 self.hits += 1
             return hit
+        with self._lock:
+            hook, self.on_miss = self.on_miss, None
+        if hook is not None:
+            hook()
         result = self.chat.complete(messages, temperature=temperature, max_tokens=max_tokens, json_mode=json_mode)
         with self._lock:
             self.misses += 1

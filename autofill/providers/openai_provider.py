@@ -138,6 +138,10 @@ class OpenAIChat:
                 self._sdk = make_client(self._llm, azure=self._azure)
             return self._sdk
 
+    def prepare(self) -> None:
+        """Build the SDK client now (or wait for the thread building it): the first call needs it."""
+        self._client  # noqa: B018 - the property builds it
+
     def complete(
         self,
         messages: Sequence[ChatMessage],

@@ -182,6 +182,11 @@ class ReadStore:
                 self.opened = True
             return self._store
 
+    def warm(self) -> None:
+        """Open Chroma now, e.g. in a thread while model calls are in flight, so the first search that
+        misses the cache does not wait for its import."""
+        self._chroma()
+
     def documents(self) -> dict[str, DocumentRecord]:
         return dict(self.snapshot.documents)
 
