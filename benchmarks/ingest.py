@@ -103,7 +103,7 @@ def child_ingest(where: Path) -> dict:
 def child_embed(where: Path) -> dict:
     from autofill.ingest.chunking import chunk_document
     from autofill.ingest.pdf import parse_pdf
-    from autofill.providers.local import LocalEmbedder
+    from autofill.providers.factory import make_embedder
     from autofill.settings import Settings
 
     settings = Settings()
@@ -111,7 +111,7 @@ def child_embed(where: Path) -> dict:
              for c in chunk_document(parse_pdf(p, settings.ingest), "BHP", settings.ingest)]
     # What the parse helper process needs: parsing both files in a fresh process, before any model.
     rss_parse = peak_rss_mb()
-    emb = LocalEmbedder(batch_size=settings.embedding.batch_size, device=settings.embedding.device)
+    emb = make_embedder(settings)  # the local embedder with its default batch, as an ingest uses it
     t0 = time.perf_counter()
     emb.load()
     load = time.perf_counter() - t0

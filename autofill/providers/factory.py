@@ -27,25 +27,31 @@ def make_embedder(settings: Settings, name: str | None = None) -> Embedder:
         if settings.embedding.runtime == "torch":
             from autofill.providers.local_torch import LocalEmbedder as TorchEmbedder
 
-            return TorchEmbedder(model=model, batch_size=settings.embedding.batch_size,
+            return TorchEmbedder(model=model, **_batch(settings),
                                  device=settings.embedding.device)
         from autofill.providers.local import LocalEmbedder
 
-        return LocalEmbedder(model=model, batch_size=settings.embedding.batch_size)
+        return LocalEmbedder(model=model, **_batch(settings))
     if provider == "openai":
         from autofill.providers.openai_provider import OpenAIEmbedder
 
-        return OpenAIEmbedder(settings.llm, model=model, batch_size=settings.embedding.batch_size)
+        return OpenAIEmbedder(settings.llm, model=model, **_batch(settings))
     if provider == "cohere":
         from autofill.providers.cohere_provider import CohereEmbedder
 
-        return CohereEmbedder(settings.llm, model=model, batch_size=settings.embedding.batch_size)
+        return CohereEmbedder(settings.llm, model=model, **_batch(settings))
     raise InputError(f"unknown embedder {name!r}")
 
 
 def chat_model_name(settings: Settings) -> str:
     provider = settings.llm_provider
     return settings.llm.model or DEFAULT_CHAT_MODELS.get(provider, "")
+
+
+def _batch(settings: Settings) -> dict:
+    """The batch size asked for, or nothing: each embedder's own default (embedding.batch_size = 0)."""
+    size = settings.embedding.batch_size
+    return {"batch_size": size} if size and size > 0 else {}
 
 
 def make_chat(settings: Settings, model: str | None = None) -> ChatModel | None:
