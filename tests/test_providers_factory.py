@@ -71,6 +71,18 @@ def test_embedders_by_recorded_name(workspace):
     assert make_embedder(s).name == "openai:text-embedding-3-small"
 
 
+def test_each_embedder_keeps_its_own_batch_size_unless_one_is_set(workspace):
+    from autofill.providers.local import ONNX_BATCH, LocalEmbedder
+
+    s = settings_for(workspace, {"OPENAI_API_KEY": OPENAI_KEY})
+    assert s.embedding.batch_size == 0
+    local = make_embedder(s, "local:all-MiniLM-L6-v2")
+    assert isinstance(local, LocalEmbedder) and local.batch_size == ONNX_BATCH == 1
+    assert make_embedder(s, "openai:text-embedding-3-small").batch_size == 64  # one text per request would crawl
+    s.embedding.batch_size = 16
+    assert make_embedder(s, "local:all-MiniLM-L6-v2").batch_size == 16
+
+
 def test_make_providers_with_openai_embedder(workspace, llm_server):
     s = settings_for(workspace, {"OPENAI_BASE_URL": llm_server.base_url}, embedding={"provider": "openai"})
     providers = make_providers(s)
