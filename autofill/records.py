@@ -328,8 +328,11 @@ class StageUsage:
 
 
 def stages_json(usage: "dict[str, StageUsage]") -> dict:
-    """Usage by model stage (every stage of LLM_STAGES, zeros included) for `--json` outputs."""
-    return {stage: usage.get(stage, StageUsage()).to_json() for stage in LLM_STAGES}
+    """Usage by model stage (every stage of LLM_STAGES, zeros included, then any other stage that made
+    calls, e.g. an ingest's "contextualize") for `--json` outputs."""
+    out = {stage: usage.get(stage, StageUsage()).to_json() for stage in LLM_STAGES}
+    out.update((stage, u.to_json()) for stage, u in usage.items() if stage not in out)
+    return out
 
 
 def outcome_of(answer: "Answer | None") -> Outcome:

@@ -153,6 +153,32 @@ def test_cap_leaves_rows_pending_and_the_next_run_finishes_them(workspace, llm_s
     assert len(llm_server.chat_requests()) == 3 * QUESTIONS * 3  # no finished row was asked again
 
 
+def test_contextualising_is_priced_before_it_starts_and_held_to_the_cap(workspace, llm_server):
+    llm_server.responder = responder()
+    manifest = write_manifest(workspace, entries(workspace))
+    on = {"AUTOFILL_INGEST__CONTEXTUALIZE": "true"}
+    _, plain, _ = batch(workspace, llm_server, manifest, "--estimate")
+    _, est, _ = batch(workspace, llm_server, manifest, "--estimate", **on)
+    assert llm_server.requests == []
+    ctx = [c["ingest_cost_usd"] for c in est["companies"]]
+    assert all(c > 0 for c in ctx) and est["calls"] > plain["calls"]
+    assert est["estimated_cost_usd"] == pytest.approx(plain["estimated_cost_usd"] + sum(ctx), rel=1e-6)
+
+    # A cap below the first company's contextualising: nothing is ingested and no call is made.
+    code, capped, result = batch(workspace, llm_server, manifest, "--max-cost", min(ctx) / 2, **on)
+    assert llm_server.requests == [] and capped["answered"] == 0 and capped["new_documents"] == 0
+    assert "more than is left of --max-cost" in result.stderr
+
+    code, done, _ = batch(workspace, llm_server, manifest, **on)
+    assert code == 0 and done["answered"] == 3 * QUESTIONS
+    per_company = done["stages"].values()
+    contextualised = sum(stages["contextualize"]["calls"] for stages in per_company)
+    assert all(stages["contextualize"]["calls"] > 0 for stages in per_company)
+    assert contextualised + 3 * QUESTIONS * 3 == len(llm_server.chat_requests())
+    spent = sum(s["cost_usd"] for stages in per_company for s in stages.values())
+    assert done["cost_usd"] == pytest.approx(spent, rel=1e-6)
+
+
 def test_without_a_model_rows_are_drafted_for_nothing(workspace, llm_server):
     manifest = write_manifest(workspace, entries(workspace))
     code, data, _ = batch(workspace, llm_server, manifest, "--companies", "Beta Metals",

@@ -58,9 +58,12 @@ class CompanyEstimate:
     up_to_date: bool = False  # a complete earlier run with the same inputs: nothing to do
     documents_to_ingest: int = 0  # new or changed PDF files
     stages: dict[str, StageEstimate] = field(default_factory=dict)
-    cost_usd: float = 0.0
+    cost_usd: float = 0.0  # the rows, plus ingest_cost_usd
     priced: bool = True  # False: the model has no price in cost.prices (cost shown as 0)
     error: str = ""  # why this company cannot be estimated (it will fail the same way when run)
+    # Contextualising the files to ingest (ingest.contextualize; stage "contextualize"), part of cost_usd
+    # and reserved from the budget before the ingest starts.
+    ingest_cost_usd: float = 0.0
 
     @property
     def calls(self) -> int:
@@ -76,14 +79,24 @@ class CompanyEstimate:
 
     @property
     def cost_per_row(self) -> float:
-        return self.cost_usd / self.rows if self.rows else 0.0
+        return (self.cost_usd - self.ingest_cost_usd) / self.rows if self.rows else 0.0
+
+    def add_contextualize(self, ctx: Any) -> None:
+        """Add an ingest.contextualize.ContextEstimate for the files this company will ingest."""
+        self.stages["contextualize"] = StageEstimate(calls=ctx.chunks, prompt_chars=ctx.prompt_chars,
+                                                     prompt_tokens=ctx.prompt_tokens,
+                                                     completion_tokens=ctx.completion_tokens)
+        self.ingest_cost_usd = ctx.cost_usd
+        self.cost_usd += ctx.cost_usd
+        self.priced = self.priced and ctx.priced
 
     def to_json(self) -> dict[str, Any]:
         return {"company": self.company, "model": self.model or None, "rows": self.rows,
                 "rows_done": self.rows_done, "up_to_date": self.up_to_date,
                 "documents_to_ingest": self.documents_to_ingest, "calls": self.calls,
                 "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "cost_usd": round(self.cost_usd, 6), "priced": self.priced, "error": self.error or None}
+                "cost_usd": round(self.cost_usd, 6), "ingest_cost_usd": round(self.ingest_cost_usd, 6),
+                "priced": self.priced, "error": self.error or None}
 
 
 @dataclass

@@ -110,6 +110,10 @@ def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path, state: 
         est.rows_done = len(to_answer) - len(remaining) + len(kept)
     est.up_to_date = up_to_date
     est.documents_to_ingest = len(to_ingest)
+    if to_ingest and settings.ingest.contextualize and model:  # priced with the rows, before any call
+        from autofill.ingest.contextualize import estimate_contextualize
+
+        est.add_contextualize(estimate_contextualize(settings, entry.company, list(entry.reports), model=model))
     return CompanyPlan(entry=entry, output=output, estimate=est, key=key, to_ingest=to_ingest, previous=previous)
 
 

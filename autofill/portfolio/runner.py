@@ -269,12 +269,24 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
 
     settings, entry = shared.settings, plan.entry
     new_documents = 0
+    ingest_usage: dict[str, Any] = {}  # the ingest's model calls (ingest.contextualize), counted with the run's
     if plan.to_ingest or find_for_reading(settings, entry.company) is None:
+        reserved = plan.estimate.ingest_cost_usd  # contextualising the new files (ingest.contextualize)
+        if reserved and not shared.budget.reserve(reserved):
+            raise InputError(f"contextualising its new reports would cost about ${reserved:.4f}, more than is "
+                             f"left of --max-cost; nothing was ingested")
         with shared.ingest_lock:
             store = find_store(settings, entry.company)
             name = embedder_for(settings, store.embedder_name if store is not None else None)
             del store
-            ingest = ingest_paths(settings, entry.company, list(entry.reports), embedder=shared.embedder(name))
+            actual = reserved  # charged in full if the ingest stops midway: what it spent is unknown then
+            try:
+                ingest = ingest_paths(settings, entry.company, list(entry.reports), embedder=shared.embedder(name))
+                actual = sum(u.cost_usd for u in ingest.usage.values())
+            finally:
+                if reserved:
+                    shared.budget.settle(reserved, actual)
+        ingest_usage = dict(ingest.usage)
         bad = [f for f in ingest.files if f.status == "failed"]
         if bad:
             # Answering from part of a company's reports would look complete and be wrong: stop here,
@@ -303,7 +315,8 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
         new_documents=new_documents, rows=report.rows,
         answered=done_rows, drafted=report.drafted,
         failed_rows=report.failed, pending_rows=report.pending, skipped=report.skipped,
-        cost_usd=report.totals().cost_usd, seconds=time.monotonic() - t0, stages=stages_json(report.usage))
+        cost_usd=report.totals().cost_usd + sum(u.cost_usd for u in ingest_usage.values()),
+        seconds=time.monotonic() - t0, stages=stages_json({**report.usage, **ingest_usage}))
     complete = not report.failed and not report.pending
     key = run_key(settings, file_sha256(entry.questionnaire), documents, model_plan(settings)[0])
     prepared.state.put(entry.company, {**outcome.to_json(), "key": key, "complete": complete})
