@@ -51,8 +51,8 @@ def test_three_companies_then_a_rerun_that_redoes_nothing(workspace, llm_server,
     rows[2]["output"] = "gamma.xlsx"
     manifest = write_manifest(workspace, rows, fmt)
 
-    code, data, _ = batch(workspace, llm_server, manifest)
-    assert code == 0 and list(data) == BATCH_KEYS
+    code, data, result = batch(workspace, llm_server, manifest)
+    assert code == 0 and list(data) == BATCH_KEYS, result.output
     assert (data["companies"], data["succeeded"], data["failed"], data["new_documents"]) == (3, 3, 0, 3)
     assert (data["rows"], data["answered"], data["drafted"], data["failed_rows"], data["pending_rows"]) == \
         (3 * QUESTIONS, 3 * QUESTIONS, 0, 0, 0)
