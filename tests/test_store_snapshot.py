@@ -91,6 +91,7 @@ def test_searches_are_answered_from_the_cache_in_the_next_run(ws, monkeypatch):
     vector = emb.embed_query("net zero target")
     first = open_for_reading(settings, COMPANY)
     assert isinstance(first, ReadStore) and not first.opened
+    assert first.documents() and not first.cache.blobs.path.exists()  # nothing made before a search
     dense = first.query(vector, 6)
     keyword = first.bm25_search("renewable electricity", 5)
     by_id = first.get_passages([dense[1].chunk_id, dense[0].chunk_id])

@@ -128,7 +128,15 @@ class SearchCache:
         path = settings.vectordb_dir / ".query-cache" / f"searches-{snapshot.collection}.sqlite"
         self.blobs = BlobCache(path, "search cache")
         self._first = threading.Lock()
-        self._fresh = self.blobs.get_blobs([_GENERATION_KEY]).get(_GENERATION_KEY) != snapshot.generation.encode()
+        self._fresh_known: bool | None = None  # read on first use: a reader that never searches opens nothing
+
+    @property
+    def _fresh(self) -> bool:
+        """Whether the file still holds another generation's results (or none)."""
+        if self._fresh_known is None:
+            stored = self.blobs.get_blobs([_GENERATION_KEY]).get(_GENERATION_KEY)
+            self._fresh_known = stored != self.snapshot.generation.encode()
+        return self._fresh_known
 
     def key(self, kind: str, payload: bytes) -> str:
         material = b"\x00".join([str(SEARCH_VERSION).encode(), self.snapshot.generation.encode(), kind.encode(),
@@ -155,7 +163,7 @@ class SearchCache:
             if self._fresh:  # the first result of this generation: drop the previous generation's
                 items[_GENERATION_KEY] = self.snapshot.generation.encode()
             self.blobs.put_blobs(items, clear=self._fresh)
-            self._fresh = False
+            self._fresh_known = False
 
 
 class ReadStore:
