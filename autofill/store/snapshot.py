@@ -67,10 +67,7 @@ def _usable(settings: Settings) -> bool:
 
 def drop_snapshot(settings: Settings, collection: str) -> None:
     """Called by a writer holding the store's lock, before it changes anything."""
-    try:
-        snapshot_path(settings, collection).unlink()
-    except FileNotFoundError:
-        pass
+    snapshot_path(settings, collection).unlink(missing_ok=True)
 
 
 def write_snapshot(settings: Settings, store: Any) -> None:
