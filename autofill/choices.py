@@ -90,6 +90,7 @@ class Provider:
     chat_class: str = ""
     embed_class: str = ""
     rerank_class: str = ""
+    torch_module: str = ""  # the same embedder on torch (embedding.runtime = "torch"), local models only
     default_chat_model: str = ""
     default_embed_model: str = ""
     key_env: str = ""
@@ -115,7 +116,7 @@ class Provider:
 
 PROVIDERS: dict[str, Provider] = {p.name: p for p in (
     Provider("local", "autofill.providers.local", embed_class="LocalEmbedder", default_embed_model="all-MiniLM-L6-v2",
-             needs_key=False),
+             torch_module="autofill.providers.local_torch", needs_key=False),
     # OPENAI_BASE_URL alone is enough: a local OpenAI-compatible server (vLLM, Ollama) needs no key.
     Provider("openai", "autofill.providers.openai_provider", chat_class="OpenAIChat", embed_class="OpenAIEmbedder",
              default_chat_model="gpt-4o-mini", default_embed_model="text-embedding-3-small",

@@ -99,7 +99,8 @@ class StoreSettings:
 @dataclass
 class LLMSettings:
     # "auto": OpenAI when OPENAI_API_KEY or OPENAI_BASE_URL is set, else Cohere when COHERE_API_KEY
-    # is set, else none (evidence-only drafts). Or force "openai", "cohere", "none".
+    # is set, else none (evidence-only drafts). Or force "openai", "cohere", "none" (the provider
+    # table: autofill/choices.py PROVIDERS).
     provider: str = "auto"
     model: str = ""  # empty: provider default (gpt-4o-mini / command-r-plus)
     base_url: str = ""
@@ -120,10 +121,11 @@ class LLMSettings:
 
 @dataclass
 class RetrievalSettings:
-    # "auto" resolves to "hyde" with an LLM and "hybrid" without one.
-    # Choices: dense, hybrid, hyde, hyde+hybrid.
+    # "auto" resolves to "hyde" with an LLM and "hybrid" without one (autofill/plan.py).
+    # Choices: the table autofill/choices.py RETRIEVAL_MODES (dense, hybrid, hyde, hyde+hybrid).
     mode: str = "auto"
-    # "auto" resolves to "llm" with an LLM and "none" without one. Choices: llm, cohere, none.
+    # "auto" resolves to "llm" with an LLM and "none" without one. Choices: the table
+    # autofill/choices.py RERANKERS (llm, cohere, none).
     reranker: str = "auto"
     cohere_rerank_model: str = "rerank-v3.5"
     candidates: int = 30

@@ -228,7 +228,8 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     edited_count = sum(1 for r in kept_results if r.note)
     uncited = sum(1 for r in ordered if r.uncited)
     run_info = build_run_info(settings, company, plan.plan, meter.snapshot(), ordered, started_at,
-                              len(to_answer) - len(pending), len(kept), edited=edited_count)
+                              len(to_answer) - len(pending), len(kept), edited=edited_count,
+                              documents=plan.documents)
     if library is not None:
         run_info.update(library.run_info())
     from autofill.workbook.history import keep_previous

@@ -30,7 +30,7 @@ def progress_line(n: int, total: int, r: RowResult) -> str:
 
 def build_run_info(settings: Settings, company: str, plan: Plan, usage: dict[str, StageUsage],
                    results: list[RowResult], started_at: str, resumed: int, skipped: int,
-                   edited: int = 0) -> dict[str, Any]:
+                   edited: int = 0, documents: dict[str, Any] | None = None) -> dict[str, Any]:
     """Key/value pairs for the Run info sheet: what produced these answers and what it cost. Secrets
     never appear (models and URLs only, no keys). `plan`: the run's resolved plan (autofill/plan.py)."""
 
@@ -83,5 +83,5 @@ def build_run_info(settings: Settings, company: str, plan: Plan, usage: dict[str
     info["total prompt tokens"] = total.prompt_tokens
     info["total completion tokens"] = total.completion_tokens
     info["total cost usd"] = round(total.cost_usd, 6)
-    info["documents"] = json.dumps({d.file_name: d.source_path for d in plan.documents.values()}, ensure_ascii=False)
+    info["documents"] = json.dumps({d.file_name: d.source_path for d in (documents or {}).values()}, ensure_ascii=False)
     return info

@@ -18,10 +18,11 @@ def make_embedder(settings: Settings, name: str | None = None) -> Embedder:
     entry = PROVIDERS.get(provider)
     if entry is None or not entry.embed_class:
         raise InputError(f"unknown embedder {name!r}")
-    if entry.name == "local":
-        module = "autofill.providers.local_torch" if settings.embedding.runtime == "torch" else entry.module
-        extra = {"device": settings.embedding.device} if settings.embedding.runtime == "torch" else {}
-        return load(f"{module}:{entry.embed_class}")(model=model, **_batch(settings), **extra)
+    if not entry.key_field:  # a local model: no key, runs on this machine (ONNX, or torch when asked)
+        if settings.embedding.runtime == "torch" and entry.torch_module:
+            return load(f"{entry.torch_module}:{entry.embed_class}")(model=model, **_batch(settings),
+                                                                     device=settings.embedding.device)
+        return load(f"{entry.module}:{entry.embed_class}")(model=model, **_batch(settings))
     return load(f"{entry.module}:{entry.embed_class}")(settings.llm, model=model, **_batch(settings))
 
 
