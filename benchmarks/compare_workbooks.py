@@ -58,6 +58,7 @@ def compare(before: Path, after: Path) -> list[str]:
 
 def text(path: Path) -> str:
     raw = _PORT.sub("127.0.0.1:PORT", _TMP.sub("/tmp/TMP", path.read_text()))
+    raw = re.sub(r"\bin \d+(?:\.\d+)? s\b", "in X s", raw)  # the summary's duration
     return _NUMBER_KEYS.sub(lambda m: f'"{m.group(1)}": X', raw)
 
 

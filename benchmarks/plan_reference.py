@@ -7,7 +7,10 @@ workspace, then fills questionnaires/sample_questionnaire.xlsx with fresh `autof
 - against a loopback OpenAI-compatible model (tests/llm_server.py) that answers HyDE, rerank,
   multi-query and answer prompts deterministically (reverse rerank order, cite the first passage), in
   `auto` and each mode/reranker combination, plus the Cohere reranker on a loopback Cohere server;
-- `ask --json`, `batch --estimate --json` and `eval` of one run, whose stdout is saved too.
+- `ask --json`, `batch --estimate --json` and `eval` of one run, whose stdout is saved too;
+- the test suite's fixture workspace (tests/answer_helpers.py: the sample company report plus a 34-page
+  filler report, FakeEmbedder, its Northwind questionnaire) through `run_questionnaire` in this process,
+  offline and against the loopback model with the tests' scripted responder (`fixture-*`).
 
     python benchmarks/plan_reference.py OUT_DIR [--only NAME,...]
 
@@ -95,6 +98,38 @@ def fill(env: dict, ws: Path, out: Path, name: str, extra: list[str]) -> None:
         shutil.copy2(f, out / f"{name}.xlsx")
 
 
+FIXTURE = {
+    "fixture-offline": {"provider": "none"},
+    "fixture-auto": {},
+    "fixture-hybrid-none": {"mode": "hybrid", "reranker": "none"},
+    "fixture-hyde-hybrid-llm": {"mode": "hyde+hybrid", "reranker": "llm"},
+}
+
+
+def fixtures(root: Path, out: Path, only: set[str]) -> None:
+    from autofill.answer.pipeline import run_questionnaire
+    from autofill.providers.base import Providers
+    from autofill.providers.factory import make_chat
+    from tests.answer_helpers import COMPANY as FIXTURE_COMPANY
+    from tests.answer_helpers import MARKERS, make_questionnaire, make_workspace
+
+    settings, emb = make_workspace(root)
+    questionnaire = make_questionnaire(root / "fixture.xlsx")
+    with LLMServer() as server:
+        server.responder = by_marker(MARKERS)
+        for name, choice in FIXTURE.items():
+            if only and name not in only:
+                continue
+            settings.llm.provider = choice.get("provider", "auto")
+            settings.llm.base_url, settings.llm.api_key, settings.llm.cache = server.base_url, "sk-loopback", False
+            settings.retrieval.mode = choice.get("mode", "auto")
+            settings.retrieval.reranker = choice.get("reranker", "auto")
+            report = run_questionnaire(settings, FIXTURE_COMPANY, questionnaire, out_dir=root / name, resume=False,
+                                       providers=Providers(embedder=emb, chat=make_chat(settings)))
+            shutil.copy2(report.output, out / f"{name}.xlsx")
+            print(f"{name:28s} {report.answered} answered, {report.drafted} drafted, {report.failed} failed")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", type=Path)
@@ -126,6 +161,10 @@ def main() -> None:
                 manifest = ws / "portfolio.csv"
                 manifest.write_text(f"company,reports,questionnaire\n{COMPANY},{SAMPLE},{QUESTIONNAIRE}\n")
                 cli(llm_env, ["batch", str(manifest), "--estimate", "--json"], out, "estimate")
+        wanted = {n for n in only if n.startswith("fixture")}
+        if not only or wanted:
+            (Path(tmp) / "fixture").mkdir()
+            fixtures(Path(tmp) / "fixture", out, wanted)
         if not only or "eval" in only:
             # An eval config asking for HyDE with no model: the run falls back to hybrid retrieval.
             config = ws / "hyde.toml"
