@@ -15,7 +15,7 @@ from autofill.evaluate.report import describe_text
 from autofill.evaluate.runner import run_eval
 from autofill.providers.base import Providers
 from autofill.settings import load_settings
-from tests.fakes import FakeEmbedder
+from tests.fakes import FakeEmbedder, RecordingReporter
 from tests.pdf_factory import make_sample_company_pdf, make_text_pdf
 
 COMPANY = "Northwind Metals"
@@ -149,10 +149,15 @@ def test_offline_eval_scores_the_known_pages(company, tmp_path):
 
 def test_two_configurations_are_compared_with_p_values_and_a_chart(company, tmp_path):
     dense, hybrid = tmp_path / "dense.toml", tmp_path / "hybrid.toml"
-    dense.write_text('[retrieval]\nmode = "dense"\n')
+    # HyDE asked for with no model: the run falls back to dense retrieval, and eval says so.
+    dense.write_text('[retrieval]\nmode = "hyde"\n')
     hybrid.write_text('[retrieval]\nmode = "hybrid"\nfinal_k = 4\n')
+    reporter = RecordingReporter()
     result = run_eval(company["settings"], COMPANY, company["questionnaire"], company["gold"],
-                      configs=[dense, hybrid], k=6, out_dir=tmp_path / "cmp", providers=company["providers"])
+                      configs=[dense, hybrid], k=6, out_dir=tmp_path / "cmp", providers=company["providers"],
+                      reporter=reporter)
+    assert "eval: configuration dense: retrieval dense, reranker none, final_k 6" in reporter.messages
+    assert "eval: configuration hybrid: retrieval hybrid, reranker none, final_k 4" in reporter.messages
     data = result.to_json()
     assert [c["name"] for c in data["configs"]] == ["dense", "hybrid"]
     a, b = result.configs
