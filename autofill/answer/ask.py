@@ -6,7 +6,7 @@ evidence-only draft without one; the cited pages come back with it."""
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from autofill.errors import InputError
@@ -22,6 +22,7 @@ class AskResult:
     company: str
     result: RowResult
     model: str  # "" without a model (evidence-only draft)
+    plan: dict[str, Any] = field(default_factory=dict)  # the resolved plan (autofill/plan.py), for --json
 
     def to_json(self) -> dict[str, Any]:
         r, a = self.result, self.result.answer
@@ -39,6 +40,7 @@ class AskResult:
             "llm_calls": calls,
             "cost_usd": round(sum(u.cost_usd for u in r.usage.values()), 6),
             "error": r.error or None,
+            "plan": self.plan,
         }
 
     def describe(self) -> str:
@@ -84,4 +86,4 @@ def ask(settings: Settings, company: str, question: str, form_of_answer: str = "
     ctx = RowContext(settings=settings, company=store.company, store=store, embedder=providers.embedder, chat=chat,
                      reranker=reranker, mode=plan.mode, meter=UsageMeter(settings.cost), locator=PageLocator(documents))
     row = QuestionRow(sheet="ask", row=1, question=question, form_of_answer=form_of_answer)
-    return AskResult(store.company, answer_row(ctx, row), getattr(chat, "model", "") if chat is not None else "")
+    return AskResult(store.company, answer_row(ctx, row), plan.model, plan=plan.to_json())
