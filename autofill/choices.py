@@ -14,15 +14,37 @@ Imports nothing of the package: it sits at the bottom, beside errors.py."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 AUTO = "auto"
 NONE = "none"
 
 
-@dataclass(frozen=True)
-class RetrievalMode:
+class _Row:
+    """An immutable table row: the fields are the class's annotated names, defaults its class values.
+    (Plain classes, not dataclasses or NamedTuples: this module is imported by `autofill --help`, and
+    building those classes costs milliseconds.)"""
+
+    def __init__(self, *args: Any, **values: Any) -> None:
+        names = [n for n in type(self).__annotations__]
+        for name, value in zip(names, args):
+            values[name] = value
+        for name in names:
+            object.__setattr__(self, name, values.pop(name) if name in values else getattr(type(self), name))
+        if values:
+            raise TypeError(f"{type(self).__name__}: unknown fields {sorted(values)}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is a table row: it does not change")
+
+    def _replace(self, **values: Any) -> Any:
+        return type(self)(**{**{n: getattr(self, n) for n in type(self).__annotations__}, **values})
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in type(self).__annotations__)})"
+
+
+class RetrievalMode(_Row):
     """A retrieval mode. `uses_hyde`: the dense query is a model-written hypothetical passage (needs a
     chat model; without one the mode falls back to `without_model`). `uses_keyword`: BM25 over the
     keyword query joins the dense list by weighted RRF."""
@@ -50,8 +72,7 @@ RETRIEVAL_MODES: dict[str, RetrievalMode] = {m.name: m for m in (
 AUTO_MODE = {True: "hyde", False: "hybrid"}
 
 
-@dataclass(frozen=True)
-class RerankerChoice:
+class RerankerChoice(_Row):
     """A reranker. `build`: "module:function" imported only when the reranker is used (guarded
     backends); the function takes (settings, choice, chat, provider_reranker) and returns a Reranker.
     `needs_chat`: it calls the chat model (without one the run does not rerank). `model_setting`: the
@@ -78,8 +99,7 @@ RERANKERS: dict[str, RerankerChoice] = {r.name: r for r in (
 AUTO_RERANKER = {True: "llm", False: NONE}
 
 
-@dataclass(frozen=True)
-class Provider:
+class Provider(_Row):
     """A model provider (simonw/llm's register-a-model table): `module` holds its clients (`chat_class`,
     `embed_class`; the only import of its SDK); default models; the environment variables of its key
     and URL and the llm.* fields they fill; `needs_key`: a key is required (a URL alone is not enough
@@ -99,7 +119,7 @@ class Provider:
     url_field: str = ""  # llm.<field> holding its base URL
     needs_key: bool = True
     default_host: str = ""  # where its calls go without a URL setting (shown, never a key)
-    prices: dict[str, tuple[float, float]] = field(default_factory=dict)
+    prices: tuple[tuple[str, tuple[float, float]], ...] = ()
 
     @property
     def chats(self) -> bool:
@@ -122,16 +142,16 @@ PROVIDERS: dict[str, Provider] = {p.name: p for p in (
              default_chat_model="gpt-4o-mini", default_embed_model="text-embedding-3-small",
              key_env="OPENAI_API_KEY", url_env="OPENAI_BASE_URL", key_field="api_key", url_field="base_url",
              needs_key=False, default_host="api.openai.com",
-             prices={"gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.00), "gpt-4.1": (2.00, 8.00),
-                     "gpt-4.1-mini": (0.40, 1.60), "gpt-4.1-nano": (0.10, 0.40),
-                     "text-embedding-3-small": (0.02, 0.0), "text-embedding-3-large": (0.13, 0.0)}),
+             prices=(("gpt-4o-mini", (0.15, 0.60)), ("gpt-4o", (2.50, 10.00)), ("gpt-4.1", (2.00, 8.00)),
+                     ("gpt-4.1-mini", (0.40, 1.60)), ("gpt-4.1-nano", (0.10, 0.40)),
+                     ("text-embedding-3-small", (0.02, 0.0)), ("text-embedding-3-large", (0.13, 0.0)))),
     Provider("cohere", "autofill.providers.cohere_provider", chat_class="CohereChat", embed_class="CohereEmbedder",
              rerank_class="CohereReranker",
              default_chat_model="command-r-plus", default_embed_model="embed-english-v3.0",
              key_env="COHERE_API_KEY", url_env="COHERE_BASE_URL", key_field="cohere_api_key",
              url_field="cohere_base_url", default_host="api.cohere.com",
-             prices={"command-r-plus": (2.50, 10.00), "command-r": (0.15, 0.60),
-                     "command-a-03-2025": (2.50, 10.00)}),
+             prices=(("command-r-plus", (2.50, 10.00)), ("command-r", (0.15, 0.60)),
+                     ("command-a-03-2025", (2.50, 10.00)))),
 )}
 
 
@@ -145,7 +165,7 @@ def embed_providers() -> list[str]:
 
 def default_prices() -> dict[str, list[float]]:
     """cost.prices' default: every provider's prices, in table order."""
-    return {model: list(price) for p in PROVIDERS.values() for model, price in p.prices.items()}
+    return {model: list(price) for p in PROVIDERS.values() for model, price in p.prices}
 
 
 def chat_model_name(settings: Any) -> str:

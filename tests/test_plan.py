@@ -4,8 +4,6 @@ new reranker or retrieval mode is one table row (plus its module)."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from autofill import choices
@@ -150,7 +148,7 @@ class Embedder:
 
 
 def test_a_new_retrieval_mode_is_one_row_read_by_its_flags(tmp_path, monkeypatch):
-    row = dataclasses.replace(choices.RETRIEVAL_MODES["hybrid"], name="keyword-heavy", help="x")
+    row = choices.RETRIEVAL_MODES["hybrid"]._replace(name="keyword-heavy", help="x")
     monkeypatch.setitem(choices.RETRIEVAL_MODES, "keyword-heavy", row)
     s = settings_with(tmp_path, retrieval={"mode": "keyword-heavy"})
     assert resolve_plan(s).mode is row
