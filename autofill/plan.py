@@ -91,6 +91,24 @@ def endpoint_of(settings: Settings, provider: str) -> tuple[str, str]:
     return host or entry.default_host, url
 
 
+def _why_model(settings: Settings, provider: str, model: str, injected: bool) -> str:
+    """Why this model (or none): which variable made `auto` pick its provider, a provider default."""
+    reasons = []
+    if settings.llm.provider == AUTO:
+        entry = PROVIDERS.get(provider)
+        if model and entry is not None:
+            key_set = bool(entry.key_field and getattr(settings.llm, entry.key_field, ""))
+            reasons.append(f"auto: {entry.key_env if key_set else entry.url_env} is set")
+        elif not model:
+            wanted = [v for p in PROVIDERS.values() if p.chats for v in (p.key_env, "" if p.needs_key else p.url_env) if v]
+            reasons.append(f"auto: no {', '.join(wanted[:-1])} or {wanted[-1]} set")
+    elif not model and settings.llm.provider != NONE:
+        reasons.append("no chat client")
+    if model and not settings.llm.model and not injected:
+        reasons.append("the provider's default model")
+    return "; ".join(reasons)
+
+
 def resolve_plan(settings: Settings, chat: Any = _UNSET, embedder: str = "") -> Plan:
     """The plan for `settings`. `chat`: the chat client the run has (None: none), when it has been made
     (an injected client wins over the settings); left out, a model is used when the settings configure
@@ -102,15 +120,7 @@ def resolve_plan(settings: Settings, chat: Any = _UNSET, embedder: str = "") -> 
     else:
         model = str(getattr(chat, "model", "") or "") if chat is not None else ""
     provider = settings.llm_provider if model else NONE
-    if settings.llm.provider == AUTO:
-        entry = PROVIDERS.get(provider)
-        why["model"] = (f"auto: {entry.key_env or entry.url_env} is set" if model and entry is not None
-                        else "auto: no OPENAI_API_KEY / OPENAI_BASE_URL or COHERE_API_KEY set" if not model else "")
-    elif not model and settings.llm.provider != NONE:
-        why["model"] = "no chat client"
-    if model and not settings.llm.model and chat is _UNSET:
-        why.setdefault("model", "")
-        why["model"] = (why["model"] + "; " if why["model"] else "") + "the provider's default model"
+    why["model"] = _why_model(settings, provider, model, chat is not _UNSET)
     endpoint, base_url = endpoint_of(settings, provider) if model else ("", "")
     if model and not base_url:
         why["endpoint"] = "the provider's default endpoint"
