@@ -122,7 +122,8 @@ class RetrievalSettings:
     # "auto" resolves to "hyde" with an LLM and "hybrid" without one.
     # Choices: dense, hybrid, hyde, hyde+hybrid.
     mode: str = "auto"
-    # "auto" resolves to "llm" with an LLM and "none" without one. Choices: llm, cohere, none.
+    # "auto" resolves to "llm" with an LLM and "none" without one. Choices: llm, cohere, none, and
+    # cross-encoder (offline ms-marco-MiniLM-L-12-v2 from the `rerank` extra; providers/cross_encoder.py).
     reranker: str = "auto"
     cohere_rerank_model: str = "rerank-v3.5"
     candidates: int = 30
@@ -473,8 +474,8 @@ def validate(settings: Settings) -> None:
     r = settings.retrieval
     if r.mode not in ("auto", "dense", "hybrid", "hyde", "hyde+hybrid"):
         raise InputError(f"unknown retrieval mode {r.mode!r} (dense, hybrid, hyde, hyde+hybrid)")
-    if r.reranker not in ("auto", "llm", "cohere", "none"):
-        raise InputError(f"unknown reranker {r.reranker!r} (llm, cohere, none)")
+    if r.reranker not in ("auto", "llm", "cohere", "cross-encoder", "none"):
+        raise InputError(f"unknown reranker {r.reranker!r} (llm, cohere, cross-encoder, none)")
     if r.lexical_query not in ("clean", "full"):
         raise InputError(f"unknown retrieval.lexical_query {r.lexical_query!r} (clean, full)")
     if r.keyword_weight < 0 or r.rrf_k < 0:

@@ -80,6 +80,22 @@ def evaluate(settings, folder: Path, config: Path | None, out_dir: Path) -> list
     return out
 
 
+def plain(settings, sets: list[Path], cache: Path) -> list[dict]:
+    """The bar: plain fusion (page text in 1,000-character windows, MiniLM + BM25, RRF, the question as
+    the query, the first distinct pages), over the same PDFs and gold keys."""
+    from autofill.evaluate import plain_fusion
+    from autofill.evaluate.gold import load_gold
+    from autofill.providers.factory import make_embedder
+
+    embedder = make_embedder(settings, "local:all-MiniLM-L6-v2")
+    t0, rows = time.monotonic(), []
+    for folder in sets:
+        index = plain_fusion.PlainIndex.build(sorted(folder.glob("*.pdf")), embedder, cache)
+        rows += plain_fusion.evaluate(index, embedder, load_gold(folder / "gold.json"), folder.name, K, POOL)
+    print(f"plain-fusion: {len(rows)} questions, {time.monotonic() - t0:.0f} s")
+    return rows
+
+
 def table(results: dict[str, list[dict]], baseline: str = "") -> str:
     """Markdown table of the mean metrics, and Wilcoxon p-values (wins/losses) against `baseline`. Rows are
     paired by company and question number, so runs over other workspaces compare question by question."""
@@ -125,6 +141,8 @@ def main() -> int:
     ap.add_argument("--prior", type=Path, action="append", default=[],
                     help="per-question results (--json) of an earlier run, e.g. another chunker's workspace, listed "
                          "first as '<file stem>: <configuration>' and compared with like the others")
+    ap.add_argument("--no-plain", action="store_true",
+                    help="leave out the plain-fusion bar (evaluate/plain_fusion.py), shown beside every configuration")
     ap.add_argument("--baseline", default="", help="the configuration every other is tested against (default: the first)")
     args = ap.parse_args()
     if not args.data.is_dir() or not folders(args.data):
@@ -166,6 +184,8 @@ def main() -> int:
             for r in rows:
                 print(f"    {r['company'][:24]:24s} {r['number']:>3} hit {r['hit6']:.0f} rr {r['mrr']:.2f} "
                       f"r30 {r['recall30']:.2f}  {r['question'][:60]}")
+    if not args.no_plain:
+        results["plain-fusion"] = plain(settings, sets, workspace / "plain")
     print(table(results, args.baseline))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))

@@ -5,6 +5,7 @@
 the list to the top (window `rerank_window`, step `rerank_step`), so strong passages found low in
 the retrieval order bubble up into the top window that is ranked last.
 `cohere`: a dedicated reranking model through the `Reranker` provider.
+`cross-encoder`: the offline cross-encoder (providers/cross_encoder.py) through the same protocol.
 `none`: retrieval order."""
 
 from __future__ import annotations
@@ -108,6 +109,10 @@ def llm_rerank(settings: Settings, call: Call, row: QuestionRow, passages: list[
     return ranked
 
 
+# Methods that rank through a `Reranker` provider rather than the chat model.
+MODEL_RERANKERS = ("cohere", "cross-encoder")
+
+
 def cohere_rerank(reranker: Reranker, row: QuestionRow, passages: list[Passage], top_n: int) -> list[Passage]:
     results = reranker.rerank(build_query(row), [p.text for p in passages], top_n)
     out, seen = [], set()
@@ -126,7 +131,7 @@ def rerank(settings: Settings, method: str, row: QuestionRow, passages: list[Pas
     k = settings.retrieval.final_k
     if method == "llm" and call is not None and len(passages) > 1:
         ranked = llm_rerank(settings, call, row, passages)
-    elif method == "cohere" and reranker is not None and passages:
+    elif method in MODEL_RERANKERS and reranker is not None and passages:
         ranked = cohere_rerank(reranker, row, passages, k)
     else:
         ranked = list(passages)

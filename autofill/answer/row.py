@@ -14,7 +14,7 @@ from autofill.answer.generate import generate_answer
 from autofill.answer.hyde import hypothetical_passage
 from autofill.answer.multiquery import search_queries
 from autofill.answer.pages import PageLocator
-from autofill.answer.rerank import Call, order_context, rerank
+from autofill.answer.rerank import MODEL_RERANKERS, Call, order_context, rerank
 from autofill.answer.retrieval import retrieve
 from autofill.errors import InputError
 from autofill.providers.base import ChatMessage, ChatModel, ChatResult, Embedder, Reranker
@@ -109,8 +109,8 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage]):
 
     if ctx.rerank_method == "llm" and ctx.chat is not None:
         top = rerank(s, "llm", row, candidates, call=_stage_call(ctx, "rerank", usage))
-    elif ctx.rerank_method == "cohere" and ctx.reranker is not None:
-        top = rerank(s, "cohere", row, candidates, reranker=ctx.reranker)
+    elif ctx.rerank_method in MODEL_RERANKERS and ctx.reranker is not None:
+        top = rerank(s, ctx.rerank_method, row, candidates, reranker=ctx.reranker)
         usage.setdefault("rerank", StageUsage()).add(StageUsage(calls=1))
         ctx.meter.add("rerank", StageUsage(calls=1))
     else:

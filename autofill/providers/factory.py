@@ -80,6 +80,10 @@ def make_chat(settings: Settings, model: str | None = None) -> ChatModel | None:
 def make_reranker(settings: Settings) -> Reranker | None:
     """A dedicated reranking model (Cohere Rerank) when settings ask for one; the LLM listwise
     reranker is not a provider but a pipeline stage using the chat model."""
+    if settings.reranker == "cross-encoder":
+        from autofill.providers.cross_encoder import CrossEncoderReranker
+
+        return CrossEncoderReranker()
     if settings.reranker != "cohere":
         return None
     from autofill.providers.cohere_provider import CohereReranker
