@@ -241,7 +241,7 @@ def workbook_overrides(sheet, header_row, question_col, answer_col) -> dict:
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder (default: reports_out/ in the workspace).")
 @click.option("--retrieval", type=click.Choice(["auto", "dense", "hybrid", "hyde", "hyde+hybrid"]), default=None)
-@click.option("--reranker", type=click.Choice(["auto", "llm", "cohere", "none"]), default=None)
+@click.option("--reranker", type=click.Choice(["auto", "llm", "cohere", "cross-encoder", "none"]), default=None)
 @click.option("--candidates", type=int, default=None, help="Passages retrieved before reranking (default 30).")
 @click.option("--final-k", type=int, default=None, help="Passages given to the answer step (default 6).")
 @click.option("--context-order", type=click.Choice(["ranked", "peripheral"]), default=None)

@@ -134,6 +134,12 @@ class RetrievalSettings:
     # Weight of the BM25 list against the dense list (1.0) in hybrid fusion. 2.0 raised BHP MRR a little
     # but lost hit and recall on financebench-dev (benchmarks/retrieval_configs/5-keyword-weight-2.toml).
     keyword_weight: float = 1.0
+    # "fixed": the weights above for every question; "adaptive": each list's weight times how far its best
+    # passage stands out from the rest of its list (answer/retrieval.py `confidence`), per question.
+    fusion_weights: str = "fixed"
+    # What dense search embeds: "row" (question, form of answer, explanation), "question" alone, or "both"
+    # (two dense lists in the fusion).
+    dense_query: str = "row"
     # "ranked" (best first) or "peripheral" (best passages at the start and at the end).
     context_order: str = "ranked"
     # Listwise rerank sees up to `rerank_window` candidates in one call. 30 passages (~8k tokens) fit
@@ -474,6 +480,10 @@ def validate(settings: Settings) -> None:
     r = settings.retrieval
     if r.mode not in ("auto", "dense", "hybrid", "hyde", "hyde+hybrid"):
         raise InputError(f"unknown retrieval mode {r.mode!r} (dense, hybrid, hyde, hyde+hybrid)")
+    if r.fusion_weights not in ("fixed", "adaptive"):
+        raise InputError(f"unknown retrieval.fusion_weights {r.fusion_weights!r} (fixed, adaptive)")
+    if r.dense_query not in ("row", "question", "both"):
+        raise InputError(f"unknown retrieval.dense_query {r.dense_query!r} (row, question, both)")
     if r.reranker not in ("auto", "llm", "cohere", "cross-encoder", "none"):
         raise InputError(f"unknown reranker {r.reranker!r} (llm, cohere, cross-encoder, none)")
     if r.lexical_query not in ("clean", "full"):

@@ -80,6 +80,44 @@ def evaluate(settings, folder: Path, config: Path | None, out_dir: Path) -> list
     return out
 
 
+def evaluate_fast(settings, folder: Path, config: Path | None) -> list[dict]:
+    """The same per-question metrics straight from the pipeline's own retrieval and offline ordering
+    (`retrieve`, then `rerank` as an offline run calls them), without writing workbooks or reports: for
+    trying configurations quickly. The figures equal `evaluate`'s for offline configurations."""
+    from autofill.answer.rerank import rerank
+    from autofill.answer.retrieval import resolve_mode, retrieve
+    from autofill.evaluate.gold import load_gold, normalise_number
+    from autofill.evaluate.metrics import RetrievedPassage, page_metrics
+    from autofill.evaluate.runner import config_settings
+    from autofill.providers.factory import make_embedder, make_reranker
+    from autofill.providers.query_cache import with_query_cache
+    from autofill.store.snapshot import open_for_reading
+    from autofill.workbook.layout import read_questions
+
+    s = config_settings(settings, config) if config else settings
+    store = open_for_reading(s, company(folder))
+    embedder = with_query_cache(s, make_embedder(s, store.embedder_name))
+    reranker = make_reranker(s)
+    method = s.reranker if s.reranker in ("cross-encoder",) else "none"
+    mode = resolve_mode(s, False)
+    gold = {item.number: item for item in load_gold(folder / "gold.json").items}
+    _, rows = read_questions(s, folder / "questionnaire.xlsx")
+    out = []
+    for row in rows:
+        item = gold.get(normalise_number(row.number))
+        if item is None or not item.pages:
+            continue
+        candidates = retrieve(s, store, embedder, row, mode)
+        top = rerank(s, method, row, candidates, reranker=reranker)
+        shown = top + [p for p in candidates if p.chunk_id not in {t.chunk_id for t in top}]
+        passages = [RetrievedPassage(rank=i, file=p.file_name, pages=tuple(range(p.page_start, p.page_end + 1)))
+                    for i, p in enumerate(shown, start=1)]
+        at_k, at_pool = page_metrics(passages, item.pages, K), page_metrics(passages, item.pages, POOL)
+        out.append({"company": folder.name, "number": item.number, "question": item.question, "hit6": at_k.hit,
+                    "recall6": at_k.recall, "mrr": at_k.mrr, "recall30": at_pool.recall})
+    return out
+
+
 def plain(settings, sets: list[Path], cache: Path) -> list[dict]:
     """The bar: plain fusion (page text in 1,000-character windows, MiniLM + BM25, RRF, the question as
     the query, the first distinct pages), over the same PDFs and gold keys."""
@@ -141,6 +179,8 @@ def main() -> int:
     ap.add_argument("--prior", type=Path, action="append", default=[],
                     help="per-question results (--json) of an earlier run, e.g. another chunker's workspace, listed "
                          "first as '<file stem>: <configuration>' and compared with like the others")
+    ap.add_argument("--fast", action="store_true",
+                    help="score retrieval straight from `retrieve` (no workbooks, reports or charts): for trying configurations")
     ap.add_argument("--no-plain", action="store_true",
                     help="leave out the plain-fusion bar (evaluate/plain_fusion.py), shown beside every configuration")
     ap.add_argument("--baseline", default="", help="the configuration every other is tested against (default: the first)")
@@ -177,7 +217,8 @@ def main() -> int:
         t1 = time.monotonic()
         rows: list[dict] = []
         for folder in sets:
-            rows += evaluate(settings, folder, config, workspace / "eval" / name / folder.name)
+            rows += (evaluate_fast(settings, folder, config) if args.fast
+                     else evaluate(settings, folder, config, workspace / "eval" / name / folder.name))
         results[name] = rows
         print(f"{name}: {len(rows)} questions, {time.monotonic() - t1:.0f} s")
         if args.per_question:
