@@ -86,8 +86,8 @@ def main() -> int:
         if not losses:
             kept.append(config)
     print(f"\n### Leave one set out (chosen on the other sets by mean {args.select} over their questions)\n")
-    head = " | ".join(label for label, _ in METRICS)
-    print(f"| set left out | chosen | chosen: {head} | {args.baseline}: {head} | {BAR}: {head} |")
+    head = " / ".join(label for label, _ in METRICS)
+    print(f"| set left out | chosen | chosen ({head}) | {args.baseline} | {BAR} |")
     print("|---|---|---|---|---|")
     for held in sets:
         others = [s for s in sets if s != held]
