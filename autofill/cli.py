@@ -40,14 +40,16 @@ def handle_errors(fn):
     return wrapper
 
 
-def build_settings(ctx: click.Context, **sections):
+def build_settings(ctx: click.Context, flags: dict | None = None, **sections):
+    """Settings for a command; `flags` ("llm.model" -> "--model") names the options in settings.origins."""
     from autofill.settings import load_settings
 
     obj = ctx.find_root().obj or {}
     overrides = {name: values for name, values in sections.items()}
     if obj.get("chroma_url"):
         overrides.setdefault("store", {})["chroma_url"] = obj["chroma_url"]
-    settings = load_settings(obj.get("workspace"), obj.get("configs", ()), overrides)
+    settings = load_settings(obj.get("workspace"), obj.get("configs", ()), overrides,
+                             flags={"store.chroma_url": "--chroma-url", **(flags or {})})
     obj["settings"] = settings  # for error messages that name the workspace
     return settings
 
@@ -243,7 +245,7 @@ def workbook_overrides(sheet, header_row, question_col, answer_col) -> dict:
 @click.option("--retrieval", type=click.Choice(["auto", "dense", "hybrid", "hyde", "hyde+hybrid"]), default=None)
 @click.option("--reranker", type=click.Choice(["auto", "llm", "cohere", "none"]), default=None)
 @click.option("--candidates", type=int, default=None, help="Passages retrieved before reranking (default 30).")
-@click.option("--final-k", type=int, default=None, help="Passages given to the answer step (default 6).")
+@click.option("-k", "--final-k", type=int, default=None, help="Passages given to the answer step (default 6).")
 @click.option("--context-order", type=click.Choice(["ranked", "peripheral"]), default=None)
 @click.option("--llm", "llm_provider", type=click.Choice(["auto", "openai", "cohere", "none"]), default=None)
 @click.option("--model", default=None, help="Chat model name.")
@@ -294,7 +296,8 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
         estimate = estimate_run(settings, company, questionnaire)
         from autofill.portfolio.commands import confirm
 
-        confirm(consent_reason(settings, estimate.rows, estimate.cost_usd, estimate.model), yes)
+        confirm(consent_reason(settings, estimate.rows, estimate.cost_usd if estimate.cost_known else None,
+                               estimate.model), yes)
     reporter = reporter_for(ctx, as_json)
     if not live:
         warn_if_open(questionnaire)
@@ -382,6 +385,30 @@ def eval_cmd(ctx, company, questionnaire, gold, eval_configs, from_output, k, ou
         emit_json(result.to_json())
     else:
         emit(result.describe())
+
+
+@cli.command(name="config")
+@click.option("--llm", "llm_provider", type=click.Choice(["auto", "openai", "cohere", "none"]), default=None,
+              help="As `run --llm`: show what a run with it would use.")
+@click.option("--model", default=None, help="As `run --model`.")
+@click.option("--retrieval", type=click.Choice(["auto", "dense", "hybrid", "hyde", "hyde+hybrid"]), default=None,
+              help="As `run --retrieval`.")
+@click.option("--reranker", type=click.Choice(["auto", "llm", "cohere", "none"]), default=None,
+              help="As `run --reranker`.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
+@click.pass_context
+@handle_errors
+def config_cmd(ctx, llm_provider, model, retrieval, reranker, as_json):
+    """Show every setting in effect and where it came from (keys masked), then what a run would use."""
+    from autofill.config_view import config_json, config_text, resolved_choices, setting_lines, workspace_line
+
+    settings = build_settings(ctx, llm={"provider": llm_provider, "model": model},
+                              retrieval={"mode": retrieval, "reranker": reranker},
+                              flags={"llm.provider": "--llm", "llm.model": "--model", "retrieval.mode": "--retrieval",
+                                     "retrieval.reranker": "--reranker"})
+    lines = [workspace_line(settings, (ctx.find_root().obj or {}).get("workspace")), *setting_lines(settings)]
+    choices = resolved_choices(settings)
+    emit_json(config_json(lines, choices)) if as_json else emit(config_text(lines, choices))
 
 
 from autofill.library.commands import library  # noqa: E402 - the `library` group, wired in its package

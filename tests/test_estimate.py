@@ -86,7 +86,9 @@ def test_run_asks_before_a_large_paid_run(workspace, llm_server):
     result = CliRunner(env=env).invoke(cli, ["--workspace", str(workspace), "run", "--company", "Acme",
                                              "--questionnaire", str(q)])
     assert result.exit_code == 2 and llm_server.requests == []
-    assert "5 rows to answer (over 3); pass --yes" in result.stderr and "nothing was spent" in result.stderr
+    # A loopback server has no price: the row count asks, and the question says the cost is unknown.
+    assert "5 rows to answer (over 3), cost unknown" in result.stderr and "pass --yes" in result.stderr
+    assert "nothing was spent" in result.stderr
     # With --yes it goes ahead (and then stops at the missing store: bad input, still no model call).
     result = CliRunner(env=env).invoke(cli, ["--workspace", str(workspace), "run", "--company", "Acme",
                                              "--questionnaire", str(q), "--yes"])

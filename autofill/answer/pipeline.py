@@ -33,7 +33,7 @@ from autofill.checks.tier import tier_counts
 from autofill.errors import InputError
 from autofill.fileio import ensure_not_open, ensure_writable_file, missing
 from autofill.providers.base import Providers
-from autofill.providers.cost import UsageMeter
+from autofill.providers.cost import UsageMeter, pricing_for
 from autofill.records import QuestionRow, RowResult, RunReport
 from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings
@@ -179,7 +179,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         results.update((r.question.key, r) for r in library.reuse(pending))
         pending = [row for row in pending if row.key not in results]
 
-    meter = UsageMeter(settings.cost)
+    meter = UsageMeter(pricing_for(settings))  # a call with no price here: cost unknown, not $0
     ctx = RowContext(settings=settings, company=company, store=store, embedder=providers.embedder, chat=chat,
                      reranker=providers.reranker, mode=plan.mode, rerank_method=plan.rerank, meter=meter,
                      locator=PageLocator(plan.documents))
@@ -230,7 +230,8 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     edited_count = sum(1 for r in kept_results if r.note)
     uncited = sum(1 for r in ordered if r.uncited)
     run_info = build_run_info(settings, company, plan, meter.snapshot(), ordered, started_at,
-                              len(to_answer) - len(pending), len(kept), edited=edited_count)
+                              len(to_answer) - len(pending), len(kept), edited=edited_count,
+                              cost_unknown=meter.unknown_reason())
     if library is not None:
         run_info.update(library.run_info())
     from autofill.workbook.history import keep_previous
@@ -250,7 +251,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
                        seconds=finished_at - t0, report_html=report_html, evidence_only=not plan.chat_model,
                        problems=problems, tiers=tier_counts(r.tier for r in ordered), drafted=counts[Outcome.DRAFTED],
                        unparsed=counts[Outcome.UNPARSED], reused=counts[Outcome.REUSED], uncited=uncited,
-                       edited=edited_count, history=history, pending=left)
+                       edited=edited_count, history=history, pending=left, cost_unknown=meter.unknown_reason())
     # The summary is the CLI's to print (autofill.summaries.run_summary), on the stream of every command's.
     return report
 

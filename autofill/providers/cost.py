@@ -1,29 +1,54 @@
 """Prices and usage accounting.
 
-Prices are USD per million tokens, `settings.cost.prices[model] = [input, output]`. A dated or
-suffixed model name ("gpt-4o-mini-2024-07-18") takes the price of the longest listed prefix that
-ends at a separator; unknown models cost 0 and `price_for` returns None so reports can say so.
+Prices are USD per million tokens, [input, output]. Two tables:
+- `cost.prices` in the settings (autofill.toml, --config): your prices. They apply at any endpoint.
+- `LIST_PRICES` below: the providers' published prices. They apply only at the provider's own endpoint
+  (api.openai.com or an Azure OpenAI resource; Cohere's API), never to a loopback, self-hosted or
+  proxy server (OPENAI_BASE_URL / COHERE_BASE_URL elsewhere), whatever the model is called there.
+A model with no price that applies has cost *unknown* (never $0): usage counts its calls in
+`StageUsage.unpriced_calls`, and reports say "cost unknown" with the reason (`Pricing.unknown_reason`).
+A dated or suffixed model name ("gpt-4o-mini-2024-07-18") takes the price of the longest listed
+prefix that ends at a separator.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+from urllib.parse import urlsplit
 
 from autofill.providers.base import ChatResult
 from autofill.records import StageUsage
-from autofill.settings import CostSettings
+from autofill.settings import CostSettings, Settings
 
 _SEPARATORS = "-_.:@/ "
 
+# The providers' list prices (USD per million tokens), valid at their own endpoints only.
+LIST_PRICES: dict[str, list[float]] = {
+    "gpt-4o-mini": [0.15, 0.60],
+    "gpt-4o": [2.50, 10.00],
+    "gpt-4.1": [2.00, 8.00],
+    "gpt-4.1-mini": [0.40, 1.60],
+    "gpt-4.1-nano": [0.10, 0.40],
+    "text-embedding-3-small": [0.02, 0.0],
+    "text-embedding-3-large": [0.13, 0.0],
+    "command-r-plus": [2.50, 10.00],
+    "command-r": [0.15, 0.60],
+    "command-a-03-2025": [2.50, 10.00],
+}
+# The hosts whose bills LIST_PRICES describe (Azure OpenAI resources count as OpenAI's: same list prices,
+# and the reply names the model behind a deployment).
+OFFICIAL_HOSTS = {"openai": ("api.openai.com",), "cohere": ("api.cohere.com", "api.cohere.ai")}
+AZURE_SUFFIXES = (".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com")
+HOW_TO_PRICE = "set [cost.prices] \"{model}\" = [input, output] (USD per million tokens) in autofill.toml"
 
-def price_for(cost_settings: CostSettings, model: str) -> tuple[float, float] | None:
-    """(input, output) USD per million tokens for `model`, or None when no listed price applies."""
-    prices: Mapping[str, Sequence[float]] = cost_settings.prices or {}
+
+def _lookup(prices: Mapping[str, Sequence[float]], model: str) -> tuple[float, float] | None:
     name = (model or "").strip().lower()
     if not name:
         return None
-    table = {str(k).lower(): v for k, v in prices.items()}
+    table = {str(k).lower(): v for k, v in (prices or {}).items()}
     best: str | None = name if name in table else None
     if best is None:
         for listed in table:
@@ -36,31 +61,103 @@ def price_for(cost_settings: CostSettings, model: str) -> tuple[float, float] | 
     return float(entry[0]), float(entry[1])
 
 
-def cost_usd(cost_settings: CostSettings, model: str, prompt_tokens: int, completion_tokens: int) -> float:
-    price = price_for(cost_settings, model)
+def host_of(url: str) -> str:
+    """"host[:port]" of a URL, without user, password, path or query (safe to print)."""
+    parts = urlsplit(url if "//" in url else f"//{url}")
+    host = parts.hostname or ""
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return f"{host}:{port}" if host and port else host
+
+
+def chat_endpoint(settings: Settings) -> tuple[str, bool]:
+    """(host the chat calls go to, whether it is the provider's own endpoint) for settings.llm_provider;
+    ("", True) without a model."""
+    provider = settings.llm_provider
+    url = {"openai": settings.llm.base_url, "cohere": settings.llm.cohere_base_url}.get(provider)
+    if provider not in OFFICIAL_HOSTS:
+        return "", True
+    if not url:
+        return OFFICIAL_HOSTS[provider][0], True
+    host = host_of(url)
+    name = host.split(":")[0].lower()
+    official = name in OFFICIAL_HOSTS[provider] or (provider == "openai" and name.endswith(AZURE_SUFFIXES))
+    return host, official
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """The prices that apply to one endpoint's calls: yours (`prices`, anywhere) and, at the provider's
+    own endpoint (`list_prices`), LIST_PRICES. `endpoint`: its host, named when a price is missing."""
+
+    prices: Mapping[str, Sequence[float]]
+    list_prices: bool = True
+    endpoint: str = ""
+
+    def price(self, model: str) -> tuple[float, float] | None:
+        found = _lookup(self.prices, model)
+        if found is None and self.list_prices:
+            found = _lookup(LIST_PRICES, model)
+        return found
+
+    def unknown_reason(self, models: Iterable[str]) -> str:
+        """One line: which models have no price here and how to give them one; "" when all are priced."""
+        names = sorted({m or "(a model the server did not name)" for m in models if self.price(m) is None})
+        if not names:
+            return ""
+        listed = [m for m in names if _lookup(LIST_PRICES, m) is not None]
+        where = f" at {self.endpoint}" if self.endpoint and not self.list_prices else ""
+        why = (" (list prices apply only at the provider's own endpoint)" if listed and not self.list_prices
+               else "")
+        return f"no price for {', '.join(names)}{where}{why}; {HOW_TO_PRICE.format(model=names[0])}"
+
+
+def pricing_for(settings: Settings) -> Pricing:
+    """The Pricing of the chat endpoint these settings use."""
+    host, official = chat_endpoint(settings)
+    return Pricing(dict(settings.cost.prices or {}), list_prices=official, endpoint=host)
+
+
+def as_pricing(cost: CostSettings | Pricing) -> Pricing:
+    """A Pricing from either; bare CostSettings (no endpoint known) means the provider's own endpoint."""
+    return cost if isinstance(cost, Pricing) else Pricing(dict(cost.prices or {}))
+
+
+def price_for(cost: CostSettings | Pricing, model: str) -> tuple[float, float] | None:
+    """(input, output) USD per million tokens for `model`, or None when no price applies."""
+    return as_pricing(cost).price(model)
+
+
+def cost_usd(cost: CostSettings | Pricing, model: str, prompt_tokens: int, completion_tokens: int) -> float:
+    """The cost of these tokens; 0.0 when no price applies (check `price_for` before calling it known)."""
+    price = price_for(cost, model)
     if price is None:
         return 0.0
     return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1_000_000
 
 
-def usage_of(result: ChatResult, cost_settings: CostSettings) -> StageUsage:
+def usage_of(result: ChatResult, cost: CostSettings | Pricing) -> StageUsage:
     """One chat call as StageUsage. A cache hit made no API call: it counts as a cached call with no
-    tokens and no cost, so an identical re-run reports zero calls and zero spend."""
+    tokens and no cost, so an identical re-run reports zero calls and zero spend. A call with no price
+    is counted in `unpriced_calls` (its cost is unknown, not 0)."""
     if result.cached:
         return StageUsage(cached_calls=1)
     return StageUsage(
         calls=1,
         prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens,
-        cost_usd=cost_usd(cost_settings, result.model, result.prompt_tokens, result.completion_tokens),
+        cost_usd=cost_usd(cost, result.model, result.prompt_tokens, result.completion_tokens),
+        unpriced_calls=int(price_for(cost, result.model) is None),
     )
 
 
 class UsageMeter:
     """Thread-safe totals by stage ("hyde", "rerank", "answer", ...) shared by concurrent rows."""
 
-    def __init__(self, cost_settings: CostSettings) -> None:
-        self._cost = cost_settings
+    def __init__(self, cost: CostSettings | Pricing) -> None:
+        self._cost = as_pricing(cost)
         self._lock = threading.Lock()
         self._by_stage: dict[str, StageUsage] = {}
         self.unpriced_models: set[str] = set()
@@ -70,9 +167,15 @@ class UsageMeter:
         usage = usage_of(result, self._cost)
         with self._lock:
             self._by_stage.setdefault(stage, StageUsage()).add(usage)
-            if not result.cached and price_for(self._cost, result.model) is None:
+            if usage.unpriced_calls:
                 self.unpriced_models.add(result.model)
         return usage
+
+    def unknown_reason(self) -> str:
+        """Why this meter's cost is unknown ("" when every call was priced)."""
+        with self._lock:
+            models = set(self.unpriced_models)
+        return self._cost.unknown_reason(models)
 
     def add(self, stage: str, usage: StageUsage) -> None:
         with self._lock:
