@@ -148,7 +148,8 @@ class PortfolioEstimate:
                 lines.append(f"{c.company}: cannot be estimated: {c.error}")
                 continue
             state = " (up to date)" if c.up_to_date else (f" ({c.rows_done} done earlier)" if c.rows_done else "")
-            docs = f", {c.documents_to_ingest} PDFs to ingest" if c.documents_to_ingest else ""
+            n = c.documents_to_ingest
+            docs = f", {n} PDF{'' if n == 1 else 's'} to ingest" if n else ""
             calls = (f", {c.calls} calls, {c.prompt_tokens:,} prompt + {c.completion_tokens:,} completion tokens"
                      if c.model else "")
             lines.append(f"{c.company}: {c.rows} rows{state}{docs}{calls}, {c.cost_text()}")
