@@ -115,7 +115,7 @@ def resolved_choices(settings: Settings) -> list[tuple[str, str, str]]:
     the Settings properties and factory functions; the resolved plan (`resolve_plan(settings)`) is to
     replace the body of this function when it lands."""
     from autofill.portfolio.estimate import model_plan
-    from autofill.providers.cost import LIST_PRICES, _lookup, chat_endpoint, pricing_for
+    from autofill.providers.cost import chat_endpoint, listed_price, pricing_for
     from autofill.providers.factory import DEFAULT_CHAT_MODELS, embedder_name
 
     llm = settings.llm
@@ -150,9 +150,9 @@ def resolved_choices(settings: Settings) -> list[tuple[str, str, str]]:
         if price is None:
             out.append(("price", "unknown", pricing.unknown_reason([model])))
         else:
-            mine = _lookup(settings.cost.prices, model) is not None
-            out.append(("price", f"${price[0]:g} in, ${price[1]:g} out per million tokens",
-                        "cost.prices" if mine else "list price" if _lookup(LIST_PRICES, model) else ""))
+            mine = [k for k, v in settings.cost.prices.items() if listed_price({k: v}, model) is not None]
+            why = _set_by(settings, f"cost.prices.{max(mine, key=len)}") if mine else "list price"
+            out.append(("price", f"${price[0]:g} in, ${price[1]:g} out per million tokens", why))
     return out
 
 

@@ -83,7 +83,8 @@ def test_resolved_choices_on_a_loopback_endpoint(tmp_path):
     # Priced by the user, and the official endpoint's list price.
     (tmp_path / "autofill.toml").write_text('[cost.prices]\n"gpt-4o-mini" = [0.2, 0.8]\n')
     c = choices(load_settings(tmp_path, environ=env))
-    assert c["price"] == ("$0.2 in, $0.8 out per million tokens", "cost.prices")
+    assert c["price"] == ("$0.2 in, $0.8 out per million tokens",
+                          f"cost.prices.gpt-4o-mini from file:{tmp_path / 'autofill.toml'}")
     c = choices(load_settings(tmp_path / "other", environ={"OPENAI_API_KEY": KEY}))
     assert c["endpoint"] == ("api.openai.com", "the provider's own endpoint")
     assert c["price"] == ("$0.15 in, $0.6 out per million tokens", "list price")

@@ -44,7 +44,9 @@ AZURE_SUFFIXES = (".openai.azure.com", ".cognitiveservices.azure.com", ".service
 HOW_TO_PRICE = "set [cost.prices] \"{model}\" = [input, output] (USD per million tokens) in autofill.toml"
 
 
-def _lookup(prices: Mapping[str, Sequence[float]], model: str) -> tuple[float, float] | None:
+def listed_price(prices: Mapping[str, Sequence[float]], model: str) -> tuple[float, float] | None:
+    """The [input, output] price `prices` lists for `model` (exactly, or its longest prefix ending at a
+    separator), or None."""
     name = (model or "").strip().lower()
     if not name:
         return None
@@ -69,7 +71,8 @@ def host_of(url: str) -> str:
         port = parts.port
     except ValueError:
         port = None
-    return f"{host}:{port}" if host and port else host
+    shown = f"[{host}]" if ":" in host else host  # an IPv6 address keeps its brackets
+    return f"{shown}:{port}" if host and port else shown
 
 
 def chat_endpoint(settings: Settings) -> tuple[str, bool]:
@@ -97,9 +100,9 @@ class Pricing:
     endpoint: str = ""
 
     def price(self, model: str) -> tuple[float, float] | None:
-        found = _lookup(self.prices, model)
+        found = listed_price(self.prices, model)
         if found is None and self.list_prices:
-            found = _lookup(LIST_PRICES, model)
+            found = listed_price(LIST_PRICES, model)
         return found
 
     def unknown_reason(self, models: Iterable[str]) -> str:
@@ -107,7 +110,7 @@ class Pricing:
         names = sorted({m or "(a model the server did not name)" for m in models if self.price(m) is None})
         if not names:
             return ""
-        listed = [m for m in names if _lookup(LIST_PRICES, m) is not None]
+        listed = [m for m in names if listed_price(LIST_PRICES, m) is not None]
         where = f" at {self.endpoint}" if self.endpoint and not self.list_prices else ""
         why = (" (list prices apply only at the provider's own endpoint)" if listed and not self.list_prices
                else "")
