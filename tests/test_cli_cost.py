@@ -112,8 +112,21 @@ def test_batch_estimate_and_cap_with_an_unknown_price(workspace, llm_server):
     assert "[cost.prices]" in proc.stderr and "nothing was spent" in proc.stderr
     assert llm_server.chat_requests() == [] and llm_server.embedding_requests() == []
 
-    price_loopback(workspace)
-    data = last_json(autofill(workspace, env, "batch", manifest, "--estimate", "--json"))
+    # Without a cap it runs, and every place that shows money says the cost is unknown.
+    llm_server.responder = responder()
+    proc = autofill(workspace, env, "batch", manifest, "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = last_json(proc)
+    assert data["answered"] == 3 * QUESTIONS and data["cost_usd"] is None and data["estimated_cost_usd"] is None
+    assert "no price for gpt-4o-mini" in data["cost_unknown_reason"]
+    out = Path(data["portfolio"]).parent
+    assert "Cost unknown (no price for gpt-4o-mini" in (out / "index.html").read_text(encoding="utf-8")
+    sheet = openpyxl.load_workbook(data["portfolio"], read_only=True)["Companies"]
+    header, *rows = list(sheet.iter_rows(values_only=True))
+    assert {row[header.index("Cost (USD)")] for row in rows} == {"unknown"}
+
+    price_loopback(workspace)  # priced: a fresh output folder's estimate (the run above is up to date)
+    data = last_json(autofill(workspace, env, "batch", manifest, "--estimate", "--json", "--out", workspace / "again"))
     assert data["estimated_cost_usd"] > 0 and data["cost_unknown_reason"] is None and data["unpriced_models"] == []
 
 
