@@ -4,10 +4,9 @@ Like `git config --list --show-origin`: one line per setting, `origin  section.k
 being `default`, `file:<workspace>/autofill.toml`, `--config:<file>`, `env:<VARIABLE>` or
 `flag:<option>` (recorded by settings.load_settings as it applies each layer: settings.origins).
 Keys are never shown: a secret prints as its last four characters at most, and a URL loses any user,
-password and query string. Then the choices a run would make from them (`resolved_choices`): provider,
-chat model, endpoint host, retrieval mode, reranker, embedder for a new store, and the price that
-applies (or why the cost would be unknown, providers/cost.py). Pure functions of the Settings; the CLI
-prints them."""
+password and query string. Then the choices a run would make from them (`resolved_choices`: the
+resolved plan, autofill/plan.py, with where each setting came from) and the price that applies (or why
+the cost would be unknown, providers/cost.py). Pure functions of the Settings; the CLI prints them."""
 
 from __future__ import annotations
 
@@ -110,49 +109,38 @@ def workspace_line(settings: Settings, explicit: Path | str | None,
     return SettingLine("workspace", where, "default", "")
 
 
-def resolved_choices(settings: Settings) -> list[tuple[str, str, str]]:
-    """(choice, value, why) for what a run with these settings uses. Computed here, in one place, from
-    the Settings properties and factory functions; the resolved plan (`resolve_plan(settings)`) is to
-    replace the body of this function when it lands."""
-    from autofill.portfolio.estimate import model_plan
-    from autofill.providers.cost import chat_endpoint, listed_price, pricing_for
-    from autofill.providers.factory import DEFAULT_CHAT_MODELS, embedder_name
+# The setting behind each row of the plan, to name where it came from when the plan gives no other reason.
+PLAN_SETTINGS = {"model": "llm.model", "retrieval": "retrieval.mode", "reranker": "retrieval.reranker",
+                 "embedder": "embedding.provider", "multi-query": "retrieval.multi_query"}
 
-    llm = settings.llm
-    provider = settings.llm_provider
-    model, mode, rerank = model_plan(settings)
-    if llm.provider != "auto":
-        provider_why = _set_by(settings, "llm.provider")
-    elif provider == "openai":
-        provider_why = "auto: " + " and ".join(n for n, v in (("OPENAI_API_KEY", llm.api_key),
-                                                              ("OPENAI_BASE_URL", llm.base_url)) if v) + " set"
-    elif provider == "cohere":
-        provider_why = "auto: COHERE_API_KEY set"
-    else:
-        provider_why = "auto: no OPENAI_API_KEY, OPENAI_BASE_URL or COHERE_API_KEY (evidence-only drafts)"
-    out = [("provider", provider, provider_why)]
-    if not model:
-        out.append(("chat model", "none", "no model configured: rows are evidence-only drafts, nothing to pay"))
-    else:
-        out.append(("chat model", model, _set_by(settings, "llm.model") if llm.model
-                     else f"the {provider} default ({DEFAULT_CHAT_MODELS.get(provider, '')})"))
-        host, official = chat_endpoint(settings)
-        out.append(("endpoint", host, "the provider's own endpoint" if official
-                    else "not the provider's own endpoint: its list prices do not apply"))
-    r = settings.retrieval
-    out.append(("retrieval mode", mode, _why_auto(settings, "retrieval.mode", r.mode, mode, model)))
-    out.append(("reranker", rerank + (f" ({r.cohere_rerank_model})" if rerank == "cohere" else ""),
-                _why_auto(settings, "retrieval.reranker", r.reranker, rerank, model)))
-    out.append(("embedder (new stores)", embedder_name(settings), "an existing store keeps the one it was built with"))
-    if model:
+
+def resolved_choices(settings: Settings) -> list[tuple[str, str, str]]:
+    """(choice, value, why) for what a run with these settings uses: the resolved plan's rows
+    (autofill/plan.py `Plan.describe`: model, endpoint host, retrieval, reranker, embedder, multi-query),
+    each setting given as it is named with where it came from, then the price that applies."""
+    from autofill.plan import resolve_plan
+    from autofill.providers.cost import chat_endpoint, listed_price, pricing_for
+
+    plan = resolve_plan(settings)
+    out = []
+    for name, value, why in plan.describe():
+        key = PLAN_SETTINGS.get(name, "")
+        if key and key in settings.origins:  # given: say where (the plan says why when it chose)
+            why = "; ".join(w for w in (why, _set_by(settings, key)) if w)
+        if name == "endpoint" and plan.has_model and not chat_endpoint(settings)[1]:
+            why = "not the provider's own endpoint: its list prices do not apply"
+        out.append((name, value, why))
+    if plan.has_model:
         pricing = pricing_for(settings)
-        price = pricing.price(model)
+        price = pricing.price(plan.model)
         if price is None:
-            out.append(("price", "unknown", pricing.unknown_reason([model])))
+            out.append(("price", "unknown", pricing.unknown_reason([plan.model])))
         else:
-            mine = [k for k, v in settings.cost.prices.items() if listed_price({k: v}, model) is not None]
-            why = _set_by(settings, f"cost.prices.{max(mine, key=len)}") if mine else "list price"
+            mine = [k for k, v in settings.cost.prices.items() if listed_price({k: v}, plan.model) is not None]
+            why = _set_by(settings, f"cost.prices.{max(mine, key=len)}") if mine else "the provider's list price"
             out.append(("price", f"${price[0]:g} in, ${price[1]:g} out per million tokens", why))
+    else:
+        out.append(("price", "nothing to pay", "no model: rows are evidence-only drafts"))
     return out
 
 
@@ -160,16 +148,6 @@ def _set_by(settings: Settings, key: str) -> str:
     """"llm.model from env:AUTOFILL_LLM__MODEL": the setting that decided, and where it was set."""
     origin, source = settings.origins.get(key, ("default", ""))
     return key if origin == "default" else f"{key} from {SettingLine(key, '', origin, source).label}"
-
-
-def _why_auto(settings: Settings, key: str, asked: str, used: str, model: str) -> str:
-    """Why a retrieval mode or reranker is the one used: "auto" decides by whether there is a model;
-    an explicit choice that needs a model falls back without one."""
-    if asked == "auto":
-        return f"auto: {'with' if model else 'without'} a model"
-    if asked == used:
-        return _set_by(settings, key)
-    return f"{_set_by(settings, key)} asks for {asked}, which needs a model"
 
 
 def config_json(lines: list[SettingLine], choices: list[tuple[str, str, str]]) -> dict[str, Any]:

@@ -423,6 +423,7 @@ class RunReport:
     reused: int = 0  # rows filled with an approved library answer, no model call (not in answered)
     pending: int = 0  # rows not started (a portfolio's cost cap); the next run answers them
     cost_unknown: str = ""  # why the cost is unknown (a call to a model or endpoint with no price); "" when known
+    plan: dict = field(default_factory=dict)  # the resolved plan (autofill/plan.py Plan.to_json())
 
     @property
     def ok(self) -> bool:
@@ -459,4 +460,5 @@ class RunReport:
             "report": str(self.report_html) if self.report_html else None,
             "history": str(self.history) if self.history else None,
             "tiers": {k: self.tiers.get(k, 0) for k in ("ready", "check", "needs_work")},
+            "plan": self.plan,
         }

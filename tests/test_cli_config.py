@@ -39,8 +39,9 @@ def test_config_shows_each_origin_and_masks_the_key(tmp_path):
     assert (by["llm.model"]["origin"], by["llm.model"]["source"]) == ("flag", "--model")
     assert by["llm.temperature"]["origin"] == "default" and by["workspace"]["value"] == str(ws)
     r = data["resolved"]
-    assert r["provider"]["value"] == "openai" and r["chat model"]["value"] == "llama3.1:8b"
-    assert r["endpoint"]["value"] == "127.0.0.1:8089" and r["retrieval mode"]["value"] == "hyde"
+    assert r["model"]["value"] == "llama3.1:8b (openai) at 127.0.0.1:8089"
+    assert r["model"]["why"].endswith("llm.model from flag:--model")
+    assert r["endpoint"]["value"] == "127.0.0.1:8089" and r["retrieval"]["value"] == "hyde"
     assert r["reranker"]["value"] == "llm" and r["price"]["value"].startswith("$0.05 in, $0.1 out")
 
     text = autofill(ws, env, "--config", team, "config")
@@ -53,7 +54,7 @@ def test_config_shows_each_origin_and_masks_the_key(tmp_path):
     assert any(line.startswith("default") and line.endswith("llm.temperature=0.0") for line in lines)
     # No flag: the model is the provider's default, and gpt-4o-mini on a loopback server has no price.
     effect = text.stdout.split("In effect:", 1)[1]
-    assert "gpt-4o-mini  (the openai default" in effect and "127.0.0.1:8089" in effect
+    assert "gpt-4o-mini (openai) at 127.0.0.1:8089" in effect and "default model" in effect
     assert 'unknown  (no price for gpt-4o-mini at 127.0.0.1:8089' in effect
 
 

@@ -66,18 +66,17 @@ def choices(settings):
 
 def test_resolved_choices_without_a_model(tmp_path):
     c = choices(load_settings(tmp_path, environ={}))
-    assert c["provider"][0] == "none" and c["chat model"][0] == "none" and "nothing to pay" in c["chat model"][1]
-    assert c["retrieval mode"] == ("hybrid", "auto: without a model") and c["reranker"][0] == "none"
-    assert "endpoint" not in c and "price" not in c
+    assert c["model"][0] == "no model: evidence-only drafts" and c["endpoint"][0] == "-"
+    assert c["retrieval"][0] == "hybrid" and c["reranker"][0] == "none"
+    assert c["price"] == ("nothing to pay", "no model: rows are evidence-only drafts")
 
 
 def test_resolved_choices_on_a_loopback_endpoint(tmp_path):
     env = {"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": "http://user:pw@127.0.0.1:8080/v1"}
     c = choices(load_settings(tmp_path, environ=env))
-    assert c["provider"] == ("openai", "auto: OPENAI_API_KEY and OPENAI_BASE_URL set")
-    assert c["chat model"] == ("gpt-4o-mini", "the openai default (gpt-4o-mini)")
-    assert c["endpoint"][0] == "127.0.0.1:8080" and "list prices do not apply" in c["endpoint"][1]
-    assert c["retrieval mode"][0] == "hyde" and c["reranker"][0] == "llm"
+    assert c["model"][0] == "gpt-4o-mini (openai) at 127.0.0.1:8080" and "default model" in c["model"][1]
+    assert c["endpoint"] == ("127.0.0.1:8080", "not the provider's own endpoint: its list prices do not apply")
+    assert c["retrieval"][0] == "hyde" and c["reranker"][0] == "llm"
     assert c["price"][0] == "unknown" and '[cost.prices] "gpt-4o-mini"' in c["price"][1]
     assert "user" not in repr(c) and "pw@" not in repr(c)
     # Priced by the user, and the official endpoint's list price.
@@ -86,11 +85,18 @@ def test_resolved_choices_on_a_loopback_endpoint(tmp_path):
     assert c["price"] == ("$0.2 in, $0.8 out per million tokens",
                           f"cost.prices.gpt-4o-mini from file:{tmp_path / 'autofill.toml'}")
     c = choices(load_settings(tmp_path / "other", environ={"OPENAI_API_KEY": KEY}))
-    assert c["endpoint"] == ("api.openai.com", "the provider's own endpoint")
-    assert c["price"] == ("$0.15 in, $0.6 out per million tokens", "list price")
+    assert c["endpoint"][0] == "api.openai.com" and "list prices" not in c["endpoint"][1]
+    assert c["price"] == ("$0.15 in, $0.6 out per million tokens", "the provider's list price")
 
 
-def test_an_explicit_choice_that_needs_a_model_says_so(tmp_path):
+def test_a_given_setting_names_where_it_came_from(tmp_path):
+    s = load_settings(tmp_path, environ={"AUTOFILL_RETRIEVAL__MODE": "hyde+hybrid", "AUTOFILL_LLM__MODEL": "m-1",
+                                         "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"},
+                      overrides={"retrieval": {"reranker": "none"}}, flags={"retrieval.reranker": "--reranker"})
+    c = choices(s)
+    assert c["retrieval"] == ("hyde+hybrid", "retrieval.mode from env:AUTOFILL_RETRIEVAL__MODE")
+    assert c["reranker"] == ("none", "retrieval.reranker from flag:--reranker")
+    assert c["model"][1].endswith("llm.model from env:AUTOFILL_LLM__MODEL")
     s = load_settings(tmp_path, environ={"AUTOFILL_RETRIEVAL__MODE": "hyde+hybrid"})
-    mode, why = choices(s)["retrieval mode"]
-    assert mode == "hybrid" and why == "retrieval.mode from env:AUTOFILL_RETRIEVAL__MODE asks for hyde+hybrid, which needs a model"
+    mode, why = choices(s)["retrieval"]  # asked for, but it needs a model: the plan says so, and where it was set
+    assert mode == "hybrid" and "needs a model" in why and why.endswith("from env:AUTOFILL_RETRIEVAL__MODE")

@@ -81,10 +81,11 @@ def test_list_prices_only_at_the_providers_own_endpoint():
     assert pricing_for(settings_at("https://api.openai.com/v1")).price("gpt-4o-mini") == (0.15, 0.60)
     assert pricing_for(settings_at("https://my-res.openai.azure.com")).price("gpt-4o-2024-08-06") == (2.50, 10.0)
     assert pricing_for(settings_at(provider="cohere")).price("command-r-plus") == (2.50, 10.0)
+    assert pricing_for(settings_at(provider="cohere")).price("gpt-4o-mini") is None  # only its own list
     for url in ("http://127.0.0.1:8000/v1", "http://localhost:11434/v1", "https://openrouter.example.com/api/v1",
                 "https://api.openai.com.evil.example/v1"):
         loop = pricing_for(settings_at(url))
-        assert loop.price("gpt-4o-mini") is None and not loop.list_prices, url
+        assert loop.price("gpt-4o-mini") is None and not loop.official and not loop.listed, url
     assert chat_endpoint(settings_at("http://u:secret@127.0.0.1:8000/v1?key=x")) == ("127.0.0.1:8000", False)
     assert pricing_for(settings_at("http://127.0.0.1:9/v1", provider="cohere")).price("command-r") is None
     assert chat_endpoint(settings_at(provider="none")) == ("", True)

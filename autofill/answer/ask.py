@@ -7,7 +7,8 @@ row's trust tier (answer/trust.py: checks against the cited passages) and the mo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, field
 from typing import Any
 
 from autofill.errors import InputError
@@ -17,6 +18,8 @@ from autofill.records import QuestionRow, RowResult, StageUsage, stages_json
 from autofill.settings import Settings
 from autofill.summaries import llm_line
 
+log = logging.getLogger(__name__)
+
 
 @dataclass
 class AskResult:
@@ -24,6 +27,7 @@ class AskResult:
     result: RowResult
     model: str  # "" without a model (evidence-only draft)
     cost_unknown: str = ""  # why the cost is unknown (no price for the model at its endpoint); "" when known
+    plan: dict[str, Any] = field(default_factory=dict)  # the resolved plan (autofill/plan.py), for --json
 
     def usage(self) -> StageUsage:
         total = StageUsage()
@@ -55,6 +59,7 @@ class AskResult:
             "cost_unknown_reason": None if t.cost_known else (self.cost_unknown or "no price for the model"),
             "stages": stages_json(r.usage),
             "error": r.error or None,
+            "plan": self.plan,
         }
 
     def describe(self) -> str:
@@ -79,11 +84,12 @@ class AskResult:
 def ask(settings: Settings, company: str, question: str, form_of_answer: str = "",
         providers: Providers | None = None) -> AskResult:
     from autofill.answer.pages import PageLocator
-    from autofill.answer.retrieval import resolve_mode
+    from autofill.answer.rerank import make_reranker
     from autofill.answer.row import RowContext, answer_row
     from autofill.answer.trust import make_trust
+    from autofill.plan import resolve_plan
     from autofill.providers.cost import UsageMeter, pricing_for
-    from autofill.store.snapshot import open_for_reading
+    from autofill.store.reading import open_for_reading
 
     question = " ".join((question or "").split())
     if not question:
@@ -99,14 +105,12 @@ def ask(settings: Settings, company: str, question: str, form_of_answer: str = "
     else:
         store.check_embedder(providers.embedder.name)
     chat = providers.chat
-    rerank = settings.reranker if (settings.reranker != "llm" or chat is not None) else "none"
-    if rerank == "cohere" and providers.reranker is None:
-        raise InputError("reranker 'cohere' needs a Cohere API key (COHERE_API_KEY)")
+    plan = resolve_plan(settings, chat=chat, embedder=store.embedder_name)
+    reranker = make_reranker(settings, plan.reranker, chat, providers.reranker)
+    log.info("%s", plan.first_line())
     meter = UsageMeter(pricing_for(settings))  # a call with no price here: cost unknown, not $0
     ctx = RowContext(settings=settings, company=store.company, store=store, embedder=providers.embedder, chat=chat,
-                     reranker=providers.reranker, mode=resolve_mode(settings, chat is not None), rerank_method=rerank,
-                     meter=meter, locator=PageLocator(documents))
+                     reranker=reranker, mode=plan.mode, meter=meter, locator=PageLocator(documents))
     row = QuestionRow(sheet="ask", row=1, question=question, form_of_answer=form_of_answer)
     result = make_trust(settings, documents, chat, meter).assess(answer_row(ctx, row))  # checks and tier, as in a run
-    return AskResult(store.company, result, getattr(chat, "model", "") if chat is not None else "",
-                     cost_unknown=meter.unknown_reason())
+    return AskResult(store.company, result, plan.model, cost_unknown=meter.unknown_reason(), plan=plan.to_json())

@@ -2,9 +2,10 @@
 
 Prices are USD per million tokens, [input, output]. Two tables:
 - `cost.prices` in the settings (autofill.toml, --config): your prices. They apply at any endpoint.
-- `LIST_PRICES` below: the providers' published prices. They apply only at the provider's own endpoint
-  (api.openai.com or an Azure OpenAI resource; Cohere's API), never to a loopback, self-hosted or
-  proxy server (OPENAI_BASE_URL / COHERE_BASE_URL elsewhere), whatever the model is called there.
+- The providers' list prices (`choices.PROVIDERS[...].prices`). They apply only at the provider's own
+  endpoint (its `default_host`, api.openai.com or an Azure OpenAI resource; Cohere's API), never to a
+  loopback, self-hosted or proxy server (OPENAI_BASE_URL / COHERE_BASE_URL elsewhere), whatever the
+  model is called there.
 A model with no price that applies has cost *unknown* (never $0): usage counts its calls in
 `StageUsage.unpriced_calls`, and reports say "cost unknown" with the reason (`Pricing.unknown_reason`).
 A dated or suffixed model name ("gpt-4o-mini-2024-07-18") takes the price of the longest listed
@@ -14,32 +15,17 @@ prefix that ends at a separator.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
+from autofill.choices import PROVIDERS, default_prices
 from autofill.providers.base import ChatResult
 from autofill.records import StageUsage
 from autofill.settings import CostSettings, Settings
 
 _SEPARATORS = "-_.:@/ "
-
-# The providers' list prices (USD per million tokens), valid at their own endpoints only.
-LIST_PRICES: dict[str, list[float]] = {
-    "gpt-4o-mini": [0.15, 0.60],
-    "gpt-4o": [2.50, 10.00],
-    "gpt-4.1": [2.00, 8.00],
-    "gpt-4.1-mini": [0.40, 1.60],
-    "gpt-4.1-nano": [0.10, 0.40],
-    "text-embedding-3-small": [0.02, 0.0],
-    "text-embedding-3-large": [0.13, 0.0],
-    "command-r-plus": [2.50, 10.00],
-    "command-r": [0.15, 0.60],
-    "command-a-03-2025": [2.50, 10.00],
-}
-# The hosts whose bills LIST_PRICES describe (Azure OpenAI resources count as OpenAI's: same list prices,
-# and the reply names the model behind a deployment).
-OFFICIAL_HOSTS = {"openai": ("api.openai.com",), "cohere": ("api.cohere.com", "api.cohere.ai")}
+# Azure OpenAI resources bill OpenAI's list prices (and the reply names the model behind a deployment).
 AZURE_SUFFIXES = (".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com")
 HOW_TO_PRICE = "set [cost.prices] \"{model}\" = [input, output] (USD per million tokens) in autofill.toml"
 
@@ -78,53 +64,55 @@ def host_of(url: str) -> str:
 def chat_endpoint(settings: Settings) -> tuple[str, bool]:
     """(host the chat calls go to, whether it is the provider's own endpoint) for settings.llm_provider;
     ("", True) without a model."""
-    provider = settings.llm_provider
-    url = {"openai": settings.llm.base_url, "cohere": settings.llm.cohere_base_url}.get(provider)
-    if provider not in OFFICIAL_HOSTS:
+    entry = PROVIDERS.get(settings.llm_provider)
+    if entry is None or not entry.chats:
         return "", True
+    url = str(getattr(settings.llm, entry.url_field, "") or "") if entry.url_field else ""
     if not url:
-        return OFFICIAL_HOSTS[provider][0], True
+        return entry.default_host, True
     host = host_of(url)
-    name = host.split(":")[0].lower()
-    official = name in OFFICIAL_HOSTS[provider] or (provider == "openai" and name.endswith(AZURE_SUFFIXES))
+    name = (urlsplit(url if "//" in url else f"//{url}").hostname or "").lower()
+    official = name == entry.default_host or (entry.name == "openai" and name.endswith(AZURE_SUFFIXES))
     return host, official
 
 
 @dataclass(frozen=True)
 class Pricing:
     """The prices that apply to one endpoint's calls: yours (`prices`, anywhere) and, at the provider's
-    own endpoint (`list_prices`), LIST_PRICES. `endpoint`: its host, named when a price is missing."""
+    own endpoint, its list prices (`listed`; empty elsewhere). `endpoint`: its host, named when a price
+    is missing; `official`: whether it is the provider's own."""
 
     prices: Mapping[str, Sequence[float]]
-    list_prices: bool = True
+    listed: Mapping[str, Sequence[float]] = field(default_factory=default_prices)
     endpoint: str = ""
+    official: bool = True
 
     def price(self, model: str) -> tuple[float, float] | None:
         found = listed_price(self.prices, model)
-        if found is None and self.list_prices:
-            found = listed_price(LIST_PRICES, model)
-        return found
+        return found if found is not None else listed_price(self.listed, model)
 
     def unknown_reason(self, models: Iterable[str]) -> str:
         """One line: which models have no price here and how to give them one; "" when all are priced."""
         names = sorted({m or "(a model the server did not name)" for m in models if self.price(m) is None})
         if not names:
             return ""
-        listed = [m for m in names if listed_price(LIST_PRICES, m) is not None]
-        where = f" at {self.endpoint}" if self.endpoint and not self.list_prices else ""
-        why = (" (list prices apply only at the provider's own endpoint)" if listed and not self.list_prices
-               else "")
+        elsewhere = not self.official and any(listed_price(default_prices(), m) is not None for m in names)
+        where = f" at {self.endpoint}" if self.endpoint and not self.official else ""
+        why = " (list prices apply only at the provider's own endpoint)" if elsewhere else ""
         return f"no price for {', '.join(names)}{where}{why}; {HOW_TO_PRICE.format(model=names[0])}"
 
 
 def pricing_for(settings: Settings) -> Pricing:
-    """The Pricing of the chat endpoint these settings use."""
+    """The Pricing of the chat endpoint these settings use: the provider's list prices only at its own
+    endpoint."""
     host, official = chat_endpoint(settings)
-    return Pricing(dict(settings.cost.prices or {}), list_prices=official, endpoint=host)
+    entry = PROVIDERS.get(settings.llm_provider)
+    listed = {m: list(p) for m, p in entry.prices} if official and entry is not None else {}
+    return Pricing(dict(settings.cost.prices or {}), listed=listed, endpoint=host, official=official)
 
 
 def as_pricing(cost: CostSettings | Pricing) -> Pricing:
-    """A Pricing from either; bare CostSettings (no endpoint known) means the provider's own endpoint."""
+    """A Pricing from either; bare CostSettings (no endpoint known) means the providers' own endpoints."""
     return cost if isinstance(cost, Pricing) else Pricing(dict(cost.prices or {}))
 
 
