@@ -92,7 +92,7 @@ def evaluate_fast(settings, folder: Path, config: Path | None) -> list[dict]:
     from autofill.evaluate.runner import config_settings
     from autofill.providers.factory import make_embedder
     from autofill.providers.query_cache import with_query_cache
-    from autofill.store.snapshot import open_for_reading
+    from autofill.store.reading import open_for_reading
     from autofill.workbook.layout import read_questions
 
     s = config_settings(settings, config) if config else settings
