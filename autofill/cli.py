@@ -386,10 +386,12 @@ def eval_cmd(ctx, company, questionnaire, gold, eval_configs, from_output, k, ou
 
 from autofill.library.commands import library  # noqa: E402 - the `library` group, wired in its package
 from autofill.portfolio.commands import ask, batch  # noqa: E402 - wired in their package
+from autofill.review_app.commands import review  # noqa: E402 - wired in its package
 
 cli.add_command(library)
 cli.add_command(batch)
 cli.add_command(ask)
+cli.add_command(review)
 
 
 def main() -> None:
