@@ -96,6 +96,7 @@ def _serve(settings, sessions, host: str, port: int, no_browser: bool, as_json: 
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(128)  # connections made as soon as the URL is printed wait for the server to start
     except OSError as exc:
         for s in sessions:
             s.store.close()
@@ -128,7 +129,18 @@ def _serve(settings, sessions, host: str, port: int, no_browser: bool, as_json: 
 
     app = build_app(state, lifespan=lifespan)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    # uvicorn shuts down gracefully on Ctrl-C / SIGTERM (pending decisions written), then raises the
+    # signal again for the handler it found: make that a no-op so the command ends with exit 0.
+    import signal
+
+    previous = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         state.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if not as_json:
+        left = sum(s.left for s in sessions)
+        click.echo(f"Review stopped; {left} decisions wait next to the workbook (see the warning above)" if left
+                   else "Review stopped; every decision is in the workbook")

@@ -75,6 +75,8 @@ class ReviewSession:
         self._history_kept = False
         self.blocked = ""  # why pending decisions cannot be written now (open in Excel)
         self.last_error = ""
+        self.closed = False
+        self.left = 0  # decisions still pending when the session closed
         self._load()
         self._thread: threading.Thread | None = None
 
@@ -228,15 +230,20 @@ class ReviewSession:
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=60)
+        if self.closed:
+            return
+        self.closed = True
         try:
             self.flush()
         except InputError as exc:
             log.warning("%s; %d decisions wait in %s: run `autofill review --apply %s` once it is closed", exc,
                         self.store.pending_count(), self.store.path.name, self.path.name)
+        self.left = self.store.pending_count()
         self.store.close()
 
     def status(self) -> dict:
         pending = self.store.pending_count()
         done, total = self.counts()
-        return {"pending": pending, "blocked": self.blocked if pending else "", "error": self.last_error,
+        blocked = (self.blocked or ensure_writable(self.path)) if pending else ""
+        return {"pending": pending, "blocked": blocked, "error": self.last_error,
                 "reviewed": done, "rows": total}
