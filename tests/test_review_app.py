@@ -220,3 +220,53 @@ def test_rows_are_filtered_and_counted(server):
     page = server.client.get("/", params={"review": "approved"}).text
     assert page.count("<article") == 1 and f"1 of {len(keys)} reviewed" in page.replace('<span id="reviewed">', "").replace("</span>", "")
     assert server.client.get("/", params={"review": "none"}).text.count("<article") == len(keys) - 1
+
+
+def test_an_approved_row_goes_into_the_answer_library(server):
+    from autofill.library.store import open_library
+
+    key = next(iter(server.session.questions))
+    server.decide(key, "Approve", answer="Yes. Net zero Scope 1 and 2 by 2050.")
+    r = server.client.post("/api/library", json={"key": key}, headers=server.headers)
+    assert r.status_code == 200, r.text
+    assert "answer library" in r.json()["message"]
+    lib = open_library(server.session.settings, COMPANY, create=False)
+    try:
+        assert [e.answer for e in lib.entries()] == ["Yes. Net zero Scope 1 and 2 by 2050."]
+    finally:
+        lib.close()
+    other = list(server.session.questions)[1]
+    refused = server.client.post("/api/library", json={"key": other}, headers=server.headers)
+    assert refused.status_code == 400 and "approved" in refused.json()["message"]
+
+
+def test_a_change_saved_in_excel_is_read_again(server):
+    path = server.session.path
+    key = next(iter(server.session.questions))
+    q, layout, _ = _cells(path, key)
+    wb = openpyxl.load_workbook(path)
+    sheet = layout.sheets[0]
+    wb[sheet.name][f"{sheet.letter('answer')}{q.row}"] = "Typed in Excel meanwhile"
+    wb.save(path)
+    assert "Typed in Excel meanwhile" in server.client.get("/").text
+    assert server.session.state(key)["answer"] == "Typed in Excel meanwhile"
+
+
+def test_a_portfolio_folder_serves_each_filled_workbook(filled, tmp_path):
+    from autofill.review_app.commands import _workbooks
+
+    root, data, name = filled
+    (tmp_path / name).write_bytes(data)
+    (tmp_path / f"other_{name}").write_bytes(data)
+    openpyxl.Workbook().save(tmp_path / "portfolio.xlsx")  # not a filled questionnaire: left out
+    found = _workbooks(tmp_path)
+    assert sorted(p.name for p in found) == sorted([name, f"other_{name}"])
+    found = sorted(found, key=lambda p: p.name != f"other_{name}")  # wb=0: other_..., wb=1: the first
+    sessions = [ReviewSession(Settings(workspace=root), p) for p in found]
+    state = AppState(settings=Settings(workspace=root), sessions=sessions, token="t" * 24, port=PORT)
+    client = TestClient(build_app(state), base_url=BASE)
+    try:
+        page = client.get("/", params={"token": state.token, "wb": "1"}).text
+        assert f"<h1>Review: {name}</h1>" in page and page.count("<option value=\"1\" selected") == 1
+    finally:
+        state.close()

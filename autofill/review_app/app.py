@@ -39,7 +39,7 @@ class AppState:
     token: str
     host: str = "127.0.0.1"
     port: int = 0
-    pages_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="autofill-review-pages-")))
+    pages_dir: Path = field(default_factory=lambda: _pages_dir())
     _renderers: dict = field(default_factory=dict)
     _render_lock: threading.Lock = field(default_factory=threading.Lock)
     _sources: dict = field(default_factory=dict)
@@ -61,6 +61,16 @@ class AppState:
         for r in self._renderers.values():
             r.close()
         shutil.rmtree(self.pages_dir, ignore_errors=True)
+
+
+def _pages_dir() -> Path:
+    """Page images of this server, in a folder tagged with its process (tempdirs): a killed server's
+    folder is removed by the next one."""
+    from autofill.tempdirs import make_temp_dir, sweep
+
+    parent = Path(tempfile.gettempdir()) / "autofill-review"
+    sweep(parent)
+    return make_temp_dir(parent, "pages")
 
 
 def _templates():

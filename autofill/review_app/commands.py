@@ -61,6 +61,12 @@ def review(ctx, output, host, port, no_browser, as_json, apply_only):
     from autofill.cli import build_settings, emit_json
     from autofill.review_app.session import ReviewSession
 
+    import importlib.util
+
+    from autofill.errors import InputError
+
+    if not apply_only and importlib.util.find_spec("starlette") is None:
+        raise InputError("autofill review needs starlette, which this install lacks: pip install 'starlette>=0.40'")
     settings = build_settings(ctx)
     paths = _workbooks(Path(output))
     if apply_only:
