@@ -212,6 +212,8 @@ def test_the_review_pack_carries_the_review_log(server):
     html = write_review_report(server.session.settings, server.session.path, pack=True)
     packed = openpyxl.load_workbook(html.parent / server.session.path.name)
     assert REVIEW_LOG_SHEET in packed.sheetnames
+    page = html.read_text()
+    assert 'id="review-log"' in page and ">Ana<" in page and ">Approve<" in page
 
 
 def test_rows_are_filtered_and_counted(server):
