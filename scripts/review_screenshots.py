@@ -19,7 +19,6 @@ def main() -> None:
     from autofill.answer.pipeline import run_questionnaire
     from autofill.providers.base import Providers
     from autofill.providers.factory import make_chat
-    from autofill.settings import Settings
     from tests.answer_helpers import COMPANY, FACTS, MARKERS, make_questionnaire, make_workspace
     from tests.llm_server import LLMServer, by_marker
     from tests.review_app_helpers import CHROMIUM_ARGS, ReviewServer, chromium_path

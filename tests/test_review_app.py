@@ -104,6 +104,8 @@ def test_state_changing_requests_need_the_csrf_token_and_our_origin(server):
     cross = {**server.headers, "Sec-Fetch-Site": "cross-site"}
     assert server.client.post("/api/decide", json=body, headers=cross).status_code == 403
     assert server.client.post("/api/decide", json=body, headers=server.headers).status_code == 200
+    garbled = server.client.post("/api/decide", content=b"{not json", headers=server.headers)
+    assert garbled.status_code == 400
 
 
 def test_decisions_reach_the_workbook_as_a_reviewer_in_excel_would_leave_them(server):

@@ -7,7 +7,6 @@ text, keyboard use, and re-answering a Needs-changes row through a loopback Open
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 import urllib.error

@@ -168,7 +168,7 @@ def build_app(state: AppState, lifespan=None) -> Starlette:
               Route("/api/estimate", estimate), Route("/api/decide", decide, methods=["POST"]),
               Route("/api/undo", undo, methods=["POST"]), Route("/api/reanswer", reanswer, methods=["POST"]),
               Route("/api/library", library, methods=["POST"])]
-    handlers = {Conflict: _conflict, Refused: _refused, InputError: _refused, KeyError: _refused}
+    handlers = {Conflict: _conflict, Refused: _refused, InputError: _refused, ValueError: _refused}
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
     return Guard(app, state.token, state.host, lambda: state.port)
 
