@@ -168,6 +168,28 @@ def test_kill_9_right_after_a_save_loses_nothing(browser, workbook):
     assert (row.existing_answer, row.review) == ("46% renewable electricity in FY2024", "Approved")
 
 
+def test_typing_in_a_tab_that_is_closed_is_not_lost(browser, workbook):
+    root, path = workbook
+    question = FACTS[1].question
+    with ReviewServer(root, path) as server:
+        context, page, _ = _open(browser, server.url)
+        _article(page, question).get_by_label("Reviewer comment").fill("Typed, then the tab was closed")
+        # No blur, no button: the page sends it as it goes (or, failing that, the draft kept in the
+        # browser is put back and saved when the page is opened again).
+        page.close(run_before_unload=True)
+        for _ in range(40):
+            again = context.new_page()
+            again.goto(server.url)
+            box = _article(again, question).get_by_label("Reviewer comment")
+            if box.input_value() == "Typed, then the tab was closed":
+                break
+            again.close()
+        expect(box).to_have_value("Typed, then the tab was closed")
+        context.close()
+        assert server.stop() == 0, server.stderr
+    assert _row(path, question).reviewer_comment == "Typed, then the tab was closed"
+
+
 def test_html_and_script_in_pdf_text_and_answers_are_shown_as_text(browser, tmp_path, workspace):
     docs = tmp_path / "docs"
     docs.mkdir()
