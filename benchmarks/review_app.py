@@ -103,7 +103,8 @@ def main() -> None:
                 html_kb = len(page.content()) / 1024
                 cookie = next(c for c in page.context.cookies() if c["name"].startswith("autofill_review"))
                 csrf = page.evaluate("CSRF")
-                keys = page.evaluate("[...document.querySelectorAll('article')].map(a => [a.dataset.key, a.dataset.version])")
+                keys = page.evaluate("[...document.querySelectorAll('article')]"
+                                     ".map(a => [a.dataset.key, a.dataset.version])")
                 browser.close()
             saves, landed = [], []
             for key, version in keys[: args.saves]:

@@ -61,7 +61,8 @@ def main() -> None:
                 row_b.get_by_label("Answer").fill("The Sustainability Committee of the Board.")
                 row_b.get_by_role("button", name="Approve").click()
                 expect(row_b.locator(".conflict")).to_be_visible()
-                row_b.locator(".conflict").evaluate("c => window.scrollTo(0, c.getBoundingClientRect().top + window.scrollY - 330)")
+                row_b.locator(".conflict").evaluate(
+                    "c => window.scrollTo(0, c.getBoundingClientRect().top + window.scrollY - 330)")
                 page_b.wait_for_timeout(500)
                 page_b.screenshot(path=str(out_dir / "review_app_conflict.png"))
                 browser.close()

@@ -222,7 +222,8 @@ def test_rows_are_filtered_and_counted(server):
     keys = list(server.session.questions)
     server.decide(keys[0], "Approve")
     page = server.client.get("/", params={"review": "approved"}).text
-    assert page.count("<article") == 1 and f"1 of {len(keys)} reviewed" in page.replace('<span id="reviewed">', "").replace("</span>", "")
+    counted = page.replace('<span id="reviewed">', "").replace("</span>", "")
+    assert page.count("<article") == 1 and f"1 of {len(keys)} reviewed" in counted
     assert server.client.get("/", params={"review": "none"}).text.count("<article") == len(keys) - 1
 
 
@@ -274,3 +275,16 @@ def test_a_portfolio_folder_serves_each_filled_workbook(filled, tmp_path):
         assert f"<h1>Review: {name}</h1>" in page and page.count("<option value=\"1\" selected") == 1
     finally:
         state.close()
+
+
+def test_another_host_warns_that_the_token_is_the_only_lock(tmp_path, workspace):
+    from tests.review_app_helpers import ReviewServer
+
+    path = make_output_workbook(tmp_path / "filled.xlsx")
+    server = ReviewServer(workspace, path, args=("--host", "0.0.0.0"))
+    assert server.url.startswith("http://0.0.0.0:") and "token=" in server.url
+    assert server.stop() == 0
+    assert "the token in it is the only lock" in server.stderr
+    local = ReviewServer(workspace, path)
+    assert local.url.startswith("http://127.0.0.1:")
+    assert local.stop() == 0 and "only lock" not in local.stderr

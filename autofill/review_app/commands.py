@@ -107,6 +107,14 @@ def _serve(settings, sessions, host: str, port: int, no_browser: bool, as_json: 
         for s in sessions:
             s.store.close()
         raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    # Ctrl-C / SIGTERM: uvicorn shuts down gracefully (pending decisions written), then raises the signal
+    # again for the handler it found: this one, which only notes it, so the command ends with exit 0. It
+    # is in place before the URL is printed, so a signal that comes before uvicorn runs is not lost.
+    import signal
+
+    stopped: list[int] = []
+    previous = {sig: signal.signal(sig, lambda n, _frame: stopped.append(n))
+                for sig in (signal.SIGINT, signal.SIGTERM)}
     state.port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{state.port}/?token={state.token}"
@@ -135,13 +143,9 @@ def _serve(settings, sessions, host: str, port: int, no_browser: bool, as_json: 
 
     app = build_app(state, lifespan=lifespan)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
-    # uvicorn shuts down gracefully on Ctrl-C / SIGTERM (pending decisions written), then raises the
-    # signal again for the handler it found: make that a no-op so the command ends with exit 0.
-    import signal
-
-    previous = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        if not stopped:
+            uvicorn.Server(config).run(sockets=[sock])
     finally:
         state.close()
         for sig, handler in previous.items():
