@@ -103,7 +103,7 @@ def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer
         session._load()
     after = session.state(key)
     cost = sum(u.cost_usd for u in result.usage.values())
-    note = f"re-answered with the comment as guidance; cost {_usd(cost)} (estimated {_usd(est.cost_usd, est.priced)})"
+    note = f"the comment went to the model as guidance; cost {_usd(cost)} (estimated {_usd(est.cost_usd, est.priced)})"
     # Logged as a decision (already in the cells: writing it again changes nothing but the Review log).
     session.store.add(key, row.question, reviewer, "Re-answer", before, after, note)
     session._wake.set()

@@ -87,18 +87,25 @@ class ReviewSession:
 
     def _load(self) -> None:
         book = read_filled_workbook(self.path)
-        layout = read_layout(self.settings, self.path)
         states = {q.key: state_of(q) for q in book.questions if q.in_sheet}
         for d in self.store.pending():  # decisions the file does not hold yet
             if d.row_key in states:
                 states[d.row_key].update({f: d.after.get(f, "") for f, _b, _a in d.changes()})
+        position = {q.key: i for i, q in enumerate(book.questions)}
         with self._lock:
-            self.book, self.layout, self.states = book, layout, states
+            self.book, self.states, self._layout = book, states, None
             self.questions = {q.key: q for q in book.questions if q.in_sheet}
             self.order = sorted(self.questions, key=lambda k: (TIER_RANK[parse_tier(self.questions[k].tier)],
-                                                              book.questions.index(self.questions[k])))
+                                                              position[k]))
             self._known = self._stamp()
             self.generation = getattr(self, "generation", 0) + 1
+
+    @property
+    def layout(self):
+        """The workbook's layout (which column holds which cell), read when the first write needs it."""
+        if self._layout is None:
+            self._layout = read_layout(self.settings, self.path)
+        return self._layout
 
     def refresh(self) -> None:
         """Read the workbook again when someone else saved it (Excel) since it was read."""
