@@ -40,7 +40,11 @@ def filled(tmp_path_factory):
     settings, emb = make_workspace(root, filler=False)
     questionnaire = make_questionnaire(root / "questionnaire.xlsx", FACTS[:3])
     report = run_questionnaire(settings, COMPANY, questionnaire, providers=Providers(embedder=emb))
+    RUN[root] = (questionnaire, emb)
     return root, report.output.read_bytes(), report.output.name
+
+
+RUN: dict = {}  # workspace -> (questionnaire, embedder) of the module's fill, for re-running it
 
 
 class Server:
@@ -288,3 +292,24 @@ def test_another_host_warns_that_the_token_is_the_only_lock(tmp_path, workspace)
     local = ReviewServer(workspace, path)
     assert local.url.startswith("http://127.0.0.1:")
     assert local.stop() == 0 and "only lock" not in local.stderr
+
+
+def test_the_next_run_treats_browser_decisions_as_decisions_typed_in_excel(server, filled):
+    root = filled[0]
+    questionnaire, emb = RUN[root]
+    path = server.session.path
+    keys = list(server.session.questions)
+    server.decide(keys[0], "Approve", answer="Yes, by 2050 (reviewed).")
+    server.decide(keys[1], "Needs changes", reviewer_comment="Quote the committee's name")
+    server.decide(keys[2], "Edit", answer="46% (typed by the reviewer)")
+    server.session.flush()
+    report = run_questionnaire(Settings(workspace=root), COMPANY, questionnaire, output=path,
+                               providers=Providers(embedder=emb))
+    assert report.output == path
+    rows = {q.key: q for q in read_questions(Settings(workspace=root), path)[1]}
+    assert (rows[keys[0]].existing_answer, rows[keys[0]].review) == ("Yes, by 2050 (reviewed).", "Approved")
+    assert rows[keys[1]].status.startswith("Re-answered after review (Needs changes)")  # drafted again
+    assert rows[keys[1]].reviewer_comment == "Quote the committee's name"
+    assert rows[keys[2]].existing_answer == "46% (typed by the reviewer)"
+    assert rows[keys[2]].status.startswith("Edited by hand (Answer)")
+    assert REVIEW_LOG_SHEET in openpyxl.load_workbook(path).sheetnames  # the run keeps the log
