@@ -415,6 +415,7 @@ class RunReport:
     tiers: dict[str, int] = field(default_factory=dict)  # rows per trust tier: ready, check, needs_work
     reused: int = 0  # rows filled with an approved library answer, no model call (not in answered)
     pending: int = 0  # rows not started (a portfolio's cost cap); the next run answers them
+    plan: dict = field(default_factory=dict)  # the resolved plan (autofill/plan.py Plan.to_json())
 
     @property
     def ok(self) -> bool:
@@ -450,4 +451,5 @@ class RunReport:
             "report": str(self.report_html) if self.report_html else None,
             "history": str(self.history) if self.history else None,
             "tiers": {k: self.tiers.get(k, 0) for k in ("ready", "check", "needs_work")},
+            "plan": self.plan,
         }
