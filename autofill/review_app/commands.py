@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from autofill.cli_output import handled as _handled
+from autofill.cli_common import handle_errors as _handled
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ def _workbooks(target: Path) -> list[Path]:
 def review(ctx, output, host, port, no_browser, as_json, apply_only):
     """Review a filled OUTPUT workbook (or a portfolio's output folder) in the browser: approve, edit,
     comment, send back and re-answer rows; every decision is written into the workbook."""
-    from autofill.cli import build_settings, emit_json
+    from autofill.cli_common import build_settings, emit_json
     from autofill.review_app.session import ReviewSession
 
     import importlib.util

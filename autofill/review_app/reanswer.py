@@ -32,15 +32,14 @@ def _row(settings, path: Path, key: str):
 
 
 def _plan(settings, company: str):
-    from autofill.answer.retrieval import resolve_mode
+    """The store, clients and resolved plan (autofill/plan.py) a run for `company` would use."""
+    from autofill.plan import resolve_plan
     from autofill.providers.factory import make_providers
-    from autofill.store.snapshot import open_for_reading
+    from autofill.store.reading import open_for_reading
 
     store = open_for_reading(settings, company)
     providers = make_providers(settings, store.embedder_name)
-    chat = providers.chat
-    rerank = settings.reranker if (settings.reranker != "llm" or chat is not None) else "none"
-    return store, providers, resolve_mode(settings, chat is not None), rerank
+    return store, providers, resolve_plan(settings, chat=providers.chat, embedder=store.embedder_name)
 
 
 def estimate_row(settings, session: ReviewSession, key: str) -> dict:
@@ -50,16 +49,16 @@ def estimate_row(settings, session: ReviewSession, key: str) -> dict:
     if not settings.llm_configured:
         raise Refused(NEEDS_MODEL)
     _layout, row = _row(settings, session.path, key)
-    store, providers, mode, rerank = _plan(settings, session.company)
-    model = getattr(providers.chat, "model", "")
-    est = estimate_rows(settings, session.company, [row], model, mode, rerank, store.documents())
+    store, _providers, plan = _plan(settings, session.company)
+    est = estimate_rows(settings, session.company, [row], plan.model, plan.mode, plan.reranker, store.documents())
     return {"ok": True, "estimate_usd": est.cost_usd, "priced": est.priced, "calls": est.calls,
-            "estimate_text": _usd(est.cost_usd, est.priced), "model": model}
+            "estimate_text": _usd(est.cost_usd, est.priced), "model": plan.model}
 
 
 def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer: str) -> dict:
     """Answer row `key` again (it must be marked Needs changes); write it into the workbook."""
     from autofill.answer.pages import PageLocator
+    from autofill.answer.rerank import make_reranker
     from autofill.answer.row import RowContext, answer_row
     from autofill.answer.trust import make_trust
     from autofill.portfolio.estimate import estimate_rows
@@ -80,15 +79,15 @@ def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer
     session.flush()  # the comment and every pending decision into the workbook first (InputError if open)
     with session._file_lock:
         layout, row = _row(settings, session.path, key)
-        store, providers, mode, rerank = _plan(settings, session.company)
+        store, providers, plan = _plan(settings, session.company)
         documents = store.documents()
         chat = providers.chat
-        est = estimate_rows(settings, session.company, [row], getattr(chat, "model", ""), mode, rerank, documents)
+        est = estimate_rows(settings, session.company, [row], plan.model, plan.mode, plan.reranker, documents)
         meter = UsageMeter(settings.cost)
         ctx = RowContext(settings=settings, company=session.company, store=store,
                          embedder=with_query_cache(settings, providers.embedder), chat=chat,
-                         reranker=providers.reranker, mode=mode, rerank_method=rerank, meter=meter,
-                         locator=PageLocator(documents))
+                         reranker=make_reranker(settings, plan.reranker, chat, providers.reranker), mode=plan.mode,
+                         meter=meter, locator=PageLocator(documents))
         result = make_trust(settings, documents, chat, meter).assess(answer_row(ctx, row))
         if not session._history_kept:
             keep_previous(session.path, settings.workbook.history_versions)
