@@ -229,6 +229,8 @@ def test_reanswer_a_needs_changes_row_through_a_loopback_model(browser, workbook
             expect(article.get_by_role("status")).to_contain_text("Re-answered", timeout=60000)
             expect(article.get_by_role("status")).to_contain_text("estimated $")
             expect(article.get_by_label("Answer")).to_have_value(fact.answer)
+            expect(article.locator('[data-role="status"]')).to_contain_text("Re-answered after review")
+            expect(article.locator('[data-role="tier"]')).not_to_have_text("—")
             context.close()
             assert server.stop() == 0, server.stderr
         answers = llm.chat_requests(containing="single JSON object")

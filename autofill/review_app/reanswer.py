@@ -110,6 +110,7 @@ def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer
     failed = result.error or ""
     return {"ok": not failed, "message": f"Re-answered: {note}" if not failed else f"Re-answer failed: {failed}",
             "state": after, "version": version_of(after), "status": q.status, "tier": q.tier,
+            "checks": [c.strip() for c in q.checks.split(";") if c.strip()],
             "cost_usd": cost, "estimate_usd": est.cost_usd, **session.status()}
 
 
