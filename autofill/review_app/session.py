@@ -88,11 +88,11 @@ class ReviewSession:
     def _load(self) -> None:
         book = read_filled_workbook(self.path)
         states = {q.key: state_of(q) for q in book.questions if q.in_sheet}
-        for d in self.store.pending():  # decisions the file does not hold yet
-            if d.row_key in states:
-                states[d.row_key].update({f: d.after.get(f, "") for f, _b, _a in d.changes()})
         position = {q.key: i for i, q in enumerate(book.questions)}
-        with self._lock:
+        with self._lock:  # no decision slips in between reading the pending ones and using them
+            for d in self.store.pending():  # decisions the file does not hold yet
+                if d.row_key in states:
+                    states[d.row_key].update({f: d.after.get(f, "") for f, _b, _a in d.changes()})
             self.book, self.states, self._layout = book, states, None
             self.questions = {q.key: q for q in book.questions if q.in_sheet}
             self.order = sorted(self.questions, key=lambda k: (TIER_RANK[parse_tier(self.questions[k].tier)],
