@@ -50,8 +50,9 @@ def server_env(**extra: str) -> dict[str, str]:
 class ReviewServer:
     """`autofill review TARGET` in a subprocess; `.url` is the URL it printed (with the token)."""
 
-    def __init__(self, workspace: Path, target: Path, env: dict[str, str] | None = None, args: tuple = ()):
-        cmd = [sys.executable, "-m", "autofill", "--workspace", str(workspace), "review", str(target),
+    def __init__(self, workspace: Path, target: Path, env: dict[str, str] | None = None, args: tuple = (),
+                 global_args: tuple = ()):
+        cmd = [sys.executable, "-m", "autofill", "--workspace", str(workspace), *global_args, "review", str(target),
                "--no-browser", "--json", "--port", "0", *args]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      env=env or server_env())

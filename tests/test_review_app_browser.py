@@ -214,9 +214,13 @@ def test_reanswer_a_needs_changes_row_through_a_loopback_model(browser, workbook
     root, path = workbook
     fact = FACTS[1]
     comment = "Name the committee and say how often it meets"
+    # A price for the loopback's model (a custom endpoint has no list price): the cost is in dollars.
+    config = path.parent / "prices.toml"
+    config.write_text('[cost]\nprices = { "review-test-model" = [1.0, 4.0] }\n')
     with LLMServer(responder=by_marker(MARKERS)) as llm:
-        env = server_env(OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=llm.base_url)
-        with ReviewServer(root, path, env=env) as server:
+        env = server_env(OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=llm.base_url,
+                         AUTOFILL_LLM__MODEL="review-test-model")
+        with ReviewServer(root, path, env=env, global_args=("--config", str(config))) as server:
             context, page, _ = _open(browser, server.url)
             article = _article(page, fact.question)
             article.get_by_label("Reviewer comment").fill(comment)
@@ -227,6 +231,7 @@ def test_reanswer_a_needs_changes_row_through_a_loopback_model(browser, workbook
             expect(article.get_by_role("status")).to_contain_text("Estimated cost $")
             article.get_by_role("button", name="Re-answer for about").click()
             expect(article.get_by_role("status")).to_contain_text("Re-answered", timeout=60000)
+            expect(article.get_by_role("status")).to_contain_text("; cost $")  # after, and before:
             expect(article.get_by_role("status")).to_contain_text("estimated $")
             expect(article.get_by_label("Answer")).to_have_value(fact.answer)
             expect(article.locator('[data-role="status"]')).to_contain_text("Re-answered after review")

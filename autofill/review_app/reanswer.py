@@ -51,7 +51,7 @@ def estimate_row(settings, session: ReviewSession, key: str) -> dict:
     _layout, row = _row(settings, session.path, key)
     store, _providers, plan = _plan(settings, session.company)
     est = estimate_rows(settings, session.company, [row], plan.model, plan.mode, plan.reranker, store.documents())
-    return {"ok": True, "estimate_usd": est.cost_usd, "priced": est.priced, "calls": est.calls,
+    return {"ok": True, "estimate_usd": est.cost_usd if est.priced else None, "priced": est.priced, "calls": est.calls,
             "estimate_text": _usd(est.cost_usd, est.priced), "model": plan.model}
 
 
@@ -102,7 +102,9 @@ def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer
         session._load()
     after = session.state(key)
     cost = sum(u.cost_usd for u in result.usage.values())
-    note = f"the comment went to the model as guidance; cost {_usd(cost)} (estimated {_usd(est.cost_usd, est.priced)})"
+    known = all(u.cost_known for u in result.usage.values())
+    note = (f"the comment went to the model as guidance; cost {_usd(cost, known)} "
+            f"(estimated {_usd(est.cost_usd, est.priced)})")
     # Logged as a decision (already in the cells: writing it again changes nothing but the Review log).
     session.store.add(key, row.question, reviewer, "Re-answer", before, after, note)
     session._wake.set()
@@ -111,7 +113,8 @@ def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer
     return {"ok": not failed, "message": f"Re-answered: {note}" if not failed else f"Re-answer failed: {failed}",
             "state": after, "version": version_of(after), "status": q.status, "tier": q.tier,
             "checks": [c.strip() for c in q.checks.split(";") if c.strip()],
-            "cost_usd": cost, "estimate_usd": est.cost_usd, **session.status()}
+            "cost_usd": cost if known else None, "estimate_usd": est.cost_usd if est.priced else None,
+            **session.status()}
 
 
 def add_to_library(settings, session: ReviewSession, key: str) -> dict:
