@@ -34,7 +34,7 @@ from autofill.errors import InputError
 from autofill.fileio import ensure_not_open, ensure_writable_file, missing
 from autofill.plan import Plan, needs_model_warnings, resolve_plan
 from autofill.providers.base import Providers
-from autofill.providers.cost import UsageMeter
+from autofill.providers.cost import UsageMeter, pricing_for
 from autofill.records import QuestionRow, RowResult, RunReport
 from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings
@@ -74,7 +74,10 @@ class _RunPlan:
             "temperature": llm.temperature, "max_tokens": llm.max_tokens, "embedder": plan.embedder,
             "retrieval": [r.candidates, r.final_k, r.rrf_k, r.context_order, r.rerank_window, r.rerank_step,
                           plan.reranker_model, r.max_per_page,
-                          r.lexical_query, r.synonyms, r.keyword_weight, r.page_chunks],
+                          r.lexical_query, r.synonyms, r.keyword_weight, r.page_chunks,
+                          # Only when not the former behaviour, so checkpoints made before these existed stay valid.
+                          *([r.fusion_weights, r.dense_query] if (r.fusion_weights, r.dense_query) != ("fixed", "row")
+                            else [])],
             "templates": {t: template_source(settings.templates_dir, t) for t in TEMPLATES} if plan.model else {},
             # Chunking is part of a document's identity: a re-chunked store retrieves other passages.
             "documents": sorted((d.file_name, d.sha256, d.chunking) for d in self.documents.values()),
@@ -177,7 +180,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         results.update((r.question.key, r) for r in library.reuse(pending))
         pending = [row for row in pending if row.key not in results]
 
-    meter = UsageMeter(settings.cost)
+    meter = UsageMeter(pricing_for(settings))  # a call with no price here: cost unknown, not $0
     ctx = RowContext(settings=settings, company=company, store=store, embedder=providers.embedder, chat=chat,
                      reranker=reranker, mode=plan.plan.mode, meter=meter,
                      locator=PageLocator(plan.documents))
@@ -229,7 +232,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     uncited = sum(1 for r in ordered if r.uncited)
     run_info = build_run_info(settings, company, plan.plan, meter.snapshot(), ordered, started_at,
                               len(to_answer) - len(pending), len(kept), edited=edited_count,
-                              documents=plan.documents)
+                              documents=plan.documents, cost_unknown=meter.unknown_reason())
     if library is not None:
         run_info.update(library.run_info())
     from autofill.workbook.history import keep_previous
@@ -249,7 +252,8 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
                        seconds=finished_at - t0, report_html=report_html, evidence_only=not plan.chat_model,
                        problems=problems, tiers=tier_counts(r.tier for r in ordered), drafted=counts[Outcome.DRAFTED],
                        unparsed=counts[Outcome.UNPARSED], reused=counts[Outcome.REUSED], uncited=uncited,
-                       edited=edited_count, history=history, pending=left, plan=plan.plan.to_json())
+                       edited=edited_count, history=history, pending=left, plan=plan.plan.to_json(),
+                       cost_unknown=meter.unknown_reason())
     # The summary is the CLI's to print (autofill.summaries.run_summary), on the stream of every command's.
     return report
 
