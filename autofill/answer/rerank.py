@@ -184,6 +184,9 @@ def build_llm(settings: Settings, choice: RerankerChoice, chat: Any, client: Rer
 
 
 def build_provider(settings: Settings, choice: RerankerChoice, chat: Any, client: Reranker | None) -> ProviderReranker:
+    """A scoring client behind ProviderReranker: the run's (a rerank API's), else the row's local one."""
+    if client is None and choice.client:
+        client = load(choice.client)()
     if client is None:
         entry = PROVIDERS[choice.provider]
         raise InputError(f"reranker {choice.name!r} needs a {entry.name.capitalize()} API key ({entry.key_env})")

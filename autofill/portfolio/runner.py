@@ -221,8 +221,8 @@ def run_portfolio(settings: Settings, prepared: Prepared, max_cost: float | None
 
     t0 = time.monotonic()
     rep = as_reporter(reporter)
-    rep.message(resolve_plan(settings).first_line())  # what every company's run uses
     ensure_writable_dir(prepared.out_dir)  # before any model call
+    rep.message(resolve_plan(settings).first_line())  # what every company's run uses
     # Calls of every company share the llm.concurrency slots; each company's own pool may use them all.
     shared = _Shared(settings, Budget(max_cost), embedder)
     bar = rep.bar("Companies", len(prepared.plans), "companies")

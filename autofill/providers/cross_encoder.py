@@ -37,14 +37,6 @@ def model_folder() -> Path:
     return Path(list(spec.submodule_search_locations)[0]).joinpath(*MODEL_DIR)
 
 
-def build(settings, choice, chat, client):
-    """The `build` of a choices.RERANKERS row ("autofill.providers.cross_encoder:build"): this model
-    behind answer/rerank.py's ProviderReranker, which orders passages by its scores."""
-    from autofill.answer.rerank import ProviderReranker
-
-    return ProviderReranker(choice.name, client if client is not None else CrossEncoderReranker())
-
-
 class CrossEncoderReranker:
     """Scores (query, passage) pairs jointly; `rerank` returns the `top_n` best, best first."""
 
