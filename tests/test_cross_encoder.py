@@ -54,6 +54,7 @@ def test_its_table_row_builds_a_reranker_that_orders_by_its_scores(registered, r
     validate(s)
     ranker = make_reranker(s, registered, client=reranker)
     assert ranker.name == "cross-encoder" and ranker.model == cross_encoder.MODEL_NAME and ranker.reorders
+    assert not ranker.counts_calls and not ranker.uses_chat  # runs here: no billed call, no chat model
     texts = ["Dividends of 80 cents per share were paid.", "Scope 1 emissions were 2.4 Mt CO2e in 2024.",
              "Training hours per employee rose to 24."]
     passages = [Passage(chunk_id=f"c{i}", file_name="r.pdf", page_start=i, page_end=i, section="", text=t, rank=i)
