@@ -33,6 +33,7 @@ from autofill.checks.tier import tier_counts
 from autofill.errors import InputError
 from autofill.fileio import ensure_not_open, ensure_writable_file, missing
 from autofill.providers.base import Providers
+from autofill.providers.cache import refresh_cache
 from autofill.providers.cost import UsageMeter
 from autofill.records import QuestionRow, RowResult, RunReport
 from autofill.reporting import Reporter, as_reporter
@@ -131,6 +132,8 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     store = open_for_reading(settings, company)  # Chroma opened only for searches not cached
     providers = _providers(settings, store, providers)
     chat = providers.chat
+    if not resume:
+        refresh_cache(chat)  # --fresh: the model is asked again, not the response cache
     rerank_method = settings.reranker
     if rerank_method == "cohere" and providers.reranker is None:
         raise InputError("reranker 'cohere' needs a Cohere API key (COHERE_API_KEY)")

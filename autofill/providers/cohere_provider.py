@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Sequence
 
+from autofill import imports
 from autofill.errors import InputError, ProviderError
 from autofill.extras import require
 from autofill.providers.base import ChatMessage, ChatResult, EmbedUsage, RerankResult
@@ -24,7 +25,7 @@ DEFAULT_BASE_URL = "https://api.cohere.com"
 
 def make_client(llm: LLMSettings) -> Any:
     require("cohere", "the Cohere provider")
-    import cohere
+    cohere = imports.load("cohere")
 
     if llm.cohere_api_key:
         key = str(llm.cohere_api_key)
@@ -38,8 +39,8 @@ def make_client(llm: LLMSettings) -> Any:
 
 def classify(exc: BaseException) -> Failure | None:
     """Map a cohere SDK (or its httpx transport) exception to a retry decision."""
-    import httpx
-    from cohere.core.api_error import ApiError
+    httpx = imports.load("httpx")
+    ApiError = imports.load("cohere.core.api_error").ApiError  # noqa: N806
 
     if isinstance(exc, httpx.TimeoutException):
         return Failure(transient=True, reason="request timed out")

@@ -14,6 +14,7 @@ import threading
 from typing import Any, Sequence
 from urllib.parse import urlsplit
 
+from autofill import imports
 from autofill.errors import InputError, ProviderError
 from autofill.providers.base import ChatMessage, ChatResult, EmbedUsage
 from autofill.providers.reachability import Endpoint, connect_failure
@@ -28,7 +29,8 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 def endpoint(llm: LLMSettings, provider: str, model: str) -> Endpoint:
     """Where this client's calls go, for the run-level errors of reachability.py."""
-    return Endpoint(provider, model, llm.base_url or DEFAULT_BASE_URL, "OPENAI_BASE_URL", "OPENAI_API_KEY")
+    return Endpoint(provider, model, llm.base_url or DEFAULT_BASE_URL, "OPENAI_BASE_URL", "OPENAI_API_KEY",
+                    api_version=llm.azure_api_version if provider == "azure" else "")
 
 
 def is_azure(base_url: str) -> bool:
@@ -52,7 +54,11 @@ def _api_key(llm: LLMSettings) -> str:
 def make_client(llm: LLMSettings, azure: bool | None = None) -> Any:
     """An SDK client from settings. `azure` forces (True) or forbids (False) the Azure client;
     None decides from the base URL's host."""
-    import openai
+    # openai 3.x reads the legacy `httpx` from sys.modules on every request: import it completely
+    # before the first request, so a thread importing chromadb (which imports httpx) meanwhile can never
+    # leave it half-initialised under a request (autofill/imports.py).
+    imports.load("httpx")
+    openai = imports.load("openai")
 
     key = _api_key(llm)
     use_azure = is_azure(llm.base_url) if azure is None else azure
@@ -69,7 +75,7 @@ def make_client(llm: LLMSettings, azure: bool | None = None) -> Any:
 
 def classify(exc: BaseException) -> Failure | None:
     """Map an openai SDK exception to a retry decision; None for anything that is not an API failure."""
-    import openai
+    openai = imports.load("openai")
 
     if isinstance(exc, openai.APITimeoutError):
         return Failure(transient=True, reason="request timed out")
@@ -182,7 +188,7 @@ class OpenAIChat:
         raise ProviderError(f"{self._provider} chat {self.model} failed: HTTP 400 after adapting parameters")
 
     def _call(self, kwargs: dict[str, Any]) -> ChatResult:
-        import openai
+        openai = imports.load("openai")
 
         def once() -> Any:
             try:

@@ -54,6 +54,7 @@ class Endpoint:
     url_variable: str  # OPENAI_BASE_URL / COHERE_BASE_URL
     key_variable: str  # OPENAI_API_KEY / COHERE_API_KEY
     reached: bool = False  # a call has succeeded: a later connection failure is transient
+    api_version: str = ""  # Azure's api-version: part of the response cache's key (cache.py)
 
     def check(self, failure: Failure) -> EndpointError | None:
         """The run-level error for `failure`, or None when it is a row's (retried or failed) problem."""
