@@ -75,9 +75,10 @@ class _CohereBase:
 
     def _retrying(self, fn: Any, what: str) -> Any:
         result = call_with_retries(
-            fn, classify=classify, what=f"cohere {what} {self.model}",
+            fn, classify=classify, what=f"cohere {what} {self.model} at {self.endpoint.host}",
             max_retries=self._llm.max_retries, base_delay_s=self._llm.retry_base_delay_s,
             secrets=[str(self._llm.cohere_api_key)], fatal=self.endpoint.check,
+            breaker=self.endpoint.breaker,
         )
         self.endpoint.reached = True
         return result

@@ -10,6 +10,7 @@ the `openai` SDK. The only module that imports `openai`.
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any, Sequence
 from urllib.parse import urlsplit
@@ -25,6 +26,8 @@ from autofill.settings import LLMSettings
 NO_KEY = "no-key-required"
 AZURE_HOST_SUFFIXES = (".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+MALFORMED_HINT = ("check that OPENAI_BASE_URL (llm.base_url) is an OpenAI-compatible API root (ending in /v1), "
+                  "and the server's or proxy's log for replies cut short")
 
 
 def endpoint(llm: LLMSettings, provider: str, model: str) -> Endpoint:
@@ -91,6 +94,9 @@ def classify(exc: BaseException) -> Failure | None:
         )
     if isinstance(exc, openai.OpenAIError):
         return Failure(transient=False, reason=f"{type(exc).__name__}: {exc}")
+    if isinstance(exc, json.JSONDecodeError):  # the SDK parses the body itself and lets this through
+        return Failure(transient=True, reason=f"malformed response body (not JSON: {exc.msg} at character {exc.pos})",
+                       hint=MALFORMED_HINT)
     return None
 
 
@@ -197,9 +203,9 @@ class OpenAIChat:
                 raise _BadRequest(_error_message(exc)) from exc
 
         response = call_with_retries(
-            once, classify=classify, what=f"{self._provider} chat {self.model}",
+            once, classify=classify, what=f"{self._provider} chat {self.model} at {self.endpoint.host}",
             max_retries=self._llm.max_retries, base_delay_s=self._llm.retry_base_delay_s,
-            secrets=[str(self._llm.api_key)], fatal=self.endpoint.check,
+            secrets=[str(self._llm.api_key)], fatal=self.endpoint.check, breaker=self.endpoint.breaker,
         )
         self.endpoint.reached = True
         return _to_result(response, self.model, self._provider)
@@ -256,9 +262,9 @@ class OpenAIEmbedder:
         inputs = [t if t.strip() else " " for t in batch]
         response = call_with_retries(
             lambda: self._client.embeddings.create(model=self.model, input=inputs, encoding_format="float"),
-            classify=classify, what=f"openai embeddings {self.model}",
+            classify=classify, what=f"openai embeddings {self.model} at {self.endpoint.host}",
             max_retries=self._llm.max_retries, base_delay_s=self._llm.retry_base_delay_s,
-            secrets=[str(self._llm.api_key)], fatal=self.endpoint.check,
+            secrets=[str(self._llm.api_key)], fatal=self.endpoint.check, breaker=self.endpoint.breaker,
         )
         self.endpoint.reached = True
         data = sorted(response.data, key=lambda d: d.index)
