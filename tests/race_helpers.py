@@ -83,8 +83,8 @@ def run_once(ws: list[str], questionnaire: Path, out: Path, base_url: str, concu
                       int(data.get("answered", 0) or 0), seconds, problems[:5] + tail)
 
 
-def _spin(stop) -> None:  # a busy loop until told to stop
-    while not stop.is_set():
+def _spin(stop, parent: int) -> None:  # a busy loop until told to stop, or its parent is gone
+    while not stop.is_set() and os.getppid() == parent:
         for _ in range(100_000):
             pass
 
@@ -94,7 +94,7 @@ def busy_cpus(n: int | None = None):
     """`n` busy-loop processes (default: one per CPU) for the duration of the block."""
     ctx = mp.get_context("spawn")
     stop = ctx.Event()
-    procs = [ctx.Process(target=_spin, args=(stop,), daemon=True) for _ in range(n or os.cpu_count() or 2)]
+    procs = [ctx.Process(target=_spin, args=(stop, os.getpid()), daemon=True) for _ in range(n or os.cpu_count() or 2)]
     for p in procs:
         p.start()
     try:
