@@ -11,6 +11,7 @@ run again, with nothing saying why. Skips (exit 0) when Tesseract is not install
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -43,6 +44,42 @@ def scanned_report(path: Path, pages: int) -> Path:
     return make_scanned_pdf(path, lines)
 
 
+def tesseract_threads(pdf: Path, busy: int, repeats: int = 3) -> None:
+    """One page through Tesseract with its default OpenMP threads and with one thread (what autofill now
+    sets), idle and with `busy` busy loops: wall and CPU seconds (medians)."""
+    import resource
+    import statistics
+    import subprocess
+
+    import pymupdf
+
+    from tests.race_helpers import busy_cpus
+
+    with pymupdf.open(str(pdf)) as doc:
+        png = doc[0].get_pixmap(dpi=150).tobytes("png")
+
+    def one(threads: str | None) -> tuple[float, float]:
+        env = {k: v for k, v in os.environ.items() if k != "OMP_THREAD_LIMIT"}
+        if threads:
+            env["OMP_THREAD_LIMIT"] = threads
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.monotonic()
+        subprocess.run(["tesseract", "stdin", "stdout", "--psm", "3", "--dpi", "150", "-l", "eng", "tsv"],
+                       input=png, capture_output=True, env=env, check=False)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return time.monotonic() - t0, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+    for loops in (0, busy):
+        runs: dict[str, list[tuple[float, float]]] = {"default threads": [], "OMP_THREAD_LIMIT=1": []}
+        with busy_cpus(loops) if loops else contextlib.nullcontext():
+            for _ in range(repeats):
+                runs["default threads"].append(one(None))
+                runs["OMP_THREAD_LIMIT=1"].append(one("1"))
+        line = "; ".join(f"{k}: {statistics.median(w for w, _ in v):.1f} s wall, {statistics.median(c for _, c in v):.1f} s CPU"
+                         for k, v in runs.items())
+        print(f"one page, {loops} busy loops (load {os.getloadavg()[0]:.0f}): {line}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pages", type=int, default=40)
@@ -59,6 +96,7 @@ def main() -> None:
         pdf = scanned_report(root / "image_only_report.pdf", args.pages)
         print(f"{args.pages}-page image-only PDF, {pdf.stat().st_size / 1e6:.1f} MB; {args.busy} busy loops on "
               f"{os.cpu_count()} CPUs", flush=True)
+        tesseract_threads(pdf, args.busy)
         for run in range(args.runs):
             ws = ["--workspace", str(root / f"ws{run}")]
             with busy_cpus(args.busy):
