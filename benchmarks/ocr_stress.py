@@ -106,9 +106,9 @@ def main() -> None:
                 load = os.getloadavg()[0]
             line = next((ln for ln in reversed(done.stdout.splitlines()) if ln.startswith("{")), "{}")
             data = json.loads(line)
-            files = data.get("files", [])
-            status = [(f.get("status"), f.get("ocr_pages"), f.get("error", "")) for f in files]
-            print(f"run {run + 1}: exit {done.returncode} in {wall:.0f} s at load {load:.1f}: {status}", flush=True)
+            status = {k: data.get(k) for k in ("documents", "failed_documents", "pages", "ocr_pages", "chunks")}
+            print(f"run {run + 1}: exit {done.returncode} in {wall:.0f} s at load {load:.1f}: {status}; failed: "
+                  f"{data.get('failed', [])}; warnings: {data.get('warnings', [])}", flush=True)
             notes = [ln for ln in done.stderr.splitlines() if any(k in ln for k in ("OCR", "parse", "helper", "retry"))]
             for note in notes[-8:]:
                 print(f"    {note[:200]}")
