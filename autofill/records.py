@@ -186,6 +186,7 @@ class IngestReport:
             "seconds": round(self.seconds, 2),
             "skipped_files": len(self.skipped_files),
             "warnings": [{"file": f.path, "why": why} for f in ok for why in f.warnings],
+            "failed": [{"file": f.path, "why": f.error} for f in self.files if f.status == "failed"],
             **({"llm": {stage: u.to_json() for stage, u in self.usage.items()}} if self.usage else {}),
         }
 

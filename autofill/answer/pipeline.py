@@ -26,7 +26,7 @@ from autofill.hashing import file_sha256
 from autofill.library.runtime import RunLibrary
 from autofill.answer.pages import PageLocator
 from autofill.answer.rerank import make_reranker
-from autofill.answer.row import RowContext, answer_row
+from autofill.answer.row import RowContext, RunStopped, answer_row
 from autofill.answer.run_report import build_run_info, progress_line
 from autofill.answer.trust import make_trust
 from autofill.checks.tier import tier_counts
@@ -34,6 +34,8 @@ from autofill.errors import InputError
 from autofill.fileio import ensure_not_open, ensure_writable_file, missing
 from autofill.plan import Plan, needs_model_warnings, resolve_plan
 from autofill.providers.base import Providers
+from autofill.providers.breaker import EndpointDown
+from autofill.providers.cache import refresh_cache
 from autofill.providers.cost import UsageMeter, pricing_for
 from autofill.records import QuestionRow, RowResult, RunReport
 from autofill.reporting import Reporter, as_reporter
@@ -137,6 +139,8 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     store = open_for_reading(settings, company)  # Chroma opened only for searches not cached
     providers = _providers(settings, store, providers)
     chat = providers.chat
+    if not resume:
+        refresh_cache(chat)  # --fresh: the model is asked again, not the response cache
     plan = _RunPlan(resolve_plan(settings, chat=chat, embedder=store.embedder_name), store.documents())
     reranker = make_reranker(settings, plan.plan.reranker, chat, providers.reranker)
     if not plan.documents:
@@ -204,12 +208,14 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         bar.note(f"{result.question.key} {result.outcome.value}")
         log.debug("%s", progress_line(len(results), len(to_answer), result))
 
+    stopped = None
     try:
         if pending:
             # Load the query embedder now, not inside the first rows: their timings stay honest and
             # a broken embedder fails the run once instead of every row.
             providers.embedder.embed_query(pending[0].question)
-        _answer_concurrently(ctx, pending, settings.llm.concurrency, finished, check=trust.assess, gate=gate)
+        stopped = _answer_concurrently(ctx, pending, settings.llm.concurrency, finished, check=trust.assess,
+                                       gate=gate)
     finally:
         bar.close()
     for key in resumed:
@@ -254,6 +260,8 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
                        unparsed=counts[Outcome.UNPARSED], reused=counts[Outcome.REUSED], uncited=uncited,
                        edited=edited_count, history=history, pending=left, plan=plan.plan.to_json(),
                        cost_unknown=meter.unknown_reason())
+    if stopped is not None:  # the endpoint went away: what finished is written, the rest stays pending
+        raise stopped.progress(len(ordered), len(to_answer), written)
     # The summary is the CLI's to print (autofill.summaries.run_summary), on the stream of every command's.
     return report
 
@@ -282,12 +290,16 @@ def _library(settings: Settings, company: str, providers: Providers, plan: _RunP
 
 def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: int,
                          finished: Callable[[RowResult], None],
-                         check: Callable[[RowResult], RowResult] = lambda r: r, gate: Any = None) -> None:
+                         check: Callable[[RowResult], RowResult] = lambda r: r,
+                         gate: Any = None) -> EndpointDown | None:
     """Answer rows in a thread pool, calling `finished` from this thread as each completes (so the
     checkpoint has a single writer). Ctrl-C or a broken template stops the pool: queued rows are
-    cancelled and in-flight ones abandoned; everything finished so far is already checkpointed."""
+    cancelled and in-flight ones abandoned; everything finished so far is already checkpointed. An
+    endpoint that stops answering (providers/breaker.py) stops it too, but returns its error: the rows
+    that finished are written back before the run reports it."""
     if not rows:
-        return
+        return None
+    stopped: EndpointDown | None = None
     pool = cf.ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="autofill-row")
     try:
         work = gate.wrap(answer_row) if gate is not None else answer_row
@@ -298,7 +310,17 @@ def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: 
 
         futures = [pool.submit(one, row) for row in rows]
         for future in cf.as_completed(futures):
-            result = future.result()
+            try:
+                result = future.result()
+            except (EndpointDown, RunStopped, cf.CancelledError) as exc:
+                if stopped is None and not isinstance(exc, EndpointDown):
+                    raise
+                if stopped is None:  # the endpoint went away mid-run: stop, keep what finishes
+                    stopped = exc
+                    ctx.stop.set()
+                    for queued in futures:
+                        queued.cancel()
+                continue
             if result is not None:  # None: the gate did not start the row (cost cap); it stays pending
                 finished(result)
     except BaseException:
@@ -308,6 +330,7 @@ def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: 
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+    return stopped
 
 
 def _open_store_with_first_call(chat: Any, store: Any) -> None:

@@ -33,7 +33,7 @@ from typing import Any, Iterator, Sequence
 from autofill.errors import InputError
 from autofill.hashing import file_sha256
 from autofill.ingest.contextualize import make_contextualizer
-from autofill.ingest.parse_helper import Parser
+from autofill.ingest.parse_helper import CRASHED, Parser
 from autofill.ingest.period import detect_period
 from autofill.ingest.walk import expand_paths
 from autofill.records import Chunk, DocumentRecord, FileOutcome, IngestReport, PageContent, ParsedDocument
@@ -154,8 +154,9 @@ def _read_and_embed(messages: Iterator[tuple], path: Path, company: str, ingest:
                     known.update(zip((c.embed_text for c in missing), _embed(embedder, missing)))
                     out.chunks, out.vectors = chunks, [known[c.embed_text] for c in chunks]
                 if not out.chunks:
-                    return _Embedded(error=f"no extractable text on any of its {doc.page_count} pages (scanned "
-                                           f"images? OCR is {'on' if ingest.ocr else 'off'})")
+                    ocr_failed = [w for w in warnings if w.startswith("OCR skipped")]
+                    why = ocr_failed[0] if ocr_failed else f"scanned images? OCR is {'on' if ingest.ocr else 'off'}"
+                    return _Embedded(error=f"no extractable text on any of its {doc.page_count} pages ({why})")
                 if contextualizer is not None:  # a model-written context line per chunk, before embedding
                     out.chunks = contextualizer(doc, out.chunks)
                     t = time.perf_counter()
@@ -165,10 +166,35 @@ def _read_and_embed(messages: Iterator[tuple], path: Path, company: str, ingest:
                     timer.embed += time.perf_counter() - t
                 out.doc, out.warnings = doc, list(warnings)
                 return out
-        return _Embedded(error="the PDF parser stopped without finishing this file")
+        return _Embedded(error=STOPPED)
     finally:
         if bar is not None:
             bar.close()
+
+
+STOPPED = "the PDF parser stopped without finishing this file"
+
+
+def transient(error: str) -> bool:
+    """A failure that says nothing about the file (the parse helper killed or gone, memory running out):
+    worth one more try before the file is reported failed."""
+    return error.startswith((CRASHED, STOPPED)) or "MemoryError" in error or "OCR skipped" in error
+
+
+def _once_more(path: Path, error: str, company: str, ingest: IngestSettings, embedder: Any, progress: Reporter,
+               label: str, loader: threading.Thread | None, timer: _Timer, contextualizer: Any) -> _Embedded:
+    """Parse `path` again in a helper of its own (the ingest's helper has moved on to the next file)."""
+    log.warning("%s: %s; trying it once more", path.name, error)
+    again = Parser([path], ingest)
+    try:
+        done = _read_and_embed(again.stream(path), path, company, ingest, embedder, progress, label, loader,
+                               timer, contextualizer)
+    finally:
+        again.close()
+    if done.error:
+        done.error = f"{done.error} (tried twice; first: {error})" if done.error != error else \
+            f"{done.error} (tried twice)"
+    return done
 
 
 def file_line(outcome: FileOutcome) -> str:
@@ -348,6 +374,9 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
                 label = f"[{number}/{len(todo)}] {path.name}" if len(todo) > 1 else path.name
                 done = _read_and_embed(parser.stream(path), path, company, settings.ingest, embedder,
                                        progress, label, loader, timer, contextualizer)
+                if done.error and transient(done.error):
+                    done = _once_more(path, done.error, company, settings.ingest, embedder, progress, label, loader,
+                                      timer, contextualizer)
                 if done.error:
                     outcome = FileOutcome(str(path), "failed", error=done.error)
                     outcomes.append(outcome)
