@@ -34,11 +34,16 @@ def confirm(reason: str, yes: bool) -> None:
                    "pending for the next run.")
 @click.option("--companies", default=None, help="Only these companies (comma-separated, as in the portfolio).")
 @click.option("--concurrency", type=int, default=None, help="Model calls in flight across all companies (default 4).")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default=None,
+              help="Where the work runs: local (threads here, the default) or ray (Ray tasks; pip install "
+                   "'autofill[ray]').")
+@click.option("--ray-address", default=None, help="With --engine ray: the Ray cluster to join (default: start a "
+                                                  "local Ray instance).")
 @click.option("-y", "--yes", is_flag=True, help="Run a large or costly portfolio without asking.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
 @click.pass_context
 @_handled
-def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurrency, yes, as_json):
+def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurrency, engine, ray_address, yes, as_json):
     """Ingest and answer every company of PORTFOLIO (.csv, .xlsx or .toml: company, reports, questionnaire)."""
     from autofill.cli import build_settings, emit, emit_json, reporter_for
     from autofill.portfolio.plan import consent_reason
@@ -46,7 +51,8 @@ def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurren
 
     if max_cost is not None and max_cost < 0:
         raise InputError("--max-cost must be 0 or more (USD)")
-    settings = build_settings(ctx, llm={"concurrency": concurrency})
+    settings = build_settings(ctx, llm={"concurrency": concurrency},
+                              portfolio={"engine": engine, "ray_address": ray_address})
     only = [c for c in companies.split(",")] if companies else None
     prepared = prepare(settings, portfolio, out_dir=out_dir, only=only)
     est = prepared.estimate
