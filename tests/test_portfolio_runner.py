@@ -27,7 +27,7 @@ from tests.portfolio_helpers import COMPANIES, QUESTIONS, entries, model_env, re
 from tests.workbook_builders import build_questionnaire
 
 BATCH_KEYS = ["companies", "succeeded", "failed", "new_documents", "rows", "answered", "drafted", "failed_rows",
-              "pending_rows", "cost_usd", "estimated_cost_usd", "portfolio", "outputs", "stages", "seconds"]
+              "pending_rows", "cost_usd", "estimated_cost_usd", "portfolio", "outputs", "stages", "seconds", "engine"]
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -63,15 +63,20 @@ class EmbeddedDocument:
 
 # --------------------------------------------------------------------------- on the workers
 
-_EMBEDDERS: dict[tuple[str, str], SerialEmbedder] = {}
+_EMBEDDERS: dict[tuple[str, str], SerialEmbedder] = {}  # (name, what else builds it) -> embedder
 _EMBEDDERS_LOCK = threading.Lock()
 
 
 def _embedder(settings: Settings, name: str) -> SerialEmbedder:
-    """One embedder per worker process and name: a local model loads once per worker, not per task."""
+    """One embedder per worker process and name: a local model loads once per worker, not per task. A
+    worker serves every run of its Ray job, so the key holds all that builds the embedder (an API
+    embedder's endpoint and key are llm settings)."""
+    import hashlib
+    import pickle
+
     from autofill.providers.factory import make_embedder
 
-    key = (name, repr(settings.embedding))
+    key = (name, hashlib.sha256(pickle.dumps((settings.embedding, settings.llm))).hexdigest())
     with _EMBEDDERS_LOCK:
         if key not in _EMBEDDERS:
             _EMBEDDERS[key] = SerialEmbedder(make_embedder(settings, name))
@@ -97,13 +102,31 @@ def _document_task(settings: Settings, company: str, path: str, embedder_name: s
 
 
 class _BudgetActor(Budget):
-    """budget.Budget in one actor process: every worker's rows reserve and settle here."""
+    """budget.Budget in one actor process: every worker's rows reserve and settle here (an actor runs one
+    call at a time, so reserve-then-settle is as atomic as the local Budget's lock makes it)."""
+
+    def __init__(self, cap_usd: float | None) -> None:
+        super().__init__(cap_usd)
+        self.rows_in_flight = 0
+        self.peak_rows_in_flight = 0
+
+    def reserve(self, estimate_usd: float) -> bool:
+        granted = super().reserve(estimate_usd)
+        if granted:
+            self.rows_in_flight += 1
+            self.peak_rows_in_flight = max(self.peak_rows_in_flight, self.rows_in_flight)
+        return granted
+
+    def settle(self, estimate_usd: float, actual_usd: float) -> None:
+        super().settle(estimate_usd, actual_usd)
+        self.rows_in_flight = max(0, self.rows_in_flight - 1)
 
     def is_exhausted(self) -> bool:
         return self.exhausted
 
     def totals(self) -> dict[str, float]:
-        return {"spent": self.spent, "in_flight": self.in_flight, "refused": self.refused}
+        return {"spent": self.spent, "in_flight": self.in_flight, "refused": self.refused,
+                "peak_rows_in_flight": self.peak_rows_in_flight}
 
 
 class _SlotsActor:
