@@ -53,7 +53,7 @@ def cells(path) -> list[tuple]:
 
 
 def ray_processes(title: str) -> list[int]:
-    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    out = subprocess.run(["ps", "-ww", "-eo", "pid,args"], capture_output=True, text=True).stdout
     return [int(line.split()[0]) for line in out.splitlines()[1:] if title in line]
 
 
@@ -156,8 +156,11 @@ def test_one_budget_and_one_slot_limit_across_workers(workspace, llm_server):
     # The next run, without a cap, answers only the rows left.
     settings = load_settings(workspace, (), environ=env)
     done = run_portfolio(settings, prepare(settings, manifest)).to_json()
-    assert (done["answered"], done["pending_rows"], done["new_documents"]) == (3 * QUESTIONS - data["answered"], 0, 0)
-    assert len(llm_server.chat_requests()) == 3 * QUESTIONS * 3
+    not_started = sum(1 for o in report.outcomes if o.status == "pending")  # not even ingested, as locally
+    assert (done["pending_rows"], done["failed_rows"], done["new_documents"]) == (0, 0, not_started)
+    for output in done["outputs"].values():
+        assert all(row[1] for row in cells(output))  # every row answered in every workbook
+    assert len(llm_server.chat_requests()) == 3 * QUESTIONS * 3  # no finished row was asked again
 
 
 def test_a_failing_company_does_not_stop_the_others(workspace, llm_server):
@@ -182,24 +185,42 @@ def test_ctrl_c_leaves_no_ray_process_behind(workspace, llm_server):
     llm_server.latency_s = 0.5
     manifest = write_manifest(workspace, entries(workspace))
     env = {**os.environ, **model_env(llm_server, AUTOFILL_LLM__CONCURRENCY="1"), "PYTHONPATH": str(ROOT)}
+    env.pop("RAY_ADDRESS", None)  # this session's Ray (ray.init sets it here): the driver is to start its own
     cmd = [sys.executable, "-m", "autofill", "--workspace", str(workspace), "batch", str(manifest), "--json",
            "--engine", "ray"]
-    # Its own session: every process its Ray starts carries its process-group id.
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
-    def group() -> list[str]:
-        out = subprocess.run(["ps", "-eo", "pgid,pid,args"], capture_output=True, text=True).stdout
-        return [line for line in out.splitlines()[1:] if line.split()[0] == str(proc.pid)]
+    def tree() -> set[int]:
+        """The driver and every process below it (raylet, GCS, workers, their helpers)."""
+        out = subprocess.run(["ps", "-eo", "pid,ppid"], capture_output=True, text=True).stdout
+        children: dict[int, list[int]] = {}
+        for line in out.splitlines()[1:]:
+            pid, ppid = map(int, line.split())
+            children.setdefault(ppid, []).append(pid)
+        found, todo = set(), [proc.pid]
+        while todo:
+            pid = todo.pop()
+            found.add(pid)
+            todo += children.get(pid, [])
+        return found
+
+    def alive(pids: set[int]) -> set[int]:
+        out = subprocess.run(["ps", "-ww", "-eo", "pid,args"], capture_output=True, text=True).stdout
+        return {int(line.split()[0]) for line in out.splitlines()[1:] if int(line.split()[0]) in pids
+                and "<defunct>" not in line}
 
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline and not llm_server.chat_requests():
         assert proc.poll() is None, proc.stderr.read().decode()
         time.sleep(0.1)
-    assert any("raylet" in line for line in group())
+    started = tree()
+    names = subprocess.run(["ps", "-ww", "-o", "args=", "-p", ",".join(map(str, started))], capture_output=True,
+                           text=True).stdout
+    assert "raylet" in names and "ray::" in names, names  # its own instance, with workers
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=60) == 130
     assert "interrupted" in proc.stderr.read().decode()
     deadline = time.monotonic() + 20
-    while group() and time.monotonic() < deadline:
+    while alive(started) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert group() == []
+    assert alive(started) == set()
