@@ -57,6 +57,17 @@ def ray_processes(title: str) -> list[int]:
     return [int(line.split()[0]) for line in out.splitlines()[1:] if title in line]
 
 
+def test_engine_is_a_known_name(workspace):
+    from autofill.errors import InputError
+    from autofill.settings import load_settings
+
+    assert load_settings(workspace, (), environ={}).portfolio.engine == "local"
+    with pytest.raises(InputError, match="unknown portfolio.engine 'spark'"):
+        load_settings(workspace, (), environ={"AUTOFILL_PORTFOLIO__ENGINE": "spark"})
+    result = CliRunner().invoke(cli, ["--workspace", str(workspace), "batch", "p.csv", "--engine", "spark"])
+    assert result.exit_code == 2 and "spark" in result.output
+
+
 def test_ray_fills_the_same_workbooks_as_the_local_engine(tmp_path):
     # Offline: evidence-only drafts from the local ONNX embedder, no model at all.
     root = tmp_path / "inputs"
