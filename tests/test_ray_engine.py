@@ -52,9 +52,27 @@ def cells(path) -> list[tuple]:
     return [(q.key, q.answer, q.reasoning, q.sources, q.status) for q in read_filled_workbook(Path(path)).questions]
 
 
+def descendants(root: int) -> set[int]:
+    """`root` and every process below it (for a driver: raylet, GCS, workers, their helpers)."""
+    out = subprocess.run(["ps", "-eo", "pid,ppid"], capture_output=True, text=True).stdout
+    children: dict[int, list[int]] = {}
+    for line in out.splitlines()[1:]:
+        pid, ppid = map(int, line.split())
+        children.setdefault(ppid, []).append(pid)
+    found, todo = set(), [root]
+    while todo:
+        pid = todo.pop()
+        found.add(pid)
+        todo += children.get(pid, [])
+    return found
+
+
 def ray_processes(title: str) -> list[int]:
+    """This session's Ray processes (descendants of this process) titled `title`, e.g. ray::_document_task:
+    other Ray instances on the machine are left alone."""
+    mine = descendants(os.getpid())
     out = subprocess.run(["ps", "-ww", "-eo", "pid,args"], capture_output=True, text=True).stdout
-    return [int(line.split()[0]) for line in out.splitlines()[1:] if title in line]
+    return [int(line.split()[0]) for line in out.splitlines()[1:] if title in line and int(line.split()[0]) in mine]
 
 
 def test_engine_is_a_known_name(workspace):
@@ -201,20 +219,6 @@ def test_ctrl_c_leaves_no_ray_process_behind(workspace, llm_server):
            "--engine", "ray"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
-    def tree() -> set[int]:
-        """The driver and every process below it (raylet, GCS, workers, their helpers)."""
-        out = subprocess.run(["ps", "-eo", "pid,ppid"], capture_output=True, text=True).stdout
-        children: dict[int, list[int]] = {}
-        for line in out.splitlines()[1:]:
-            pid, ppid = map(int, line.split())
-            children.setdefault(ppid, []).append(pid)
-        found, todo = set(), [proc.pid]
-        while todo:
-            pid = todo.pop()
-            found.add(pid)
-            todo += children.get(pid, [])
-        return found
-
     def alive(pids: set[int]) -> set[int]:
         out = subprocess.run(["ps", "-ww", "-eo", "pid,args"], capture_output=True, text=True).stdout
         return {int(line.split()[0]) for line in out.splitlines()[1:] if int(line.split()[0]) in pids
@@ -224,7 +228,7 @@ def test_ctrl_c_leaves_no_ray_process_behind(workspace, llm_server):
     while time.monotonic() < deadline and not llm_server.chat_requests():
         assert proc.poll() is None, proc.stderr.read().decode()
         time.sleep(0.1)
-    started = tree()
+    started = descendants(proc.pid)
     names = subprocess.run(["ps", "-ww", "-o", "args=", "-p", ",".join(map(str, started))], capture_output=True,
                            text=True).stdout
     assert "raylet" in names and "ray::" in names, names  # its own instance, with workers

@@ -63,6 +63,34 @@ class EmbeddedDocument:
 
 # --------------------------------------------------------------------------- on the workers
 
+# Imported once per worker process, on its main thread, before a task starts threads: a fresh worker's
+# row threads and embedder-loading thread otherwise import numpy, Chroma and the answer modules at the
+# same moment (seen here: "partially initialized module 'numpy._typing'", RecursionError).
+_WARM_LIBRARIES = ("numpy", "onnxruntime", "tokenizers", "chromadb", "bm25s", "openpyxl", "openai", "pymupdf")
+_WARM_PACKAGES = ("autofill.answer", "autofill.ingest", "autofill.store", "autofill.checks", "autofill.workbook",
+                  "autofill.library", "autofill.providers")
+_WARM_SKIP = ("autofill.providers.local_torch", "autofill.providers.cohere_provider", "autofill.workbook.live")
+_warmed = False
+
+
+def _warm_imports() -> None:
+    import importlib
+    import pkgutil
+
+    global _warmed
+    if _warmed:
+        return
+    names = list(_WARM_LIBRARIES)
+    for package in _WARM_PACKAGES:
+        module = importlib.import_module(package)
+        names += [m.name for m in pkgutil.iter_modules(module.__path__, package + ".") if m.name not in _WARM_SKIP]
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # an optional library this install leaves out: its users say so when asked
+            log.debug("not imported ahead: %s", name)
+    _warmed = True
+
 _EMBEDDERS: dict[tuple[str, str], SerialEmbedder] = {}  # (name, what else builds it) -> embedder
 _EMBEDDERS_LOCK = threading.Lock()
 
@@ -98,6 +126,7 @@ def embed_document(settings: Settings, company: str, path: str, embedder_name: s
 
 @ray.remote(num_cpus=1, max_retries=TASK_RETRIES)
 def _document_task(settings: Settings, company: str, path: str, embedder_name: str) -> EmbeddedDocument:
+    _warm_imports()
     return embed_document(settings, company, path, embedder_name)
 
 
@@ -222,6 +251,7 @@ class _RayShared(_Shared):
 @ray.remote(num_cpus=COMPANY_CPUS, max_retries=TASK_RETRIES)
 def _company_task(settings: Settings, prepared: Prepared, budget: Any, slots: Any,
                   *documents: EmbeddedDocument) -> tuple[CompanyOutcome, dict[str, Any] | None, dict[str, float]]:
+    _warm_imports()
     shared = _RayShared(settings, budget, slots, documents)
     outcome = _run_company(shared, prepared, prepared.plans[0])
     figures = {"documents": len(documents), "cpu_s": sum(d.cpu_s for d in documents),
