@@ -160,6 +160,7 @@ def test_a_worker_killed_mid_document_loses_nothing(workspace, llm_server):
 
 
 def test_one_budget_and_one_slot_limit_across_workers(workspace, llm_server):
+    from autofill.portfolio.engine import make_engine
     from autofill.portfolio.runner import prepare, run_portfolio
     from autofill.settings import load_settings
 
@@ -171,7 +172,7 @@ def test_one_budget_and_one_slot_limit_across_workers(workspace, llm_server):
     prepared = prepare(settings, manifest)
     per_row = prepared.estimate.total("cost_usd") / prepared.estimate.total("rows")
     cap = per_row * 4.5
-    report = run_portfolio(settings, prepared, max_cost=cap)
+    report = run_portfolio(settings, prepared, max_cost=cap, engine=make_engine(settings))
     data = report.to_json()
     assert data["engine"] == "ray" and report.cap_reached
     assert 0 < data["answered"] < 3 * QUESTIONS and data["answered"] + data["pending_rows"] == 3 * QUESTIONS
@@ -184,7 +185,7 @@ def test_one_budget_and_one_slot_limit_across_workers(workspace, llm_server):
 
     # The next run, without a cap, answers only the rows left.
     settings = load_settings(workspace, (), environ=env)
-    done = run_portfolio(settings, prepare(settings, manifest)).to_json()
+    done = run_portfolio(settings, prepare(settings, manifest), engine=make_engine(settings)).to_json()
     not_started = sum(1 for o in report.outcomes if o.status == "pending")  # not even ingested, as locally
     assert (done["pending_rows"], done["failed_rows"], done["new_documents"]) == (0, 0, not_started)
     for output in done["outputs"].values():

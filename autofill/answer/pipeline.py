@@ -25,15 +25,16 @@ from autofill.answer.checkpoint import Checkpoint, checkpoint_path, fingerprint,
 from autofill.hashing import file_sha256
 from autofill.library.runtime import RunLibrary
 from autofill.answer.pages import PageLocator
-from autofill.answer.retrieval import resolve_mode
+from autofill.answer.rerank import make_reranker
 from autofill.answer.row import RowContext, answer_row
 from autofill.answer.run_report import build_run_info, progress_line
 from autofill.answer.trust import make_trust
 from autofill.checks.tier import tier_counts
 from autofill.errors import InputError
 from autofill.fileio import ensure_not_open, ensure_writable_file, missing
+from autofill.plan import Plan, needs_model_warnings, resolve_plan
 from autofill.providers.base import Providers
-from autofill.providers.cost import UsageMeter
+from autofill.providers.cost import UsageMeter, pricing_for
 from autofill.records import QuestionRow, RowResult, RunReport
 from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings
@@ -54,30 +55,31 @@ def output_path(settings: Settings, company: str, questionnaire: Path, out_dir: 
 
 
 @dataclass
-class _Plan:
-    """What this run uses, resolved once: it feeds the checkpoint key and the Run info sheet."""
+class _RunPlan:
+    """What this run uses: the resolved plan (autofill/plan.py) and the store's documents. It feeds the
+    checkpoint key and the Run info sheet."""
 
-    mode: str
-    rerank: str
-    chat_model: str
-    embedder: str
+    plan: Plan
     documents: dict[str, Any]
 
+    @property
+    def chat_model(self) -> str:
+        return self.plan.model
+
     def fingerprint(self, settings: Settings) -> str:
-        r, llm = settings.retrieval, settings.llm
+        r, llm, plan = settings.retrieval, settings.llm, self.plan
         return fingerprint({
-            "version": PIPELINE_VERSION, "mode": self.mode, "rerank": self.rerank, "chat_model": self.chat_model,
-            "llm_provider": settings.llm_provider if self.chat_model else "none",
-            "temperature": llm.temperature, "max_tokens": llm.max_tokens, "embedder": self.embedder,
+            "version": PIPELINE_VERSION, "mode": plan.mode.name, "rerank": plan.reranker.name,
+            "chat_model": plan.model, "llm_provider": plan.provider,
+            "temperature": llm.temperature, "max_tokens": llm.max_tokens, "embedder": plan.embedder,
             "retrieval": [r.candidates, r.final_k, r.rrf_k, r.context_order, r.rerank_window, r.rerank_step,
-                          r.cohere_rerank_model if self.rerank == "cohere" else "", r.max_per_page,
+                          plan.reranker_model, r.max_per_page,
                           r.lexical_query, r.synonyms, r.keyword_weight, r.page_chunks],
-            "templates": {t: template_source(settings.templates_dir, t) for t in TEMPLATES} if self.chat_model else {},
+            "templates": {t: template_source(settings.templates_dir, t) for t in TEMPLATES} if plan.model else {},
             # Chunking is part of a document's identity: a re-chunked store retrieves other passages.
             "documents": sorted((d.file_name, d.sha256, d.chunking) for d in self.documents.values()),
             # Multi-query retrieval changes the candidates; only named when on, so older checkpoints stay valid.
-            **({"multi_query": template_source(settings.templates_dir, "multiquery")}
-               if r.multi_query and self.chat_model else {}),
+            **({"multi_query": template_source(settings.templates_dir, "multiquery")} if plan.multi_query else {}),
         })
 
 
@@ -101,18 +103,19 @@ def _providers(settings: Settings, store: Any, providers: Providers | None) -> P
 def run_questionnaire(settings: Settings, company: str, questionnaire: Path | str, out_dir: Path | None = None,
                       reporter: Reporter | None = None, resume: bool = True, live: bool = False,
                       providers: Providers | None = None, gate: Any = None, output: Path | str | None = None,
-                      keep_reviews: bool = True) -> RunReport:
+                      keep_reviews: bool = True, announce: bool = True) -> RunReport:
     """Answer `questionnaire` for `company`. `output`: the file to write (default
     `<out_dir or reports_out>/<questionnaire>_<company>_filled.xlsx`). `keep_reviews=False` answers
     every row from the questionnaire alone, ignoring an existing output (eval runs). `gate` (portfolio
     runs, autofill/portfolio/budget.RowGate): shared model slots and a cost cap; rows it holds back stay
-    pending and the checkpoint is kept."""
+    pending and the checkpoint is kept. `announce`: say the plan first (model, endpoint, retrieval mode,
+    reranker); a portfolio run says it once for all its companies."""
     rep = as_reporter(reporter)
     started_at, t0 = now_iso(), time.monotonic()
     questionnaire = Path(questionnaire)
     if not questionnaire.is_file():
         raise missing("questionnaire", questionnaire)
-    from autofill.store.snapshot import open_for_reading
+    from autofill.store.reading import open_for_reading
     from autofill.workbook.carry import Start, choose_base, read_state
     from autofill.workbook.layout import read_questions
     from autofill.workbook.reviewer import kept_result, rows_to_answer
@@ -131,27 +134,22 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     store = open_for_reading(settings, company)  # Chroma opened only for searches not cached
     providers = _providers(settings, store, providers)
     chat = providers.chat
-    rerank_method = settings.reranker
-    if rerank_method == "cohere" and providers.reranker is None:
-        raise InputError("reranker 'cohere' needs a Cohere API key (COHERE_API_KEY)")
-    plan = _Plan(mode=resolve_mode(settings, chat is not None),
-                 rerank=rerank_method if (rerank_method != "llm" or chat is not None) else "none",
-                 chat_model=getattr(chat, "model", "") if chat is not None else "",
-                 embedder=store.embedder_name, documents=store.documents())
+    plan = _RunPlan(resolve_plan(settings, chat=chat, embedder=store.embedder_name), store.documents())
+    reranker = make_reranker(settings, plan.plan.reranker, chat, providers.reranker)
     if not plan.documents:
         raise InputError(f"the evidence store for {company!r} has no documents; run `autofill ingest` first")
-    for asked, used, what in ((settings.retrieval.mode, plan.mode, "retrieval"),
-                              (settings.retrieval.reranker, plan.rerank, "reranker")):
-        if chat is None and asked != "auto" and asked != used:
-            # Asked for explicitly (option or settings file): say so, even under --json, rather than
-            # let the Run info sheet be the only place that shows HyDE or the LLM rerank did not run.
-            log.warning("%s %r needs an LLM and none is configured; using %r", what, asked, used)
     # Before any model call: a folder we cannot write to is bad input, not a failure after paying for rows.
     # Likewise an output open in Excel or LibreOffice, or marked read-only (fileio says which, naming it).
     ensure_writable_file(out)
     if live:
         # --live drives the workbook open in Excel (its lock is expected); LibreOffice it cannot drive.
         ensure_not_open(questionnaire, allow=("Excel",))
+    if announce:  # after the input checks: bad input stays one line
+        rep.message(plan.plan.first_line())
+    for warning in needs_model_warnings(settings, plan.plan):
+        # Asked for explicitly (option or settings file): said even under --json, rather than letting the
+        # Run info sheet be the only place that shows HyDE or the LLM rerank did not run.
+        log.warning("%s", warning)
     if chat is None:
         rep.message("No LLM configured: drafting evidence-only rows (quotes with pages, no answers). "
                     "Set OPENAI_API_KEY / OPENAI_BASE_URL or COHERE_API_KEY for answers.")
@@ -179,9 +177,9 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         results.update((r.question.key, r) for r in library.reuse(pending))
         pending = [row for row in pending if row.key not in results]
 
-    meter = UsageMeter(settings.cost)
+    meter = UsageMeter(pricing_for(settings))  # a call with no price here: cost unknown, not $0
     ctx = RowContext(settings=settings, company=company, store=store, embedder=providers.embedder, chat=chat,
-                     reranker=providers.reranker, mode=plan.mode, rerank_method=plan.rerank, meter=meter,
+                     reranker=reranker, mode=plan.plan.mode, meter=meter,
                      locator=PageLocator(plan.documents))
     trust = make_trust(settings, plan.documents, chat, meter)  # checks and tier of every finished row
     _open_store_with_first_call(chat, store)
@@ -229,8 +227,9 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     counts = Counter(r.outcome for r in ordered)
     edited_count = sum(1 for r in kept_results if r.note)
     uncited = sum(1 for r in ordered if r.uncited)
-    run_info = build_run_info(settings, company, plan, meter.snapshot(), ordered, started_at,
-                              len(to_answer) - len(pending), len(kept), edited=edited_count)
+    run_info = build_run_info(settings, company, plan.plan, meter.snapshot(), ordered, started_at,
+                              len(to_answer) - len(pending), len(kept), edited=edited_count,
+                              documents=plan.documents, cost_unknown=meter.unknown_reason())
     if library is not None:
         run_info.update(library.run_info())
     from autofill.workbook.history import keep_previous
@@ -250,7 +249,8 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
                        seconds=finished_at - t0, report_html=report_html, evidence_only=not plan.chat_model,
                        problems=problems, tiers=tier_counts(r.tier for r in ordered), drafted=counts[Outcome.DRAFTED],
                        unparsed=counts[Outcome.UNPARSED], reused=counts[Outcome.REUSED], uncited=uncited,
-                       edited=edited_count, history=history, pending=left)
+                       edited=edited_count, history=history, pending=left, plan=plan.plan.to_json(),
+                       cost_unknown=meter.unknown_reason())
     # The summary is the CLI's to print (autofill.summaries.run_summary), on the stream of every command's.
     return report
 
@@ -261,7 +261,7 @@ def _same_review(before: QuestionRow, now: QuestionRow) -> bool:
         before.reviewer_comment.strip() == now.reviewer_comment.strip()
 
 
-def _library(settings: Settings, company: str, providers: Providers, plan: _Plan, questionnaire: Path,
+def _library(settings: Settings, company: str, providers: Providers, plan: _RunPlan, questionnaire: Path,
              layout: Any, rows: list[QuestionRow], out: Path) -> RunLibrary | None:
     """The answer library for this run, having learned the approved rows of the workbook passed in and
     of an existing output of it (what reviewers approved there since the last run)."""

@@ -1,6 +1,6 @@
 """`autofill batch --engine ray`: a portfolio's work as Ray tasks (the only module that imports ray).
 
-Units of work, as the engine seam (portfolio/engine.py) hands it a prepared portfolio:
+Units of work, as the engine seam (portfolio/engine.py, runner.run_portfolio) hands it a prepared portfolio:
 - per document to ingest, a task (`_document_task`, one CPU, anywhere in the cluster) that parses, OCRs,
   chunks and embeds it (ingest/pipeline.embed_file) and returns the chunks and vectors;
 - per company, a task (`_company_task`, pinned to the driver's node) that stores its documents once
@@ -36,9 +36,8 @@ import ray
 
 from autofill.errors import InputError
 from autofill.portfolio.budget import Budget, SerialEmbedder
-from autofill.portfolio.engine import EngineRun, company_done
 from autofill.portfolio.estimate import PortfolioEstimate
-from autofill.portfolio.runner import FAILED, CompanyOutcome, Prepared, _run_company, _Shared
+from autofill.portfolio.runner import FAILED, CompanyOutcome, EngineRun, Prepared, _run_company, _Shared, company_done
 from autofill.settings import Settings
 
 log = logging.getLogger(__name__)

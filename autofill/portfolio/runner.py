@@ -13,6 +13,7 @@ is dropped when that company is done, so memory does not grow with the size of t
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import dataclasses
 import logging
 import threading
@@ -24,7 +25,8 @@ from typing import Any
 from autofill.errors import InputError
 from autofill.fileio import ensure_writable_dir
 from autofill.portfolio.budget import Budget, LimitedChat, RowGate, SerialEmbedder
-from autofill.portfolio.estimate import PortfolioEstimate, calibrate, model_plan
+from autofill.plan import resolve_plan
+from autofill.portfolio.estimate import PortfolioEstimate, calibrate
 from autofill.portfolio.manifest import read_manifest
 from autofill.portfolio.plan import CompanyPlan, PortfolioState, plan_company, run_key
 from autofill.reporting import Reporter, as_reporter
@@ -56,9 +58,21 @@ class CompanyOutcome:
     cost_usd: float = 0.0
     seconds: float = 0.0
     stages: dict[str, Any] = field(default_factory=dict)  # this run's model usage by stage (records.stages_json)
+    cost_unknown: str = ""  # why its cost is unknown (calls to a model or endpoint with no price); "" when known
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    def counts(self) -> str:
+        """Its rows in words, the same on stderr as it finishes and in the summary on stdout: a draft
+        (evidence only, no model) is never called an answer."""
+        parts = [f"{self.answered} answered"]
+        parts += [f"{n} {word}" for n, word in ((self.drafted, "drafted"), (self.failed_rows, "failed"),
+                                                (self.pending_rows, "pending")) if n]
+        return ", ".join(parts)
+
+    def cost_text(self) -> str:
+        return "cost unknown" if self.cost_unknown else f"${self.cost_usd:.4f}"
 
 
 @dataclass
@@ -98,8 +112,9 @@ class PortfolioReport:
             "drafted": self.total("drafted"),
             "failed_rows": self.total("failed_rows"),
             "pending_rows": self.total("pending_rows"),
-            "cost_usd": round(self.total("cost_usd"), 6),
-            "estimated_cost_usd": round(self.estimate.total("cost_usd"), 6),
+            "cost_usd": None if self.cost_unknown else round(self.total("cost_usd"), 6),
+            "estimated_cost_usd": None if self.estimate.cost_unknown else round(self.estimate.total("cost_usd"), 6),
+            "cost_unknown_reason": self.cost_unknown or self.estimate.cost_unknown or None,
             "portfolio": str(self.workbook) if self.workbook else None,
             "outputs": {o.company: o.output or None for o in self.outcomes},
             # Model usage by stage per company run now (an up-to-date company spent nothing: {}).
@@ -108,20 +123,29 @@ class PortfolioReport:
             "engine": self.engine,
         }
 
+    @property
+    def cost_unknown(self) -> str:
+        """Why what was spent is unknown ("" when it is known)."""
+        return next((o.cost_unknown for o in self.outcomes if o.cost_unknown), "")
+
     def describe(self) -> str:
         lines = []
         for o in self.outcomes:
             if o.status == FAILED:
                 lines.append(f"  FAILED  {o.company}: {o.error}")
                 continue
-            what = f"{o.answered} answered" + (f", {o.drafted} drafted" if o.drafted else "")
-            what += (f", {o.failed_rows} failed" if o.failed_rows else "") + (f", {o.pending_rows} pending" if o.pending_rows else "")
-            lines.append(f"  {o.status:<10} {o.company}: {what}, ${o.cost_usd:.4f}, {o.seconds:.1f} s")
+            lines.append(f"  {o.status:<10} {o.company}: {o.counts()}, {o.cost_text()}, {o.seconds:.1f} s")
         d = self.to_json()
+        if not self.estimate.model_configured and not d["cost_usd"]:
+            money = "no model configured (evidence-only drafts): no model calls, nothing to pay"
+        elif d["cost_usd"] is None or d["estimated_cost_usd"] is None:
+            money = ("cost unknown" if d["cost_usd"] is None else f"${d['cost_usd']:.4f} spent") + \
+                f" ({d['cost_unknown_reason']})"
+        else:
+            money = f"${d['cost_usd']:.4f} spent of ${d['estimated_cost_usd']:.4f} estimated"
         lines.append(f"{d['companies']} companies ({d['succeeded']} succeeded, {d['failed']} failed), "
                      f"{d['rows']} rows: {d['answered']} answered, {d['drafted']} drafted, {d['failed_rows']} failed, "
-                     f"{d['pending_rows']} pending; ${d['cost_usd']:.4f} spent of ${d['estimated_cost_usd']:.4f} "
-                     f"estimated, {d['seconds']:.1f} s")
+                     f"{d['pending_rows']} pending; {money}, {d['seconds']:.1f} s")
         if self.cap_reached:
             lines.append("The cost cap was reached: pending rows were not started. Run the same command again "
                          "(with a higher --max-cost) to answer them; finished rows are kept.")
@@ -154,7 +178,7 @@ def prepare(settings: Settings, manifest: Path | str, out_dir: Path | None = Non
             from autofill.portfolio.estimate import CompanyEstimate
             from autofill.portfolio.plan import output_for
 
-            model = model_plan(settings)[0]
+            model = resolve_plan(settings).model
             plans.append(CompanyPlan(entry=entry, output=output_for(settings, entry, out),
                                      estimate=CompanyEstimate(entry.company, model, error=str(exc))))
     return Prepared(manifest, out, plans, PortfolioEstimate([p.estimate for p in plans]), state)
@@ -175,7 +199,7 @@ class _Shared:
         self.ingest_lock = threading.Lock()
         chat = make_chat(settings)
         self.chat = LimitedChat(chat, self.limiter) if chat is not None else None
-        self.reranker = make_reranker(settings) if self.chat is not None or settings.reranker == "cohere" else None
+        self.reranker = make_reranker(settings)  # a rerank API client when the settings choose one, else None
         self._embedders: dict[str, Any] = {}
         self._embedders_lock = threading.Lock()
         self._injected = SerialEmbedder(embedder) if embedder is not None else None
@@ -198,18 +222,63 @@ class _Shared:
         return ingest_paths(settings, company, reports, embedder=embedder)
 
 
+@dataclass
+class EngineRun:
+    outcomes: dict[str, CompanyOutcome]  # by company name, one per plan
+    cap_reached: bool  # the budget refused a row or an ingest: some work stays pending
+
+
+def company_done(reporter: Reporter, bar: Any, outcome: CompanyOutcome) -> None:
+    """The driver's progress for one finished company, the same line whichever engine ran it."""
+    bar.advance()
+    bar.note(outcome.company)
+    if outcome.status != FAILED:  # failures: in the report, which the CLI shows on stderr
+        # The same words and counts as this company's line in the summary (PortfolioReport.describe).
+        reporter.message(f"{outcome.company}: {outcome.status}, {outcome.counts()}, {outcome.cost_text()}")
+
+
+class LocalEngine:
+    """Companies in a thread pool of this process (see the module docstring)."""
+
+    name = "local"
+
+    def run(self, settings: Settings, prepared: Prepared, budget: Budget, reporter: Reporter,
+            embedder: Any = None) -> EngineRun:
+        # Calls of every company share the llm.concurrency slots; each company's own pool may use them all.
+        shared = _Shared(settings, budget, embedder)
+        bar = reporter.bar("Companies", len(prepared.plans), "companies")
+        outcomes: dict[str, Any] = {}
+        pool = cf.ThreadPoolExecutor(max_workers=settings.portfolio.companies_at_once,
+                                     thread_name_prefix="autofill-co")
+        try:
+            futures = {pool.submit(_run_company, shared, prepared, plan): plan for plan in prepared.plans}
+            for future in cf.as_completed(futures):
+                outcome = future.result()
+                outcomes[outcome.company] = outcome
+                company_done(reporter, bar, outcome)
+        except BaseException:
+            shared.stop.set()  # rows not yet started stay pending; rows in flight finish their call
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        finally:
+            bar.close()
+        pool.shutdown(wait=True)
+        return EngineRun(outcomes, shared.budget.exhausted)
+
+
 def run_portfolio(settings: Settings, prepared: Prepared, max_cost: float | None = None,
-                  reporter: Reporter | None = None, embedder: Any = None) -> PortfolioReport:
+                  reporter: Reporter | None = None, embedder: Any = None, engine: Any = None) -> PortfolioReport:
     """Work through every company of `prepared`; see the module docstring. `embedder`: inject one
-    (tests); by default each store's own embedder is built once and shared."""
-    from autofill.portfolio.engine import make_engine
+    (tests); by default each store's own embedder is built once and shared. `engine`: where the companies
+    run (portfolio/engine.make_engine; default LocalEngine, threads in this process)."""
     from autofill.portfolio.index import write_index
     from autofill.portfolio.workbook import write_portfolio_workbook
 
     t0 = time.monotonic()
     rep = as_reporter(reporter)
+    rep.message(resolve_plan(settings).first_line())  # what every company's run uses
     ensure_writable_dir(prepared.out_dir)  # before any model call
-    engine = make_engine(settings)
+    engine = engine if engine is not None else LocalEngine()
     done = engine.run(settings, prepared, Budget(max_cost), rep, embedder)
     outcomes = done.outcomes
     ordered = [outcomes[p.entry.company] for p in prepared.plans]
@@ -257,7 +326,7 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     from autofill.providers.base import Providers
     from autofill.records import stages_json
     from autofill.store.chroma_store import find_store
-    from autofill.store.snapshot import find_for_reading
+    from autofill.store.reading import find_for_reading
 
     settings, entry = shared.settings, plan.entry
     new_documents = 0
@@ -295,7 +364,7 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     if entry.year:  # the manifest's year is the questionnaire's reporting year (trust checks tier older figures)
         settings = dataclasses.replace(settings, run=dataclasses.replace(settings.run, reporting_year=int(entry.year)))
     report = run_questionnaire(settings, entry.company, entry.questionnaire, out_dir=prepared.out_dir,
-                               providers=providers, gate=gate, output=plan.output)
+                               providers=providers, gate=gate, output=plan.output, announce=False)
     calibrate(settings, plan.estimate, report.usage)
     store = find_for_reading(settings, entry.company)
     documents = store.documents() if store is not None else {}
@@ -308,11 +377,24 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
         answered=done_rows, drafted=report.drafted,
         failed_rows=report.failed, pending_rows=report.pending, skipped=report.skipped,
         cost_usd=report.totals().cost_usd + sum(u.cost_usd for u in ingest_usage.values()),
-        seconds=time.monotonic() - t0, stages=stages_json({**report.usage, **ingest_usage}))
+        seconds=time.monotonic() - t0, stages=stages_json({**report.usage, **ingest_usage}),
+        cost_unknown=_cost_unknown(shared.settings, report, ingest_usage))
     complete = not report.failed and not report.pending
-    key = run_key(settings, file_sha256(entry.questionnaire), documents, model_plan(settings)[0])
+    key = run_key(settings, file_sha256(entry.questionnaire), documents, resolve_plan(settings).model)
     prepared.state.put(entry.company, {**outcome.to_json(), "key": key, "complete": complete})
     return outcome
+
+
+def _cost_unknown(settings: Settings, report: Any, ingest_usage: dict[str, Any]) -> str:
+    """Why a company's spend is unknown: its run's reason, or an ingest's calls with no price."""
+    if report.cost_unknown or not report.totals().cost_known:
+        return report.cost_unknown or "no price for the model"
+    if any(u.unpriced_calls for u in ingest_usage.values()):
+        from autofill.providers.cost import pricing_for
+        from autofill.providers.factory import chat_model_name
+
+        return pricing_for(settings).unknown_reason([chat_model_name(settings)]) or "no price for the model"
+    return ""
 
 
 def _periods(documents: dict[str, Any]) -> str:

@@ -15,9 +15,8 @@ accepts), may edit answers and add a comment. Running autofill again:
 
 from __future__ import annotations
 
-from autofill.answer.evidence_only import PREFIX as DRAFT_PREFIX
 from autofill.records import QuestionRow, RowResult
-from autofill.states import EDITED_BY_HAND, Outcome, ReviewState, parse_review, parse_status
+from autofill.states import DRAFT_PREFIX, EDITED_BY_HAND, Outcome, ReviewState, parse_review, parse_status
 
 _REDO = (Outcome.FAILED, Outcome.UNPARSED, Outcome.DRAFTED)
 _ROLE_NAMES = {"answer": "Answer", "reasoning": "Reasoning", "sources": "Sources"}
