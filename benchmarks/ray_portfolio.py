@@ -17,6 +17,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -96,7 +97,7 @@ def run_batch(workspace: Path, manifest: Path, engine: str) -> dict:
         time.sleep(0.2)
     out, err = proc.communicate()
     wall = time.perf_counter() - t0
-    if proc.returncode not in (0, 1):
+    if proc.returncode not in (0, 1) or not out.strip():
         raise SystemExit(f"{engine} run failed ({proc.returncode}):\n{err[-3000:]}")
     data = json.loads(out.strip().splitlines()[-1])
     return {"engine": engine, "wall_s": round(wall, 1), "cpu_s": round(sum(cpu.values()), 1),
@@ -156,22 +157,27 @@ def main() -> None:
     ap.add_argument("--real", action="store_true", help="BHP + two financebench-dev filings (done-when run)")
     ap.add_argument("--overhead", action="store_true", help="only Ray's per-task overhead")
     ap.add_argument("--keep", type=Path, default=None, help="work in this folder and keep it")
+    ap.add_argument("--engines", default="local,ray", help="which runs (a run kept in --keep is reused)")
     args = ap.parse_args()
     if args.overhead:
         print(json.dumps(overhead()))
         return
     root = args.keep or Path(tempfile.mkdtemp(prefix="ray-portfolio-"))
     root.mkdir(parents=True, exist_ok=True)
-    manifest = real_portfolio(root) if args.real else generated_portfolio(root, args.companies)
+    kept = root / "portfolio.csv"
+    manifest = kept if kept.is_file() else real_portfolio(root) if args.real else generated_portfolio(root, args.companies)
     if manifest is None:
         print(f"skipped: the data sets are not in {DATASETS}")
         return
     runs = {}
     for engine in ("local", "ray"):
         ws = root / f"ws-{engine}"
-        ws.mkdir(exist_ok=True)
-        runs[engine] = run_batch(ws, manifest, engine)
-        r = runs[engine]
+        saved = root / f"run-{engine}.json"
+        if engine in args.engines.split(","):
+            shutil.rmtree(ws, ignore_errors=True)
+            ws.mkdir()
+            saved.write_text(json.dumps(run_batch(ws, manifest, engine)))
+        runs[engine] = r = json.loads(saved.read_text())
         print(f"{engine:<6} wall {r['wall_s']:>7.1f} s  cpu {r['cpu_s']:>7.1f} s  peak {r['peak_mb']:>6} MB  "
               f"({r['processes']} processes)  companies {r['json']['companies']}, failed {r['json']['failed']}, "
               f"documents {r['json']['new_documents']}, drafted {r['json']['drafted']}, engine "
