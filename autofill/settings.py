@@ -193,6 +193,11 @@ class PortfolioSettings:
     # Characters per token before any usage was reported (then the calibration in
     # vectordb/.usage-calibration.json takes over).
     chars_per_token: float = 4.0
+    # Where `batch` does the work: "local" (threads in this process) or "ray" (Ray tasks: documents
+    # parsed and embedded across a cluster; portfolio/ray_engine.py). ray_address: a running cluster
+    # to join ("" starts a local Ray instance).
+    engine: str = "local"
+    ray_address: str = ""
 
 
 @dataclass
@@ -518,6 +523,8 @@ def validate(settings: Settings) -> None:
         raise InputError("workbook.history_versions must be 0 (no history) or more")
     if settings.portfolio.companies_at_once < 1:
         raise InputError("portfolio.companies_at_once must be at least 1")
+    if settings.portfolio.engine not in ("local", "ray"):
+        raise InputError(f"unknown portfolio.engine {settings.portfolio.engine!r} (local, ray)")
     if settings.portfolio.chars_per_token <= 0:
         raise InputError("portfolio.chars_per_token must be above 0")
     # A malformed price used to pass here and then fail every row after its model calls were made.
