@@ -112,15 +112,34 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     questionnaire = Path(questionnaire)
     if not questionnaire.is_file():
         raise missing("questionnaire", questionnaire)
-    from autofill.store.snapshot import open_for_reading
-    from autofill.workbook.carry import Start, choose_base, read_state
     from autofill.workbook.layout import read_questions
-    from autofill.workbook.reviewer import kept_result, rows_to_answer
     from autofill.workbook.writeback import output_file
 
     layout, rows = read_questions(settings, questionnaire)
     out = output_file(questionnaire, Path(output) if output else output_path(settings, company, questionnaire,
                                                                              out_dir), layout.kind)
+    from autofill.outputlock import OutputLock
+    from autofill.store.chroma_client import collection_name
+    from autofill.workbook.carry import check_made_for
+
+    ensure_writable_file(out)
+    # One writer per output, before the existing output is read and before any model call; and never
+    # another company's workbook (outputs of earlier versions record no company and are continued).
+    with OutputLock(out):
+        for path in (out, questionnaire):  # an output passed as the questionnaire: its rows are not kept either
+            check_made_for(path, company, collection_name(company))
+        return _run_locked(settings, company, questionnaire, layout, rows, out, rep, started_at, t0, resume, live,
+                           providers, gate, keep_reviews)
+
+
+def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: Any, rows: list[QuestionRow],
+                out: Path, rep: Reporter, started_at: str, t0: float, resume: bool, live: bool,
+                providers: Providers | None, gate: Any, keep_reviews: bool) -> RunReport:
+    """run_questionnaire's work while it holds the output's lock."""
+    from autofill.store.snapshot import open_for_reading
+    from autofill.workbook.carry import Start, choose_base, read_state
+    from autofill.workbook.reviewer import kept_result, rows_to_answer
+
     # The existing output, when there is one: reviewer state is read from it and kept (workbook/carry.py).
     start = choose_base(settings, questionnaire, layout, rows, out) if keep_reviews else Start(questionnaire,
                                                                                                layout, rows)
@@ -223,7 +242,6 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     if library is not None:
         for result in ordered:
             library.annotate(result, answered_by_model=bool(plan.chat_model))
-    finished_at = time.monotonic()
     for warning in layout.all_warnings:
         log.warning("%s", warning)
     counts = Counter(r.outcome for r in ordered)
@@ -237,8 +255,12 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     from autofill.workbook.writeback import write_results
 
     history = keep_previous(out, settings.workbook.history_versions)
+    run_info["evidence store"] = store.collection
+    run_info["questionnaire"] = questionnaire.name
+    identity = {"company": company, "store": store.collection, "questionnaire": questionnaire.name,
+                "questionnaire_sha": file_sha256(questionnaire)}
     written = write_results(settings, questionnaire, layout, ordered + kept_results, out, run_info, base=base,
-                            carried=start.carried)
+                            carried=start.carried, identity=identity)
     left = len(to_answer) - len(ordered)  # held back by the gate (cost cap): pending
     if not counts[Outcome.FAILED] and not left:
         checkpoint.remove()  # complete: nothing left to resume
@@ -247,7 +269,8 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
                 for r in ordered if r.outcome in (Outcome.FAILED, Outcome.UNPARSED)]
     report = RunReport(output=Path(written), rows=len(rows), answered=counts[Outcome.ANSWERED],
                        failed=counts[Outcome.FAILED], skipped=len(kept), usage=meter.snapshot(),
-                       seconds=finished_at - t0, report_html=report_html, evidence_only=not plan.chat_model,
+                       seconds=time.monotonic() - t0,  # the whole run: workbook and report included
+                       report_html=report_html, evidence_only=not plan.chat_model,
                        problems=problems, tiers=tier_counts(r.tier for r in ordered), drafted=counts[Outcome.DRAFTED],
                        unparsed=counts[Outcome.UNPARSED], reused=counts[Outcome.REUSED], uncited=uncited,
                        edited=edited_count, history=history, pending=left)

@@ -49,7 +49,8 @@ def output_file(source: Path, out_path: Path, kind: str) -> Path:
 
 
 def write_results(settings, source: Path, layout: WorkbookLayout, results: list[RowResult], out_path: Path,
-                  run_info: dict, base: Path | None = None, carried: dict | None = None) -> Path:
+                  run_info: dict, base: Path | None = None, carried: dict | None = None,
+                  identity: dict[str, str] | None = None) -> Path:
     """Write a filled copy of `source` to `out_path` (suffix adjusted: .xlsm for macro workbooks, .xlsx
     for CSV input and templates) and return the path actually written. `base` is the workbook to start
     from when it is not `source`: the existing output of an earlier run (carry.choose_base), so what
@@ -101,7 +102,7 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
                           for rec in c.evidence])
     write_run_info_sheet(wb, run_info, source, out_path)
     link_sources(wb, pdf_links((run_info or {}).get("documents"), out_path.parent))
-    write_record(wb, record)
+    write_record(wb, record, identity)
     _save_atomically(wb, out_path)
     return out_path
 
