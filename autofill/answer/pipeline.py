@@ -25,6 +25,7 @@ from autofill.answer.checkpoint import Checkpoint, checkpoint_path, fingerprint,
 from autofill.hashing import file_sha256
 from autofill.library.runtime import RunLibrary
 from autofill.answer.pages import PageLocator
+from autofill.answer.recheck import recheck
 from autofill.answer.retrieval import resolve_mode
 from autofill.answer.row import RowContext, answer_row
 from autofill.answer.run_report import build_run_info, progress_line
@@ -139,6 +140,7 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     from autofill.store.snapshot import open_for_reading
     from autofill.workbook.carry import Start, choose_base, read_state
     from autofill.workbook.reviewer import kept_result, rows_to_answer
+    from autofill.workbook.writeback import mark_not_written
 
     # The existing output, when there is one: reviewer state is read from it and kept (workbook/carry.py).
     start = choose_base(settings, questionnaire, layout, rows, out) if keep_reviews else Start(questionnaire,
@@ -146,10 +148,11 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     base, layout, rows = start.base, start.layout, start.rows
     edited = {**read_state(base, layout).edited, **start.edited}
     # resume=False (--fresh): autofill's own earlier answers are answered again; reviewers' work stays.
-    to_answer, kept = rows_to_answer(rows, edited, again=not resume)
     store = open_for_reading(settings, company)  # Chroma opened only for searches not cached
     providers = _providers(settings, store, providers)
     chat = providers.chat
+    # Without a model, rejected and needs-changes rows wait for one (Review and comment kept).
+    to_answer, kept = rows_to_answer(rows, edited, again=not resume, can_answer=chat is not None)
     rerank_method = settings.reranker
     if rerank_method == "cohere" and providers.reranker is None:
         raise InputError("reranker 'cohere' needs a Cohere API key (COHERE_API_KEY)")
@@ -195,14 +198,19 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     library = _library(settings, company, providers, plan, questionnaire, layout, rows, out)
     if library is not None:
         library.match(to_answer)
-        results.update((r.question.key, r) for r in library.reuse(pending))
+        reused = library.reuse(pending)
+        results.update((r.question.key, r) for r in reused)
         pending = [row for row in pending if row.key not in results]
+    else:
+        reused = []
 
     meter = UsageMeter(settings.cost)
     ctx = RowContext(settings=settings, company=company, store=store, embedder=providers.embedder, chat=chat,
                      reranker=providers.reranker, mode=plan.mode, rerank_method=plan.rerank, meter=meter,
                      locator=PageLocator(plan.documents))
     trust = make_trust(settings, plan.documents, chat, meter)  # checks and tier of every finished row
+    for result in reused:  # checked against their cited pages in today's store before they can be Ready
+        mark_not_written(recheck(trust, store, result))
     _open_store_with_first_call(chat, store)
     live_sink = _LiveSink(questionnaire, layout, settings) if live else None
     if live_sink is not None:
@@ -227,14 +235,18 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
             # Load the query embedder now, not inside the first rows: their timings stay honest and
             # a broken embedder fails the run once instead of every row.
             providers.embedder.embed_query(pending[0].question)
-        _answer_concurrently(ctx, pending, settings.llm.concurrency, finished, check=trust.assess, gate=gate)
+        _answer_concurrently(ctx, pending, settings.llm.concurrency, finished, check=lambda r: mark_not_written(trust.assess(r)),
+                             gate=gate)
     finally:
         bar.close()
     for key in resumed:
-        trust.reassess(results[key])
+        mark_not_written(trust.reassess(results[key]))
 
     ordered = [results[row.key] for row in to_answer if row.key in results]
     kept_results = [kept_result(row, edited.get(row.key, ())) for row in kept]
+    for result in kept_results:
+        if result.outcome is Outcome.EDITED:  # re-checked on the person's text and cited pages
+            recheck(trust, store, result, sources=result.question.existing_sources)
     if live_sink is not None:
         for result in kept_results:
             if result.note:
@@ -244,10 +256,10 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
             library.annotate(result, answered_by_model=bool(plan.chat_model))
     for warning in layout.all_warnings:
         log.warning("%s", warning)
-    counts = Counter(r.outcome for r in ordered)
-    edited_count = sum(1 for r in kept_results if r.note)
+    counts = Counter(r.outcome for r in ordered + kept_results)
+    edited_count = counts[Outcome.EDITED]
     uncited = sum(1 for r in ordered if r.uncited)
-    run_info = build_run_info(settings, company, plan, meter.snapshot(), ordered, started_at,
+    run_info = build_run_info(settings, company, plan, meter.snapshot(), ordered + kept_results, started_at,
                               len(to_answer) - len(pending), len(kept), edited=edited_count)
     if library is not None:
         run_info.update(library.run_info())
@@ -271,9 +283,11 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
                        failed=counts[Outcome.FAILED], skipped=len(kept), usage=meter.snapshot(),
                        seconds=time.monotonic() - t0,  # the whole run: workbook and report included
                        report_html=report_html, evidence_only=not plan.chat_model,
-                       problems=problems, tiers=tier_counts(r.tier for r in ordered), drafted=counts[Outcome.DRAFTED],
+                       problems=problems, tiers=tier_counts(r.tier for r in ordered + kept_results), drafted=counts[Outcome.DRAFTED],
                        unparsed=counts[Outcome.UNPARSED], reused=counts[Outcome.REUSED], uncited=uncited,
-                       edited=edited_count, history=history, pending=left)
+                       edited=edited_count, history=history, pending=left,
+                       approved=counts[Outcome.APPROVED], waiting=counts[Outcome.WAITING],
+                       not_written=counts[Outcome.NOT_WRITTEN])
     # The summary is the CLI's to print (autofill.summaries.run_summary), on the stream of every command's.
     return report
 

@@ -225,6 +225,12 @@ class ReadStore:
             return []
         return self._cached("ids", "\x00".join(ids).encode("utf-8"), lambda s: s.get_passages(ids))
 
+    def page_passages(self, pages: Sequence[tuple[str, int]]) -> list[Passage]:
+        if not pages:
+            return []
+        payload = "\x00".join(f"{f}\x01{n}" for f, n in pages).encode("utf-8")
+        return self._cached("pages", payload, lambda s: s.page_passages(pages))
+
 
 def open_for_reading(settings: Settings, company: str) -> Any:
     """The company's store for a run: a ReadStore when it has a snapshot, else the Chroma store itself
