@@ -32,7 +32,7 @@ from autofill.answer.run_report import build_run_info, progress_line
 from autofill.answer.trust import make_trust
 from autofill.checks.tier import tier_counts
 from autofill.errors import InputError
-from autofill.fileio import ensure_not_open, ensure_writable_file, missing
+from autofill.fileio import ensure_not_open, ensure_writable_file, missing, remove_leftovers
 from autofill.providers.base import Providers
 from autofill.providers.cost import UsageMeter
 from autofill.records import QuestionRow, RowResult, RunReport
@@ -127,6 +127,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     # One writer per output, before the existing output is read and before any model call; and never
     # another company's workbook (outputs of earlier versions record no company and are continued).
     with OutputLock(out):
+        remove_leftovers(out)  # temporary files of a save that was killed halfway
         for path in (out, questionnaire):  # an output passed as the questionnaire: its rows are not kept either
             check_made_for(path, company, collection_name(company))
         return _run_locked(settings, company, questionnaire, layout, rows, out, rep, started_at, t0, resume, live,
