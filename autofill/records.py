@@ -214,6 +214,7 @@ class QuestionRow:
     # prompt as the previously approved answer; "" when the library has none above the threshold.
     approved_answer: str = ""
     existing_sources: str = ""  # Sources cell of a previous run (an edited row is re-checked against it)
+    existing_tier: str = ""  # Tier cell of a previous run (a kept row is counted by it)
     # Merged Answer cells (workbook/layout.py): the cell that holds this row's answer when it is the
     # top-left of a merged range elsewhere ("D9"), or why no answer can be written to this row.
     answer_cell: str = ""

@@ -306,6 +306,7 @@ def _read_sheet(ws, header_row: int, roles: dict, reader: _CellReader, ext_valid
             review=vals.get(col_of.get("review"), ""),
             reviewer_comment=vals.get(col_of.get("reviewer_comment"), ""),
             existing_sources=vals.get(col_of.get("sources"), ""),
+            existing_tier=vals.get(col_of.get("tier"), ""),
         )
         _allowed(q, ws, answer_dvs, list_cache, reader.wb, sheet)
         sheet.questions.append(q)

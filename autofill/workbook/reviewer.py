@@ -25,7 +25,7 @@ from __future__ import annotations
 from autofill.answer.evidence_only import PREFIX as DRAFT_PREFIX
 from autofill.records import QuestionRow, RowResult
 from autofill.states import (EDITED_BY_HAND, KEPT, Outcome, ReviewState, Tier, approved_status, parse_review,
-                             parse_status, waiting_status)
+                             parse_status, parse_tier, waiting_status)
 from autofill.records import CheckResult, Severity
 
 _REDO = (Outcome.FAILED, Outcome.UNPARSED, Outcome.DRAFTED)
@@ -87,7 +87,8 @@ def kept_result(row: QuestionRow, edited: list[str] | tuple[str, ...] = (), toda
                          checks=[CheckResult("review", False, Severity.HARD, why)])
     if edited:
         return RowResult(question=row, answer=None, outcome=Outcome.EDITED, note=edited_note(edited))
-    return RowResult(question=row, answer=None, outcome=Outcome.SKIPPED)
+    # Left exactly as it is; its Tier from an earlier run (if any) is counted, never rewritten.
+    return RowResult(question=row, answer=None, outcome=Outcome.SKIPPED, tier=parse_tier(row.existing_tier))
 
 
 def _today() -> str:

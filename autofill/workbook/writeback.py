@@ -220,7 +220,9 @@ def plan_row(q: QuestionRow, res: RowResult) -> dict[str, str | None]:
     An evidence-only draft never touches the Answer cell (the column that goes back to the customer):
     its quotes go to Reasoning. A failed row only says so in Status (and its tier)."""
     trust = {} if res.tier is None else {"tier": res.tier.label, "checks": failed_text(res.checks) or None}
-    if res.outcome in KEPT:  # kept as a person left it: only Status (and Tier / Checks when re-assessed)
+    if res.outcome is Outcome.SKIPPED:  # left exactly as it is
+        return {"status": res.note} if res.note else {}
+    if res.outcome in KEPT:  # kept as a person left it: only Status, Tier and Checks (re-assessed)
         return {**({"status": res.note} if res.note else {}), **trust}
     if res.answer is None:
         return {"status": format_status(Outcome.FAILED, error=res.error or "unknown error"), **trust}
