@@ -4,79 +4,16 @@ alone takes seconds to import)."""
 
 from __future__ import annotations
 
-import functools
-import json
 import sys
 from pathlib import Path
 
 import click
 
+from autofill import choices
+from autofill.cli_common import (build_settings, emit, emit_json, handle_errors,  # noqa: F401 - re-exported
+                                 progress_kwargs, reporter_for)
 from autofill.cli_output import OneLineErrorGroup, fail as _fail
-from autofill.errors import AutofillError, InputError
-
-
-def handle_errors(fn):
-    """Exit 2 with one line for bad input (a permission problem included: it names the path), 1 with
-    one line for anything unexpected; --debug adds the traceback of an unexpected error."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except InputError as exc:
-            _fail(str(exc), 2)
-        except AutofillError as exc:
-            _fail(str(exc), 1)
-        except KeyboardInterrupt:
-            _fail("interrupted; finished work is saved and the next run continues from there", 130)
-        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
-            raise
-        except Exception as exc:  # noqa: BLE001 - the last line of defence, one line not a traceback
-            from autofill.cli_output import describe_unexpected
-
-            obj = click.get_current_context().find_root().obj or {}
-            _fail(*describe_unexpected(exc, debug=bool(obj.get("debug")), settings=obj.get("settings")))
-
-    return wrapper
-
-
-def build_settings(ctx: click.Context, **sections):
-    from autofill.settings import load_settings
-
-    obj = ctx.find_root().obj or {}
-    overrides = {name: values for name, values in sections.items()}
-    if obj.get("chroma_url"):
-        overrides.setdefault("store", {})["chroma_url"] = obj["chroma_url"]
-    settings = load_settings(obj.get("workspace"), obj.get("configs", ()), overrides)
-    obj["settings"] = settings  # for error messages that name the workspace
-    return settings
-
-
-def reporter_for(ctx: click.Context, as_json: bool):
-    """The Reporter this command hands its stage: bars on a terminal, none under --json or -q."""
-    from autofill.cli_output import json_mode_logging, make_reporter
-
-    obj = ctx.find_root().obj or {}
-    if as_json:
-        json_mode_logging(obj.get("verbose", 0))
-    return make_reporter(as_json=as_json, quiet=obj.get("quiet", False))
-
-
-def progress_kwargs(fn, reporter, as_json: bool) -> dict:
-    """`reporter=` for a stage that takes one, `progress=` for one not yet converted."""
-    import inspect
-
-    return {"reporter": reporter} if "reporter" in inspect.signature(fn).parameters else {"progress": not as_json}
-
-
-def emit_json(data: dict) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, default=str))
-
-
-def emit(text: str) -> None:
-    from autofill.cli_output import emit_result
-
-    emit_result(text)
+from autofill.errors import InputError
 
 
 @click.group(cls=OneLineErrorGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -108,7 +45,7 @@ def cli(ctx, workspace, configs, chroma_url, verbose, quiet, debug):
 @cli.command()
 @click.option("--company", required=True, help="Company name; one evidence store per company.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--embedder", type=click.Choice(["local", "openai", "cohere"]), default=None,
+@click.option("--embedder", type=click.Choice(choices.embed_providers()), default=None,
               help="Embedder for a new store (an existing store keeps the one it was built with).")
 @click.option("--embedding-model", default=None, help="Embedding model name for the chosen embedder.")
 @click.option("--chunk-chars", type=int, default=None, help="Target chunk size in characters (default 1000).")
@@ -137,7 +74,8 @@ def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, r
     reporter = reporter_for(ctx, as_json)
     contextualizer = estimate = None
     if settings.ingest.contextualize:  # priced, and consented to, before any model call
-        from autofill.ingest.contextualize import estimate_contextualize, make_contextualizer
+        from autofill.ingest.context_estimate import estimate_contextualize
+        from autofill.ingest.contextualize import make_contextualizer
 
         contextualizer = make_contextualizer(settings, reporter=reporter)
         estimate = estimate_contextualize(settings, company, list(paths), force=force, recursive=recursive,
@@ -240,12 +178,17 @@ def workbook_overrides(sheet, header_row, question_col, answer_col) -> dict:
 @click.option("--questionnaire", required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder (default: reports_out/ in the workspace).")
-@click.option("--retrieval", type=click.Choice(["auto", "dense", "hybrid", "hyde", "hyde+hybrid"]), default=None)
-@click.option("--reranker", type=click.Choice(["auto", "llm", "cohere", "none"]), default=None)
+@click.option("--retrieval", type=click.Choice(choices.names(choices.RETRIEVAL_MODES)), default=None,
+              help=f"auto: {choices.AUTO_MODE[True]} with a model, {choices.AUTO_MODE[False]} without. " + choices.help_text(choices.RETRIEVAL_MODES))
+@click.option("--reranker", type=click.Choice(choices.names(choices.RERANKERS)), default=None,
+              help=f"auto: {choices.AUTO_RERANKER[True]} with a model, {choices.AUTO_RERANKER[False]} without. " + choices.help_text(choices.RERANKERS))
 @click.option("--candidates", type=int, default=None, help="Passages retrieved before reranking (default 30).")
 @click.option("--final-k", type=int, default=None, help="Passages given to the answer step (default 6).")
 @click.option("--context-order", type=click.Choice(["ranked", "peripheral"]), default=None)
-@click.option("--llm", "llm_provider", type=click.Choice(["auto", "openai", "cohere", "none"]), default=None)
+@click.option("--llm", "llm_provider", type=click.Choice([choices.AUTO, *choices.chat_providers(), choices.NONE]),
+              default=None, help="auto: the first provider whose key (or URL) is set: "
+                                 + ", ".join(f"{p.name} ({p.key_env})" for p in choices.PROVIDERS.values() if p.chats)
+                                 + "; none: evidence-only drafts.")
 @click.option("--model", default=None, help="Chat model name.")
 @click.option("--concurrency", type=int, default=None, help="Rows answered at once (default 4).")
 @click.option("--no-cache", is_flag=True, help="Do not use the on-disk LLM response cache.")
@@ -381,7 +324,9 @@ def eval_cmd(ctx, company, questionnaire, gold, eval_configs, from_output, k, ou
                 logging.getLogger("autofill.eval").warning("%s: %s", config.name, note)
         emit_json(result.to_json())
     else:
-        emit(result.describe())
+        from autofill.evaluate.report import describe_text
+
+        emit(describe_text(result))
 
 
 from autofill.library.commands import library  # noqa: E402 - the `library` group, wired in its package

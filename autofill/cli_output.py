@@ -207,18 +207,3 @@ def describe_unexpected(exc: BaseException, debug: bool = False, settings: Any =
         return f"{exc.strerror or exc}: {exc.filename}", 1
     hint = "" if debug else " (run with --debug for the traceback)"
     return f"unexpected error: {type(exc).__name__}: {exc}{hint}", 1
-
-
-def handled(fn):
-    """The main CLI's error handling (one line, exit 2 for bad input) for commands registered from other
-    modules (library/commands.py, portfolio/commands.py), looked up when called so that those modules
-    and autofill.cli can import each other in either order."""
-    import functools
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        from autofill.cli import handle_errors
-
-        return handle_errors(fn)(*args, **kwargs)
-
-    return wrapper

@@ -424,6 +424,7 @@ class RunReport:
     approved: int = 0  # of the skipped rows: approved in review (Tier Approved)
     waiting: int = 0  # of the skipped rows: Rejected / Needs changes, waiting for a model
     not_written: int = 0  # a model answered but the Answer cell cannot hold it (not in answered)
+    plan: dict = field(default_factory=dict)  # the resolved plan (autofill/plan.py Plan.to_json())
 
     @property
     def ok(self) -> bool:
@@ -462,4 +463,5 @@ class RunReport:
             "report": str(self.report_html) if self.report_html else None,
             "history": str(self.history) if self.history else None,
             "tiers": {k: self.tiers.get(k, 0) for k in ("ready", "check", "needs_work", "approved")},
+            "plan": self.plan,
         }

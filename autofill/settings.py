@@ -23,6 +23,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from autofill import choices
 from autofill.errors import InputError
 
 
@@ -98,7 +99,8 @@ class StoreSettings:
 @dataclass
 class LLMSettings:
     # "auto": OpenAI when OPENAI_API_KEY or OPENAI_BASE_URL is set, else Cohere when COHERE_API_KEY
-    # is set, else none (evidence-only drafts). Or force "openai", "cohere", "none".
+    # is set, else none (evidence-only drafts). Or force "openai", "cohere", "none" (the provider
+    # table: autofill/choices.py PROVIDERS).
     provider: str = "auto"
     model: str = ""  # empty: provider default (gpt-4o-mini / command-r-plus)
     base_url: str = ""
@@ -119,10 +121,11 @@ class LLMSettings:
 
 @dataclass
 class RetrievalSettings:
-    # "auto" resolves to "hyde" with an LLM and "hybrid" without one.
-    # Choices: dense, hybrid, hyde, hyde+hybrid.
+    # "auto" resolves to "hyde" with an LLM and "hybrid" without one (autofill/plan.py).
+    # Choices: the table autofill/choices.py RETRIEVAL_MODES (dense, hybrid, hyde, hyde+hybrid).
     mode: str = "auto"
-    # "auto" resolves to "llm" with an LLM and "none" without one. Choices: llm, cohere, none.
+    # "auto" resolves to "llm" with an LLM and "none" without one. Choices: the table
+    # autofill/choices.py RERANKERS (llm, cohere, none).
     reranker: str = "auto"
     cohere_rerank_model: str = "rerank-v3.5"
     candidates: int = 30
@@ -171,20 +174,8 @@ class WorkbookSettings:
 @dataclass
 class CostSettings:
     # USD per million tokens: model -> [input, output]. Unknown models cost 0 and are reported so.
-    prices: dict[str, list[float]] = field(
-        default_factory=lambda: {
-            "gpt-4o-mini": [0.15, 0.60],
-            "gpt-4o": [2.50, 10.00],
-            "gpt-4.1": [2.00, 8.00],
-            "gpt-4.1-mini": [0.40, 1.60],
-            "gpt-4.1-nano": [0.10, 0.40],
-            "text-embedding-3-small": [0.02, 0.0],
-            "text-embedding-3-large": [0.13, 0.0],
-            "command-r-plus": [2.50, 10.00],
-            "command-r": [0.15, 0.60],
-            "command-a-03-2025": [2.50, 10.00],
-        }
-    )
+    # The defaults are the provider table's prices (choices.PROVIDERS).
+    prices: dict[str, list[float]] = field(default_factory=choices.default_prices)
 
 
 @dataclass
@@ -297,29 +288,26 @@ class Settings:
     def llm_provider(self) -> str:
         """The chat provider actually in use: "openai", "cohere" or "none"."""
         p = self.llm.provider.lower()
-        if p != "auto":
+        if p != choices.AUTO:
             return p
-        if self.llm.api_key or self.llm.base_url:
-            return "openai"
-        if self.llm.cohere_api_key:
-            return "cohere"
-        return "none"
+        # auto: the first provider of the table whose key (or, where none is needed, URL) is set.
+        return next((name for name, entry in choices.PROVIDERS.items() if entry.configured(self.llm)), choices.NONE)
 
     @property
     def llm_configured(self) -> bool:
-        return self.llm_provider != "none"
+        return self.llm_provider != choices.NONE
 
     @property
     def retrieval_mode(self) -> str:
-        if self.retrieval.mode != "auto":
+        if self.retrieval.mode != choices.AUTO:
             return self.retrieval.mode
-        return "hyde" if self.llm_configured else "hybrid"
+        return choices.AUTO_MODE[self.llm_configured]
 
     @property
     def reranker(self) -> str:
-        if self.retrieval.reranker != "auto":
+        if self.retrieval.reranker != choices.AUTO:
             return self.retrieval.reranker
-        return "llm" if self.llm_configured else "none"
+        return choices.AUTO_RERANKER[self.llm_configured]
 
     def public_dict(self) -> dict[str, Any]:
         """Settings as plain data with every secret blanked, for Run info sheets and logs."""
@@ -400,14 +388,10 @@ def env_overrides(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     def put(section: str, key: str, value: str) -> None:
         out.setdefault(section, {})[key] = value
 
-    if environ.get("OPENAI_API_KEY"):
-        put("llm", "api_key", environ["OPENAI_API_KEY"])
-    if environ.get("OPENAI_BASE_URL"):
-        put("llm", "base_url", environ["OPENAI_BASE_URL"])
-    if environ.get("COHERE_API_KEY"):
-        put("llm", "cohere_api_key", environ["COHERE_API_KEY"])
-    if environ.get("COHERE_BASE_URL"):
-        put("llm", "cohere_base_url", environ["COHERE_BASE_URL"])
+    for provider in choices.PROVIDERS.values():  # the providers' own variables (OPENAI_API_KEY, ...)
+        for env, setting in ((provider.key_env, provider.key_field), (provider.url_env, provider.url_field)):
+            if env and setting and environ.get(env):
+                put("llm", setting, environ[env])
     if environ.get("AUTOFILL_CHROMA_URL"):
         put("store", "chroma_url", environ["AUTOFILL_CHROMA_URL"])
     for name, value in environ.items():
@@ -471,10 +455,10 @@ def load_settings(
 
 def validate(settings: Settings) -> None:
     r = settings.retrieval
-    if r.mode not in ("auto", "dense", "hybrid", "hyde", "hyde+hybrid"):
-        raise InputError(f"unknown retrieval mode {r.mode!r} (dense, hybrid, hyde, hyde+hybrid)")
-    if r.reranker not in ("auto", "llm", "cohere", "none"):
-        raise InputError(f"unknown reranker {r.reranker!r} (llm, cohere, none)")
+    if r.mode not in choices.names(choices.RETRIEVAL_MODES):
+        raise InputError(f"unknown retrieval mode {r.mode!r} ({', '.join(choices.RETRIEVAL_MODES)})")
+    if r.reranker not in choices.names(choices.RERANKERS):
+        raise InputError(f"unknown reranker {r.reranker!r} ({', '.join(choices.RERANKERS)})")
     if r.lexical_query not in ("clean", "full"):
         raise InputError(f"unknown retrieval.lexical_query {r.lexical_query!r} (clean, full)")
     if r.keyword_weight < 0 or r.rrf_k < 0:
@@ -485,11 +469,12 @@ def validate(settings: Settings) -> None:
         raise InputError(f"unknown context order {r.context_order!r} (ranked, peripheral)")
     if r.final_k < 1 or r.candidates < r.final_k:
         raise InputError("retrieval needs 1 <= final_k <= candidates")
-    if settings.embedding.provider not in ("", "local", "openai", "cohere"):
-        raise InputError(f"unknown embedding provider {settings.embedding.provider!r} (local, openai, cohere)")
+    if settings.embedding.provider not in ("", *choices.embed_providers()):
+        raise InputError(f"unknown embedding provider {settings.embedding.provider!r} "
+                         f"({', '.join(choices.embed_providers())})")
     if settings.embedding.runtime not in ("onnx", "torch"):
         raise InputError(f"unknown embedding runtime {settings.embedding.runtime!r} (onnx, torch)")
-    if settings.llm.provider not in ("auto", "openai", "cohere", "none"):
+    if settings.llm.provider not in (choices.AUTO, *choices.chat_providers(), choices.NONE):
         raise InputError(f"unknown LLM provider {settings.llm.provider!r}")
     if settings.ingest.chunk_chars < 200:
         raise InputError("ingest.chunk_chars must be at least 200")

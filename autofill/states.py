@@ -90,6 +90,10 @@ NO_VALID_CITATION = "no valid citation"  # an answer (not "Not disclosed") witho
 _STATUS_SPELLINGS = {_norm(label): outcome for outcome, label in STATUS_LABELS.items()}
 _STATUS_SPELLINGS.update({"evidence only": Outcome.DRAFTED, "no evidence retrieved": Outcome.FAILED})
 
+# The opening of an evidence-only draft's reasoning cell (answer/evidence_only.py): the writer, the
+# reviewer logic and the library tell a draft from an answer by it.
+DRAFT_PREFIX = "Evidence found (not an answer): "
+
 
 def status_label(outcome: Outcome) -> str:
     if outcome is Outcome.EDITED:

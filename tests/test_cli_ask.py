@@ -39,8 +39,15 @@ def test_ask_with_a_model_cites_the_page(ingested, llm_server):
     assert data["citations"] == [{"file": SAMPLE, "page": fact.page}]
     assert data["llm_calls"] == 3 and len(llm_server.chat_requests()) == 3
     assert any(fact.phrase in p["text"] for p in data["passages"])
-    text = invoke(ingested, model_env(llm_server), "ask", "--company", "Northwind Metals", fact.question).stdout
+    host = llm_server.base_url.split("//")[1].split("/")[0]
+    assert data["plan"]["model"] == "gpt-4o-mini" and data["plan"]["endpoint"] == host
+    plain = invoke(ingested, model_env(llm_server), "ask", "--company", "Northwind Metals", fact.question)
+    text = plain.stdout
     assert text.startswith(fact.answer) and f"Cited: {SAMPLE} p. {fact.page}" in text
+    # The first thing said (stderr): model, endpoint host (never the key), retrieval and reranker.
+    assert plain.stderr.splitlines()[0] == \
+        f"Using model gpt-4o-mini (openai) at {host}; retrieval hyde+hybrid, reranker llm"
+    assert "sk-test" not in plain.stderr + plain.stdout + result.stdout
     assert not list(ingested.rglob("*_filled.xlsx"))  # no workbook
 
 

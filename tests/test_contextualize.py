@@ -19,9 +19,9 @@ from autofill.ingest.contextualize import (
     MAX_CONTEXT_CHARS,
     context_fingerprint,
     context_messages,
-    estimate_contextualize,
     parse_context,
 )
+from autofill.ingest.context_estimate import estimate_contextualize
 from autofill.ingest.pipeline import chunking_fingerprint, ingest_paths
 from autofill.settings import Settings
 from autofill.store.chroma_store import find_store, open_store

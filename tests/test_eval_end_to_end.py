@@ -11,10 +11,11 @@ import openpyxl
 import pytest
 from click.testing import CliRunner
 
+from autofill.evaluate.report import describe_text
 from autofill.evaluate.runner import run_eval
 from autofill.providers.base import Providers
 from autofill.settings import load_settings
-from tests.fakes import FakeEmbedder
+from tests.fakes import FakeEmbedder, RecordingReporter
 from tests.pdf_factory import make_sample_company_pdf, make_text_pdf
 
 COMPANY = "Northwind Metals"
@@ -132,7 +133,7 @@ def test_offline_eval_scores_the_known_pages(company, tmp_path):
     table = json.loads(result.table_json.read_text())
     assert len(table["questions"]) == 5 and table["summary"]["hit_at_k"] == 1.0
     assert result.chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "hit@6" in result.describe()
+    assert "hit@6" in describe_text(result)
 
     # Scoring the same output again with --from gives the same figures.
     again = run_eval(company["settings"], COMPANY, company["questionnaire"], company["gold"],
@@ -148,10 +149,15 @@ def test_offline_eval_scores_the_known_pages(company, tmp_path):
 
 def test_two_configurations_are_compared_with_p_values_and_a_chart(company, tmp_path):
     dense, hybrid = tmp_path / "dense.toml", tmp_path / "hybrid.toml"
-    dense.write_text('[retrieval]\nmode = "dense"\n')
+    # HyDE asked for with no model: the run falls back to dense retrieval, and eval says so.
+    dense.write_text('[retrieval]\nmode = "hyde"\n')
     hybrid.write_text('[retrieval]\nmode = "hybrid"\nfinal_k = 4\n')
+    reporter = RecordingReporter()
     result = run_eval(company["settings"], COMPANY, company["questionnaire"], company["gold"],
-                      configs=[dense, hybrid], k=6, out_dir=tmp_path / "cmp", providers=company["providers"])
+                      configs=[dense, hybrid], k=6, out_dir=tmp_path / "cmp", providers=company["providers"],
+                      reporter=reporter)
+    assert "eval: configuration dense: retrieval dense, reranker none, final_k 6" in reporter.messages
+    assert "eval: configuration hybrid: retrieval hybrid, reranker none, final_k 4" in reporter.messages
     data = result.to_json()
     assert [c["name"] for c in data["configs"]] == ["dense", "hybrid"]
     a, b = result.configs
@@ -165,7 +171,7 @@ def test_two_configurations_are_compared_with_p_values_and_a_chart(company, tmp_
     report = result.report.read_text()
     assert "## hybrid vs dense" in report and "Wilcoxon" in report and "| MRR |" in report
     assert result.chart.parent == tmp_path / "cmp" and result.chart.read_bytes()[:4] == b"\x89PNG"
-    assert "tokens / question" in result.describe() and "p = " in result.describe()
+    assert "tokens / question" in describe_text(result) and "p = " in describe_text(result)
 
 
 def test_cli_scores_an_existing_output_as_one_json_line(company, tmp_path):
@@ -254,7 +260,7 @@ def test_scoring_a_hand_made_output_and_its_warnings(tmp_path):
     assert (data["prompt_tokens"], data["completion_tokens"]) == (300, 100)
     assert data["tokens_per_question"] == pytest.approx(133.3) and data["cost_per_question_usd"] == 0.001
     assert any("'Water report.pdf' never appears" in n for n in result.configs[0].notes)
-    assert "gold items not found in the output: 3" in result.describe()
+    assert "gold items not found in the output: 3" in describe_text(result)
 
     bare = run_eval(settings, COMPANY, tmp_path / "unused.xlsx", gold,
                     from_output=write_output(tmp_path / "bare.xlsx", evidence=False), out_dir=tmp_path / "bare")

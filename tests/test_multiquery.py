@@ -10,7 +10,8 @@ import json
 import pytest
 
 from autofill.answer.multiquery import QUERIES, multiquery_messages, parse_queries
-from autofill.answer.pipeline import _Plan, run_questionnaire
+from autofill.answer.pipeline import _RunPlan, run_questionnaire
+from autofill.plan import resolve_plan
 from autofill.answer.retrieval import build_query, retrieve, rrf
 from autofill.ingest.pipeline import ingest_paths
 from autofill.records import QuestionRow
@@ -188,9 +189,13 @@ def test_run_with_multi_query_makes_one_more_call_and_finds_the_passage(ingested
 
 
 def test_multi_query_is_part_of_the_checkpoint_key(tmp_path):
-    plan = _Plan(mode="hybrid", rerank="llm", chat_model="gpt-4o-mini", embedder="fake", documents={})
+    class Chat:
+        model = "gpt-4o-mini"
+
+    def key(settings, chat):
+        return _RunPlan(resolve_plan(settings, chat=chat, embedder="fake"), {}).fingerprint(settings)
+
     on, off = Settings(workspace=tmp_path), Settings(workspace=tmp_path)
     on.retrieval.multi_query = True
-    assert plan.fingerprint(on) != plan.fingerprint(off)
-    offline = _Plan(mode="hybrid", rerank="none", chat_model="", embedder="fake", documents={})
-    assert offline.fingerprint(on) == offline.fingerprint(off)  # no model: no queries, same run
+    assert key(on, Chat()) != key(off, Chat())
+    assert key(on, None) == key(off, None)  # no model: no queries, same run

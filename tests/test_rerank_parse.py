@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autofill.answer.rerank import order_context, parse_ranking, window_starts
+from autofill.answer.rerank import LLMReranker, NoReranker, order_context, parse_ranking, window_starts
 from autofill.records import Passage
 
 
@@ -80,7 +80,7 @@ def test_sliding_windows_bubble_a_low_candidate_to_the_top(tmp_path):
 
     settings = Settings(workspace=tmp_path)
     settings.retrieval.rerank_window, settings.retrieval.rerank_step = 20, 10
-    top = rerank(settings, "llm", QuestionRow(sheet="S", row=1, question="q"), passages, call=call)
+    top = rerank(settings, LLMReranker(settings), QuestionRow(sheet="S", row=1, question="q"), passages, call=call)
     assert len(prompts) == 2
     assert "Rank them" in prompts[0] and prompts[0].count("\nrelevance ") == 20
     assert "id 11\n" in prompts[0] and "id 30\n" in prompts[0]
@@ -112,11 +112,11 @@ def test_max_per_page_auto_applies_only_without_a_reranker(tmp_path):
                   text=f"t{i}", rank=i + 1) for i in range(12)]
     s = Settings(workspace=tmp_path)
     row = QuestionRow("S", 1, "q")
-    assert [p.page_start for p in rerank(s, "none", row, ps)] == [1, 2, 3, 4, 1, 1]
+    assert [p.page_start for p in rerank(s, NoReranker(), row, ps)] == [1, 2, 3, 4, 1, 1]
     keep_order = lambda messages, json_mode: ChatResult(text="[1] > [2] > [3]", model="m")  # noqa: E731
-    assert [p.page_start for p in rerank(s, "llm", row, ps, call=keep_order)] == [1, 1, 1, 2, 2, 2]
+    assert [p.page_start for p in rerank(s, LLMReranker(s), row, ps, call=keep_order)] == [1, 1, 1, 2, 2, 2]
     s.retrieval.max_per_page = 2
-    assert [p.page_start for p in rerank(s, "llm", row, ps, call=keep_order)] == [1, 1, 2, 2, 3, 3]
+    assert [p.page_start for p in rerank(s, LLMReranker(s), row, ps, call=keep_order)] == [1, 1, 2, 2, 3, 3]
 
 
 def test_default_settings_rank_all_thirty_candidates_in_one_call(tmp_path):
@@ -133,6 +133,6 @@ def test_default_settings_rank_all_thirty_candidates_in_one_call(tmp_path):
         prompts.append(messages[-1].content)
         return ChatResult(text="[30] > [1]", model="m")
 
-    top = rerank(Settings(workspace=tmp_path), "llm", QuestionRow(sheet="S", row=1, question="q"), passages, call=call)
+    top = rerank(Settings(workspace=tmp_path), LLMReranker(Settings(workspace=tmp_path)), QuestionRow(sheet="S", row=1, question="q"), passages, call=call)
     assert len(prompts) == 1 and prompts[0].count("passage ") >= 30
     assert [p.chunk_id for p in top] == ["c30", "c1", "c2", "c3", "c4", "c5"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from autofill.answer.query import lexical_query
-from autofill.answer.retrieval import build_query, resolve_mode, retrieve, rrf
+from autofill.answer.retrieval import build_query, retrieve, rrf
 from autofill.records import QuestionRow
 from autofill.settings import Settings
 from autofill.store.chroma_store import open_store
@@ -43,16 +43,6 @@ def test_build_query_uses_question_form_and_explanation():
                       explanation="Scope 1 and Scope 2.")
     assert build_query(row) == "Does the company have a net zero target?\nYes/No\nScope 1 and Scope 2."
     assert build_query(QuestionRow("S", 5, " Q? ")) == "Q?"
-
-
-def test_resolve_mode_without_llm():
-    s = Settings()
-    assert resolve_mode(s, llm_available=False) == "hybrid"  # auto, no LLM
-    s.retrieval.mode = "hyde+hybrid"
-    assert resolve_mode(s, llm_available=False) == "hybrid"
-    assert resolve_mode(s, llm_available=True) == "hyde+hybrid"
-    s.retrieval.mode = "hyde"
-    assert resolve_mode(s, llm_available=False) == "dense"
 
 
 TEXTS = [

@@ -1,16 +1,20 @@
 """The checkpoint of a run is keyed by everything that shapes its answers, so a resumed run never
 mixes rows answered under different evidence."""
 
-from autofill.answer.pipeline import _Plan
+from autofill.answer.pipeline import _RunPlan
+from autofill.plan import resolve_plan
 from autofill.records import DocumentRecord
 from autofill.settings import Settings
 
 
-def _plan(chunking: str, sha: str = "a" * 64) -> _Plan:
+class _Chat:
+    model = "gpt-4o-mini"
+
+
+def _plan(chunking: str, sha: str = "a" * 64, chat=None) -> _RunPlan:
     doc = DocumentRecord(file_name="r.pdf", sha256=sha, pages=3, chunks=9, empty_pages=0,
                          ingested_at="2026-01-01T00:00:00+00:00", chunking=chunking)
-    return _Plan(mode="hybrid", rerank="none", chat_model="", embedder="local:all-MiniLM-L6-v2",
-                 documents={"r.pdf": doc})
+    return _RunPlan(resolve_plan(Settings(), chat=chat, embedder="local:all-MiniLM-L6-v2"), {"r.pdf": doc})
 
 
 def test_rechunked_documents_change_the_run_fingerprint(tmp_path):
@@ -30,8 +34,7 @@ def test_a_workspace_prompt_template_changes_the_run_fingerprint(tmp_path):
     from autofill.templating import PACKAGE_TEMPLATES, template_source
 
     s = Settings(workspace=tmp_path)
-    plan = _plan("c1")
-    plan.chat_model = "gpt-4o-mini"
+    plan = _plan("c1", chat=_Chat())
     before = plan.fingerprint(s)
     assert template_source(s.templates_dir, "answer") == (PACKAGE_TEMPLATES / "answer.j2").read_text(encoding="utf-8")
     assert template_source(s.templates_dir, "no_such_template") == ""

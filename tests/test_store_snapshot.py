@@ -14,7 +14,8 @@ from autofill.providers.base import Providers
 from autofill.providers.factory import make_chat
 from autofill.settings import Settings
 from autofill.store import chroma_store
-from autofill.store.snapshot import (ReadStore, find_for_reading, open_for_reading, read_snapshot,
+from autofill.store.reading import find_for_reading, open_for_reading
+from autofill.store.snapshot import (ReadStore, read_snapshot,
                                      snapshot_path)
 from tests.answer_helpers import COMPANY, MARKERS, make_questionnaire, make_workspace
 from tests.fakes import FakeEmbedder

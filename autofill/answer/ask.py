@@ -5,7 +5,8 @@ evidence-only draft without one; the cited pages come back with it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, field
 from typing import Any
 
 from autofill.errors import InputError
@@ -13,12 +14,15 @@ from autofill.providers.base import Providers
 from autofill.records import QuestionRow, RowResult
 from autofill.settings import Settings
 
+log = logging.getLogger(__name__)
+
 
 @dataclass
 class AskResult:
     company: str
     result: RowResult
     model: str  # "" without a model (evidence-only draft)
+    plan: dict[str, Any] = field(default_factory=dict)  # the resolved plan (autofill/plan.py), for --json
 
     def to_json(self) -> dict[str, Any]:
         r, a = self.result, self.result.answer
@@ -36,6 +40,7 @@ class AskResult:
             "llm_calls": calls,
             "cost_usd": round(sum(u.cost_usd for u in r.usage.values()), 6),
             "error": r.error or None,
+            "plan": self.plan,
         }
 
     def describe(self) -> str:
@@ -55,10 +60,11 @@ class AskResult:
 def ask(settings: Settings, company: str, question: str, form_of_answer: str = "",
         providers: Providers | None = None) -> AskResult:
     from autofill.answer.pages import PageLocator
-    from autofill.answer.retrieval import resolve_mode
+    from autofill.answer.rerank import make_reranker
     from autofill.answer.row import RowContext, answer_row
+    from autofill.plan import resolve_plan
     from autofill.providers.cost import UsageMeter
-    from autofill.store.snapshot import open_for_reading
+    from autofill.store.reading import open_for_reading
 
     question = " ".join((question or "").split())
     if not question:
@@ -74,11 +80,10 @@ def ask(settings: Settings, company: str, question: str, form_of_answer: str = "
     else:
         store.check_embedder(providers.embedder.name)
     chat = providers.chat
-    rerank = settings.reranker if (settings.reranker != "llm" or chat is not None) else "none"
-    if rerank == "cohere" and providers.reranker is None:
-        raise InputError("reranker 'cohere' needs a Cohere API key (COHERE_API_KEY)")
+    plan = resolve_plan(settings, chat=chat, embedder=store.embedder_name)
+    reranker = make_reranker(settings, plan.reranker, chat, providers.reranker)
+    log.info("%s", plan.first_line())
     ctx = RowContext(settings=settings, company=store.company, store=store, embedder=providers.embedder, chat=chat,
-                     reranker=providers.reranker, mode=resolve_mode(settings, chat is not None), rerank_method=rerank,
-                     meter=UsageMeter(settings.cost), locator=PageLocator(documents))
+                     reranker=reranker, mode=plan.mode, meter=UsageMeter(settings.cost), locator=PageLocator(documents))
     row = QuestionRow(sheet="ask", row=1, question=question, form_of_answer=form_of_answer)
-    return AskResult(store.company, answer_row(ctx, row), getattr(chat, "model", "") if chat is not None else "")
+    return AskResult(store.company, answer_row(ctx, row), plan.model, plan=plan.to_json())

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Callable
 
 from autofill.records import Answer, Citation, Passage, QuestionRow
-from autofill.states import Outcome, status_label
+from autofill.states import DRAFT_PREFIX, Outcome, status_label
 from autofill.store.bm25_index import english_stemmer  # the BM25 index's stemmer: same terms
 
 STATUS = status_label(Outcome.DRAFTED)
-PREFIX = "Evidence found (not an answer): "
+PREFIX = DRAFT_PREFIX
 MAX_QUOTES = 3
 MAX_QUOTE_CHARS = 320
 # Question words count fully; form-of-answer and explanation words less: explanations are long and

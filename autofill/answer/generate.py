@@ -13,6 +13,7 @@ from typing import Any
 from autofill.answer.rerank import Call, passage_views
 from autofill.providers.base import ChatMessage
 from autofill.records import Answer, Citation, Passage, QuestionRow
+from autofill.replies import drop_fence_marks
 from autofill.settings import Settings
 from autofill.states import NO_VALID_CITATION, Outcome, status_label
 from autofill.templating import render
@@ -27,7 +28,6 @@ ANSWER_KEYS = ("answer", "final_answer", "finalanswer")
 REASONING_KEYS = ("reasoning", "thought", "thoughts", "rationale", "analysis", "explanation")
 CITATION_KEYS = ("citations", "citation", "sources", "source", "references", "evidence")
 
-_FENCE = re.compile(r"```(?:json|JSON)?")
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _INDEX_CITATION = re.compile(r"^\s*(?:\[\s*(\d+)\s*\]|(?:passage\s*)?#?\s*(\d+))\s*$", re.IGNORECASE)
 _PAGE = re.compile(r"\bp(?:age|p)?\.?\s*(\d+)", re.IGNORECASE)
@@ -90,7 +90,7 @@ def _has_answer(obj: Any) -> bool:
 def extract_json_object(text: str) -> tuple[dict | None, str]:
     """The reply's JSON object that has an answer key ("answer", "Answer", "final_answer"; the last
     such object if several), and the text outside it (models sometimes reason before the JSON)."""
-    cleaned = _FENCE.sub("", text or "")
+    cleaned = drop_fence_marks(text or "", json_only=True)
     found, outside = None, cleaned
     for start, end in _balanced_objects(cleaned):
         obj = _loads_lenient(cleaned[start:end])

@@ -15,6 +15,7 @@ from autofill.answer.rerank import Call
 from autofill.delimit import untrusted
 from autofill.providers.base import ChatMessage
 from autofill.records import QuestionRow
+from autofill.replies import LIST_INTRO, unfence
 from autofill.settings import Settings
 from autofill.templating import render
 
@@ -22,11 +23,8 @@ STAGE = "multiquery"
 QUERIES = 3  # asked for; a reply may give fewer (at least one is useful) and never more are used
 MAX_QUERY_CHARS = 300  # a "query" longer than this is a paragraph, not a search
 
-_FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.DOTALL)
 # "1.", "2)", "-", "*", "•", "Query 2:", "Q1 -" at the start of a line.
 _BULLET = re.compile(r"^\s*(?:[-*•]+|\(?\d{1,2}[.):]|(?:search\s+)?(?:query|q)\s*\d*\s*[:.)-])\s*", re.IGNORECASE)
-# A line that introduces the list rather than being a query.
-_PREAMBLE = re.compile(r"^\s*(?:sure|certainly|okay|ok|here (?:are|is)|below are|the queries)\b.*:\s*$", re.IGNORECASE)
 
 
 def _clean(line: str) -> str:
@@ -48,10 +46,7 @@ def parse_queries(text: str, question: str = "", limit: int = QUERIES) -> list[s
     Duplicates (ignoring case and spacing) and a repetition of `question` itself are dropped, as are
     lines too long to be a query. Returns [] for an empty or unusable reply: retrieval then uses the
     question alone."""
-    text = (text or "").strip()
-    fenced = _FENCE.search(text)
-    if fenced and fenced.group(1).strip():
-        text = fenced.group(1).strip()
+    text = unfence(text)
     candidates: list[str] = []
     try:
         data = json.loads(text)
@@ -62,7 +57,7 @@ def parse_queries(text: str, question: str = "", limit: int = QUERIES) -> list[s
     if isinstance(data, list):
         candidates = [str(x) for x in data if isinstance(x, (str, int, float))]
     else:
-        candidates = [line for line in text.splitlines() if not _PREAMBLE.match(line)]
+        candidates = [line for line in text.splitlines() if not LIST_INTRO.match(line)]
     seen = {" ".join(question.lower().split())} if question.strip() else set()
     out: list[str] = []
     for raw in candidates:

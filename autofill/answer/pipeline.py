@@ -26,13 +26,14 @@ from autofill.hashing import file_sha256
 from autofill.library.runtime import RunLibrary
 from autofill.answer.pages import PageLocator
 from autofill.answer.recheck import recheck
-from autofill.answer.retrieval import resolve_mode
+from autofill.answer.rerank import make_reranker
 from autofill.answer.row import RowContext, answer_row
 from autofill.answer.run_report import build_run_info, progress_line
 from autofill.answer.trust import make_trust
 from autofill.checks.tier import tier_counts
 from autofill.errors import InputError
 from autofill.fileio import ensure_not_open, ensure_writable_file, missing, remove_leftovers
+from autofill.plan import Plan, needs_model_warnings, resolve_plan
 from autofill.providers.base import Providers
 from autofill.providers.cost import UsageMeter
 from autofill.records import QuestionRow, RowResult, RunReport
@@ -55,30 +56,31 @@ def output_path(settings: Settings, company: str, questionnaire: Path, out_dir: 
 
 
 @dataclass
-class _Plan:
-    """What this run uses, resolved once: it feeds the checkpoint key and the Run info sheet."""
+class _RunPlan:
+    """What this run uses: the resolved plan (autofill/plan.py) and the store's documents. It feeds the
+    checkpoint key and the Run info sheet."""
 
-    mode: str
-    rerank: str
-    chat_model: str
-    embedder: str
+    plan: Plan
     documents: dict[str, Any]
 
+    @property
+    def chat_model(self) -> str:
+        return self.plan.model
+
     def fingerprint(self, settings: Settings) -> str:
-        r, llm = settings.retrieval, settings.llm
+        r, llm, plan = settings.retrieval, settings.llm, self.plan
         return fingerprint({
-            "version": PIPELINE_VERSION, "mode": self.mode, "rerank": self.rerank, "chat_model": self.chat_model,
-            "llm_provider": settings.llm_provider if self.chat_model else "none",
-            "temperature": llm.temperature, "max_tokens": llm.max_tokens, "embedder": self.embedder,
+            "version": PIPELINE_VERSION, "mode": plan.mode.name, "rerank": plan.reranker.name,
+            "chat_model": plan.model, "llm_provider": plan.provider,
+            "temperature": llm.temperature, "max_tokens": llm.max_tokens, "embedder": plan.embedder,
             "retrieval": [r.candidates, r.final_k, r.rrf_k, r.context_order, r.rerank_window, r.rerank_step,
-                          r.cohere_rerank_model if self.rerank == "cohere" else "", r.max_per_page,
+                          plan.reranker_model, r.max_per_page,
                           r.lexical_query, r.synonyms, r.keyword_weight, r.page_chunks],
-            "templates": {t: template_source(settings.templates_dir, t) for t in TEMPLATES} if self.chat_model else {},
+            "templates": {t: template_source(settings.templates_dir, t) for t in TEMPLATES} if plan.model else {},
             # Chunking is part of a document's identity: a re-chunked store retrieves other passages.
             "documents": sorted((d.file_name, d.sha256, d.chunking) for d in self.documents.values()),
             # Multi-query retrieval changes the candidates; only named when on, so older checkpoints stay valid.
-            **({"multi_query": template_source(settings.templates_dir, "multiquery")}
-               if r.multi_query and self.chat_model else {}),
+            **({"multi_query": template_source(settings.templates_dir, "multiquery")} if plan.multi_query else {}),
         })
 
 
@@ -102,12 +104,13 @@ def _providers(settings: Settings, store: Any, providers: Providers | None) -> P
 def run_questionnaire(settings: Settings, company: str, questionnaire: Path | str, out_dir: Path | None = None,
                       reporter: Reporter | None = None, resume: bool = True, live: bool = False,
                       providers: Providers | None = None, gate: Any = None, output: Path | str | None = None,
-                      keep_reviews: bool = True) -> RunReport:
+                      keep_reviews: bool = True, announce: bool = True) -> RunReport:
     """Answer `questionnaire` for `company`. `output`: the file to write (default
     `<out_dir or reports_out>/<questionnaire>_<company>_filled.xlsx`). `keep_reviews=False` answers
     every row from the questionnaire alone, ignoring an existing output (eval runs). `gate` (portfolio
     runs, autofill/portfolio/budget.RowGate): shared model slots and a cost cap; rows it holds back stay
-    pending and the checkpoint is kept."""
+    pending and the checkpoint is kept. `announce`: say the plan first (model, endpoint, retrieval mode,
+    reranker); a portfolio run says it once for all its companies."""
     rep = as_reporter(reporter)
     started_at, t0 = now_iso(), time.monotonic()
     questionnaire = Path(questionnaire)
@@ -131,14 +134,14 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         for path in (out, questionnaire):  # an output passed as the questionnaire: its rows are not kept either
             check_made_for(path, company, collection_name(company))
         return _run_locked(settings, company, questionnaire, layout, rows, out, rep, started_at, t0, resume, live,
-                           providers, gate, keep_reviews)
+                           providers, gate, keep_reviews, announce)
 
 
 def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: Any, rows: list[QuestionRow],
                 out: Path, rep: Reporter, started_at: str, t0: float, resume: bool, live: bool,
-                providers: Providers | None, gate: Any, keep_reviews: bool) -> RunReport:
+                providers: Providers | None, gate: Any, keep_reviews: bool, announce: bool) -> RunReport:
     """run_questionnaire's work while it holds the output's lock."""
-    from autofill.store.snapshot import open_for_reading
+    from autofill.store.reading import open_for_reading
     from autofill.workbook.carry import Start, choose_base, read_state
     from autofill.workbook.reviewer import kept_result, rows_to_answer
     from autofill.workbook.writeback import mark_not_written
@@ -154,21 +157,16 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     chat = providers.chat
     # Without a model, rejected and needs-changes rows wait for one (Review and comment kept).
     to_answer, kept = rows_to_answer(rows, edited, again=not resume, can_answer=chat is not None)
-    rerank_method = settings.reranker
-    if rerank_method == "cohere" and providers.reranker is None:
-        raise InputError("reranker 'cohere' needs a Cohere API key (COHERE_API_KEY)")
-    plan = _Plan(mode=resolve_mode(settings, chat is not None),
-                 rerank=rerank_method if (rerank_method != "llm" or chat is not None) else "none",
-                 chat_model=getattr(chat, "model", "") if chat is not None else "",
-                 embedder=store.embedder_name, documents=store.documents())
+    plan = _RunPlan(resolve_plan(settings, chat=chat, embedder=store.embedder_name), store.documents())
+    reranker = make_reranker(settings, plan.plan.reranker, chat, providers.reranker)
     if not plan.documents:
         raise InputError(f"the evidence store for {company!r} has no documents; run `autofill ingest` first")
-    for asked, used, what in ((settings.retrieval.mode, plan.mode, "retrieval"),
-                              (settings.retrieval.reranker, plan.rerank, "reranker")):
-        if chat is None and asked != "auto" and asked != used:
-            # Asked for explicitly (option or settings file): say so, even under --json, rather than
-            # let the Run info sheet be the only place that shows HyDE or the LLM rerank did not run.
-            log.warning("%s %r needs an LLM and none is configured; using %r", what, asked, used)
+    if announce:
+        rep.message(plan.plan.first_line())
+    for warning in needs_model_warnings(settings, plan.plan):
+        # Asked for explicitly (option or settings file): said even under --json, rather than letting the
+        # Run info sheet be the only place that shows HyDE or the LLM rerank did not run.
+        log.warning("%s", warning)
     # Before any model call: a folder we cannot write to is bad input, not a failure after paying for rows.
     # Likewise an output open in Excel or LibreOffice, or marked read-only (fileio says which, naming it).
     ensure_writable_file(out)
@@ -207,7 +205,7 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
 
     meter = UsageMeter(settings.cost)
     ctx = RowContext(settings=settings, company=company, store=store, embedder=providers.embedder, chat=chat,
-                     reranker=providers.reranker, mode=plan.mode, rerank_method=plan.rerank, meter=meter,
+                     reranker=reranker, mode=plan.plan.mode, meter=meter,
                      locator=PageLocator(plan.documents))
     trust = make_trust(settings, plan.documents, chat, meter)  # checks and tier of every finished row
     for result in reused:  # checked against their cited pages in today's store before they can be Ready
@@ -260,8 +258,9 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     counts = Counter(r.outcome for r in ordered + kept_results)
     edited_count = counts[Outcome.EDITED]
     uncited = sum(1 for r in ordered if r.uncited)
-    run_info = build_run_info(settings, company, plan, meter.snapshot(), ordered + kept_results, started_at,
-                              len(to_answer) - len(pending), len(kept), edited=edited_count)
+    run_info = build_run_info(settings, company, plan.plan, meter.snapshot(), ordered + kept_results, started_at,
+                              len(to_answer) - len(pending), len(kept), edited=edited_count,
+                              documents=plan.documents)
     if library is not None:
         run_info.update(library.run_info())
     from autofill.workbook.history import keep_previous
@@ -286,7 +285,7 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
                        report_html=report_html, evidence_only=not plan.chat_model,
                        problems=problems, tiers=tier_counts(r.tier for r in ordered + kept_results), drafted=counts[Outcome.DRAFTED],
                        unparsed=counts[Outcome.UNPARSED], reused=counts[Outcome.REUSED], uncited=uncited,
-                       edited=edited_count, history=history, pending=left,
+                       edited=edited_count, history=history, pending=left, plan=plan.plan.to_json(),
                        approved=counts[Outcome.APPROVED], waiting=counts[Outcome.WAITING],
                        not_written=counts[Outcome.NOT_WRITTEN])
     # The summary is the CLI's to print (autofill.summaries.run_summary), on the stream of every command's.
@@ -299,7 +298,7 @@ def _same_review(before: QuestionRow, now: QuestionRow) -> bool:
         before.reviewer_comment.strip() == now.reviewer_comment.strip()
 
 
-def _library(settings: Settings, company: str, providers: Providers, plan: _Plan, questionnaire: Path,
+def _library(settings: Settings, company: str, providers: Providers, plan: _RunPlan, questionnaire: Path,
              layout: Any, rows: list[QuestionRow], out: Path) -> RunLibrary | None:
     """The answer library for this run, having learned the approved rows of the workbook passed in and
     of an existing output of it (what reviewers approved there since the last run)."""

@@ -1,22 +1,34 @@
 """Reranking of the retrieved candidates down to the `final_k` passages the answer step sees.
 
-`llm`: listwise, RankGPT style. The model sees numbered passages and returns a ranking
+Every reranker is an object behind one interface (as AnswerDotAI/rerankers' `rank()`), chosen from the
+table `autofill/choices.py` RERANKERS, whose row names the function here (or in a new module) that builds
+it, imported only when the reranker is used:
+
+    reranker.rank(row, passages, k, call) -> the passages reordered, best first (all of them)
+
+`call` is the row's chat call (usage recorded under stage "rerank"), given to rerankers with
+`uses_chat`. `rerank()` then cuts to `final_k` with the per-page cap.
+
+`llm` (LLMReranker): listwise, RankGPT style. The model sees numbered passages and returns a ranking
 `[4] > [2] > ...`. When the candidates do not fit one window, a window slides from the bottom of
 the list to the top (window `rerank_window`, step `rerank_step`), so strong passages found low in
 the retrieval order bubble up into the top window that is ranked last.
-`cohere`: a dedicated reranking model through the `Reranker` provider.
-`none`: retrieval order."""
+`cohere` (ProviderReranker): a dedicated reranking model through a provider's `Reranker` client.
+`none` (NoReranker): retrieval order."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Callable
+from typing import Any, Callable, Protocol
 
 from autofill.answer.retrieval import build_query
+from autofill.choices import PROVIDERS, RerankerChoice, load
 from autofill.delimit import untrusted
+from autofill.errors import InputError
 from autofill.providers.base import ChatMessage, ChatResult, Reranker
 from autofill.records import Passage, QuestionRow
+from autofill.replies import drop_fence_marks
 from autofill.settings import Settings
 from autofill.templating import render
 
@@ -24,7 +36,6 @@ from autofill.templating import render
 # keep the prompt well inside small context windows.
 RERANK_PASSAGE_CHARS = 1200
 
-_FENCE = re.compile(r"```[a-zA-Z]*")
 _BRACKETED = re.compile(r"\[\s*(\d+)\s*\]")
 _CHAIN = re.compile(r"\d+(?:\s*(?:>|,|>>|→|->)\s*\d+)+")
 _PASSAGE_WORD = re.compile(r"(?:passage|doc(?:ument)?|id)\s*#?\s*(\d+)", re.IGNORECASE)
@@ -37,7 +48,7 @@ def parse_ranking(text: str, n: int) -> list[int]:
     Accepts `[4] > [2] > [1]`, `4 > 2 > 1`, `4, 2, 1`, "Passage 4 ...", code fences and text around
     the ranking. Duplicates keep their first position, numbers outside 1..n are dropped, and numbers
     the model left out are appended in retrieval order, so the result is always a permutation."""
-    text = _FENCE.sub(" ", text or "")
+    text = drop_fence_marks(text or "")
     found: list[str] = _BRACKETED.findall(text)
     if not found:
         chain = _CHAIN.search(text)
@@ -120,17 +131,82 @@ def cohere_rerank(reranker: Reranker, row: QuestionRow, passages: list[Passage],
     return out
 
 
-def rerank(settings: Settings, method: str, row: QuestionRow, passages: list[Passage],
-           call: Call | None = None, reranker: Reranker | None = None) -> list[Passage]:
+class PassageReranker(Protocol):
+    """What every reranker of the table is. `uses_chat`: pass the row's chat call; `counts_calls`: one
+    billed call per row that is not a chat call (a rerank API); `reorders`: False for retrieval order."""
+
+    name: str
+    model: str
+    uses_chat: bool
+    counts_calls: bool
+    reorders: bool
+
+    def rank(self, row: QuestionRow, passages: list[Passage], k: int, call: Call | None = None) -> list[Passage]: ...
+
+
+class LLMReranker:
+    """Listwise rerank by the chat model, sliding windows (`llm_rerank`)."""
+
+    name, uses_chat, counts_calls, reorders = "llm", True, False, True
+
+    def __init__(self, settings: Settings, model: str = ""):
+        self.settings, self.model = settings, model
+
+    def rank(self, row: QuestionRow, passages: list[Passage], k: int, call: Call | None = None) -> list[Passage]:
+        if call is None or len(passages) <= 1:
+            return list(passages)
+        return llm_rerank(self.settings, call, row, passages)
+
+
+class ProviderReranker:
+    """A reranking model behind a provider's `Reranker` client (Cohere Rerank)."""
+
+    uses_chat, counts_calls, reorders = False, True, True
+
+    def __init__(self, name: str, client: Reranker):
+        self.name, self.client, self.model = name, client, getattr(client, "model", "")
+
+    def rank(self, row: QuestionRow, passages: list[Passage], k: int, call: Call | None = None) -> list[Passage]:
+        return cohere_rerank(self.client, row, passages, k) if passages else []
+
+
+class NoReranker:
+    """Retrieval order."""
+
+    name, model, uses_chat, counts_calls, reorders = "none", "", False, False, False
+
+    def rank(self, row: QuestionRow, passages: list[Passage], k: int, call: Call | None = None) -> list[Passage]:
+        return list(passages)
+
+
+def build_llm(settings: Settings, choice: RerankerChoice, chat: Any, client: Reranker | None) -> LLMReranker:
+    return LLMReranker(settings, getattr(chat, "model", "") if chat is not None else "")
+
+
+def build_provider(settings: Settings, choice: RerankerChoice, chat: Any, client: Reranker | None) -> ProviderReranker:
+    if client is None:
+        entry = PROVIDERS[choice.provider]
+        raise InputError(f"reranker {choice.name!r} needs a {entry.name.capitalize()} API key ({entry.key_env})")
+    return ProviderReranker(choice.name, client)
+
+
+def build_none(settings: Settings, choice: RerankerChoice, chat: Any, client: Reranker | None) -> NoReranker:
+    return NoReranker()
+
+
+def make_reranker(settings: Settings, choice: RerankerChoice, chat: Any = None,
+                  client: Reranker | None = None) -> PassageReranker:
+    """The reranker `choice` (a row of choices.RERANKERS, as resolved by the plan), built by the function
+    its row names: `chat` is the run's chat model, `client` a provider's reranking client."""
+    return load(choice.build)(settings, choice, chat, client)
+
+
+def rerank(settings: Settings, reranker: PassageReranker, row: QuestionRow, passages: list[Passage],
+           call: Call | None = None) -> list[Passage]:
     """The best `final_k` passages, best first, `rank` renumbered 1..final_k."""
     k = settings.retrieval.final_k
-    if method == "llm" and call is not None and len(passages) > 1:
-        ranked = llm_rerank(settings, call, row, passages)
-    elif method == "cohere" and reranker is not None and passages:
-        ranked = cohere_rerank(reranker, row, passages, k)
-    else:
-        ranked = list(passages)
-    cap = settings.retrieval.max_per_page or (1 if method == "none" else 0)
+    ranked = reranker.rank(row, passages, k, call if reranker.uses_chat else None)
+    cap = settings.retrieval.max_per_page or (0 if reranker.reorders else 1)
     return [replace(p, rank=i) for i, p in enumerate(diverse(ranked, k, cap), start=1)]
 
 

@@ -10,10 +10,12 @@ from dataclasses import replace
 from typing import Protocol, Sequence
 
 from autofill.answer.query import lexical_query
+from autofill.choices import RETRIEVAL_MODES, RetrievalMode
 from autofill.records import Passage, QuestionRow
 from autofill.settings import Settings
 
-MODES = ("dense", "hybrid", "hyde", "hyde+hybrid")
+# The modes and their feature flags: the table choices.RETRIEVAL_MODES.
+MODES = tuple(RETRIEVAL_MODES)
 
 
 class SearchableStore(Protocol):
@@ -50,15 +52,6 @@ def rrf(rankings: list[list[str]], k: int = 60, weights: Sequence[float] | None 
                 first_seen[item] = len(first_seen)
             scores[item] = scores.get(item, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda kv: (-kv[1], first_seen[kv[0]]))
-
-
-def resolve_mode(settings: Settings, llm_available: bool) -> str:
-    """The mode actually used: HyDE needs a chat model, so without one it falls back to the
-    same retrieval minus HyDE (hyde -> dense, hyde+hybrid -> hybrid)."""
-    mode = settings.retrieval_mode
-    if not llm_available and mode.startswith("hyde"):
-        return "hybrid" if mode == "hyde+hybrid" else "dense"
-    return mode
 
 
 # Scores are compared at this precision. A CPU embedding model does not give bit-identical vectors
@@ -116,7 +109,7 @@ def _extra_lists(store: SearchableStore, embedder: QueryEmbedder, queries: Seque
 
 
 def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder, row: QuestionRow,
-             mode: str, hyde_passage: str = "", n: int | None = None,
+             mode: RetrievalMode | str, hyde_passage: str = "", n: int | None = None,
              extra_queries: Sequence[str] = ()) -> list[Passage]:
     """The top `n` (default `retrieval.candidates`) passages for `row`, best first, rank 1-based.
 
@@ -127,14 +120,16 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
     `extra_queries` (multi-query retrieval, answer/multiquery.py): each is searched too (dense, plus BM25
     in the hybrid modes, weighted alike) and its lists join the fusion. Each list feeding a fusion is
     twice as deep as the result so that a passage ranked moderately by both searches can still surface."""
-    if mode not in MODES:
-        raise ValueError(f"unknown retrieval mode {mode!r}")
+    if isinstance(mode, str):
+        if mode not in RETRIEVAL_MODES:
+            raise ValueError(f"unknown retrieval mode {mode!r}")
+        mode = RETRIEVAL_MODES[mode]
     r = settings.retrieval
     n = n or r.candidates
     query = build_query(row)
-    dense_text = hyde_passage if mode.startswith("hyde") and hyde_passage.strip() else query
+    dense_text = hyde_passage if mode.uses_hyde and hyde_passage.strip() else query
     depth = 2 * n
-    if mode in ("dense", "hyde"):
+    if not mode.uses_keyword:
         if not any(q.strip() for q in extra_queries):
             return _ranked(_dense(store, embedder, dense_text, n))
         lists = [_dense(store, embedder, dense_text, depth),

@@ -14,10 +14,11 @@ from autofill.answer.generate import generate_answer
 from autofill.answer.hyde import hypothetical_passage
 from autofill.answer.multiquery import search_queries
 from autofill.answer.pages import PageLocator
-from autofill.answer.rerank import Call, order_context, rerank
+from autofill.answer.rerank import Call, PassageReranker, order_context, rerank
 from autofill.answer.retrieval import retrieve
+from autofill.choices import RetrievalMode
 from autofill.errors import InputError
-from autofill.providers.base import ChatMessage, ChatModel, ChatResult, Embedder, Reranker
+from autofill.providers.base import ChatMessage, ChatModel, ChatResult, Embedder
 from autofill.providers.cost import UsageMeter
 from autofill.records import Answer, Citation, QuestionRow, RowResult, StageUsage, outcome_of
 from autofill.settings import Settings
@@ -41,9 +42,8 @@ class RowContext:
     store: Any  # CompanyStore (duck-typed: query, bm25_search)
     embedder: Embedder
     chat: ChatModel | None
-    reranker: Reranker | None
-    mode: str  # resolved retrieval mode
-    rerank_method: str  # resolved: llm, cohere or none
+    reranker: PassageReranker  # the plan's reranker (answer/rerank.make_reranker)
+    mode: RetrievalMode  # the plan's retrieval mode
     meter: UsageMeter
     search_lock: threading.Lock = field(default_factory=threading.Lock)
     # Finds the page of a quote or answer inside a passage spanning pages (None: first page).
@@ -96,7 +96,7 @@ def answer_row(ctx: RowContext, row: QuestionRow) -> RowResult:
 def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage]):
     s = ctx.settings
     hyde_text = ""
-    if ctx.chat is not None and ctx.mode.startswith("hyde"):
+    if ctx.chat is not None and ctx.mode.uses_hyde:
         hyde_text = hypothetical_passage(s, _stage_call(ctx, "hyde", usage), ctx.company, row)
     queries: list[str] = []
     if ctx.chat is not None and s.retrieval.multi_query:
@@ -107,14 +107,11 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage]):
     if not candidates:
         raise NoEvidence()
 
-    if ctx.rerank_method == "llm" and ctx.chat is not None:
-        top = rerank(s, "llm", row, candidates, call=_stage_call(ctx, "rerank", usage))
-    elif ctx.rerank_method == "cohere" and ctx.reranker is not None:
-        top = rerank(s, "cohere", row, candidates, reranker=ctx.reranker)
+    call = _stage_call(ctx, "rerank", usage) if ctx.reranker.uses_chat and ctx.chat is not None else None
+    top = rerank(s, ctx.reranker, row, candidates, call=call)
+    if ctx.reranker.counts_calls:  # a rerank API: one billed call, no tokens
         usage.setdefault("rerank", StageUsage()).add(StageUsage(calls=1))
         ctx.meter.add("rerank", StageUsage(calls=1))
-    else:
-        top = rerank(s, "none", row, candidates)
 
     locate = ctx.locator.page_of if ctx.locator is not None else None
     if ctx.chat is None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import autofill
 from autofill.checks.tier import tier_counts
+from autofill.plan import Plan
 from autofill.records import LLM_STAGES, RowResult, StageUsage
 from autofill.settings import Settings
 from autofill.states import Outcome
@@ -27,11 +28,11 @@ def progress_line(n: int, total: int, r: RowResult) -> str:
     return f"[{n}/{total}] {r.question.key} {state} ({calls} calls{cache_note}, {r.seconds:.1f} s) {q}"
 
 
-def build_run_info(settings: Settings, company: str, plan: Any, usage: dict[str, StageUsage],
+def build_run_info(settings: Settings, company: str, plan: Plan, usage: dict[str, StageUsage],
                    results: list[RowResult], started_at: str, resumed: int, skipped: int,
-                   edited: int = 0) -> dict[str, Any]:
+                   edited: int = 0, documents: dict[str, Any] | None = None) -> dict[str, Any]:
     """Key/value pairs for the Run info sheet: what produced these answers and what it cost. Secrets
-    never appear (models and URLs only, no keys). `plan`: the run's resolved plan (pipeline._Plan)."""
+    never appear (models and URLs only, no keys). `plan`: the run's resolved plan (autofill/plan.py)."""
 
     r = settings.retrieval
     info: dict[str, Any] = {
@@ -39,22 +40,22 @@ def build_run_info(settings: Settings, company: str, plan: Any, usage: dict[str,
         "autofill version": autofill.__version__,
         "started": started_at,
         "finished": now_iso(),
-        "llm provider": settings.llm_provider if plan.chat_model else "none (evidence-only drafts)",
-        "llm model": plan.chat_model or "none",
-        "llm base url": settings.llm.base_url if plan.chat_model else "",
+        "llm provider": plan.provider if plan.has_model else "none (evidence-only drafts)",
+        "llm model": plan.model or "none",
+        "llm base url": settings.llm.base_url if plan.has_model else "",
         "temperature": settings.llm.temperature,
         "embedder": plan.embedder,
-        "retrieval mode": plan.mode,
-        "reranker": plan.rerank + (f" ({r.cohere_rerank_model})" if plan.rerank == "cohere" else ""),
+        "retrieval mode": plan.mode.name,
+        "reranker": plan.reranker_label,
         "candidates": r.candidates,
         "final k": r.final_k,
         "rrf k": r.rrf_k,
         "keyword weight / passages per page": f"{r.keyword_weight:g} / {r.page_chunks or 'no limit'}"
-        if "hybrid" in plan.mode else "none (one list)",
-        "keyword query": (r.lexical_query + (" + synonyms" if r.synonyms else "")) if "hybrid" in plan.mode else "none",
+        if plan.mode.uses_keyword else "none (one list)",
+        "keyword query": (r.lexical_query + (" + synonyms" if r.synonyms else "")) if plan.mode.uses_keyword else "none",
         "context order": r.context_order,
         "rerank window / step": f"{r.rerank_window} / {r.rerank_step}",
-        "max passages per page": r.max_per_page or (1 if plan.rerank == "none" else "no limit"),
+        "max passages per page": r.max_per_page or ("no limit" if plan.reranker.reorders else 1),
         "rows answered": sum(1 for x in results if x.outcome is Outcome.ANSWERED),
         "rows drafted (evidence only)": sum(1 for x in results if x.outcome is Outcome.DRAFTED),
         "rows unparsed": sum(1 for x in results if x.outcome is Outcome.UNPARSED),
@@ -68,7 +69,7 @@ def build_run_info(settings: Settings, company: str, plan: Any, usage: dict[str,
         "answers without a valid citation": sum(1 for x in results if x.uncited),
         "rows resumed from a checkpoint": resumed,
         "reporting year": settings.run.reporting_year or "not given",
-        "model verification": (settings.verify.judge_model or plan.chat_model) if settings.verify.llm and plan.chat_model
+        "model verification": (settings.verify.judge_model or plan.model) if settings.verify.llm and plan.has_model
         else "off",
     }
     for key, n in tier_counts(x.tier for x in results).items():
@@ -86,5 +87,5 @@ def build_run_info(settings: Settings, company: str, plan: Any, usage: dict[str,
     info["total prompt tokens"] = total.prompt_tokens
     info["total completion tokens"] = total.completion_tokens
     info["total cost usd"] = round(total.cost_usd, 6)
-    info["documents"] = json.dumps({d.file_name: d.source_path for d in plan.documents.values()}, ensure_ascii=False)
+    info["documents"] = json.dumps({d.file_name: d.source_path for d in (documents or {}).values()}, ensure_ascii=False)
     return info

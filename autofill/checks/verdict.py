@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from autofill.records import CheckResult, Severity
+from autofill.replies import json_values
 
 _SUPPORTED = {"true", "yes", "supported", "fully supported", "y", "1", "correct"}
 _PARTIAL = {"partial", "partially", "partly", "partially supported", "partly supported", "unclear", "mixed"}
@@ -32,8 +33,6 @@ def _verdict(claim: dict) -> str | None:
 
 
 def _claims(text: str) -> list[dict] | None:
-    from autofill.evaluate.judge import json_values  # the judge's lenient JSON finder
-
     # Python-style single quotes are tried last: an apostrophe inside a claim would break them.
     for value in json_values(text) + json_values(str(text or "").replace("'", '"')):
         items: Any = None

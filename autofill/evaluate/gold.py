@@ -339,6 +339,45 @@ def _find_header(rows: list[list[Any]]) -> tuple[int | None, dict[str, int]]:
 
 def infer_type(answer: str) -> str:
     """Without an answer type, a gold answer that opens with a verdict is a yes/no question."""
-    from autofill.evaluate.metrics import parse_verdict
-
     return "yesno" if parse_verdict(answer) else "text"
+
+
+# --------------------------------------------------------------------------- yes/no verdicts
+
+_VERDICTS = [
+    ("not disclosed", r"not (?:publicly )?(?:disclosed|reported|stated|mentioned|found|available|specified)"
+                      r"|no (?:information|data|disclosure|evidence)|unknown|undisclosed|n/?a\b"
+                      r"|cannot be determined|insufficient (?:information|evidence)"),
+    ("partially", r"partially|partly|partial|in part"),
+    ("yes", r"yes"),
+    ("no", r"no"),
+]
+_LEAD_JUNK = re.compile(r"^[\s*_#>\"'`“”‘’\-–•:(\[]*")
+_LABEL = re.compile(r"^(?:answer|verdict|response|draft answer|short answer)\s*[:\-–]\s*", re.IGNORECASE)
+
+
+def parse_verdict(text: str) -> frozenset[str]:
+    """The leading verdict of an answer: a set drawn from yes, no, partially, not disclosed; empty
+    when the answer does not open with one. "No / not disclosed" gives {no, not disclosed};
+    "**Yes** - ..." and "Answer: Yes." give {yes}; "Not disclosed." gives {not disclosed}."""
+    text = unicodedata.normalize("NFKC", str(text or "")).strip()
+    text = _LEAD_JUNK.sub("", text)
+    text = _LABEL.sub("", text)
+    text = _LEAD_JUNK.sub("", text).lower()
+    found: list[str] = []
+    while True:
+        for name, pattern in _VERDICTS:
+            m = re.match(rf"(?:{pattern})(?![a-z])", text)
+            if m:
+                found.append(name)
+                text = text[m.end():]
+                break
+        else:
+            break
+        joiner = re.match(r"^[\s*_]*(?:/|or(?![a-z])|\()[\s*_]*", text)  # "No / not disclosed", "No (not disclosed)"
+        if not joiner:
+            break
+        text = text[joiner.end():]
+    if {"yes", "no"} <= set(found):
+        return frozenset()  # "Yes/No" is a template echoed back, not a verdict
+    return frozenset(found)

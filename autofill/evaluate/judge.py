@@ -18,7 +18,6 @@ None with a note, it never stops the evaluation.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from autofill.errors import AutofillError
 from autofill.evaluate.metrics import RetrievedPassage, ordered, sentences
 from autofill.providers.base import ChatMessage, ChatModel, Embedder
 from autofill.records import StageUsage
+from autofill.replies import json_values  # noqa: F401 - used here and re-exported for tests
 from autofill.settings import Settings
 from autofill.templating import render
 
@@ -49,58 +49,6 @@ class JudgeScores:
 
 
 # --------------------------------------------------------------------------- pure parsers
-
-
-def json_values(text: str) -> list[Any]:
-    """Every JSON object or array found in `text`, outermost first: tolerates code fences, prose
-    around the JSON, trailing commas and Python-style True/False/None."""
-    cleaned = re.sub(r"```(?:json|JSON)?", "", str(text or ""))
-    out: list[Any] = []
-    i = 0
-    while i < len(cleaned):
-        if cleaned[i] in "{[":
-            end = _matching_close(cleaned, i)
-            value = _loads_lenient(cleaned[i:end]) if end else None
-            if value is not None:
-                out.append(value)
-                i = end
-                continue
-        i += 1
-    return out
-
-
-def _matching_close(text: str, start: int) -> int:
-    """Index just past the bracket closing the one at `start` (double-quoted strings skipped), 0 if none."""
-    depth, in_string, escaped = 0, False, False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return 0
-
-
-def _loads_lenient(candidate: str) -> Any:
-    repaired = re.sub(r",\s*([}\]])", r"\1", candidate)
-    for attempt in (candidate, repaired,
-                    re.sub(r"\bTrue\b", "true", re.sub(r"\bFalse\b", "false", re.sub(r"\bNone\b", "null", repaired)))):
-        try:
-            return json.loads(attempt)
-        except ValueError:
-            continue
-    return None
 
 
 def _first_dict(text: str, *keys: str) -> dict | None:

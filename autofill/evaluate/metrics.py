@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Iterable, Sequence
 
-from autofill.evaluate.gold import GoldEvidence, GoldPage
+from autofill.evaluate.gold import GoldEvidence, GoldPage, parse_verdict  # noqa: F401 - re-exported
 from autofill.evaluate.numbers import NumberMatch, number_match  # noqa: F401 - re-exported
 
 
@@ -196,45 +196,6 @@ def passage_metrics(passages: Sequence[RetrievedPassage], evidence: Sequence[Gol
     return PassageMetrics(precision, recall, f1)
 
 
-# --------------------------------------------------------------------------- yes/no verdicts
-
-_VERDICTS = [
-    ("not disclosed", r"not (?:publicly )?(?:disclosed|reported|stated|mentioned|found|available|specified)"
-                      r"|no (?:information|data|disclosure|evidence)|unknown|undisclosed|n/?a\b"
-                      r"|cannot be determined|insufficient (?:information|evidence)"),
-    ("partially", r"partially|partly|partial|in part"),
-    ("yes", r"yes"),
-    ("no", r"no"),
-]
-_LEAD_JUNK = re.compile(r"^[\s*_#>\"'`“”‘’\-–•:(\[]*")
-_LABEL = re.compile(r"^(?:answer|verdict|response|draft answer|short answer)\s*[:\-–]\s*", re.IGNORECASE)
-
-
-def parse_verdict(text: str) -> frozenset[str]:
-    """The leading verdict of an answer: a set drawn from yes, no, partially, not disclosed; empty
-    when the answer does not open with one. "No / not disclosed" gives {no, not disclosed};
-    "**Yes** - ..." and "Answer: Yes." give {yes}; "Not disclosed." gives {not disclosed}."""
-    text = unicodedata.normalize("NFKC", str(text or "")).strip()
-    text = _LEAD_JUNK.sub("", text)
-    text = _LABEL.sub("", text)
-    text = _LEAD_JUNK.sub("", text).lower()
-    found: list[str] = []
-    while True:
-        for name, pattern in _VERDICTS:
-            m = re.match(rf"(?:{pattern})(?![a-z])", text)
-            if m:
-                found.append(name)
-                text = text[m.end():]
-                break
-        else:
-            break
-        joiner = re.match(r"^[\s*_]*(?:/|or(?![a-z])|\()[\s*_]*", text)  # "No / not disclosed", "No (not disclosed)"
-        if not joiner:
-            break
-        text = text[joiner.end():]
-    if {"yes", "no"} <= set(found):
-        return frozenset()  # "Yes/No" is a template echoed back, not a verdict
-    return frozenset(found)
 
 
 def verdict_match(answer: str, gold: str) -> bool | None:

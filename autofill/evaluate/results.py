@@ -169,11 +169,6 @@ class EvalResult:
                 for cmp in self.comparisons for metric, t in cmp.tests.items()]
         return out
 
-    def describe(self) -> str:
-        from autofill.evaluate.report import describe_text
-
-        return describe_text(self)
-
 
 def _r(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)

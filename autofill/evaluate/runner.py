@@ -79,7 +79,7 @@ def make_judge(settings: Settings, company: str, providers=None):
     embedder = getattr(providers, "embedder", None) if providers is not None else None
     if embedder is None:
         try:
-            from autofill.store.snapshot import open_for_reading
+            from autofill.store.reading import open_for_reading
 
             embedder = make_embedder(settings, open_for_reading(settings, company).embedder_name)
         except InputError:
@@ -127,7 +127,11 @@ def run_eval(settings: Settings, company: str, questionnaire: Path | str, gold: 
         ensure_writable_dir(eval_dir)
         for path, name in zip(configs, config_names(configs)):
             derived = config_settings(settings, path)
-            say(f"configuration {name}: retrieval {derived.retrieval_mode}, reranker {derived.reranker}, "
+            # The plan the run will use (HyDE asked for without a model says the retrieval it falls back to).
+            from autofill.plan import resolve_plan
+
+            plan = resolve_plan(derived, **({"chat": providers.chat} if providers is not None else {}))
+            say(f"configuration {name}: retrieval {plan.mode.name}, reranker {plan.reranker_label}, "
                 f"final_k {derived.retrieval.final_k}")
             report = _run(derived, company, questionnaire, eval_dir / name, rep, providers, say)
             scored = _with_usage(score_output(derived, key, report.output, k, name, judge, say), report)

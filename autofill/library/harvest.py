@@ -12,7 +12,7 @@ from autofill.library.changes import cited_files
 from autofill.library.store import Entry
 from autofill.records import DocumentRecord, QuestionRow
 from autofill.settings import Settings
-from autofill.states import ReviewState, parse_review
+from autofill.states import DRAFT_PREFIX, ReviewState, parse_review
 
 
 def approval_date(path: Path) -> str:
@@ -35,11 +35,9 @@ def approved_entries(settings: Settings, path: Path, documents: dict[str, Docume
         from autofill.workbook.layout import read_questions
 
         layout, rows = read_questions(settings, path)
-    from autofill.answer.evidence_only import PREFIX
-
     # An evidence-only draft approved as it stands is a quote, not an answer: it is not learned.
     approved = [q for q in rows if parse_review(q.review) is ReviewState.APPROVED and q.existing_answer.strip()
-                and not q.existing_answer.startswith(PREFIX.strip())]
+                and not q.existing_answer.startswith(DRAFT_PREFIX.strip())]
     if not approved:
         return []
     from openpyxl.utils.cell import column_index_from_string

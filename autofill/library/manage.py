@@ -34,7 +34,7 @@ def _now() -> str:
 
 def _documents(settings: Settings, company: str) -> dict[str, DocumentRecord]:
     """The evidence store's manifest (file -> record); empty, with a warning, without a store."""
-    from autofill.store.snapshot import find_for_reading
+    from autofill.store.reading import find_for_reading
 
     store = find_for_reading(settings, company)
     if store is None:

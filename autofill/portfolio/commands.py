@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from autofill.cli_output import handled as _handled
+from autofill.cli_common import handle_errors as _handled
 from autofill.errors import InputError
 
 
@@ -40,7 +40,7 @@ def confirm(reason: str, yes: bool) -> None:
 @_handled
 def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurrency, yes, as_json):
     """Ingest and answer every company of PORTFOLIO (.csv, .xlsx or .toml: company, reports, questionnaire)."""
-    from autofill.cli import build_settings, emit, emit_json, reporter_for
+    from autofill.cli_common import build_settings, emit, emit_json, reporter_for
     from autofill.portfolio.plan import consent_reason
     from autofill.portfolio.runner import prepare, run_portfolio
 
@@ -76,7 +76,7 @@ def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurren
 def ask(ctx, company, question, form_of_answer, as_json):
     """Answer one QUESTION from COMPANY's evidence store, with its cited pages (no workbook)."""
     from autofill.answer.ask import ask as ask_question
-    from autofill.cli import build_settings, emit, emit_json
+    from autofill.cli_common import build_settings, emit, emit_json
 
     settings = build_settings(ctx)
     result = ask_question(settings, company, question, form_of_answer=form_of_answer)

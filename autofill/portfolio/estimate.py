@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from autofill.fileio import atomic_write_bytes
+from autofill.choices import RERANKERS, RETRIEVAL_MODES, RerankerChoice, RetrievalMode
 from autofill.records import Passage, QuestionRow, StageUsage
 from autofill.settings import Settings
 
@@ -200,28 +201,32 @@ def _chars(messages: list[Any]) -> int:
     return sum(len(m.content) for m in messages)
 
 
-def row_prompt_chars(settings: Settings, company: str, row: QuestionRow, mode: str, rerank: str,
+def row_prompt_chars(settings: Settings, company: str, row: QuestionRow, mode: RetrievalMode | str,
+                     rerank: RerankerChoice | str,
                      file_name: str = "Annual report.pdf", chunks: int = 0) -> dict[str, tuple[int, int]]:
     """{stage: (calls, prompt characters)} for one row, from the rendered templates. `chunks`: the
-    store's chunk count when known (retrieval cannot return more candidates than that)."""
+    store's chunk count when known (retrieval cannot return more candidates than that). `mode` and
+    `rerank`: the plan's (autofill/plan.py), or their names in the tables of autofill/choices.py."""
     from autofill.answer.generate import answer_messages
     from autofill.answer.hyde import hyde_messages
     from autofill.answer.rerank import RERANK_PASSAGE_CHARS, passage_views, window_starts
     from autofill.providers.base import ChatMessage
     from autofill.templating import render
 
+    mode = RETRIEVAL_MODES[mode] if isinstance(mode, str) else mode
+    rerank = RERANKERS[rerank] if isinstance(rerank, str) else rerank
     r = settings.retrieval
     chunk = settings.ingest.chunk_chars
     candidates = min(r.candidates, chunks) if chunks else r.candidates
     final_k = min(r.final_k, candidates)
     out: dict[str, tuple[int, int]] = {}
-    if mode.startswith("hyde"):
+    if mode.uses_hyde:
         out["hyde"] = (1, _chars(hyde_messages(settings, company, row)))
     if r.multi_query:  # three search queries of a dozen words each
         from autofill.answer.multiquery import multiquery_messages
 
         out["multiquery"] = (1, _chars(multiquery_messages(settings, company, row)))
-    if rerank == "llm" and candidates > 1:
+    if rerank.needs_chat and candidates > 1:
         window, step = max(2, r.rerank_window), max(1, r.rerank_step)
         starts = window_starts(candidates, window, step)
         total = 0
@@ -242,8 +247,8 @@ def row_prompt_chars(settings: Settings, company: str, row: QuestionRow, mode: s
     return out
 
 
-def estimate_rows(settings: Settings, company: str, rows: list[QuestionRow], model: str, mode: str,
-                  rerank: str, documents: dict[str, Any] | None = None) -> CompanyEstimate:
+def estimate_rows(settings: Settings, company: str, rows: list[QuestionRow], model: str, mode: RetrievalMode | str,
+                  rerank: RerankerChoice | str, documents: dict[str, Any] | None = None) -> CompanyEstimate:
     """Price `rows` for `model` ("" = no model: no calls, no cost)."""
     from autofill.providers.cost import cost_usd, price_for
 
@@ -273,16 +278,6 @@ def estimate_rows(settings: Settings, company: str, rows: list[QuestionRow], mod
     est.priced = price_for(settings.cost, model) is not None
     est.cost_usd = cost_usd(settings.cost, model, est.prompt_tokens, est.completion_tokens)
     return est
-
-
-def model_plan(settings: Settings) -> tuple[str, str, str]:
-    """(chat model or "", retrieval mode, reranker) as a run with these settings would use them."""
-    from autofill.answer.retrieval import resolve_mode
-    from autofill.providers.factory import chat_model_name
-
-    model = chat_model_name(settings) if settings.llm_configured else ""
-    rerank = settings.reranker if (settings.reranker != "llm" or model) else "none"
-    return model, resolve_mode(settings, bool(model)), rerank
 
 
 def asdict_stages(est: CompanyEstimate) -> dict[str, Any]:

@@ -17,7 +17,8 @@ from typing import Any
 
 from autofill.fileio import atomic_write_bytes
 from autofill.hashing import file_sha256
-from autofill.portfolio.estimate import CompanyEstimate, estimate_rows, model_plan
+from autofill.plan import resolve_plan
+from autofill.portfolio.estimate import CompanyEstimate, estimate_rows
 from autofill.portfolio.manifest import CompanyEntry
 from autofill.settings import Settings
 
@@ -81,11 +82,12 @@ def output_for(settings: Settings, entry: CompanyEntry, out_dir: Path) -> Path:
 
 def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path, state: PortfolioState) -> CompanyPlan:
     """The company's estimate and what is left to do. Opens its store (if any) for this call only."""
-    from autofill.store.snapshot import find_for_reading
+    from autofill.store.reading import find_for_reading
     from autofill.workbook.layout import read_questions
     from autofill.workbook.reviewer import rows_to_answer
 
-    model, mode, rerank = model_plan(settings)
+    plan = resolve_plan(settings)
+    model, mode, rerank = plan.model, plan.mode, plan.reranker
     output = output_for(settings, entry, out_dir)
     q_sha = file_sha256(entry.questionnaire)
     store = find_for_reading(settings, entry.company)
@@ -111,7 +113,7 @@ def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path, state: 
     est.up_to_date = up_to_date
     est.documents_to_ingest = len(to_ingest)
     if to_ingest and settings.ingest.contextualize and model:  # priced with the rows, before any call
-        from autofill.ingest.contextualize import estimate_contextualize
+        from autofill.ingest.context_estimate import estimate_contextualize
 
         est.add_contextualize(estimate_contextualize(settings, entry.company, list(entry.reports), model=model))
     return CompanyPlan(entry=entry, output=output, estimate=est, key=key, to_ingest=to_ingest, previous=previous)
@@ -139,11 +141,12 @@ def _without_done(settings: Settings, company: str, questionnaire_sha: str, rows
 
 def estimate_run(settings: Settings, company: str, questionnaire: Path) -> CompanyEstimate:
     """The estimate for one `autofill run` (rows an interrupted earlier run finished are left out)."""
-    from autofill.store.snapshot import find_for_reading
+    from autofill.store.reading import find_for_reading
     from autofill.workbook.layout import read_questions
     from autofill.workbook.reviewer import rows_to_answer
 
-    model, mode, rerank = model_plan(settings)
+    plan = resolve_plan(settings)
+    model, mode, rerank = plan.model, plan.mode, plan.reranker
     store = find_for_reading(settings, company)
     documents = store.documents() if store is not None else {}
     del store

@@ -25,7 +25,8 @@ from typing import Any
 from autofill.errors import InputError
 from autofill.fileio import ensure_writable_dir
 from autofill.portfolio.budget import Budget, LimitedChat, RowGate, SerialEmbedder
-from autofill.portfolio.estimate import PortfolioEstimate, calibrate, model_plan
+from autofill.plan import resolve_plan
+from autofill.portfolio.estimate import PortfolioEstimate, calibrate
 from autofill.portfolio.manifest import read_manifest
 from autofill.portfolio.plan import CompanyPlan, PortfolioState, plan_company, run_key
 from autofill.reporting import Reporter, as_reporter
@@ -153,7 +154,7 @@ def prepare(settings: Settings, manifest: Path | str, out_dir: Path | None = Non
             from autofill.portfolio.estimate import CompanyEstimate
             from autofill.portfolio.plan import output_for
 
-            model = model_plan(settings)[0]
+            model = resolve_plan(settings).model
             plans.append(CompanyPlan(entry=entry, output=output_for(settings, entry, out),
                                      estimate=CompanyEstimate(entry.company, model, error=str(exc))))
     check_collisions(plans)
@@ -192,7 +193,7 @@ class _Shared:
         self.ingest_lock = threading.Lock()
         chat = make_chat(settings)
         self.chat = LimitedChat(chat, self.limiter) if chat is not None else None
-        self.reranker = make_reranker(settings) if self.chat is not None or settings.reranker == "cohere" else None
+        self.reranker = make_reranker(settings)  # a rerank API client when the settings choose one, else None
         self._embedders: dict[str, Any] = {}
         self._embedders_lock = threading.Lock()
         self._injected = SerialEmbedder(embedder) if embedder is not None else None
@@ -218,6 +219,7 @@ def run_portfolio(settings: Settings, prepared: Prepared, max_cost: float | None
 
     t0 = time.monotonic()
     rep = as_reporter(reporter)
+    rep.message(resolve_plan(settings).first_line())  # what every company's run uses
     ensure_writable_dir(prepared.out_dir)  # before any model call
     # Calls of every company share the llm.concurrency slots; each company's own pool may use them all.
     shared = _Shared(settings, Budget(max_cost), embedder)
@@ -285,7 +287,7 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     from autofill.providers.base import Providers
     from autofill.records import stages_json
     from autofill.store.chroma_store import find_store
-    from autofill.store.snapshot import find_for_reading
+    from autofill.store.reading import find_for_reading
 
     settings, entry = shared.settings, plan.entry
     new_documents = 0
@@ -323,7 +325,7 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     if entry.year:  # the manifest's year is the questionnaire's reporting year (trust checks tier older figures)
         settings = dataclasses.replace(settings, run=dataclasses.replace(settings.run, reporting_year=int(entry.year)))
     report = run_questionnaire(settings, entry.company, entry.questionnaire, out_dir=prepared.out_dir,
-                               providers=providers, gate=gate, output=plan.output)
+                               providers=providers, gate=gate, output=plan.output, announce=False)
     calibrate(settings, plan.estimate, report.usage)
     store = find_for_reading(settings, entry.company)
     documents = store.documents() if store is not None else {}
@@ -338,7 +340,7 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
         cost_usd=report.totals().cost_usd + sum(u.cost_usd for u in ingest_usage.values()),
         seconds=time.monotonic() - t0, stages=stages_json({**report.usage, **ingest_usage}))
     complete = not report.failed and not report.pending
-    key = run_key(settings, file_sha256(entry.questionnaire), documents, model_plan(settings)[0])
+    key = run_key(settings, file_sha256(entry.questionnaire), documents, resolve_plan(settings).model)
     prepared.state.put(entry.company, {**outcome.to_json(), "key": key, "complete": complete})
     return outcome
 

@@ -1,6 +1,9 @@
-"""Small provider interfaces. Each SDK is imported by exactly one module (local.py:
-sentence-transformers, openai_provider.py: openai, cohere_provider.py: cohere); everything else
-talks to these protocols, so tests inject scripted fakes or point the real SDKs at loopback servers."""
+"""Small provider interfaces. Each SDK is imported by exactly one module (local.py: onnxruntime and
+tokenizers, the default local embedder; local_torch.py: sentence-transformers, the optional torch
+runtime; openai_provider.py: openai; cohere_provider.py: cohere), named by its row in the provider table
+(autofill/choices.py PROVIDERS); everything else talks to these protocols, so tests inject scripted
+fakes or point the real SDKs at loopback servers. `Reranker` here is a provider's reranking client
+(Cohere Rerank); the rerankers a run chooses from are answer/rerank.py's, behind `rank()`."""
 
 from __future__ import annotations
 

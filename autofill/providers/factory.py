@@ -1,51 +1,29 @@
-"""Build provider clients from settings. Provider modules are imported lazily: each pulls in its SDK."""
+"""Build provider clients from settings and the provider table (autofill/choices.py PROVIDERS). Provider
+modules are imported lazily: each pulls in its SDK."""
 
 from __future__ import annotations
 
+from autofill.choices import NONE, PROVIDERS, RERANKERS, chat_model_name, embedder_name, load  # noqa: F401 - re-exported
 from autofill.errors import InputError
 from autofill.providers.base import ChatModel, Embedder, Providers, Reranker
 from autofill.settings import Settings
 
-DEFAULT_EMBED_MODELS = {
-    "local": "all-MiniLM-L6-v2",
-    "openai": "text-embedding-3-small",
-    "cohere": "embed-english-v3.0",
-}
-DEFAULT_CHAT_MODELS = {"openai": "gpt-4o-mini", "cohere": "command-r-plus"}
-
-
-def embedder_name(settings: Settings) -> str:
-    """The name a new store records, "provider:model" (no provider set: local)."""
-    provider = settings.embedding.provider or "local"
-    return f"{provider}:{settings.embedding.model or DEFAULT_EMBED_MODELS[provider]}"
+DEFAULT_EMBED_MODELS = {name: p.default_embed_model for name, p in PROVIDERS.items() if p.embed_class}
+DEFAULT_CHAT_MODELS = {name: p.default_chat_model for name, p in PROVIDERS.items() if p.chat_class}
 
 
 def make_embedder(settings: Settings, name: str | None = None) -> Embedder:
     """An embedder for `name` ("local:all-MiniLM-L6-v2", as recorded in a store) or for the settings."""
     provider, _, model = (name or embedder_name(settings)).partition(":")
-    if provider == "local":
-        if settings.embedding.runtime == "torch":
-            from autofill.providers.local_torch import LocalEmbedder as TorchEmbedder
-
-            return TorchEmbedder(model=model, **_batch(settings),
-                                 device=settings.embedding.device)
-        from autofill.providers.local import LocalEmbedder
-
-        return LocalEmbedder(model=model, **_batch(settings))
-    if provider == "openai":
-        from autofill.providers.openai_provider import OpenAIEmbedder
-
-        return OpenAIEmbedder(settings.llm, model=model, **_batch(settings))
-    if provider == "cohere":
-        from autofill.providers.cohere_provider import CohereEmbedder
-
-        return CohereEmbedder(settings.llm, model=model, **_batch(settings))
-    raise InputError(f"unknown embedder {name!r}")
-
-
-def chat_model_name(settings: Settings) -> str:
-    provider = settings.llm_provider
-    return settings.llm.model or DEFAULT_CHAT_MODELS.get(provider, "")
+    entry = PROVIDERS.get(provider)
+    if entry is None or not entry.embed_class:
+        raise InputError(f"unknown embedder {name!r}")
+    if not entry.key_field:  # a local model: no key, runs on this machine (ONNX, or torch when asked)
+        if settings.embedding.runtime == "torch" and entry.torch_module:
+            return load(f"{entry.torch_module}:{entry.embed_class}")(model=model, **_batch(settings),
+                                                                     device=settings.embedding.device)
+        return load(f"{entry.module}:{entry.embed_class}")(model=model, **_batch(settings))
+    return load(f"{entry.module}:{entry.embed_class}")(settings.llm, model=model, **_batch(settings))
 
 
 def _batch(settings: Settings) -> dict:
@@ -57,19 +35,13 @@ def _batch(settings: Settings) -> dict:
 def make_chat(settings: Settings, model: str | None = None) -> ChatModel | None:
     """The chat model, wrapped in the response cache when enabled; None when no LLM is configured."""
     provider = settings.llm_provider
-    if provider == "none":
+    if provider == NONE:
         return None
-    model = model or chat_model_name(settings)
-    if provider == "openai":
-        from autofill.providers.openai_provider import OpenAIChat
-
-        chat: ChatModel = OpenAIChat(settings.llm, model=model)
-    elif provider == "cohere":
-        from autofill.providers.cohere_provider import CohereChat
-
-        chat = CohereChat(settings.llm, model=model)
-    else:
+    entry = PROVIDERS.get(provider)
+    if entry is None or not entry.chat_class:
         raise InputError(f"unknown LLM provider {provider!r}")
+    model = model or chat_model_name(settings)
+    chat: ChatModel = load(f"{entry.module}:{entry.chat_class}")(settings.llm, model=model)
     if settings.llm.cache:
         from autofill.providers.cache import CachedChat
 
@@ -78,13 +50,13 @@ def make_chat(settings: Settings, model: str | None = None) -> ChatModel | None:
 
 
 def make_reranker(settings: Settings) -> Reranker | None:
-    """A dedicated reranking model (Cohere Rerank) when settings ask for one; the LLM listwise
-    reranker is not a provider but a pipeline stage using the chat model."""
-    if settings.reranker != "cohere":
+    """The reranking model a reranker of the table calls through a provider (Cohere Rerank), when the
+    settings choose one; None for the others (the LLM listwise reranker uses the chat model)."""
+    choice = RERANKERS.get(settings.reranker)
+    if choice is None or not choice.provider:
         return None
-    from autofill.providers.cohere_provider import CohereReranker
-
-    return CohereReranker(settings.llm, model=settings.retrieval.cohere_rerank_model)
+    entry = PROVIDERS[choice.provider]
+    return load(f"{entry.module}:{entry.rerank_class}")(settings.llm, model=getattr(settings.retrieval, choice.model_setting))
 
 
 def make_providers(settings: Settings, embedder_name_in_store: str | None = None) -> Providers:

@@ -4,22 +4,10 @@ another machine. `FILE.pdf#page=N` is the form browsers' PDF viewers open at tha
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from urllib.parse import quote
 
-
-def relative_link(pdf: Path | None, base_dir: Path, page: int | None = None) -> str:
-    """`pdf` relative to `base_dir` as a URL path (`../reports/My%20report.pdf#page=3`); an absolute
-    file:// URI when no relative path exists (another drive on Windows); "" without a PDF."""
-    if pdf is None:
-        return ""
-    fragment = f"#page={page}" if page else ""
-    try:
-        rel = os.path.relpath(Path(pdf).resolve(), Path(base_dir).resolve())
-    except ValueError:
-        return Path(pdf).resolve().as_uri() + fragment
-    return quote(Path(rel).as_posix()) + fragment
+from autofill.workbook.hyperlinks import relative_link  # noqa: F401 - re-exported
 
 
 class Links:

@@ -50,7 +50,7 @@ def run_info_documents(value: str) -> dict[str, Path]:
 def store_documents(settings, company: str) -> tuple[dict[str, tuple[Path, str]], str]:
     """file name -> (source path, sha256) from the company's evidence store, plus a note on failure."""
     try:
-        from autofill.store.snapshot import open_for_reading
+        from autofill.store.reading import open_for_reading
 
         store = open_for_reading(settings, company)
         try:

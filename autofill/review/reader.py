@@ -11,6 +11,7 @@ from pathlib import Path
 from autofill.errors import InputError
 from autofill.states import WRITES_ANSWER, Outcome, parse_status
 from autofill.workbook import headers as H
+from autofill.workbook.hyperlinks import parse_sources  # noqa: F401 - re-exported: the review reads Sources cells
 
 EVIDENCE_SHEET = "Evidence"
 RUN_INFO_SHEET = "Run info"
@@ -31,8 +32,6 @@ QUESTION_COLUMNS = {
     "checks": "checks",
 }
 # `FILE p. 26`, `FILE pp. 26-27`, `FILE p. 26 (printed 24)`: the PDF page index is what counts.
-_SOURCE_RE = re.compile(r"^(?P<file>.+?)\s+pp?\.\s*(?P<page>\d+)(?:\s*[-\u2013]\s*(?P<end>\d+))?"
-                        r"(?:\s*\(printed\s+[^)]*\))?\s*$")
 
 
 @dataclass
@@ -109,18 +108,6 @@ class FilledWorkbook:
             if k.strip().lower() == wanted:
                 return v
         return ""
-
-
-def parse_sources(text: str) -> list[tuple[str, int]]:
-    """`FILE p. N; FILE p. M` -> [(FILE, N), (FILE, M)]; anything unparsable is skipped."""
-    out: list[tuple[str, int]] = []
-    for part in (text or "").split(";"):
-        m = _SOURCE_RE.match(part.strip())
-        if m:
-            pair = (m.group("file").strip(), int(m.group("page")))
-            if pair not in out:
-                out.append(pair)
-    return out
 
 
 def _text(value) -> str:

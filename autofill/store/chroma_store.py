@@ -28,13 +28,13 @@ import threading
 from datetime import datetime, timezone
 from typing import Any, Iterator, Sequence
 
-from autofill.errors import InputError, StoreMismatchError
+from autofill.errors import InputError
 from autofill.records import Chunk, DocumentRecord, Passage, StoreInfo
 from autofill.settings import Settings
 from autofill.store import chroma_client as cc
 from autofill.store.bm25_index import BM25Index
 from autofill.store.keyword import KeywordSearch
-from autofill.store.snapshot import drop_snapshot, write_snapshot
+from autofill.store.snapshot import check_embedder, drop_snapshot, write_snapshot
 
 _locks: dict[str, Any] = {}
 _locks_guard = threading.Lock()
@@ -164,13 +164,7 @@ class CompanyStore(KeywordSearch):
 
     def check_embedder(self, name: str) -> None:
         """Refuse to add to or query this store with vectors from another embedder than it was built with."""
-        if name != self.embedder_name:
-            raise StoreMismatchError(
-                f"the evidence store for {self.company!r} was built with embedder {self.embedder_name}, "
-                f"not {name}; leave out --embedder and --embedding-model (and embedding.provider / "
-                f"embedding.model in settings or AUTOFILL_EMBEDDING__*) to keep the store's embedder, or "
-                f"rebuild the store with `autofill forget --company {self.company!r}` and ingest again"
-            )
+        check_embedder(self.company, self.embedder_name, name)
 
     def query(self, embedding: Sequence[float], n: int) -> list[Passage]:
         """The `n` nearest chunks of current document versions by cosine similarity (score = similarity,

@@ -30,6 +30,7 @@ from array import array
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from autofill.errors import StoreMismatchError
 from autofill.records import DocumentRecord, Passage
 from autofill.settings import Settings
 from autofill.sqlite_cache import BlobCache
@@ -199,9 +200,7 @@ class ReadStore:
         return self.snapshot.last_ingest
 
     def check_embedder(self, name: str) -> None:
-        from autofill.store.chroma_store import CompanyStore
-
-        CompanyStore.check_embedder(self, name)  # type: ignore[arg-type]  # same message, same fields
+        check_embedder(self.company, self.embedder_name, name)
 
     def _cached(self, kind: str, payload: bytes, search: Callable[[Any], list[Passage]]) -> list[Passage]:
         key = self.cache.key(kind, payload)
@@ -232,22 +231,12 @@ class ReadStore:
         return self._cached("pages", payload, lambda s: s.page_passages(pages))
 
 
-def open_for_reading(settings: Settings, company: str) -> Any:
-    """The company's store for a run: a ReadStore when it has a snapshot, else the Chroma store itself
-    (chroma_store.open_store; its not-found error when there is none)."""
-    from autofill.store.chroma_store import open_store
-
-    snapshot = read_snapshot(settings, company)
-    if snapshot is None:
-        return open_store(settings, company)
-    return ReadStore(settings, snapshot, lambda: open_store(settings, company))
-
-
-def find_for_reading(settings: Settings, company: str) -> Any:
-    """As open_for_reading, but None when the company has no store."""
-    from autofill.store.chroma_store import find_store, open_store
-
-    snapshot = read_snapshot(settings, company)
-    if snapshot is None:
-        return find_store(settings, company)
-    return ReadStore(settings, snapshot, lambda: open_store(settings, company))
+def check_embedder(company: str, built_with: str, name: str) -> None:
+    """Refuse to add to or query a store with vectors from another embedder than it was built with."""
+    if name != built_with:
+        raise StoreMismatchError(
+            f"the evidence store for {company!r} was built with embedder {built_with}, "
+            f"not {name}; leave out --embedder and --embedding-model (and embedding.provider / "
+            f"embedding.model in settings or AUTOFILL_EMBEDDING__*) to keep the store's embedder, or "
+            f"rebuild the store with `autofill forget --company {company!r}` and ingest again"
+        )

@@ -6,16 +6,43 @@ holds one link in Excel; the first source is the most relevant. Only cells in a 
 from __future__ import annotations
 
 import json
+import os
+import re
 from pathlib import Path
 from typing import Callable
-
-from autofill.review.links import relative_link
-from autofill.review.reader import parse_sources
+from urllib.parse import quote
 
 HEADER = "sources"
 HEADER_SCAN_ROWS = 30
 
 LinkFor = Callable[[str, int], str]  # (file name, page) -> link, "" for none
+_SOURCE_RE = re.compile(r"^(?P<file>.+?)\s+pp?\.\s*(?P<page>\d+)(?:\s*[-\u2013]\s*(?P<end>\d+))?"
+                        r"(?:\s*\(printed\s+[^)]*\))?\s*$")
+
+
+def parse_sources(text: str) -> list[tuple[str, int]]:
+    """`FILE p. N; FILE p. M` -> [(FILE, N), (FILE, M)]; anything unparsable is skipped."""
+    out: list[tuple[str, int]] = []
+    for part in (text or "").split(";"):
+        m = _SOURCE_RE.match(part.strip())
+        if m:
+            pair = (m.group("file").strip(), int(m.group("page")))
+            if pair not in out:
+                out.append(pair)
+    return out
+
+
+def relative_link(pdf: Path | None, base_dir: Path, page: int | None = None) -> str:
+    """`pdf` relative to `base_dir` as a URL path (`../reports/My%20report.pdf#page=3`); an absolute
+    file:// URI when no relative path exists (another drive on Windows); "" without a PDF."""
+    if pdf is None:
+        return ""
+    fragment = f"#page={page}" if page else ""
+    try:
+        rel = os.path.relpath(Path(pdf).resolve(), Path(base_dir).resolve())
+    except ValueError:
+        return Path(pdf).resolve().as_uri() + fragment
+    return quote(Path(rel).as_posix()) + fragment
 
 
 def pdf_links(documents: str | dict | None, workbook_dir: Path) -> LinkFor:

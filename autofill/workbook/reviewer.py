@@ -22,10 +22,9 @@ row is re-checked on its new text by the pipeline (answer/recheck.py); a waiting
 
 from __future__ import annotations
 
-from autofill.answer.evidence_only import PREFIX as DRAFT_PREFIX
 from autofill.records import QuestionRow, RowResult
-from autofill.states import (EDITED_BY_HAND, KEPT, Outcome, ReviewState, Tier, approved_status, parse_review,
-                             parse_status, parse_tier, waiting_status)
+from autofill.states import (DRAFT_PREFIX, EDITED_BY_HAND, KEPT, Outcome, ReviewState, Tier, approved_status,
+                             parse_review, parse_status, parse_tier, waiting_status)
 from autofill.records import CheckResult, Severity
 
 _REDO = (Outcome.FAILED, Outcome.UNPARSED, Outcome.DRAFTED)

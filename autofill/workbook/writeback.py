@@ -20,13 +20,12 @@ from openpyxl.styles import Alignment, PatternFill, Protection
 from openpyxl.utils.cell import column_index_from_string
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from autofill.answer.evidence_only import PREFIX as DRAFT_PREFIX
 from autofill.errors import InputError
 from autofill.fileio import atomic_write_bytes
 from autofill.checks.tier import decide_tier, failed_text
 from autofill.records import Answer, CheckResult, QuestionRow, RowResult, Severity
-from autofill.states import (KEPT, PREVIOUS_KEPT, REANSWERED_PREFIX, REVIEW_CHOICES, WRITES_ANSWER, Outcome,
-                             ReviewState, format_status, parse_review)
+from autofill.states import (DRAFT_PREFIX, KEPT, PREVIOUS_KEPT, REANSWERED_PREFIX, REVIEW_CHOICES, WRITES_ANSWER,
+                             Outcome, ReviewState, format_status, parse_review)
 from autofill.workbook.carry import TRACKED_ROLES, read_record, write_record, written_row
 from autofill.workbook.evidence import write_evidence_sheet, write_run_info_sheet
 from autofill.workbook.hyperlinks import link_sources, pdf_links
