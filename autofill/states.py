@@ -88,7 +88,8 @@ EDITED_BY_HAND = "Edited by hand"  # a person changed cells autofill wrote; the 
 PREVIOUS_KEPT = "previous answer kept"  # a failed or unparsed row did not replace what was there
 NO_VALID_CITATION = "no valid citation"  # an answer (not "Not disclosed") without a citation in the evidence
 _STATUS_SPELLINGS = {_norm(label): outcome for outcome, label in STATUS_LABELS.items()}
-_STATUS_SPELLINGS.update({"evidence only": Outcome.DRAFTED, "no evidence retrieved": Outcome.FAILED})
+_STATUS_SPELLINGS.update({"evidence only": Outcome.DRAFTED, "no evidence retrieved": Outcome.FAILED,
+                          "reused approved answer": Outcome.REUSED})  # library/runtime.reused_status
 
 # The opening of an evidence-only draft's reasoning cell (answer/evidence_only.py): the writer, the
 # reviewer logic and the library tell a draft from an answer by it.

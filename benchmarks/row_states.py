@@ -98,7 +98,7 @@ def main() -> int:
                 wb.save(data["output"])
     for label, data, rows, info, report in tables:
         print(f"\n### {label}\n")
-        print("| state (outcome) | Status (first part) | Tier | rows in workbook | --json | Run info | review report |")
+        print("| state (outcome) | Status (first part) | Tier | rows in workbook | --json | Run info | review report (rows of that tier) |")
         print("| --- | --- | --- | --- | --- | --- | --- |")
         by_state = Counter()
         for status, tier in rows:
@@ -107,7 +107,7 @@ def main() -> int:
             js = json_count(data, state)
             ri = info_count(info, state)
             rp = report.get(tier.lower().replace(" ", "_") if tier else "none", 0)
-            print(f"| {state} | {status or '(blank)'} | {tier or '(none)'} | {n} | {js} | {ri} | tier: {rp} |")
+            print(f"| {state} | {status or '(blank)'} | {tier or '(none)'} | {n} | {js} | {ri} | {rp} |")
         tiers_json = {k: v for k, v in data["tiers"].items() if v}
         tiers_book = Counter(t.lower().replace(" ", "_") for _, t in rows if t)
         tiers_info = {k: int(info.get(f"tier {k.replace('_', ' ')}", 0)) for k in data["tiers"] if info.get(f"tier {k.replace('_', ' ')}")}
