@@ -124,6 +124,10 @@ def tagged_multiprocessing_dir() -> Path | None:
         return None
     parent = Path(tempfile.gettempdir()) / "af-mp"
     sweep(parent)
+    # The forkserver's socket is made in this folder: AF_UNIX paths stop at 107 bytes ("listener-XXXXXXXX"
+    # and a separator take 18); under a long TMPDIR multiprocessing keeps its own, shorter pymp-* name.
+    if len(os.fsencode(str(parent))) + len(".mp.") + len(owner_tag()) + 10 + 18 > 107:
+        return None
     folder = make_temp_dir(parent, "mp")
     # Removed at a normal exit exactly as multiprocessing removes its own pymp-* folder.
     mp_util.Finalize(None, mp_util._remove_temp_dir, args=(shutil.rmtree, str(folder)),  # noqa: SLF001
