@@ -276,6 +276,13 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     left = len(to_answer) - len(ordered)  # held back by the gate (cost cap): pending
     if not counts[Outcome.FAILED] and not left:
         checkpoint.remove()  # complete: nothing left to resume
+    # The workbook holds the evidence now: the passages of 5,000 rows need not stay in memory while the
+    # review report reads it back (measured in benchmarks/run_rows.py).
+    for result in ordered:
+        result.passages = []
+    import gc
+
+    gc.collect()
     report_html = _review_report(settings, Path(written), company)
     problems = [(r.outcome.value, r.question.key, r.error if r.failed else "the model's reply could not be read")
                 for r in ordered if r.outcome in (Outcome.FAILED, Outcome.UNPARSED)]
