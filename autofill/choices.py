@@ -164,7 +164,8 @@ def embed_providers() -> list[str]:
 
 
 def default_prices() -> dict[str, list[float]]:
-    """cost.prices' default: every provider's prices, in table order."""
+    """Every provider's list prices, in table order (providers/cost.py applies a provider's own only at
+    its own endpoint; cost.prices holds the user's prices, empty by default)."""
     return {model: list(price) for p in PROVIDERS.values() for model, price in p.prices}
 
 

@@ -183,7 +183,7 @@ def workbook_overrides(sheet, header_row, question_col, answer_col) -> dict:
 @click.option("--reranker", type=click.Choice(choices.names(choices.RERANKERS)), default=None,
               help=f"auto: {choices.AUTO_RERANKER[True]} with a model, {choices.AUTO_RERANKER[False]} without. " + choices.help_text(choices.RERANKERS))
 @click.option("--candidates", type=int, default=None, help="Passages retrieved before reranking (default 30).")
-@click.option("--final-k", type=int, default=None, help="Passages given to the answer step (default 6).")
+@click.option("-k", "--final-k", type=int, default=None, help="Passages given to the answer step (default 6).")
 @click.option("--context-order", type=click.Choice(["ranked", "peripheral"]), default=None)
 @click.option("--llm", "llm_provider", type=click.Choice([choices.AUTO, *choices.chat_providers(), choices.NONE]),
               default=None, help="auto: the first provider whose key (or URL) is set: "
@@ -237,7 +237,8 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
         estimate = estimate_run(settings, company, questionnaire)
         from autofill.portfolio.commands import confirm
 
-        confirm(consent_reason(settings, estimate.rows, estimate.cost_usd, estimate.model), yes)
+        confirm(consent_reason(settings, estimate.rows, estimate.cost_usd if estimate.cost_known else None,
+                               estimate.model), yes)
     reporter = reporter_for(ctx, as_json)
     if not live:
         warn_if_open(questionnaire)
@@ -329,12 +330,38 @@ def eval_cmd(ctx, company, questionnaire, gold, eval_configs, from_output, k, ou
         emit(describe_text(result))
 
 
+@cli.command(name="config")
+@click.option("--llm", "llm_provider", type=click.Choice([choices.AUTO, *choices.chat_providers(), choices.NONE]),
+              default=None, help="As `run --llm`: show what a run with it would use.")
+@click.option("--model", default=None, help="As `run --model`.")
+@click.option("--retrieval", type=click.Choice(choices.names(choices.RETRIEVAL_MODES)), default=None,
+              help="As `run --retrieval`.")
+@click.option("--reranker", type=click.Choice(choices.names(choices.RERANKERS)), default=None,
+              help="As `run --reranker`.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
+@click.pass_context
+@handle_errors
+def config_cmd(ctx, llm_provider, model, retrieval, reranker, as_json):
+    """Show every setting in effect and where it came from (keys masked), then what a run would use."""
+    from autofill.config_view import config_json, config_text, resolved_choices, setting_lines, workspace_line
+
+    settings = build_settings(ctx, llm={"provider": llm_provider, "model": model},
+                              retrieval={"mode": retrieval, "reranker": reranker},
+                              flags={"llm.provider": "--llm", "llm.model": "--model", "retrieval.mode": "--retrieval",
+                                     "retrieval.reranker": "--reranker"})
+    lines = [workspace_line(settings, (ctx.find_root().obj or {}).get("workspace")), *setting_lines(settings)]
+    resolved = resolved_choices(settings)
+    emit_json(config_json(lines, resolved)) if as_json else emit(config_text(lines, resolved))
+
+
 from autofill.library.commands import library  # noqa: E402 - the `library` group, wired in its package
 from autofill.portfolio.commands import ask, batch  # noqa: E402 - wired in their package
+from autofill.review_app.commands import review  # noqa: E402 - wired in its package
 
 cli.add_command(library)
 cli.add_command(batch)
 cli.add_command(ask)
+cli.add_command(review)
 
 
 def main() -> None:

@@ -39,14 +39,16 @@ def handle_errors(fn):
     return wrapper
 
 
-def build_settings(ctx: click.Context, **sections):
+def build_settings(ctx: click.Context, flags: dict | None = None, **sections):
+    """Settings for a command; `flags` ("llm.model" -> "--model") names the options in settings.origins."""
     from autofill.settings import load_settings
 
     obj = ctx.find_root().obj or {}
     overrides = {name: values for name, values in sections.items()}
     if obj.get("chroma_url"):
         overrides.setdefault("store", {})["chroma_url"] = obj["chroma_url"]
-    settings = load_settings(obj.get("workspace"), obj.get("configs", ()), overrides)
+    settings = load_settings(obj.get("workspace"), obj.get("configs", ()), overrides,
+                             flags={"store.chroma_url": "--chroma-url", **(flags or {})})
     obj["settings"] = settings  # for error messages that name the workspace
     return settings
 

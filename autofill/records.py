@@ -186,7 +186,7 @@ class IngestReport:
             "seconds": round(self.seconds, 2),
             "skipped_files": len(self.skipped_files),
             "warnings": [{"file": f.path, "why": why} for f in ok for why in f.warnings],
-            **({"llm": {stage: {**vars(u), "cost_usd": round(u.cost_usd, 6)} for stage, u in self.usage.items()}} if self.usage else {}),
+            **({"llm": {stage: u.to_json() for stage, u in self.usage.items()}} if self.usage else {}),
         }
 
 
@@ -319,7 +319,8 @@ class StageUsage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_calls: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float = 0.0  # of the priced calls only
+    unpriced_calls: int = 0  # calls to a model or endpoint with no price (providers/cost.py): cost unknown
 
     def add(self, other: "StageUsage") -> None:
         self.calls += other.calls
@@ -327,10 +328,16 @@ class StageUsage:
         self.completion_tokens += other.completion_tokens
         self.cached_calls += other.cached_calls
         self.cost_usd += other.cost_usd
+        self.unpriced_calls += other.unpriced_calls
+
+    @property
+    def cost_known(self) -> bool:
+        return not self.unpriced_calls
 
     def to_json(self) -> dict:
         return {"calls": self.calls, "cached_calls": self.cached_calls, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "cost_usd": round(self.cost_usd, 6)}
+                "completion_tokens": self.completion_tokens,
+                "cost_usd": round(self.cost_usd, 6) if self.cost_known else None}
 
 
 def stages_json(usage: "dict[str, StageUsage]") -> dict:
@@ -424,6 +431,7 @@ class RunReport:
     approved: int = 0  # of the skipped rows: approved in review (Tier Approved)
     waiting: int = 0  # of the skipped rows: Rejected / Needs changes, waiting for a model
     not_written: int = 0  # a model answered but the Answer cell cannot hold it (not in answered)
+    cost_unknown: str = ""  # why the cost is unknown (a call to a model or endpoint with no price); "" when known
     plan: dict = field(default_factory=dict)  # the resolved plan (autofill/plan.py Plan.to_json())
 
     @property
@@ -456,7 +464,8 @@ class RunReport:
             "llm_calls": t.calls,
             "prompt_tokens": t.prompt_tokens,
             "completion_tokens": t.completion_tokens,
-            "cost_usd": round(t.cost_usd, 6),
+            "cost_usd": round(t.cost_usd, 6) if t.cost_known else None,
+            "cost_unknown_reason": (self.cost_unknown or "no price for the model") if not t.cost_known else None,
             "stages": stages_json(self.usage),  # the same split as the Run info sheet
             "seconds": round(self.seconds, 2),
             "evidence_only": self.evidence_only,

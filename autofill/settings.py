@@ -173,9 +173,10 @@ class WorkbookSettings:
 
 @dataclass
 class CostSettings:
-    # USD per million tokens: model -> [input, output]. Unknown models cost 0 and are reported so.
-    # The defaults are the provider table's prices (choices.PROVIDERS).
-    prices: dict[str, list[float]] = field(default_factory=choices.default_prices)
+    # Your prices, USD per million tokens: model -> [input, output]. They apply at any endpoint. The
+    # providers' list prices (choices.PROVIDERS) apply only at their own endpoints; any other model or
+    # endpoint (a loopback or self-hosted server, a proxy) has cost "unknown" until priced here.
+    prices: dict[str, list[float]] = field(default_factory=dict)
 
 
 @dataclass
@@ -267,6 +268,9 @@ class Settings:
     run: RunSettings = field(default_factory=RunSettings)
     verify: VerifySettings = field(default_factory=VerifySettings)
     library: LibrarySettings = field(default_factory=LibrarySettings)
+    # Where each setting that is not a default came from: "llm.model" -> (kind, where), kind one of
+    # "autofill.toml", "--config", "environment", "flag" (recorded by load_settings; `autofill config`).
+    origins: dict[str, tuple[str, str]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def vectordb_dir(self) -> Path:
@@ -351,8 +355,10 @@ def _coerce(value: Any, current: Any, where: str) -> Any:
     return str(value)
 
 
-def apply_overrides(settings: Settings, data: Mapping[str, Any], origin: str) -> None:
-    """Apply a nested mapping ({"llm": {"model": ...}}) onto settings, rejecting unknown keys."""
+def apply_overrides(settings: Settings, data: Mapping[str, Any], origin: str, kind: str = "",
+                    labels: Mapping[str, str] | None = None) -> None:
+    """Apply a nested mapping ({"llm": {"model": ...}}) onto settings, rejecting unknown keys. With
+    `kind`, each value applied is recorded in settings.origins as (kind, labels["section.key"] or origin)."""
     for section_name, values in data.items():
         if section_name == "workspace":
             settings.workspace = Path(str(values))
@@ -368,6 +374,10 @@ def apply_overrides(settings: Settings, data: Mapping[str, Any], origin: str) ->
                 raise InputError(f"{origin}: unknown setting {section_name}.{key}")
             where = f"{origin}: {section_name}.{key}"
             setattr(section, key, _coerce(value, getattr(section, key), where))
+            if kind:
+                name = f"{section_name}.{key}"
+                leaves = [f"{name}.{k}" for k in value] if isinstance(value, Mapping) else [name]
+                settings.origins.update((leaf, (kind, (labels or {}).get(name, origin))) for leaf in leaves)
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -382,26 +392,29 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise InputError(f"settings file {path} is not valid TOML: {exc}") from None
 
 
-def env_overrides(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+def env_overrides(environ: Mapping[str, str], names: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    """Settings from the environment; `names` (when given) gets "section.key" -> the variable used."""
     out: dict[str, dict[str, Any]] = {}
+    names = {} if names is None else names
 
-    def put(section: str, key: str, value: str) -> None:
-        out.setdefault(section, {})[key] = value
+    def put(section: str, key: str, var: str) -> None:
+        out.setdefault(section, {})[key] = environ[var]
+        names[f"{section}.{key}"] = var
 
     for provider in choices.PROVIDERS.values():  # the providers' own variables (OPENAI_API_KEY, ...)
         for env, setting in ((provider.key_env, provider.key_field), (provider.url_env, provider.url_field)):
             if env and setting and environ.get(env):
-                put("llm", setting, environ[env])
+                put("llm", setting, env)
     if environ.get("AUTOFILL_CHROMA_URL"):
-        put("store", "chroma_url", environ["AUTOFILL_CHROMA_URL"])
-    for name, value in environ.items():
+        put("store", "chroma_url", "AUTOFILL_CHROMA_URL")
+    for name in environ:
         if not name.startswith("AUTOFILL_") or "__" not in name:
             continue
         section, _, key = name[len("AUTOFILL_"):].partition("__")
         section, key = section.lower(), key.lower()
         if section == "cost":
             continue  # price tables are structured; set them in a TOML file
-        put(section, key, value)
+        put(section, key, name)
     return out
 
 
@@ -436,19 +449,23 @@ def load_settings(
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
     environ: Mapping[str, str] | None = None,
     start: Path | str | None = None,
+    flags: Mapping[str, str] | None = None,
 ) -> Settings:
     """Build the settings: defaults < workspace autofill.toml < config files < env < overrides. The
-    workspace is `workspace` if given, else found by `discover_workspace` (env, then upwards from `start`)."""
+    workspace is `workspace` if given, else found by `discover_workspace` (env, then upwards from `start`).
+    Where each value came from is kept in settings.origins (`flags`: "section.key" -> the option's name)."""
     settings = Settings(workspace=discover_workspace(workspace, environ, start))
     workspace_toml = settings.workspace / "autofill.toml"
     if workspace_toml.is_file():
-        apply_overrides(settings, read_toml(workspace_toml), str(workspace_toml))
+        apply_overrides(settings, read_toml(workspace_toml), str(workspace_toml), kind="autofill.toml")
     for path in config_files:
-        apply_overrides(settings, read_toml(Path(path)), str(path))
-    apply_overrides(settings, env_overrides(os.environ if environ is None else environ), "environment")
+        apply_overrides(settings, read_toml(Path(path)), str(path), kind="--config")
+    env_names: dict[str, str] = {}
+    apply_overrides(settings, env_overrides(os.environ if environ is None else environ, env_names), "environment",
+                    kind="environment", labels=env_names)
     if overrides:
         cleaned = {s: {k: v for k, v in vals.items() if v is not None} for s, vals in overrides.items()}
-        apply_overrides(settings, cleaned, "command line")
+        apply_overrides(settings, cleaned, "command line", kind="flag", labels=flags)
     validate(settings)
     return settings
 

@@ -16,6 +16,22 @@ def count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def usd(cost: float | None) -> str:
+    """"$0.0123", or "cost unknown" for None (a model or endpoint with no price: providers/cost.py)."""
+    return "cost unknown" if cost is None else f"${cost:.4f}"
+
+
+def llm_line(usage: Any, evidence_only: bool = False, cost_unknown: str = "") -> str:
+    """The model-usage line of `run` and `ask`, from a StageUsage total. Without a model it says so
+    instead of counting zeros; a cost with no price is "cost unknown" and why, never $0."""
+    if evidence_only and not (usage.calls or usage.cached_calls):
+        return "LLM: none configured (evidence-only drafts): no model calls, nothing to pay"
+    cost = f"${usage.cost_usd:.4f}" if usage.cost_known else \
+        "cost unknown" + (f" ({cost_unknown})" if cost_unknown else "")
+    return (f"LLM: {usage.calls} calls ({usage.cached_calls} from cache), {usage.prompt_tokens} prompt + "
+            f"{usage.completion_tokens} completion tokens, {cost}")
+
+
 def ingest_summary(data: dict[str, Any], skipped_files: Iterable[Any] = ()) -> str:
     """From `IngestReport.to_json()`: a line per file met in a folder and not taken (`skipped_files`,
     with its reason), then one line of counts, naming how many files were skipped and how many
@@ -32,7 +48,7 @@ def ingest_summary(data: dict[str, Any], skipped_files: Iterable[Any] = ()) -> s
         + (f"; {warned} may be incomplete (see the warnings)" if warned else ""))
     for stage, u in (data.get("llm") or {}).items():  # ingest --contextualize
         lines.append(f"  {stage}: {u['calls']} calls ({u['cached_calls']} from cache), {u['prompt_tokens']} prompt + "
-                     f"{u['completion_tokens']} completion tokens, ${u['cost_usd']:.4f}")
+                     f"{u['completion_tokens']} completion tokens, {usd(u['cost_usd'])}")
     return "\n".join(lines)
 
 
@@ -101,19 +117,16 @@ def run_summary(report: Any, company: str) -> str:
         counts.append(f"{report.reused} reused from the library")
     lines = [
         f"{company}: {report.rows} question rows, {', '.join(counts)} in {report.seconds:.1f} s",
-        f"LLM: {t.calls} calls ({t.cached_calls} from cache), {t.prompt_tokens} prompt + "
-        f"{t.completion_tokens} completion tokens, ${t.cost_usd:.4f}",
+        llm_line(t, report.evidence_only, getattr(report, "cost_unknown", "")),
     ]
     for stage in STAGES:
         u = report.usage.get(stage)
         if u and (u.calls or u.cached_calls):
             lines.append(f"  {stage}: {u.calls} calls, {u.prompt_tokens} + {u.completion_tokens} tokens, "
-                         f"${u.cost_usd:.4f}")
+                         f"{usd(u.cost_usd if u.cost_known else None)}")
     tiers = getattr(report, "tiers", None)
     if tiers is not None:
-        lines.append(f"Tiers: {tiers.get('ready', 0)} Ready, {tiers.get('check', 0)} Check, "
-                     f"{tiers.get('needs_work', 0)} Needs work"
-                     + (f", {tiers['approved']} Approved" if tiers.get("approved") else ""))
+        lines.append(tiers_line(tiers))
     if getattr(report, "uncited", 0):
         lines.append(f"  {report.uncited} answers cite no passage of the evidence: flagged in Status, check them first")
     problems = getattr(report, "problems", None) or []
@@ -127,6 +140,13 @@ def run_summary(report: Any, company: str) -> str:
     if getattr(report, "report_html", None):
         lines.append(f"Review report: {report.report_html}")
     return "\n".join(lines)
+
+
+def tiers_line(tiers: dict[str, int]) -> str:
+    """Rows per trust tier, as `run` and `ask` print them."""
+    return (f"Tiers: {tiers.get('ready', 0)} Ready, {tiers.get('check', 0)} Check, "
+            f"{tiers.get('needs_work', 0)} Needs work"
+            + (f", {tiers['approved']} Approved" if tiers.get("approved") else ""))
 
 
 def report_summary(path: Any) -> str:

@@ -71,6 +71,20 @@ def model_env(server, **extra: str) -> dict[str, str]:
     return env
 
 
+# The loopback model priced as a user prices a paid OpenAI-compatible endpoint: providers/cost.py
+# applies list prices only at the provider's own endpoint, so without this a loopback run's cost is unknown.
+LOOPBACK_PRICES = {"gpt-4o-mini": [0.15, 0.60]}
+
+
+def price_loopback(workspace: Path) -> None:
+    """Price the loopback model in the workspace's autofill.toml (made or extended)."""
+    toml = workspace / "autofill.toml"
+    text = toml.read_text(encoding="utf-8") if toml.exists() else ""
+    if "[cost.prices]" not in text:
+        prices = "".join(f'"{m}" = [{p[0]}, {p[1]}]\n' for m, p in LOOPBACK_PRICES.items())
+        toml.write_text(text + "\n[cost.prices]\n" + prices, encoding="utf-8")
+
+
 def responder():
     return by_marker(MARKERS, default="ok")
 

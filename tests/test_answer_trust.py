@@ -16,6 +16,7 @@ from autofill.states import Tier
 from tests.answer_helpers import COMPANY, FACTS, MARKERS, answer_reply, fact_for, make_questionnaire, \
     make_workspace, read_output
 from tests.llm_server import by_marker, last_user_text
+from tests.portfolio_helpers import LOOPBACK_PRICES
 from tests.test_pipeline_openai import providers, settings_for
 
 WRONG = FACTS[2]  # renewable share: the passage says 46%
@@ -46,6 +47,7 @@ def verify_reply(req):
 def run(ingested, llm_server, tmp_path, out="out", **options):
     root, emb, questionnaire = ingested
     s = settings_for(root, llm_server, tmp_path)
+    s.cost.prices = dict(LOOPBACK_PRICES)  # verify calls are costed: the user priced the loopback model
     for section, values in options.items():
         for k, v in values.items():
             setattr(getattr(s, section), k, v)

@@ -69,3 +69,41 @@ def test_ask_bad_input(ingested, llm_server):
     result = invoke(ingested, env, "ask", "--company", "Northwind Metals", "   ")
     assert result.exit_code == 2 and "the question is empty" in result.stderr
     assert llm_server.chat_requests() == []
+
+
+def test_ask_takes_model_and_k_and_prints_tier_and_cost_lines_in_a_fresh_process(ingested, llm_server):
+    """As `run` does: `--model` picks the chat model, `-k` the passages the answer step sees, and the
+    output ends with the row's tier and the model usage line (cost unknown on a loopback server)."""
+    from tests.answer_helpers import kind_of, passages_in
+    from tests.llm_server import last_user_text
+    from tests.test_cli_cost import autofill, last_json
+
+    llm_server.responder = responder()
+    fact = FACTS[2]
+    env = model_env(llm_server)
+    proc = autofill(ingested, env, "ask", "--company", "Northwind Metals", fact.question, "--form", fact.form,
+                    "--model", "gpt-4.1-mini", "-k", "3")
+    assert proc.returncode == 0, proc.stderr
+    chats = llm_server.chat_requests()
+    assert [kind_of(r.json) for r in chats] == ["hyde", "rerank", "answer"]
+    assert {r.json["model"] for r in chats} == {"gpt-4.1-mini"}
+    assert len(passages_in(last_user_text(chats[2].json))) == 3
+    lines = proc.stdout.strip().splitlines()
+    assert lines[0] == fact.answer and "Tier: Ready" in lines
+    assert lines[-1].startswith("LLM: 3 calls (0 from cache), ") and lines[-1].endswith(
+        'cost unknown (no price for gpt-4.1-mini at 127.0.0.1:%d (list prices apply only at the provider\'s own '
+        'endpoint); set [cost.prices] "gpt-4.1-mini" = [input, output] (USD per million tokens) in autofill.toml)'
+        % llm_server.port)
+
+    data = last_json(autofill(ingested, env, "ask", "--company", "Northwind Metals", fact.question,
+                              "--form", fact.form, "--model", "gpt-4.1-mini", "-k", "3", "--json"))
+    assert data["model"] == "gpt-4.1-mini" and data["tier"] == "Ready" and data["checks"] is None
+    assert (data["llm_calls"], data["cached_calls"]) == (0, 3) and data["cost_usd"] == 0  # all from the cache
+    assert data["stages"]["answer"]["cached_calls"] == 1
+
+    # Without a model: a draft, its tier, and a plain word that there is nothing to pay.
+    draft = autofill(ingested, model_env(llm_server, AUTOFILL_LLM__PROVIDER="none"), "ask", "--company",
+                     "Northwind Metals", fact.question)
+    assert draft.returncode == 0, draft.stderr
+    assert "Tier: " in draft.stdout
+    assert draft.stdout.strip().splitlines()[-1] == "LLM: none configured (evidence-only drafts): no model calls, nothing to pay"

@@ -28,6 +28,7 @@ from autofill.store.chroma_store import find_store, open_store
 from tests import pdf_factory as pf
 from tests.fakes import FakeEmbedder
 from tests.llm_server import LLMServer, last_user_text
+from tests.portfolio_helpers import LOOPBACK_PRICES, price_loopback
 
 COMPANY = "Alpha Mining"
 
@@ -78,6 +79,7 @@ def settings_for(workspace, server, model: str = "gpt-4o-mini", on: bool = True)
     s.llm.model = model
     s.llm.retry_base_delay_s = 0.01
     s.llm.max_retries = 1
+    s.cost.prices = dict(LOOPBACK_PRICES)  # priced by the user: a loopback server has no list price
     s.llm.concurrency = 2
     return s
 
@@ -215,6 +217,7 @@ def test_estimate_prices_only_what_will_be_ingested(workspace, server, report_pd
 
 
 def invoke(workspace, server, *args, **env):
+    price_loopback(workspace)
     environ = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test", "AUTOFILL_INGEST__OCR": "false",
                **env}
     return CliRunner().invoke(cli, ["--workspace", str(workspace), *map(str, args)], env=environ)

@@ -58,3 +58,71 @@ def test_meter_totals_by_stage_across_threads():
     assert meter.unpriced_models == set()
     meter.record("answer", ChatResult("t", "llama3.1:8b", 5, 5))
     assert meter.unpriced_models == {"llama3.1:8b"}
+
+
+def settings_at(base_url: str = "", provider: str = "openai", **prices):
+    from autofill.settings import Settings
+
+    s = Settings()
+    s.llm.provider = provider
+    if provider == "cohere":
+        s.llm.cohere_base_url = base_url
+    else:
+        s.llm.base_url = base_url
+    s.cost.prices = {k.replace("_", "-"): v for k, v in prices.items()}
+    return s
+
+
+def test_list_prices_only_at_the_providers_own_endpoint():
+    from autofill.providers.cost import chat_endpoint, pricing_for
+
+    official = pricing_for(settings_at())
+    assert official.price("gpt-4o-mini") == (0.15, 0.60) and official.endpoint == "api.openai.com"
+    assert pricing_for(settings_at("https://api.openai.com/v1")).price("gpt-4o-mini") == (0.15, 0.60)
+    assert pricing_for(settings_at("https://my-res.openai.azure.com")).price("gpt-4o-2024-08-06") == (2.50, 10.0)
+    assert pricing_for(settings_at(provider="cohere")).price("command-r-plus") == (2.50, 10.0)
+    assert pricing_for(settings_at(provider="cohere")).price("gpt-4o-mini") is None  # only its own list
+    for url in ("http://127.0.0.1:8000/v1", "http://localhost:11434/v1", "https://openrouter.example.com/api/v1",
+                "https://api.openai.com.evil.example/v1"):
+        loop = pricing_for(settings_at(url))
+        assert loop.price("gpt-4o-mini") is None and not loop.official and not loop.listed, url
+    assert chat_endpoint(settings_at("http://u:secret@127.0.0.1:8000/v1?key=x")) == ("127.0.0.1:8000", False)
+    assert pricing_for(settings_at("http://127.0.0.1:9/v1", provider="cohere")).price("command-r") is None
+    assert chat_endpoint(settings_at(provider="none")) == ("", True)
+
+
+def test_your_prices_apply_anywhere_and_win():
+    from autofill.providers.cost import pricing_for
+
+    loop = pricing_for(settings_at("http://127.0.0.1:8000/v1", gpt_4o_mini=[0.0, 0.0], my_llama=[0.1, 0.2]))
+    assert loop.price("gpt-4o-mini") == (0.0, 0.0) and loop.price("my-llama-q4") == (0.1, 0.2)
+    assert pricing_for(settings_at(gpt_4o_mini=[1.0, 2.0])).price("gpt-4o-mini") == (1.0, 2.0)
+
+
+def test_unknown_reason_names_the_model_the_endpoint_and_the_fix():
+    from autofill.providers.cost import pricing_for
+
+    loop = pricing_for(settings_at("http://127.0.0.1:8000/v1"))
+    why = loop.unknown_reason(["gpt-4o-mini"])
+    assert why.startswith("no price for gpt-4o-mini at 127.0.0.1:8000 (list prices apply only at the provider's own")
+    assert why.endswith('set [cost.prices] "gpt-4o-mini" = [input, output] (USD per million tokens) in autofill.toml')
+    assert pricing_for(settings_at()).unknown_reason(["llama3.1:8b"]).startswith("no price for llama3.1:8b; set")
+    assert pricing_for(settings_at()).unknown_reason(["gpt-4o-mini"]) == ""
+
+
+def test_an_unpriced_call_is_unknown_not_free():
+    from autofill.providers.cost import pricing_for
+    from autofill.records import StageUsage
+
+    loop = pricing_for(settings_at("http://127.0.0.1:8000/v1"))
+    u = usage_of(ChatResult("x", "gpt-4o-mini", 1000, 100), loop)
+    assert (u.calls, u.unpriced_calls, u.cost_usd) == (1, 1, 0.0) and not u.cost_known
+    assert u.to_json()["cost_usd"] is None
+    assert usage_of(ChatResult("x", "gpt-4o-mini", 1000, 100, cached=True), loop).cost_known  # no call, no cost
+    total = StageUsage(calls=2, cost_usd=0.5)
+    total.add(u)
+    assert not total.cost_known and total.to_json()["cost_usd"] is None
+    meter = UsageMeter(loop)
+    meter.record("answer", ChatResult("x", "gpt-4o-mini", 10, 10))
+    assert "127.0.0.1:8000" in meter.unknown_reason() and not meter.total().cost_known
+    assert UsageMeter(CostSettings()).unknown_reason() == ""

@@ -86,9 +86,32 @@ def test_run_asks_before_a_large_paid_run(workspace, llm_server):
     result = CliRunner(env=env).invoke(cli, ["--workspace", str(workspace), "run", "--company", "Acme",
                                              "--questionnaire", str(q)])
     assert result.exit_code == 2 and llm_server.requests == []
-    assert "5 rows to answer (over 3); pass --yes" in result.stderr and "nothing was spent" in result.stderr
+    # A loopback server has no price: the row count asks, and the question says the cost is unknown.
+    assert "5 rows to answer (over 3), cost unknown" in result.stderr and "pass --yes" in result.stderr
+    assert "nothing was spent" in result.stderr
     # With --yes it goes ahead (and then stops at the missing store: bad input, still no model call).
     result = CliRunner(env=env).invoke(cli, ["--workspace", str(workspace), "run", "--company", "Acme",
                                              "--questionnaire", str(q), "--yes"])
     assert result.exit_code == 2 and "no evidence store for company 'Acme'" in result.stderr
     assert llm_server.chat_requests() == []
+
+
+def test_an_unpriced_model_and_no_model_are_said_plainly(workspace):
+    from autofill.portfolio.estimate import PortfolioEstimate
+
+    s = Settings(workspace=workspace)
+    s.llm.provider, s.llm.base_url = "openai", "http://127.0.0.1:8000/v1"
+    unknown = estimate_rows(s, "Acme", [ROW], "gpt-4o-mini", "hyde", "llm")
+    assert not unknown.priced and not unknown.cost_known and unknown.calls == 3
+    assert unknown.to_json()["cost_usd"] is None and "127.0.0.1:8000" in unknown.to_json()["cost_unknown_reason"]
+    text = PortfolioEstimate([unknown]).describe()
+    assert "$" not in text and "cost unknown (no price for gpt-4o-mini at 127.0.0.1:8000" in text
+    assert PortfolioEstimate([unknown]).to_json()["estimated_cost_usd"] is None
+    none = estimate_rows(s, "Acme", [ROW, ROW], "", "hybrid", "none")
+    text = PortfolioEstimate([none]).describe()
+    assert "$" not in text and "No model is configured" in text and "nothing to pay" in text
+    assert PortfolioEstimate([none]).to_json()["evidence_only"] is True
+    # Consent: an unknown cost cannot pass the dollar limit; the row count still asks, saying so.
+    assert consent_reason(s, 10, None, "gpt-4o-mini") == ""
+    assert consent_reason(s, 10_000, None, "gpt-4o-mini").endswith("rows to answer (over 500), cost unknown "
+                                                                  "(no price in [cost.prices])")

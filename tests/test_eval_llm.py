@@ -12,6 +12,7 @@ from autofill.providers.factory import make_chat
 from autofill.settings import load_settings
 from tests.answer_helpers import COMPANY, FACTS, MARKERS, SAMPLE, make_questionnaire, make_workspace
 from tests.loopback import by_marker
+from tests.portfolio_helpers import LOOPBACK_PRICES
 from tests.test_eval_judge import judge_responder
 
 JUDGE_MARKERS = ("reference answer written by an expert", "split the answer into short",
@@ -25,7 +26,7 @@ def test_llm_eval_scores_answers_and_counts_tokens(tmp_path, llm_server):
     settings = load_settings(tmp_path / "ws", environ={}, overrides={
         "llm": {"provider": "openai", "base_url": llm_server.base_url, "api_key": "sk-test", "model": "gpt-4o-mini",
                 "max_retries": 0, "cache": False, "concurrency": 2},
-        "eval": {"judge_model": "judge-model"}})
+        "eval": {"judge_model": "judge-model"}, "cost": {"prices": LOOPBACK_PRICES}})
     (tmp_path / "ws").mkdir()
     _, embedder = make_workspace(tmp_path / "ws", settings)
     questionnaire = make_questionnaire(tmp_path / "questionnaire.xlsx")

@@ -109,7 +109,8 @@ def test_cli_ingest_and_run_json_with_the_real_embedder(tmp_path):
     assert set(data) == {"output", "rows", "answered", "drafted", "unparsed", "failed", "skipped", "reused",
                          "uncited", "edited_by_hand", "approved", "waiting_for_model", "not_written", "llm_calls",
                          "prompt_tokens", "completion_tokens", "cost_usd",
-                         "stages", "seconds", "evidence_only", "report", "history", "tiers", "plan"}
+                         "cost_unknown_reason", "stages", "seconds", "evidence_only", "report", "history", "tiers",
+                         "plan"}
     assert data["plan"]["model"] == "" and data["plan"]["retrieval"] == "hybrid" and data["plan"]["reranker"] == "none"
     assert data["stages"]["answer"] == {"calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
                                         "cost_usd": 0.0}  # evidence-only: no model stage ran

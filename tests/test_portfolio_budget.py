@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+
+import pytest
 import time
 
 from autofill.portfolio.budget import Budget, RowGate
@@ -68,3 +70,16 @@ def test_row_outcomes_and_question_matching():
     assert row_outcome("", "") is Outcome.PENDING
     assert row_outcome("kept", "") is Outcome.SKIPPED
     assert question_key("Does the company  have a target?") == question_key("does the company have a target")
+
+
+def test_a_row_with_unpriced_calls_is_charged_its_estimate_not_nothing():
+    from autofill.portfolio.budget import row_cost
+
+    unpriced = RowResult(question=QuestionRow("S", 1, "q"), answer=Answer("a"),
+                         usage={"answer": StageUsage(calls=1, cost_usd=0.0, unpriced_calls=1)})
+    assert row_cost(unpriced, 0.25) == 0.25 and row_cost(result(0.5), 0.25) == 0.5
+    b = Budget(0.6)
+    gate = RowGate(None, b, row_estimate_usd=0.25)
+    work = gate.wrap(lambda ctx, row: unpriced)
+    assert work(None, None) is unpriced and work(None, None) is unpriced
+    assert work(None, None) is None and b.spent == pytest.approx(0.5)  # the third would pass the cap

@@ -23,15 +23,17 @@ from autofill.review.reader import read_filled_workbook
 from autofill.states import parse_tier
 from tests.answer_helpers import FACTS
 from tests.pdf_factory import make_corrupt_pdf
-from tests.portfolio_helpers import COMPANIES, QUESTIONS, entries, model_env, responder, write_manifest
+from tests.portfolio_helpers import COMPANIES, QUESTIONS, entries, model_env, price_loopback, responder, write_manifest
 from tests.workbook_builders import build_questionnaire
 
 BATCH_KEYS = ["companies", "succeeded", "failed", "new_documents", "rows", "answered", "drafted", "failed_rows",
-              "pending_rows", "cost_usd", "estimated_cost_usd", "portfolio", "outputs", "stages", "seconds"]
+              "pending_rows", "cost_usd", "estimated_cost_usd", "cost_unknown_reason", "portfolio", "outputs", "stages",
+              "seconds"]
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def batch(workspace, server, *args, **env):
+    price_loopback(workspace)  # the cost cap needs a price (batch --max-cost refuses an unknown one)
     result = CliRunner(env=model_env(server, **env)).invoke(
         cli, ["--workspace", str(workspace), "batch", *map(str, args), "--json"])
     lines = result.stdout.strip().splitlines()

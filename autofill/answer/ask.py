@@ -1,7 +1,9 @@
 """`autofill ask`: one question answered from a company's evidence store, without a workbook: the
 analyst's quick check. The question becomes a synthetic QuestionRow and goes through the same row
 logic as a run (answer/row.answer_row): HyDE, retrieval, rerank and answer with a model, or the
-evidence-only draft without one; the cited pages come back with it."""
+evidence-only draft without one; the cited pages come back with it, and, as `run` prints them, the
+row's trust tier (answer/trust.py: checks against the cited passages) and the model usage and cost
+("cost unknown" for a model or endpoint with no price, providers/cost.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ from typing import Any
 
 from autofill.errors import InputError
 from autofill.providers.base import Providers
-from autofill.records import QuestionRow, RowResult
+from autofill.checks.tier import failed_text
+from autofill.records import QuestionRow, RowResult, StageUsage, stages_json
 from autofill.settings import Settings
+from autofill.summaries import llm_line
 
 log = logging.getLogger(__name__)
 
@@ -22,11 +26,18 @@ class AskResult:
     company: str
     result: RowResult
     model: str  # "" without a model (evidence-only draft)
+    cost_unknown: str = ""  # why the cost is unknown (no price for the model at its endpoint); "" when known
     plan: dict[str, Any] = field(default_factory=dict)  # the resolved plan (autofill/plan.py), for --json
+
+    def usage(self) -> StageUsage:
+        total = StageUsage()
+        for u in self.result.usage.values():
+            total.add(u)
+        return total
 
     def to_json(self) -> dict[str, Any]:
         r, a = self.result, self.result.answer
-        calls = sum(u.calls for u in r.usage.values())
+        t = self.usage()
         return {
             "company": self.company,
             "question": r.question.question,
@@ -37,16 +48,25 @@ class AskResult:
             "confidence": a.confidence if a else "",
             "citations": [{"file": c.file_name, "page": c.page} for c in (a.citations if a else [])],
             "passages": [{"file": p.file_name, "page": p.page_start, "text": p.text} for p in r.passages],
-            "llm_calls": calls,
-            "cost_usd": round(sum(u.cost_usd for u in r.usage.values()), 6),
+            "tier": r.tier.label if r.tier else None,
+            "checks": failed_text(r.checks) or None,
+            "model": self.model or None,
+            "llm_calls": t.calls,
+            "cached_calls": t.cached_calls,
+            "prompt_tokens": t.prompt_tokens,
+            "completion_tokens": t.completion_tokens,
+            "cost_usd": round(t.cost_usd, 6) if t.cost_known else None,
+            "cost_unknown_reason": None if t.cost_known else (self.cost_unknown or "no price for the model"),
+            "stages": stages_json(r.usage),
             "error": r.error or None,
             "plan": self.plan,
         }
 
     def describe(self) -> str:
         r, a = self.result, self.result.answer
+        llm = llm_line(self.usage(), evidence_only=not self.model, cost_unknown=self.cost_unknown)
         if a is None:
-            return f"Failed: {r.error}"
+            return f"Failed: {r.error}\n{llm}"
         lines = [a.answer.strip() or "(no answer)", f"Status: {a.status}"]
         if a.citations:
             lines.append("Cited: " + "; ".join(c.label() for c in a.citations))
@@ -54,6 +74,10 @@ class AskResult:
             lines.append(f"Reasoning: {a.reasoning.strip()}")
         if r.passages and not a.citations:
             lines.append("Evidence: " + "; ".join(p.page_label for p in r.passages))
+        if r.tier is not None:  # as `run` tiers its rows
+            why = failed_text(r.checks)
+            lines.append(f"Tier: {r.tier.label}" + (f" ({why})" if why else ""))
+        lines.append(llm)
         return "\n".join(lines)
 
 
@@ -62,8 +86,9 @@ def ask(settings: Settings, company: str, question: str, form_of_answer: str = "
     from autofill.answer.pages import PageLocator
     from autofill.answer.rerank import make_reranker
     from autofill.answer.row import RowContext, answer_row
+    from autofill.answer.trust import make_trust
     from autofill.plan import resolve_plan
-    from autofill.providers.cost import UsageMeter
+    from autofill.providers.cost import UsageMeter, pricing_for
     from autofill.store.reading import open_for_reading
 
     question = " ".join((question or "").split())
@@ -83,7 +108,9 @@ def ask(settings: Settings, company: str, question: str, form_of_answer: str = "
     plan = resolve_plan(settings, chat=chat, embedder=store.embedder_name)
     reranker = make_reranker(settings, plan.reranker, chat, providers.reranker)
     log.info("%s", plan.first_line())
+    meter = UsageMeter(pricing_for(settings))  # a call with no price here: cost unknown, not $0
     ctx = RowContext(settings=settings, company=store.company, store=store, embedder=providers.embedder, chat=chat,
-                     reranker=reranker, mode=plan.mode, meter=UsageMeter(settings.cost), locator=PageLocator(documents))
+                     reranker=reranker, mode=plan.mode, meter=meter, locator=PageLocator(documents))
     row = QuestionRow(sheet="ask", row=1, question=question, form_of_answer=form_of_answer)
-    return AskResult(store.company, answer_row(ctx, row), plan.model, plan=plan.to_json())
+    result = make_trust(settings, documents, chat, meter).assess(answer_row(ctx, row))  # checks and tier, as in a run
+    return AskResult(store.company, result, plan.model, cost_unknown=meter.unknown_reason(), plan=plan.to_json())

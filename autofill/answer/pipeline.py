@@ -35,7 +35,7 @@ from autofill.errors import InputError
 from autofill.fileio import ensure_not_open, ensure_writable_file, missing, remove_leftovers
 from autofill.plan import Plan, needs_model_warnings, resolve_plan
 from autofill.providers.base import Providers
-from autofill.providers.cost import UsageMeter
+from autofill.providers.cost import UsageMeter, pricing_for
 from autofill.records import QuestionRow, RowResult, RunReport
 from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings
@@ -161,18 +161,18 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     reranker = make_reranker(settings, plan.plan.reranker, chat, providers.reranker)
     if not plan.documents:
         raise InputError(f"the evidence store for {company!r} has no documents; run `autofill ingest` first")
-    if announce:
-        rep.message(plan.plan.first_line())
-    for warning in needs_model_warnings(settings, plan.plan):
-        # Asked for explicitly (option or settings file): said even under --json, rather than letting the
-        # Run info sheet be the only place that shows HyDE or the LLM rerank did not run.
-        log.warning("%s", warning)
     # Before any model call: a folder we cannot write to is bad input, not a failure after paying for rows.
     # Likewise an output open in Excel or LibreOffice, or marked read-only (fileio says which, naming it).
     ensure_writable_file(out)
     if live:
         # --live drives the workbook open in Excel (its lock is expected); LibreOffice it cannot drive.
         ensure_not_open(questionnaire, allow=("Excel",))
+    if announce:  # after the input checks: bad input stays one line
+        rep.message(plan.plan.first_line())
+    for warning in needs_model_warnings(settings, plan.plan):
+        # Asked for explicitly (option or settings file): said even under --json, rather than letting the
+        # Run info sheet be the only place that shows HyDE or the LLM rerank did not run.
+        log.warning("%s", warning)
     if chat is None:
         rep.message("No LLM configured: drafting evidence-only rows (quotes with pages, no answers). "
                     "Set OPENAI_API_KEY / OPENAI_BASE_URL or COHERE_API_KEY for answers.")
@@ -203,7 +203,7 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     else:
         reused = []
 
-    meter = UsageMeter(settings.cost)
+    meter = UsageMeter(pricing_for(settings))  # a call with no price here: cost unknown, not $0
     ctx = RowContext(settings=settings, company=company, store=store, embedder=providers.embedder, chat=chat,
                      reranker=reranker, mode=plan.plan.mode, meter=meter,
                      locator=PageLocator(plan.documents))
@@ -260,7 +260,7 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     uncited = sum(1 for r in ordered if r.uncited)
     run_info = build_run_info(settings, company, plan.plan, meter.snapshot(), ordered + kept_results, started_at,
                               len(to_answer) - len(pending), len(kept), edited=edited_count,
-                              documents=plan.documents)
+                              documents=plan.documents, cost_unknown=meter.unknown_reason())
     if library is not None:
         run_info.update(library.run_info())
     from autofill.workbook.history import keep_previous
@@ -294,7 +294,7 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
                        unparsed=counts[Outcome.UNPARSED], reused=counts[Outcome.REUSED], uncited=uncited,
                        edited=edited_count, history=history, pending=left, plan=plan.plan.to_json(),
                        approved=counts[Outcome.APPROVED], waiting=counts[Outcome.WAITING],
-                       not_written=counts[Outcome.NOT_WRITTEN])
+                       not_written=counts[Outcome.NOT_WRITTEN], cost_unknown=meter.unknown_reason())
     # The summary is the CLI's to print (autofill.summaries.run_summary), on the stream of every command's.
     return report
 

@@ -30,9 +30,11 @@ def progress_line(n: int, total: int, r: RowResult) -> str:
 
 def build_run_info(settings: Settings, company: str, plan: Plan, usage: dict[str, StageUsage],
                    results: list[RowResult], started_at: str, resumed: int, skipped: int,
-                   edited: int = 0, documents: dict[str, Any] | None = None) -> dict[str, Any]:
+                   edited: int = 0, documents: dict[str, Any] | None = None,
+                   cost_unknown: str = "") -> dict[str, Any]:
     """Key/value pairs for the Run info sheet: what produced these answers and what it cost. Secrets
-    never appear (models and URLs only, no keys). `plan`: the run's resolved plan (autofill/plan.py)."""
+    never appear (models and URLs only, no keys). `plan`: the run's resolved plan (autofill/plan.py).
+    A stage with calls that have no price shows its cost as "unknown"; `cost_unknown` says why."""
 
     r = settings.retrieval
     info: dict[str, Any] = {
@@ -82,10 +84,12 @@ def build_run_info(settings: Settings, company: str, plan: Plan, usage: dict[str
         info[f"{stage} cached calls"] = u.cached_calls
         info[f"{stage} prompt tokens"] = u.prompt_tokens
         info[f"{stage} completion tokens"] = u.completion_tokens
-        info[f"{stage} cost usd"] = round(u.cost_usd, 6)
+        info[f"{stage} cost usd"] = round(u.cost_usd, 6) if u.cost_known else "unknown"
     info["total llm calls"] = total.calls
     info["total prompt tokens"] = total.prompt_tokens
     info["total completion tokens"] = total.completion_tokens
-    info["total cost usd"] = round(total.cost_usd, 6)
+    info["total cost usd"] = round(total.cost_usd, 6) if total.cost_known else "unknown"
+    if not total.cost_known:
+        info["cost unknown because"] = cost_unknown or "no price for the model"
     info["documents"] = json.dumps({d.file_name: d.source_path for d in (documents or {}).values()}, ensure_ascii=False)
     return info

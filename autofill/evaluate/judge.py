@@ -195,12 +195,13 @@ class Judge:
     """Scores answers with `chat` (the judge model) and, for answer relevancy, `embedder`."""
 
     def __init__(self, settings: Settings, chat: ChatModel, embedder: Embedder | None = None) -> None:
-        from autofill.providers.cost import usage_of
+        from autofill.providers.cost import pricing_for, usage_of
 
         self.settings = settings
         self.chat = chat
         self.embedder = embedder
         self._usage_of = usage_of
+        self._pricing = pricing_for(settings)
 
     @property
     def model(self) -> str:
@@ -220,7 +221,7 @@ class Judge:
         except AutofillError as exc:
             scores.notes.append(f"{template}: {exc}")
             return None
-        scores.usage.add(self._usage_of(result, self.settings.cost))
+        scores.usage.add(self._usage_of(result, self._pricing))
         return result.text
 
     def score(self, question: str, answer: str, gold_answer: str, passages: Sequence[RetrievedPassage]) -> JudgeScores:

@@ -158,7 +158,7 @@ def _with_usage(scored: ConfigEval, report) -> ConfigEval:
     scored.llm_calls = totals.calls
     scored.prompt_tokens = totals.prompt_tokens
     scored.completion_tokens = totals.completion_tokens
-    scored.cost_usd = totals.cost_usd
+    scored.cost_usd = totals.cost_usd if totals.cost_known else None  # no price for the model: n/a
     scored.rows_run = report.answered + report.drafted + report.unparsed + report.failed
     return scored
 

@@ -38,11 +38,12 @@ class ContextEstimate:
     completion_tokens: int = 0
     cost_usd: float = 0.0
     priced: bool = True
+    unpriced_reason: str = ""  # why there is no price (providers/cost.Pricing.unknown_reason)
 
     def describe(self) -> str:
         if not self.documents:
             return f"Contextualize with {self.model}: nothing to ingest, no calls."
-        price = f"${self.cost_usd:.4f} estimated" if self.priced else f"no price for {self.model} in cost.prices"
+        price = f"${self.cost_usd:.4f} estimated" if self.priced else f"cost unknown ({self.unpriced_reason})"
         return (f"Contextualize with {self.model}: about {self.chunks:,} chunks in {self.documents} "
                 f"document{'s' if self.documents != 1 else ''}, one call each, about {self.prompt_tokens:,} "
                 f"prompt + {self.completion_tokens:,} completion tokens, {price} (cached replies are free)")
@@ -50,7 +51,8 @@ class ContextEstimate:
     def to_json(self) -> dict[str, Any]:
         return {"model": self.model, "documents": self.documents, "chunks": self.chunks, "calls": self.chunks,
                 "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "cost_usd": round(self.cost_usd, 6), "priced": self.priced}
+                "cost_usd": round(self.cost_usd, 6) if self.priced else None, "priced": self.priced,
+                "cost_unknown_reason": self.unpriced_reason or None}
 
     def consent_reason(self, settings: Settings) -> str:
         """Why this needs the user's go-ahead (above run.confirm_above_usd); "" when it does not."""
@@ -92,7 +94,7 @@ def estimate_contextualize(settings: Settings, company: str, paths: Sequence[Pat
     headings start chunks), 68 for 58 (34 pages of prose), 3 for 3 (3 pages with a table); the summary
     after the ingest reports the calls actually made."""
     from autofill.portfolio.estimate import stage_figures
-    from autofill.providers.cost import cost_usd, price_for
+    from autofill.providers.cost import cost_usd, price_for, pricing_for
     from autofill.providers.factory import chat_model_name
     from autofill.store.chroma_store import find_store
 
@@ -127,6 +129,8 @@ def estimate_contextualize(settings: Settings, company: str, paths: Sequence[Pat
     completion = completion if completion is not None else DEFAULT_COMPLETION
     est.prompt_tokens = int(round(est.prompt_chars / ratio))
     est.completion_tokens = int(round(min(completion, MAX_TOKENS) * est.chunks))
-    est.priced = price_for(settings.cost, model) is not None
-    est.cost_usd = cost_usd(settings.cost, model, est.prompt_tokens, est.completion_tokens)
+    pricing = pricing_for(settings)  # a model or endpoint with no price: cost unknown, never $0
+    est.priced = price_for(pricing, model) is not None
+    est.unpriced_reason = pricing.unknown_reason([model])
+    est.cost_usd = cost_usd(pricing, model, est.prompt_tokens, est.completion_tokens)
     return est

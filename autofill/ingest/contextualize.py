@@ -29,7 +29,7 @@ from typing import Sequence
 from autofill.delimit import untrusted
 from autofill.errors import InputError
 from autofill.providers.base import ChatMessage, ChatModel
-from autofill.providers.cost import UsageMeter
+from autofill.providers.cost import UsageMeter, pricing_for
 from autofill.records import Chunk, ParsedDocument
 from autofill.replies import CONTEXT_PREAMBLE, drop_preamble, unfence
 from autofill.reporting import Reporter, as_reporter
@@ -123,7 +123,7 @@ class Contextualizer:
         self.settings = settings
         self.chat = chat
         self.reporter = as_reporter(reporter)
-        self.meter = UsageMeter(settings.cost)
+        self.meter = UsageMeter(pricing_for(settings))
         self.fingerprint = context_fingerprint(settings, getattr(chat, "model", None))
 
     def _one(self, messages: list[ChatMessage]) -> str:

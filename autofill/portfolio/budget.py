@@ -18,8 +18,14 @@ from typing import Any, Callable, Sequence
 from autofill.records import RowResult
 
 
-def row_cost(result: RowResult) -> float:
-    return sum(u.cost_usd for u in result.usage.values())
+def row_cost(result: RowResult, estimate_usd: float = 0.0) -> float:
+    """What a finished row spent. A row with calls nobody priced (the server named another model than
+    the one estimated) is charged at least its estimate: an unknown cost never counts as free against
+    the cap. (`batch --max-cost` refuses to start when the estimate itself has no price.)"""
+    spent = sum(u.cost_usd for u in result.usage.values())
+    if any(u.unpriced_calls for u in result.usage.values()):
+        return max(spent, estimate_usd)
+    return spent
 
 
 class Budget:
@@ -78,7 +84,8 @@ class RowGate:
                     return result
                 finally:
                     if self.budget is not None:
-                        self.budget.settle(self.row_estimate_usd, row_cost(result) if result is not None else 0.0)
+                        self.budget.settle(self.row_estimate_usd,
+                                           row_cost(result, self.row_estimate_usd) if result is not None else 0.0)
             finally:
                 if self.limiter is not None:
                     self.limiter.release()

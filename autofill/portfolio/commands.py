@@ -54,8 +54,12 @@ def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurren
         emit_json({**est.to_json(), "portfolio": str(portfolio)}) if as_json else emit(est.describe())
         return
     model = next((c.model for c in est.companies if c.model), "")
-    cost = est.total("cost_usd")
-    confirm(consent_reason(settings, est.total("rows"), cost if max_cost is None else min(cost, max_cost), model), yes)
+    if max_cost is not None and est.cost_unknown:
+        # A cap needs prices: with none, every row would look free and the cap would never stop anything.
+        raise InputError(f"--max-cost cannot be kept: {est.cost_unknown} (nothing was spent)")
+    cost = None if est.cost_unknown else est.total("cost_usd")
+    confirm(consent_reason(settings, est.total("rows"),
+                           cost if max_cost is None or cost is None else min(cost, max_cost), model), yes)
     report = run_portfolio(settings, prepared, max_cost=max_cost, reporter=reporter_for(ctx, as_json))
     if as_json:  # why a company failed goes to stderr under --json too: the JSON line only counts failures
         for o in report.outcomes:
@@ -70,15 +74,18 @@ def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurren
 @click.option("--company", required=True)
 @click.argument("question")
 @click.option("--form", "form_of_answer", default="", help="Form of answer, e.g. \"Yes/No and a short explanation\".")
+@click.option("--model", default=None, help="Chat model name (as `run --model`).")
+@click.option("-k", "--final-k", "final_k", type=int, default=None,
+              help="Passages given to the answer step (as `run -k`; default 6).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
 @click.pass_context
 @_handled
-def ask(ctx, company, question, form_of_answer, as_json):
-    """Answer one QUESTION from COMPANY's evidence store, with its cited pages (no workbook)."""
+def ask(ctx, company, question, form_of_answer, model, final_k, as_json):
+    """Answer one QUESTION from COMPANY's evidence store, with its cited pages, trust tier and cost (no workbook)."""
     from autofill.answer.ask import ask as ask_question
     from autofill.cli_common import build_settings, emit, emit_json
 
-    settings = build_settings(ctx)
+    settings = build_settings(ctx, llm={"model": model}, retrieval={"final_k": final_k})
     result = ask_question(settings, company, question, form_of_answer=form_of_answer)
     emit_json(result.to_json()) if as_json else emit(result.describe())
     if result.result.failed:

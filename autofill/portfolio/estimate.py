@@ -60,7 +60,8 @@ class CompanyEstimate:
     documents_to_ingest: int = 0  # new or changed PDF files
     stages: dict[str, StageEstimate] = field(default_factory=dict)
     cost_usd: float = 0.0  # the rows, plus ingest_cost_usd
-    priced: bool = True  # False: the model has no price in cost.prices (cost shown as 0)
+    priced: bool = True  # False: no price applies to the model at its endpoint (providers/cost.py): cost unknown
+    unpriced_reason: str = ""  # why, in one line naming what to set
     error: str = ""  # why this company cannot be estimated (it will fail the same way when run)
     # Contextualising the files to ingest (ingest.contextualize; stage "contextualize"), part of cost_usd
     # and reserved from the budget before the ingest starts.
@@ -90,14 +91,28 @@ class CompanyEstimate:
         self.ingest_cost_usd = ctx.cost_usd
         self.cost_usd += ctx.cost_usd
         self.priced = self.priced and ctx.priced
+        self.unpriced_reason = self.unpriced_reason or getattr(ctx, "unpriced_reason", "")
 
     def to_json(self) -> dict[str, Any]:
         return {"company": self.company, "model": self.model or None, "rows": self.rows,
                 "rows_done": self.rows_done, "up_to_date": self.up_to_date,
                 "documents_to_ingest": self.documents_to_ingest, "calls": self.calls,
                 "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "cost_usd": round(self.cost_usd, 6), "ingest_cost_usd": round(self.ingest_cost_usd, 6),
-                "priced": self.priced, "error": self.error or None}
+                "cost_usd": round(self.cost_usd, 6) if self.cost_known else None,
+                "ingest_cost_usd": round(self.ingest_cost_usd, 6) if self.cost_known else None,
+                "priced": self.priced, "cost_unknown_reason": None if self.cost_known else self.unpriced_reason,
+                "evidence_only": not self.model, "error": self.error or None}
+
+    @property
+    def cost_known(self) -> bool:
+        """False when model calls would be made at a price nobody set (see providers/cost.py)."""
+        return self.priced or not self.model or not self.calls
+
+    def cost_text(self) -> str:
+        """"$0.0123", "cost unknown", or, without a model, that there is nothing to pay."""
+        if not self.model:
+            return "evidence-only drafts (no model configured): no model calls, nothing to pay"
+        return f"${self.cost_usd:.4f}" if self.cost_known else "cost unknown"
 
 
 @dataclass
@@ -107,12 +122,25 @@ class PortfolioEstimate:
     def total(self, name: str) -> Any:
         return sum(getattr(c, name) for c in self.companies)
 
+    @property
+    def model_configured(self) -> bool:
+        return any(c.model for c in self.companies)
+
+    @property
+    def cost_unknown(self) -> str:
+        """Why the total cost cannot be known ("" when it can): the first company's reason."""
+        return next((c.unpriced_reason or f"no price for {c.model}" for c in self.companies
+                     if not c.error and not c.cost_known), "")
+
     def to_json(self) -> dict[str, Any]:
+        unknown = self.cost_unknown
         return {"companies": [c.to_json() for c in self.companies],
                 "rows": self.total("rows"), "calls": self.total("calls"),
                 "prompt_tokens": self.total("prompt_tokens"), "completion_tokens": self.total("completion_tokens"),
-                "estimated_cost_usd": round(self.total("cost_usd"), 6),
-                "unpriced_models": sorted({c.model for c in self.companies if c.model and not c.priced})}
+                "estimated_cost_usd": None if unknown else round(self.total("cost_usd"), 6),
+                "cost_unknown_reason": unknown or None,
+                "evidence_only": not self.model_configured,
+                "unpriced_models": sorted({c.model for c in self.companies if c.model and not c.cost_known})}
 
     def describe(self) -> str:
         lines = []
@@ -121,15 +149,20 @@ class PortfolioEstimate:
                 lines.append(f"{c.company}: cannot be estimated: {c.error}")
                 continue
             state = " (up to date)" if c.up_to_date else (f" ({c.rows_done} done earlier)" if c.rows_done else "")
-            docs = f", {c.documents_to_ingest} PDFs to ingest" if c.documents_to_ingest else ""
-            lines.append(f"{c.company}: {c.rows} rows{state}{docs}, {c.calls} calls, {c.prompt_tokens:,} prompt + "
-                         f"{c.completion_tokens:,} completion tokens, ${c.cost_usd:.4f}")
+            n = c.documents_to_ingest
+            docs = f", {n} PDF{'' if n == 1 else 's'} to ingest" if n else ""
+            calls = (f", {c.calls} calls, {c.prompt_tokens:,} prompt + {c.completion_tokens:,} completion tokens"
+                     if c.model else "")
+            lines.append(f"{c.company}: {c.rows} rows{state}{docs}{calls}, {c.cost_text()}")
+        if not self.model_configured:
+            lines.append(f"Total: {self.total('rows')} rows. No model is configured: rows are drafted from evidence "
+                         f"only (quotes with pages, no answers); no model calls, nothing to pay. Set OPENAI_API_KEY "
+                         f"/ OPENAI_BASE_URL or COHERE_API_KEY for answers.")
+            return "\n".join(lines)
+        unknown = self.cost_unknown
         lines.append(f"Total: {self.total('rows')} rows, {self.total('calls')} calls, "
                      f"{self.total('prompt_tokens'):,} prompt + {self.total('completion_tokens'):,} completion tokens, "
-                     f"${self.total('cost_usd'):.4f} estimated")
-        unpriced = self.to_json()["unpriced_models"]
-        if unpriced:
-            lines.append(f"No price for {', '.join(unpriced)} in cost.prices: counted as $0.")
+                     + (f"cost unknown ({unknown})" if unknown else f"${self.total('cost_usd'):.4f} estimated"))
         return "\n".join(lines)
 
 
@@ -250,7 +283,7 @@ def row_prompt_chars(settings: Settings, company: str, row: QuestionRow, mode: R
 def estimate_rows(settings: Settings, company: str, rows: list[QuestionRow], model: str, mode: RetrievalMode | str,
                   rerank: RerankerChoice | str, documents: dict[str, Any] | None = None) -> CompanyEstimate:
     """Price `rows` for `model` ("" = no model: no calls, no cost)."""
-    from autofill.providers.cost import cost_usd, price_for
+    from autofill.providers.cost import cost_usd, price_for, pricing_for
 
     est = CompanyEstimate(company=company, model=model, rows=len(rows))
     if not model or not rows:
@@ -275,8 +308,10 @@ def estimate_rows(settings: Settings, company: str, rows: list[QuestionRow], mod
             completion = per * min(candidates, settings.retrieval.rerank_window) if stage == "rerank" else per
         s.prompt_tokens = int(round(s.prompt_chars / ratio))
         s.completion_tokens = int(round(min(completion, settings.llm.max_tokens) * s.calls))
-    est.priced = price_for(settings.cost, model) is not None
-    est.cost_usd = cost_usd(settings.cost, model, est.prompt_tokens, est.completion_tokens)
+    pricing = pricing_for(settings)  # a model or endpoint with no price: cost unknown, never $0
+    est.priced = price_for(pricing, model) is not None
+    est.unpriced_reason = pricing.unknown_reason([model])
+    est.cost_usd = cost_usd(pricing, model, est.prompt_tokens, est.completion_tokens)
     return est
 
 

@@ -21,7 +21,7 @@ td.n{text-align:right}
 <h1>{{ title }}</h1>
 <p>{{ totals.companies }} companies ({{ totals.failed }} failed); {{ totals.rows }} question rows:
 {{ totals.answered }} answered, {{ totals.drafted }} drafted, {{ totals.failed_rows }} failed,
-{{ totals.pending_rows }} pending. Cost ${{ '%.4f'|format(totals.cost_usd) }}.
+{{ totals.pending_rows }} pending. {% if totals.cost_usd is none %}Cost unknown ({{ totals.cost_unknown_reason }}).{% else %}Cost ${{ '%.4f'|format(totals.cost_usd) }}.{% endif %}
 {% if workbook %}Portfolio workbook: <a href="{{ workbook }}">{{ workbook }}</a>.{% endif %}</p>
 <table><thead><tr><th>Company</th><th>Status</th><th>Answered</th><th>Drafted</th><th>Failed</th>
 <th>Pending</th><th>Review report</th><th>Filled workbook</th><th>Note</th></tr></thead><tbody>

@@ -158,14 +158,16 @@ def estimate_run(settings: Settings, company: str, questionnaire: Path) -> Compa
     return est
 
 
-def consent_reason(settings: Settings, rows: int, cost_usd: float, model: str) -> str:
+def consent_reason(settings: Settings, rows: int, cost_usd: float | None, model: str) -> str:
     """Why a run with a model needs the user's go-ahead (run.confirm_rows, run.confirm_above_usd); ""
-    when it does not. Evidence-only runs cost nothing and never ask."""
+    when it does not. Evidence-only runs cost nothing and never ask. `cost_usd` None: no price applies
+    (providers/cost.py); only the row count can ask then, and the question says the cost is unknown."""
     if not model:
         return ""
     reasons = []
     if rows > settings.run.confirm_rows:
         reasons.append(f"{rows} rows to answer (over {settings.run.confirm_rows})")
-    if cost_usd > settings.run.confirm_above_usd:
+    if cost_usd is not None and cost_usd > settings.run.confirm_above_usd:
         reasons.append(f"an estimated ${cost_usd:.2f} (over ${settings.run.confirm_above_usd:.2f})")
-    return f"this run with {model} has {' and '.join(reasons)}" if reasons else ""
+    unknown = ", cost unknown (no price in [cost.prices])" if reasons and cost_usd is None else ""
+    return f"this run with {model} has {' and '.join(reasons)}{unknown}" if reasons else ""

@@ -58,9 +58,21 @@ class CompanyOutcome:
     cost_usd: float = 0.0
     seconds: float = 0.0
     stages: dict[str, Any] = field(default_factory=dict)  # this run's model usage by stage (records.stages_json)
+    cost_unknown: str = ""  # why its cost is unknown (calls to a model or endpoint with no price); "" when known
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    def counts(self) -> str:
+        """Its rows in words, the same on stderr as it finishes and in the summary on stdout: a draft
+        (evidence only, no model) is never called an answer."""
+        parts = [f"{self.answered} answered"]
+        parts += [f"{n} {word}" for n, word in ((self.drafted, "drafted"), (self.failed_rows, "failed"),
+                                                (self.pending_rows, "pending")) if n]
+        return ", ".join(parts)
+
+    def cost_text(self) -> str:
+        return "cost unknown" if self.cost_unknown else f"${self.cost_usd:.4f}"
 
 
 @dataclass
@@ -99,8 +111,9 @@ class PortfolioReport:
             "drafted": self.total("drafted"),
             "failed_rows": self.total("failed_rows"),
             "pending_rows": self.total("pending_rows"),
-            "cost_usd": round(self.total("cost_usd"), 6),
-            "estimated_cost_usd": round(self.estimate.total("cost_usd"), 6),
+            "cost_usd": None if self.cost_unknown else round(self.total("cost_usd"), 6),
+            "estimated_cost_usd": None if self.estimate.cost_unknown else round(self.estimate.total("cost_usd"), 6),
+            "cost_unknown_reason": self.cost_unknown or self.estimate.cost_unknown or None,
             "portfolio": str(self.workbook) if self.workbook else None,
             "outputs": {o.company: o.output or None for o in self.outcomes},
             # Model usage by stage per company run now (an up-to-date company spent nothing: {}).
@@ -108,20 +121,29 @@ class PortfolioReport:
             "seconds": round(self.seconds, 2),
         }
 
+    @property
+    def cost_unknown(self) -> str:
+        """Why what was spent is unknown ("" when it is known)."""
+        return next((o.cost_unknown for o in self.outcomes if o.cost_unknown), "")
+
     def describe(self) -> str:
         lines = []
         for o in self.outcomes:
             if o.status == FAILED:
                 lines.append(f"  FAILED  {o.company}: {o.error}")
                 continue
-            what = f"{o.answered} answered" + (f", {o.drafted} drafted" if o.drafted else "")
-            what += (f", {o.failed_rows} failed" if o.failed_rows else "") + (f", {o.pending_rows} pending" if o.pending_rows else "")
-            lines.append(f"  {o.status:<10} {o.company}: {what}, ${o.cost_usd:.4f}, {o.seconds:.1f} s")
+            lines.append(f"  {o.status:<10} {o.company}: {o.counts()}, {o.cost_text()}, {o.seconds:.1f} s")
         d = self.to_json()
+        if not self.estimate.model_configured and not d["cost_usd"]:
+            money = "no model configured (evidence-only drafts): no model calls, nothing to pay"
+        elif d["cost_usd"] is None or d["estimated_cost_usd"] is None:
+            money = ("cost unknown" if d["cost_usd"] is None else f"${d['cost_usd']:.4f} spent") + \
+                f" ({d['cost_unknown_reason']})"
+        else:
+            money = f"${d['cost_usd']:.4f} spent of ${d['estimated_cost_usd']:.4f} estimated"
         lines.append(f"{d['companies']} companies ({d['succeeded']} succeeded, {d['failed']} failed), "
                      f"{d['rows']} rows: {d['answered']} answered, {d['drafted']} drafted, {d['failed_rows']} failed, "
-                     f"{d['pending_rows']} pending; ${d['cost_usd']:.4f} spent of ${d['estimated_cost_usd']:.4f} "
-                     f"estimated, {d['seconds']:.1f} s")
+                     f"{d['pending_rows']} pending; {money}, {d['seconds']:.1f} s")
         if self.cap_reached:
             lines.append("The cost cap was reached: pending rows were not started. Run the same command again "
                          "(with a higher --max-cost) to answer them; finished rows are kept.")
@@ -234,8 +256,8 @@ def run_portfolio(settings: Settings, prepared: Prepared, max_cost: float | None
             bar.advance()
             bar.note(outcome.company)
             if outcome.status != FAILED:  # failures: in the report, which the CLI shows on stderr
-                rep.message(f"{outcome.company}: {outcome.status}, {outcome.answered + outcome.drafted} rows answered, "
-                            f"{outcome.pending_rows} pending, ${outcome.cost_usd:.4f}")
+                # The same words and counts as this company's line in the summary (PortfolioReport.describe).
+                rep.message(f"{outcome.company}: {outcome.status}, {outcome.counts()}, {outcome.cost_text()}")
     except BaseException:
         shared.stop.set()  # rows not yet started stay pending; rows in flight finish their call
         pool.shutdown(wait=True, cancel_futures=True)
@@ -338,11 +360,24 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
         answered=done_rows, drafted=report.drafted,
         failed_rows=report.failed, pending_rows=report.pending, skipped=report.skipped,
         cost_usd=report.totals().cost_usd + sum(u.cost_usd for u in ingest_usage.values()),
-        seconds=time.monotonic() - t0, stages=stages_json({**report.usage, **ingest_usage}))
+        seconds=time.monotonic() - t0, stages=stages_json({**report.usage, **ingest_usage}),
+        cost_unknown=_cost_unknown(shared.settings, report, ingest_usage))
     complete = not report.failed and not report.pending
     key = run_key(settings, file_sha256(entry.questionnaire), documents, resolve_plan(settings).model)
     prepared.state.put(entry.company, {**outcome.to_json(), "key": key, "complete": complete})
     return outcome
+
+
+def _cost_unknown(settings: Settings, report: Any, ingest_usage: dict[str, Any]) -> str:
+    """Why a company's spend is unknown: its run's reason, or an ingest's calls with no price."""
+    if report.cost_unknown or not report.totals().cost_known:
+        return report.cost_unknown or "no price for the model"
+    if any(u.unpriced_calls for u in ingest_usage.values()):
+        from autofill.providers.cost import pricing_for
+        from autofill.providers.factory import chat_model_name
+
+        return pricing_for(settings).unknown_reason([chat_model_name(settings)]) or "no price for the model"
+    return ""
 
 
 def _periods(documents: dict[str, Any]) -> str:

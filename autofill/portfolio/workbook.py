@@ -156,7 +156,8 @@ def write_portfolio_workbook(settings: Any, path: Path, outcomes: Sequence[Any])
     base = path.parent
     for r, o in enumerate(outcomes, start=2):
         values = [o.company, o.status, o.year, o.documents, getattr(o, "periods", ""), o.rows, o.answered, o.drafted,
-                  o.failed_rows, o.pending_rows, round(o.cost_usd, 4), round(o.seconds, 1)]
+                  o.failed_rows, o.pending_rows, "unknown" if getattr(o, "cost_unknown", "") else round(o.cost_usd, 4),
+                  round(o.seconds, 1)]
         for c, v in enumerate(values, start=1):
             cell = cs.cell(row=r, column=c)
             set_text(cell, v) if isinstance(v, str) else setattr(cell, "value", v)
