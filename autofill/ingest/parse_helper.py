@@ -204,6 +204,9 @@ class Parser:
         # forkserver: the helper is forked from a clean server process, never from this one with its
         # torch and Chroma threads; spawn where forkserver is unavailable (Windows). The server preloads
         # this module only, not __main__ (the CLI), so the helper imports what parsing needs and no more.
+        from autofill.tempdirs import tagged_multiprocessing_dir
+
+        tagged_multiprocessing_dir()  # no pymp-* folder left in the temp directory after a kill -9
         if "forkserver" in multiprocessing.get_all_start_methods():
             ctx = multiprocessing.get_context("forkserver")
             ctx.set_forkserver_preload([__name__])

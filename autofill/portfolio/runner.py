@@ -181,7 +181,27 @@ def prepare(settings: Settings, manifest: Path | str, out_dir: Path | None = Non
             model = resolve_plan(settings).model
             plans.append(CompanyPlan(entry=entry, output=output_for(settings, entry, out),
                                      estimate=CompanyEstimate(entry.company, model, error=str(exc))))
+    check_collisions(plans)
     return Prepared(manifest, out, plans, PortfolioEstimate([p.estimate for p in plans]), state)
+
+
+def check_collisions(plans: list[CompanyPlan]) -> None:
+    """Refuse (InputError, exit 2) a manifest in which two companies would write one output, before
+    anything runs: one line per collision. Paths are compared case-insensitively (macOS and Windows
+    file systems are), after the suffix the writer gives them."""
+    from autofill.workbook.writeback import output_file
+
+    by_path: dict[str, list[str]] = {}
+    shown: dict[str, Path] = {}
+    for plan in plans:
+        path = output_file(plan.entry.questionnaire, plan.output, "xlsx").resolve()
+        key = str(path).casefold()
+        by_path.setdefault(key, []).append(plan.entry.company)
+        shown[key] = path
+    lines = [f"companies {', '.join(repr(c) for c in companies)} would all write {shown[key]}; give each its own "
+             f"output column value in the manifest" for key, companies in by_path.items() if len(companies) > 1]
+    if lines:
+        raise InputError("\n".join(lines))
 
 
 class _Shared:
