@@ -69,6 +69,9 @@ def test_row_outcomes_and_question_matching():
     assert row_outcome("", "Failed: APIError: boom") is Outcome.FAILED
     assert row_outcome("", "") is Outcome.PENDING
     assert row_outcome("kept", "") is Outcome.SKIPPED
+    # An answer the cell could not hold is not shown as answered in the portfolio sheet.
+    assert row_outcome("", "Answer not written: merged cell E7:F7 also holds the question") is Outcome.NOT_WRITTEN
+    assert row_outcome("Yes", "Approved in review (2026-11-25)") is Outcome.APPROVED
     assert question_key("Does the company  have a target?") == question_key("does the company have a target")
 
 

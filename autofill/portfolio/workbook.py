@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any, Sequence
 
-from autofill.states import Outcome, parse_tier
+from autofill.states import Outcome, parse_status, parse_tier
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +32,8 @@ OUTCOME_FILL = {
     Outcome.FAILED: "FFC7CE",  # red: no answer, see the company workbook's Status
     Outcome.PENDING: "EDEDED",  # grey: not started (cost cap); the next run answers it
     Outcome.SKIPPED: "FFFFFF",  # kept as it was in the questionnaire
+    Outcome.NOT_WRITTEN: "FFC7CE",  # red: the answer could not be written into the cell (see its Status)
+    Outcome.WAITING: "FFEB9C",  # amber: sent back in review, waiting for a model to answer it again
 }
 COMPANY_COLUMNS = ["Company", "Status", "Year", "Documents", "Reporting periods", "Question rows", "Answered",
                    "Drafted", "Failed", "Pending", "Cost (USD)", "Time (s)", "Filled workbook", "Review report",
@@ -43,21 +45,17 @@ def question_key(text: str) -> str:
     return re.sub(r"\s+", " ", str(text or "")).strip().rstrip("?.:").strip().lower()
 
 
-def row_outcome(answer: str, status: str) -> Outcome:
-    """A filled row's outcome from its Status cell, as the writer spells it (workbook/writeback.plan_row)."""
-    from autofill.answer.generate import UNPARSED
-    from autofill.workbook.writeback import EVIDENCE_ONLY
+# Rows that carry an answer to read: coloured by their trust tier.
+_BY_TIER = (Outcome.ANSWERED, Outcome.REUSED, Outcome.APPROVED, Outcome.EDITED)
 
+
+def row_outcome(answer: str, status: str) -> Outcome:
+    """A filled row's outcome from its Status cell, read by states.parse_status (the one reader of the
+    writer's spellings): an answer that could not be written is never shown as answered."""
     s = (status or "").strip()
     if not s:
         return Outcome.PENDING if not (answer or "").strip() else Outcome.SKIPPED
-    if s.lower().startswith("failed"):  # plan_row writes "Failed: <reason>"
-        return Outcome.FAILED
-    if s.startswith(EVIDENCE_ONLY):
-        return Outcome.DRAFTED
-    if s.startswith(UNPARSED):
-        return Outcome.UNPARSED
-    return Outcome.ANSWERED
+    return parse_status(s) or Outcome.ANSWERED
 
 
 def short(text: str, limit: int = SHORT_ANSWER_CHARS) -> str:
@@ -89,8 +87,8 @@ def _cells(settings: Any, questionnaire: str, output: str) -> dict[str, tuple[st
         answer, status = (q.answer, q.status) if q is not None else (row.existing_answer, "")
         outcome = row_outcome(answer, status)
         # A model answer by its trust tier; drafts, failures and pending rows by what they are.
-        tier = parse_tier(getattr(q, "tier", "")) if q is not None and outcome is Outcome.ANSWERED else None
-        fill = tier.fill if tier is not None else OUTCOME_FILL[outcome]
+        tier = parse_tier(getattr(q, "tier", "")) if q is not None and outcome in _BY_TIER else None
+        fill = tier.fill if tier is not None else OUTCOME_FILL.get(outcome, OUTCOME_FILL[Outcome.ANSWERED])
         if answer.strip():
             text = short(answer)
         elif outcome is Outcome.DRAFTED and q is not None:
