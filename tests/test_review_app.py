@@ -192,6 +192,22 @@ def test_a_workbook_open_in_excel_waits_and_apply_writes_it(server, filled):
     assert (q.existing_answer, q.review) == ("Decided while Excel had it open", "Approved")
 
 
+def test_decisions_wait_while_an_autofill_run_writes_the_workbook(server):
+    from autofill.outputlock import OutputLock
+
+    path = server.session.path
+    key = next(iter(server.session.questions))
+    before = path.read_bytes()
+    with OutputLock(path):  # what `autofill run` holds on its output for the whole run
+        server.decide(key, "Approve", answer="Decided during a run")
+        with pytest.raises(Exception, match="being written by another autofill run"):
+            server.session.flush()
+        assert path.read_bytes() == before and server.session.store.pending_count() == 1
+    assert server.session.flush() == 1  # the run is done: the decision goes in
+    q, _, _ = _cells(path, key)
+    assert (q.existing_answer, q.review) == ("Decided during a run", "Approved")
+
+
 def test_html_in_pdf_text_and_answers_is_shown_as_text(tmp_path, workspace):
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -40,11 +40,19 @@ def read_layout(settings, workbook: Path):
 
 def apply_decisions(settings, workbook: Path, decisions: list[Decision], layout=None) -> list[int]:
     """Write `decisions` (oldest first) into `workbook` and its Review log; return the ids written.
-    Raises InputError (nothing written) when the workbook is open in an office suite."""
+    Raises InputError (nothing written) when the workbook is open in an office suite, or while an
+    `autofill run` is writing it (outputlock: the decisions wait and go into the run's new workbook)."""
+    from autofill.outputlock import OutputLock
+
     workbook = Path(workbook)
     ensure_not_open(workbook)
     if not decisions:
         return []
+    with OutputLock(workbook):
+        return _apply(settings, workbook, decisions, layout)
+
+
+def _apply(settings, workbook: Path, decisions: list[Decision], layout) -> list[int]:
     layout = layout if layout is not None else read_layout(settings, workbook)
     sheets = {s.name: s for s in layout.sheets}
     wb = load_workbook_safely(workbook, rich_text=True)

@@ -76,6 +76,8 @@ def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer
     session._check_base(before, base)
     if parse_review(before["review"]) is not ReviewState.NEEDS_CHANGES:
         raise Refused("mark the row Needs changes (with a comment for the model) before re-answering it")
+    from autofill.outputlock import OutputLock
+
     session.flush()  # the comment and every pending decision into the workbook first (InputError if open)
     with session._file_lock:
         layout, row = _row(settings, session.path, key)
@@ -94,9 +96,10 @@ def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer
             session._history_kept = True
         tmp = session.path.with_name(f".{session.path.stem}.reanswer-{os.getpid()}{session.path.suffix}")
         try:
-            write_results(settings, session.path, layout, [result], tmp, dict(session.book.run_info),
-                          base=session.path)
-            os.replace(tmp, session.path)
+            with OutputLock(session.path):  # not while an `autofill run` writes this workbook
+                write_results(settings, session.path, layout, [result], tmp, dict(session.book.run_info),
+                              base=session.path)
+                os.replace(tmp, session.path)
         finally:
             tmp.unlink(missing_ok=True)
         session._load()
