@@ -356,10 +356,12 @@ def config_cmd(ctx, llm_provider, model, retrieval, reranker, as_json):
 
 from autofill.library.commands import library  # noqa: E402 - the `library` group, wired in its package
 from autofill.portfolio.commands import ask, batch  # noqa: E402 - wired in their package
+from autofill.review_app.commands import review  # noqa: E402 - wired in its package
 
 cli.add_command(library)
 cli.add_command(batch)
 cli.add_command(ask)
+cli.add_command(review)
 
 
 def main() -> None:

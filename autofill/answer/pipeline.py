@@ -138,18 +138,18 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     reranker = make_reranker(settings, plan.plan.reranker, chat, providers.reranker)
     if not plan.documents:
         raise InputError(f"the evidence store for {company!r} has no documents; run `autofill ingest` first")
-    if announce:
-        rep.message(plan.plan.first_line())
-    for warning in needs_model_warnings(settings, plan.plan):
-        # Asked for explicitly (option or settings file): said even under --json, rather than letting the
-        # Run info sheet be the only place that shows HyDE or the LLM rerank did not run.
-        log.warning("%s", warning)
     # Before any model call: a folder we cannot write to is bad input, not a failure after paying for rows.
     # Likewise an output open in Excel or LibreOffice, or marked read-only (fileio says which, naming it).
     ensure_writable_file(out)
     if live:
         # --live drives the workbook open in Excel (its lock is expected); LibreOffice it cannot drive.
         ensure_not_open(questionnaire, allow=("Excel",))
+    if announce:  # after the input checks: bad input stays one line
+        rep.message(plan.plan.first_line())
+    for warning in needs_model_warnings(settings, plan.plan):
+        # Asked for explicitly (option or settings file): said even under --json, rather than letting the
+        # Run info sheet be the only place that shows HyDE or the LLM rerank did not run.
+        log.warning("%s", warning)
     if chat is None:
         rep.message("No LLM configured: drafting evidence-only rows (quotes with pages, no answers). "
                     "Set OPENAI_API_KEY / OPENAI_BASE_URL or COHERE_API_KEY for answers.")

@@ -259,6 +259,17 @@ def _swap_into_place(built: Path, target: Path) -> None:
             old.unlink(missing_ok=True)
 
 
+def _review_log(output_xlsx: Path) -> list[dict]:
+    """The decisions made in `autofill review` (the workbook's Review log sheet), as dicts by column."""
+    from autofill.review_app.apply import read_log
+
+    try:
+        return read_log(output_xlsx)
+    except Exception as exc:  # noqa: BLE001 - the report stands without its log; say why
+        log.warning("the Review log of %s could not be read: %s", Path(output_xlsx).name, exc)
+        return []
+
+
 def report_dir_for(output_xlsx: Path) -> Path:
     output_xlsx = Path(output_xlsx)
     return output_xlsx.with_name(f"{output_xlsx.stem}_review")
@@ -312,6 +323,7 @@ def write_review_report(settings, output_xlsx: Path, company: str | None = None,
             "questions": views,
             "tier_groups": _tier_groups(views),
             "run_info": book.run_info,
+            "review_log": _review_log(output_xlsx),
             "notes": notes,
             "has_evidence_sheet": book.has_evidence_sheet,
         })

@@ -103,6 +103,8 @@ def _not_a_question_sheet(ws, named: bool) -> str:
         first = [ws.cell(row=1, column=c).value for c in range(1, 3)]
         if first == EVIDENCE_COLUMNS[:2] or first == RUN_INFO_COLUMNS:
             return "written by autofill"
+    if ws.title == "Review log" and ws.cell(row=1, column=1).value == "When":  # review_app/apply.py
+        return "written by autofill"
     if not named and ws.sheet_state != "visible":
         return "hidden"
     return ""

@@ -1,0 +1,131 @@
+"""Decisions from the browser written into the workbook, by the rules a decision typed in Excel
+follows: the Review, Reviewer comment, Answer, Reasoning and Sources cells are set as a reviewer
+would set them, and the record of what autofill wrote (workbook/carry.py) is left alone, so the next
+`autofill run` sees an edited Answer as a hand edit and keeps it, an Approved row as approved, and
+answers a Needs-changes row again with the comment as guidance.
+
+Every decision also becomes lines of the `Review log` sheet (who, when, which row, what changed, the
+decision's id so a decision is never logged twice). The workbook is written atomically (temporary
+file and rename) and never while Excel or LibreOffice has it open (fileio.ensure_not_open)."""
+
+from __future__ import annotations
+
+import io
+import logging
+from pathlib import Path
+
+from openpyxl.cell.cell import MergedCell
+from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.utils.cell import column_index_from_string
+
+from autofill.fileio import atomic_write_bytes, ensure_not_open
+from autofill.review_app.sidecar import Decision
+from autofill.workbook.safety import load_workbook_safely, set_text
+
+log = logging.getLogger(__name__)
+
+REVIEW_LOG_SHEET = "Review log"
+LOG_COLUMNS = ["When", "Reviewer", "Sheet", "Row", "Question", "Action", "Field", "Before", "After", "Note",
+               "Decision"]
+FIELD_LABELS = {"answer": "Answer", "reasoning": "Reasoning", "sources": "Sources", "review": "Review",
+                "reviewer_comment": "Reviewer comment"}
+_WIDTHS = {"A": 21, "B": 16, "C": 14, "D": 6, "E": 50, "F": 16, "G": 16, "H": 50, "I": 50, "J": 30, "K": 9}
+
+
+def read_layout(settings, workbook: Path):
+    from autofill.workbook.layout import read_questions
+
+    return read_questions(settings, workbook)[0]
+
+
+def apply_decisions(settings, workbook: Path, decisions: list[Decision], layout=None) -> list[int]:
+    """Write `decisions` (oldest first) into `workbook` and its Review log; return the ids written.
+    Raises InputError (nothing written) when the workbook is open in an office suite."""
+    workbook = Path(workbook)
+    ensure_not_open(workbook)
+    if not decisions:
+        return []
+    layout = layout if layout is not None else read_layout(settings, workbook)
+    sheets = {s.name: s for s in layout.sheets}
+    wb = load_workbook_safely(workbook, rich_text=True)
+    for d in decisions:
+        sheet_name, _, row = d.row_key.rpartition("!")
+        sheet = sheets.get(sheet_name)
+        if sheet is None or sheet_name not in wb.sheetnames:
+            log.warning("decision %d: sheet %r is no longer in %s; kept in the Review log only", d.id, sheet_name,
+                        workbook.name)
+            continue
+        ws = wb[sheet_name]
+        for field, _before, after in d.changes():
+            letter = sheet.letter(field)
+            if not letter:
+                log.warning("decision %d: %s has no %s column; kept in the Review log only", d.id, sheet_name,
+                            FIELD_LABELS[field])
+                continue
+            cell = ws.cell(row=int(row), column=column_index_from_string(letter))
+            if isinstance(cell, MergedCell) or (field == "answer" and cell.data_type == "f"):
+                continue  # a merged or formula cell is the customer's, as in writeback
+            set_text(cell, after or None)
+    _append_log(wb, decisions)
+    buffer = io.BytesIO()
+    wb.save(buffer)
+    atomic_write_bytes(workbook, buffer.getvalue())
+    return [d.id for d in decisions]
+
+
+def _append_log(wb, decisions: list[Decision]) -> None:
+    if REVIEW_LOG_SHEET in wb.sheetnames:
+        ws = wb[REVIEW_LOG_SHEET]
+    else:
+        ws = wb.create_sheet(REVIEW_LOG_SHEET)
+        for c, head in enumerate(LOG_COLUMNS, start=1):
+            cell = ws.cell(row=1, column=c, value=head)
+            cell.font, cell.fill = Font(bold=True), PatternFill("solid", fgColor="DDEBF7")
+        for letter, width in _WIDTHS.items():
+            ws.column_dimensions[letter].width = width
+        ws.freeze_panes = "A2"
+    id_col = len(LOG_COLUMNS)
+    logged = {v for (v,) in ws.iter_rows(min_row=2, min_col=id_col, max_col=id_col, values_only=True)
+              if v is not None}
+    for d in decisions:
+        if d.id in logged or str(d.id) in logged:
+            continue  # written before a crash that came before the sidecar was told
+        sheet, _, row = d.row_key.rpartition("!")
+        for field, before, after in d.changes() or [("", "", "")]:
+            values = [d.at, d.reviewer, sheet, int(row), d.question, d.action, FIELD_LABELS.get(field, field),
+                      before, after, d.note]
+            r = ws.max_row + 1
+            for c, value in enumerate(values, start=1):
+                cell = ws.cell(row=r, column=c)
+                if isinstance(value, int):
+                    cell.value = value
+                else:
+                    set_text(cell, value)
+                cell.alignment = Alignment(vertical="top", wrap_text=c in (5, 8, 9, 10))
+            ws.cell(row=r, column=id_col, value=d.id)
+
+
+def read_log(workbook: Path) -> list[dict[str, object]]:
+    """The Review log sheet's lines as dicts by column name (empty when there is none)."""
+    import openpyxl
+
+    wb = openpyxl.load_workbook(workbook, read_only=True, data_only=True)
+    try:
+        if REVIEW_LOG_SHEET not in wb.sheetnames:
+            return []
+        rows = wb[REVIEW_LOG_SHEET].iter_rows(values_only=True)
+        header = next(rows, ())
+        return [dict(zip(header, r)) for r in rows if any(v is not None for v in r)]
+    finally:
+        wb.close()
+
+
+def ensure_writable(workbook: Path) -> str:
+    """"" when the workbook can be written now, else why not (open in Excel ...), in one line."""
+    from autofill.errors import InputError
+
+    try:
+        ensure_not_open(workbook)
+    except InputError as exc:
+        return str(exc)
+    return ""

@@ -1,0 +1,156 @@
+"""`autofill review OUTPUT`: the click wiring of the review web application (registered by cli.py).
+Serves one filled workbook, or every filled workbook of a portfolio's output folder, on 127.0.0.1 with a
+random session token in the URL it prints; `--apply` instead writes the decisions that wait in the
+sidecar (the workbook was open in Excel) and exits."""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import sys
+from pathlib import Path
+
+import click
+
+from autofill.cli_common import handle_errors as _handled
+
+log = logging.getLogger(__name__)
+
+
+def _workbooks(target: Path) -> list[Path]:
+    """The filled workbooks to review: the file itself, or the autofill outputs in a folder."""
+    from autofill.errors import InputError
+    from autofill.fileio import missing
+    from autofill.review.reader import read_filled_workbook
+
+    if target.is_file():
+        return [target]
+    if not target.is_dir():
+        raise missing("output workbook", target)
+    found = []
+    for p in sorted([*target.glob("*.xlsx"), *target.glob("*.xlsm")]):
+        if p.name.startswith((".", "~$")):
+            continue
+        try:
+            book = read_filled_workbook(p)
+        except InputError:
+            continue  # the portfolio workbook, an eval report: not a filled questionnaire
+        if book.questions:
+            found.append(p)
+    if not found:
+        raise InputError(f"no filled autofill workbook in {target} (looked for .xlsx files with Question and "
+                         "Sources columns)")
+    return found
+
+
+@click.command()
+@click.argument("output", type=click.Path(path_type=Path))
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Another than 127.0.0.1 lets other machines in: the token is the only lock.")
+@click.option("--port", type=int, default=0, help="Port (default: a free one).")
+@click.option("--no-browser", is_flag=True, help="Print the URL without opening a browser.")
+@click.option("--json", "as_json", is_flag=True, help='First stdout line: {"url": ..., "workbook": ...}.')
+@click.option("--apply", "apply_only", is_flag=True,
+              help="Write the decisions waiting next to the workbook (it was open in Excel) into it, and exit.")
+@click.pass_context
+@_handled
+def review(ctx, output, host, port, no_browser, as_json, apply_only):
+    """Review a filled OUTPUT workbook (or a portfolio's output folder) in the browser: approve, edit,
+    comment, send back and re-answer rows; every decision is written into the workbook."""
+    from autofill.cli_common import build_settings, emit_json
+    from autofill.review_app.session import ReviewSession
+
+    import importlib.util
+
+    from autofill.errors import InputError
+
+    if not apply_only and importlib.util.find_spec("starlette") is None:
+        raise InputError("autofill review needs starlette, which this install lacks: pip install 'starlette>=0.40'")
+    settings = build_settings(ctx)
+    paths = _workbooks(Path(output))
+    if apply_only:
+        written = []
+        for path in paths:
+            session = ReviewSession(settings, path)
+            try:
+                n = session.flush()
+            finally:
+                session.store.close()
+            written.append({"workbook": str(path), "decisions_written": n})
+        if as_json:
+            emit_json({"applied": written})
+        else:
+            for w in written:
+                click.echo(f"{Path(w['workbook']).name}: {w['decisions_written']} decisions written")
+        return
+    _serve(settings, [ReviewSession(settings, p) for p in paths], host, port, no_browser, as_json)
+
+
+def _serve(settings, sessions, host: str, port: int, no_browser: bool, as_json: bool) -> None:
+    import contextlib
+
+    import uvicorn
+
+    from autofill.errors import InputError
+    from autofill.review_app.app import AppState, build_app
+    from autofill.review_app.security import new_token
+
+    state = AppState(settings=settings, sessions=sessions, token=new_token(), host=host)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)  # connections made as soon as the URL is printed wait for the server to start
+    except OSError as exc:
+        for s in sessions:
+            s.store.close()
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    # Ctrl-C / SIGTERM: uvicorn shuts down gracefully (pending decisions written), then raises the signal
+    # again for the handler it found: this one, which only notes it, so the command ends with exit 0. It
+    # is in place before the URL is printed, so a signal that comes before uvicorn runs is not lost.
+    import signal
+
+    stopped: list[int] = []
+    previous = {sig: signal.signal(sig, lambda n, _frame: stopped.append(n))
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    state.port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{state.port}/?token={state.token}"
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        log.warning("listening on %s: anyone who can reach this machine and has the URL can change the workbook; "
+                    "the token in it is the only lock", host)
+    if as_json:
+        click.echo(json.dumps({"url": url, "workbook": str(sessions[0].path),
+                               "workbooks": [str(s.path) for s in sessions]}))
+    else:
+        click.echo(f"Reviewing {', '.join(s.path.name for s in sessions)} at {url}")
+        click.echo("Decisions are saved as you make them. Press Ctrl-C to stop.")
+    sys.stdout.flush()
+    for s in sessions:
+        s.start()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        if not no_browser:
+            import threading
+            import webbrowser
+
+            threading.Timer(0.3, webbrowser.open, args=(url,)).start()
+        yield
+        state.close()
+
+    app = build_app(state, lifespan=lifespan)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    try:
+        if not stopped:
+            uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        state.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if not as_json:
+        left = sum(s.left for s in sessions)
+        click.echo(f"Review stopped; {left} decisions wait next to the workbook (see the warning above)" if left
+                   else "Review stopped; every decision is in the workbook")

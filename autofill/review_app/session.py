@@ -1,0 +1,256 @@
+"""One workbook under review: its rows as the page shows them, the reviewers' decisions and the
+writer that puts them into the file.
+
+The rows' editable cells (Answer, Reasoning, Sources, Review, Reviewer comment) are read from the
+workbook, with the sidecar's decisions not yet written laid over them. A save names the version of
+the row it was made on (a hash of those cells); a save over a row that changed since is refused with
+both versions (`Conflict`), so two reviewers never overwrite each other unseen. An Approved row takes
+no edit until it is reopened. Each decision is committed to the sidecar before `decide` returns; a
+writer thread then puts pending decisions into the workbook (apply.py), after copying the file into
+history/ once per session, and waits while Excel or LibreOffice has the file open. A change to the file
+made elsewhere (saved in Excel) is read again before the next page or save."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from autofill.errors import InputError
+from autofill.review.reader import ReviewQuestion, read_filled_workbook
+from autofill.review_app.apply import apply_decisions, ensure_writable, read_layout
+from autofill.review_app.sidecar import FIELDS, Decision, DecisionStore
+from autofill.states import ReviewState, Tier, parse_review, parse_tier
+
+log = logging.getLogger(__name__)
+
+ACTIONS = {"Approve": ReviewState.APPROVED, "Needs changes": ReviewState.NEEDS_CHANGES,
+           "Reject": ReviewState.REJECTED, "Reopen": ReviewState.NONE}
+EDIT = "Edit"
+TIER_RANK = {Tier.NEEDS_WORK: 0, Tier.CHECK: 1, Tier.READY: 2, None: 3}
+WRITE_DELAY_S = 0.3  # saves close together go into the workbook in one write
+RETRY_S = 2.0  # how often a workbook open in Excel is looked at again
+
+
+class Conflict(Exception):
+    """The row changed since the reviewer loaded it; `theirs` is what it holds now."""
+
+    def __init__(self, message: str, theirs: dict, version: str):
+        super().__init__(message)
+        self.theirs, self.version = theirs, version
+
+
+class Refused(Exception):
+    """A save that cannot be made (an Approved row edited without reopening, nothing to undo)."""
+
+
+def version_of(state: dict[str, str]) -> str:
+    return hashlib.sha1(json.dumps([state.get(f, "") for f in FIELDS]).encode()).hexdigest()[:12]
+
+
+def state_of(q: ReviewQuestion) -> dict[str, str]:
+    return {f: getattr(q, f) or "" for f in FIELDS}
+
+
+@dataclass
+class Saved:
+    decision: Decision | None
+    state: dict[str, str]
+    version: str
+
+
+class ReviewSession:
+    def __init__(self, settings, workbook: Path, write_delay: float = WRITE_DELAY_S):
+        self.settings = settings
+        self.path = Path(workbook).absolute()
+        self.store = DecisionStore(self.path)
+        self.write_delay = write_delay
+        self._lock = threading.RLock()  # rows and states
+        self._file_lock = threading.Lock()  # the workbook file: one writer, no reading half a write
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._history_kept = False
+        self.blocked = ""  # why pending decisions cannot be written now (open in Excel)
+        self.last_error = ""
+        self.closed = False
+        self.left = 0  # decisions still pending when the session closed
+        self._load()
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ reading
+    def _stamp(self) -> tuple[int, int]:
+        st = self.path.stat()
+        return st.st_mtime_ns, st.st_size
+
+    def _load(self) -> None:
+        book = read_filled_workbook(self.path)
+        states = {q.key: state_of(q) for q in book.questions if q.in_sheet}
+        position = {q.key: i for i, q in enumerate(book.questions)}
+        with self._lock:  # no decision slips in between reading the pending ones and using them
+            for d in self.store.pending():  # decisions the file does not hold yet
+                if d.row_key in states:
+                    states[d.row_key].update({f: d.after.get(f, "") for f, _b, _a in d.changes()})
+            self.book, self.states, self._layout = book, states, None
+            self.questions = {q.key: q for q in book.questions if q.in_sheet}
+            self.order = sorted(self.questions, key=lambda k: (TIER_RANK[parse_tier(self.questions[k].tier)],
+                                                              position[k]))
+            self._known = self._stamp()
+            self.generation = getattr(self, "generation", 0) + 1
+
+    @property
+    def layout(self):
+        """The workbook's layout (which column holds which cell), read when the first write needs it."""
+        if self._layout is None:
+            self._layout = read_layout(self.settings, self.path)
+        return self._layout
+
+    def refresh(self) -> None:
+        """Read the workbook again when someone else saved it (Excel) since it was read."""
+        if not self._file_lock.acquire(blocking=False):
+            return  # our own writer is busy with it; it knows what it writes
+        try:
+            if self._stamp() != self._known:
+                log.info("%s changed on disk; reading it again", self.path.name)
+                self._load()
+        except (OSError, InputError) as exc:
+            log.warning("could not read %s again: %s", self.path.name, exc)
+        finally:
+            self._file_lock.release()
+
+    @property
+    def company(self) -> str:
+        return self.book.info("company")
+
+    def state(self, key: str) -> dict[str, str]:
+        with self._lock:
+            if key not in self.states:
+                raise Refused(f"no question row {key} in {self.path.name}")
+            return dict(self.states[key])
+
+    def counts(self) -> tuple[int, int]:
+        """(reviewed, rows): rows with a Review decision, of all question rows."""
+        with self._lock:
+            done = sum(1 for s in self.states.values() if parse_review(s["review"]) is not ReviewState.NONE)
+            return done, len(self.states)
+
+    # ------------------------------------------------------------------ deciding
+    def decide(self, key: str, base: str, reviewer: str, action: str, values: dict[str, str] | None = None,
+               note: str = "") -> Saved:
+        """Record one decision: `action` is Approve / Needs changes / Reject / Reopen / Edit; `values`
+        the editable cells as the reviewer left them. Refused when the row changed since `base`."""
+        reviewer = " ".join((reviewer or "").split())[:80]
+        if not reviewer:
+            raise Refused("say who you are first (reviewer name)")
+        if action not in ACTIONS and action != EDIT:
+            raise Refused(f"unknown action {action!r}")
+        with self._lock:
+            current = self.state(key)
+            self._check_base(current, base)
+            if parse_review(current["review"]) is ReviewState.APPROVED and action != "Reopen":
+                raise Refused("this row is approved and locked; reopen it to change it")
+            after = dict(current)
+            for f, v in (values or {}).items():
+                if f in FIELDS and f != "review" and v is not None:
+                    after[f] = str(v).replace("\r\n", "\n").strip()
+            if action in ACTIONS:
+                after["review"] = ACTIONS[action].label
+            if after == current:
+                return Saved(None, current, version_of(current))
+            d = self.store.add(key, self.questions[key].question, reviewer, action, current, after, note)
+            self.states[key] = after
+        self._wake.set()
+        return Saved(d, after, version_of(after))
+
+    def undo(self, key: str, base: str, reviewer: str) -> Saved:
+        """Take back the row's last decision (its cells as they were before it)."""
+        with self._lock:
+            current = self.state(key)
+            self._check_base(current, base)
+            last = self.store.last_for(key)
+            if last is None:
+                raise Refused("nothing to undo on this row")
+            if {f: current.get(f, "") for f in FIELDS} != {f: last.after.get(f, "") for f in FIELDS}:
+                raise Refused("the row changed after its last decision here; nothing undone")
+            after = {f: last.before.get(f, "") for f in FIELDS}
+            d = self.store.add(key, self.questions[key].question, reviewer or last.reviewer, "Undo", current, after,
+                               note=f"undoes decision {last.id} ({last.action})", undoes=last.id)
+            self.states[key] = after
+        self._wake.set()
+        return Saved(d, after, version_of(after))
+
+    def _check_base(self, current: dict, base: str) -> None:
+        now = version_of(current)
+        if base != now:
+            raise Conflict("someone else changed this row since you loaded it", current, now)
+
+    # ------------------------------------------------------------------ writing
+    def flush(self) -> int:
+        """Write every pending decision into the workbook now; the number written. Raises InputError
+        when the workbook is open in an office suite (the decisions stay pending)."""
+        with self._file_lock:
+            pending = self.store.pending()
+            if not pending:
+                return 0
+            why = ensure_writable(self.path)
+            if why:
+                raise InputError(why)
+            if not self._history_kept:
+                from autofill.workbook.history import keep_previous
+
+                keep_previous(self.path, self.settings.workbook.history_versions)
+                self._history_kept = True
+            ids = apply_decisions(self.settings, self.path, pending, self.layout)
+            self.store.mark_applied(ids)
+            self._known = self._stamp()
+            return len(ids)
+
+    def _writer(self) -> None:
+        while not self._stop.is_set():
+            woken = self._wake.wait(timeout=RETRY_S)
+            if woken:
+                self._stop.wait(self.write_delay)
+                self._wake.clear()
+            if not self.store.pending_count():
+                continue
+            try:
+                self.flush()
+                self.blocked = self.last_error = ""
+            except InputError as exc:
+                self.blocked = str(exc)
+            except Exception as exc:  # noqa: BLE001 - the decisions stay in the sidecar; say why
+                self.last_error = f"{type(exc).__name__}: {exc}"
+                log.warning("could not write decisions into %s: %s", self.path.name, self.last_error)
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._writer, name="autofill-review-writer", daemon=True)
+            self._thread.start()
+            self._wake.set()  # decisions left pending by an earlier session
+
+    def close(self) -> None:
+        """Stop the writer and write what is pending (a workbook still open elsewhere keeps its
+        decisions in the sidecar for the next start or `autofill review --apply`)."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=60)
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self.flush()
+        except InputError as exc:
+            log.warning("%s; %d decisions wait in %s: run `autofill review --apply %s` once it is closed", exc,
+                        self.store.pending_count(), self.store.path.name, self.path.name)
+        self.left = self.store.pending_count()
+        self.store.close()
+
+    def status(self) -> dict:
+        pending = self.store.pending_count()
+        done, total = self.counts()
+        blocked = (self.blocked or ensure_writable(self.path)) if pending else ""
+        return {"pending": pending, "blocked": blocked, "error": self.last_error,
+                "reviewed": done, "rows": total}
