@@ -116,8 +116,9 @@ def test_batch_estimate_and_cap_with_an_unknown_price(workspace, llm_server):
 
     # Without a cap it runs, and every place that shows money says the cost is unknown.
     llm_server.responder = responder()
-    proc = autofill(workspace, env, "batch", manifest, "--json")
-    assert proc.returncode == 0, proc.stderr
+    serial = {**env, "AUTOFILL_LLM__CONCURRENCY": "1", "AUTOFILL_PORTFOLIO__COMPANIES_AT_ONCE": "1"}  # see above
+    proc = autofill(workspace, serial, "batch", manifest, "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
     data = last_json(proc)
     assert data["answered"] == 3 * QUESTIONS and data["cost_usd"] is None and data["estimated_cost_usd"] is None
     assert "no price for gpt-4o-mini" in data["cost_unknown_reason"]
