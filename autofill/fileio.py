@@ -115,10 +115,13 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
     (or a crash) never sees half a file; the result gets ordinary file permissions. A file open in
     Excel or LibreOffice, a read-only file or an unwritable folder is an InputError naming `path`,
     and nothing is written."""
+    from autofill.tempdirs import owner_tag
+
     path = Path(path)
     ensure_writable_file(path, "file")
+    remove_leftovers(path)
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{owner_tag()}-", suffix=".tmp")
     except OSError as exc:
         raise _write_error(path, exc) from None
     try:
@@ -131,6 +134,15 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
         if isinstance(exc, OSError):
             raise _write_error(path, exc) from None
         raise
+
+
+def remove_leftovers(path: Path | str) -> list[Path]:
+    """Remove the temporary files that saves of `path` killed halfway left beside it (their names carry
+    the writing process, tempdirs.py; untagged ones of earlier versions once they are hours old)."""
+    from autofill.tempdirs import sweep
+
+    path = Path(path)
+    return sweep(path.parent, legacy=lambda name: name.endswith(".tmp"), prefix=f".{path.name}.")
 
 
 def _write_error(path: Path, exc: OSError) -> InputError:

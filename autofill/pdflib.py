@@ -10,16 +10,18 @@ run) finds the same tables. Where PyMuPDF is already imported, it is returned as
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
 import threading
 from typing import Any
 
+from autofill import imports
+
 # Imported by PyMuPDF's own __init__ when installed, used by no reading or rendering autofill does:
 # the layout model (built at import) and pymupdf4llm (Markdown export; imports the table module and
 # OCR helpers, ~0.5 s). A later `import pymupdf4llm` still works.
 _DEFERRED = ("pymupdf.layout", "pymupdf4llm")
-_import_lock = threading.Lock()
 _model_lock = threading.Lock()
 _model: Any = None
 
@@ -36,11 +38,16 @@ def _lazy_layout(*args: Any, **kwargs: Any) -> Any:
 
 
 def import_pymupdf() -> Any:
-    """The pymupdf module; its layout model is built on first use, not at import."""
+    """The pymupdf module; its layout model is built on first use, not at import. Under the process-wide
+    import lock (autofill/imports.py): a thread never gets a module another thread is still importing
+    (that returned a half-initialised pymupdf whose first attribute failed). A failed import raises."""
     module = sys.modules.get("pymupdf")
-    if module is not None:
+    if module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False):
         return module
-    with _import_lock:
+    with imports.lock():
+        module = sys.modules.get("pymupdf")
+        if module is not None:  # being imported by a thread outside the lock: wait for it to finish
+            return importlib.import_module("pymupdf")
         blocked = [name for name in _DEFERRED if name not in sys.modules]
         for name in blocked:
             sys.modules[name] = None  # type: ignore[assignment]  # pymupdf's import of it fails quietly

@@ -186,6 +186,7 @@ class IngestReport:
             "seconds": round(self.seconds, 2),
             "skipped_files": len(self.skipped_files),
             "warnings": [{"file": f.path, "why": why} for f in ok for why in f.warnings],
+            "failed": [{"file": f.path, "why": f.error} for f in self.files if f.status == "failed"],
             **({"llm": {stage: u.to_json() for stage, u in self.usage.items()}} if self.usage else {}),
         }
 
@@ -213,6 +214,12 @@ class QuestionRow:
     # The answer library's approved answer for this question (autofill/library), given to the answer
     # prompt as the previously approved answer; "" when the library has none above the threshold.
     approved_answer: str = ""
+    existing_sources: str = ""  # Sources cell of a previous run (an edited row is re-checked against it)
+    existing_tier: str = ""  # Tier cell of a previous run (a kept row is counted by it)
+    # Merged Answer cells (workbook/layout.py): the cell that holds this row's answer when it is the
+    # top-left of a merged range elsewhere ("D9"), or why no answer can be written to this row.
+    answer_cell: str = ""
+    unwritable: str = ""
 
     @property
     def key(self) -> str:
@@ -422,6 +429,9 @@ class RunReport:
     tiers: dict[str, int] = field(default_factory=dict)  # rows per trust tier: ready, check, needs_work
     reused: int = 0  # rows filled with an approved library answer, no model call (not in answered)
     pending: int = 0  # rows not started (a portfolio's cost cap); the next run answers them
+    approved: int = 0  # of the skipped rows: approved in review (Tier Approved)
+    waiting: int = 0  # of the skipped rows: Rejected / Needs changes, waiting for a model
+    not_written: int = 0  # a model answered but the Answer cell cannot hold it (not in answered)
     cost_unknown: str = ""  # why the cost is unknown (a call to a model or endpoint with no price); "" when known
     plan: dict = field(default_factory=dict)  # the resolved plan (autofill/plan.py Plan.to_json())
 
@@ -449,6 +459,9 @@ class RunReport:
             "reused": self.reused,
             "uncited": self.uncited,
             "edited_by_hand": self.edited,
+            "approved": self.approved,
+            "waiting_for_model": self.waiting,
+            "not_written": self.not_written,
             "llm_calls": t.calls,
             "prompt_tokens": t.prompt_tokens,
             "completion_tokens": t.completion_tokens,
@@ -459,6 +472,6 @@ class RunReport:
             "evidence_only": self.evidence_only,
             "report": str(self.report_html) if self.report_html else None,
             "history": str(self.history) if self.history else None,
-            "tiers": {k: self.tiers.get(k, 0) for k in ("ready", "check", "needs_work")},
+            "tiers": {k: self.tiers.get(k, 0) for k in ("ready", "check", "needs_work", "approved")},
             "plan": self.plan,
         }

@@ -125,7 +125,7 @@ class RetrievalSettings:
     # Choices: the table autofill/choices.py RETRIEVAL_MODES (dense, hybrid, hyde, hyde+hybrid).
     mode: str = "auto"
     # "auto" resolves to "llm" with an LLM and "none" without one. Choices: the table
-    # autofill/choices.py RERANKERS (llm, cohere, none).
+    # autofill/choices.py RERANKERS (llm, cohere, cross-encoder, none).
     reranker: str = "auto"
     cohere_rerank_model: str = "rerank-v3.5"
     candidates: int = 30
@@ -136,6 +136,12 @@ class RetrievalSettings:
     # Weight of the BM25 list against the dense list (1.0) in hybrid fusion. 2.0 raised BHP MRR a little
     # but lost hit and recall on financebench-dev (benchmarks/retrieval_configs/5-keyword-weight-2.toml).
     keyword_weight: float = 1.0
+    # "fixed": the weights above for every question; "adaptive": each list's weight times how far its best
+    # passage stands out from the rest of its list (answer/retrieval.py `confidence`), per question.
+    fusion_weights: str = "fixed"
+    # What dense search embeds: "row" (question, form of answer, explanation), "question" alone, or "both"
+    # (two dense lists in the fusion).
+    dense_query: str = "row"
     # "ranked" (best first) or "peripheral" (best passages at the start and at the end).
     context_order: str = "ranked"
     # Listwise rerank sees up to `rerank_window` candidates in one call. 30 passages (~8k tokens) fit
@@ -187,6 +193,11 @@ class PortfolioSettings:
     # Characters per token before any usage was reported (then the calibration in
     # vectordb/.usage-calibration.json takes over).
     chars_per_token: float = 4.0
+    # Where `batch` does the work: "local" (threads in this process) or "ray" (Ray tasks: documents
+    # parsed and embedded across a cluster; portfolio/ray_engine.py). ray_address: a running cluster
+    # to join ("" starts a local Ray instance).
+    engine: str = "local"
+    ray_address: str = ""
 
 
 @dataclass
@@ -476,6 +487,10 @@ def validate(settings: Settings) -> None:
         raise InputError(f"unknown retrieval mode {r.mode!r} ({', '.join(choices.RETRIEVAL_MODES)})")
     if r.reranker not in choices.names(choices.RERANKERS):
         raise InputError(f"unknown reranker {r.reranker!r} ({', '.join(choices.RERANKERS)})")
+    if r.fusion_weights not in ("fixed", "adaptive"):
+        raise InputError(f"unknown retrieval.fusion_weights {r.fusion_weights!r} (fixed, adaptive)")
+    if r.dense_query not in ("row", "question", "both"):
+        raise InputError(f"unknown retrieval.dense_query {r.dense_query!r} (row, question, both)")
     if r.lexical_query not in ("clean", "full"):
         raise InputError(f"unknown retrieval.lexical_query {r.lexical_query!r} (clean, full)")
     if r.keyword_weight < 0 or r.rrf_k < 0:
@@ -508,6 +523,8 @@ def validate(settings: Settings) -> None:
         raise InputError("workbook.history_versions must be 0 (no history) or more")
     if settings.portfolio.companies_at_once < 1:
         raise InputError("portfolio.companies_at_once must be at least 1")
+    if settings.portfolio.engine not in ("local", "ray"):
+        raise InputError(f"unknown portfolio.engine {settings.portfolio.engine!r} (local, ray)")
     if settings.portfolio.chars_per_token <= 0:
         raise InputError("portfolio.chars_per_token must be above 0")
     # A malformed price used to pass here and then fail every row after its model calls were made.

@@ -107,8 +107,12 @@ def run_summary(report: Any, company: str) -> str:
     if hasattr(report, "unparsed"):
         counts.append(f"{report.unparsed} unparsed")
     counts.append(f"{report.failed} failed")
-    edited = getattr(report, "edited", 0)
-    counts.append(f"{report.skipped} skipped" + (f" ({edited} edited by hand)" if edited else ""))
+    if getattr(report, "not_written", 0):
+        counts.append(f"{report.not_written} answered but not written (see Status)")
+    kept = [f"{n} {what}" for n, what in ((getattr(report, "approved", 0), "approved"),
+                                          (getattr(report, "edited", 0), "edited by hand"),
+                                          (getattr(report, "waiting", 0), "waiting for a model")) if n]
+    counts.append(f"{report.skipped} skipped" + (f" ({', '.join(kept)})" if kept else ""))
     if getattr(report, "reused", 0):
         counts.append(f"{report.reused} reused from the library")
     lines = [
@@ -141,7 +145,8 @@ def run_summary(report: Any, company: str) -> str:
 def tiers_line(tiers: dict[str, int]) -> str:
     """Rows per trust tier, as `run` and `ask` print them."""
     return (f"Tiers: {tiers.get('ready', 0)} Ready, {tiers.get('check', 0)} Check, "
-            f"{tiers.get('needs_work', 0)} Needs work")
+            f"{tiers.get('needs_work', 0)} Needs work"
+            + (f", {tiers['approved']} Approved" if tiers.get("approved") else ""))
 
 
 def report_summary(path: Any) -> str:

@@ -82,14 +82,14 @@ def is_leftover(path: Path, legacy: Callable[[str], bool] | None = None,
 
 
 def sweep(folder: Path | str, legacy: Callable[[str], bool] | None = None,
-          stale_after_s: float = STALE_AFTER_S) -> list[Path]:
-    """Remove the leftovers of dead runs among the hidden entries of `folder`; return what went.
-    `legacy(name)`: also untagged names this folder's writers used to make (removed once stale).
-    Never raises: cleaning up must not stop the work that follows."""
+          stale_after_s: float = STALE_AFTER_S, prefix: str = ".") -> list[Path]:
+    """Remove the leftovers of dead runs among the hidden entries of `folder` (those whose name starts
+    with `prefix`); return what went. `legacy(name)`: also untagged names this folder's writers used to
+    make (removed once stale). Never raises: cleaning up must not stop the work that follows."""
     folder = Path(folder)
     removed: list[Path] = []
     try:
-        entries = [e for e in folder.iterdir() if e.name.startswith(".")]
+        entries = [e for e in folder.iterdir() if e.name.startswith(".") and e.name.startswith(prefix)]
     except OSError:
         return removed
     for entry in entries:
@@ -108,3 +108,29 @@ def sweep(folder: Path | str, legacy: Callable[[str], bool] | None = None,
         removed.append(entry)
         log.info("removed %s, left behind by an interrupted run", entry)
     return removed
+
+
+def tagged_multiprocessing_dir() -> Path | None:
+    """Point multiprocessing's temporary folder (where the forkserver keeps its socket; `pymp-*` in the
+    temp directory by default, left there for good when the run is killed with -9) to a tagged folder
+    under `<temp>/af-mp/` that the next run's sweep removes. Linux only (socket paths stay short there);
+    None elsewhere or when this process already has one. Call before starting a multiprocessing context."""
+    import multiprocessing.process as mp_process
+    import multiprocessing.util as mp_util
+    import sys
+
+    config = mp_process.current_process()._config  # noqa: SLF001 - where multiprocessing.util keeps it
+    if not sys.platform.startswith("linux") or config.get("tempdir"):
+        return None
+    parent = Path(tempfile.gettempdir()) / "af-mp"
+    sweep(parent)
+    # The forkserver's socket is made in this folder: AF_UNIX paths stop at 107 bytes ("listener-XXXXXXXX"
+    # and a separator take 18); under a long TMPDIR multiprocessing keeps its own, shorter pymp-* name.
+    if len(os.fsencode(str(parent))) + len(".mp.") + len(owner_tag()) + 10 + 18 > 107:
+        return None
+    folder = make_temp_dir(parent, "mp")
+    # Removed at a normal exit exactly as multiprocessing removes its own pymp-* folder.
+    mp_util.Finalize(None, mp_util._remove_temp_dir, args=(shutil.rmtree, str(folder)),  # noqa: SLF001
+                     exitpriority=-100)
+    config["tempdir"] = str(folder)
+    return folder

@@ -3,7 +3,11 @@ settings (4 retries, 1 s base delay): OPENAI_BASE_URL at a closed loopback port,
 (loopback) server refuses. Prints the wall time, the requests the server saw and how the run ended,
 and whether the existing output survived byte for byte.
 
-    python benchmarks/dead_endpoint.py [--rows 15]
+    python benchmarks/dead_endpoint.py [--rows 15] [--killed-rows 60] [--kill-after 5]
+
+Then the issue-22 case through the real CLI in a child process: a loopback server killed --kill-after
+seconds after its first chat request into a --killed-rows run (concurrency 8). Prints how long the run
+went on after the kill, its exit code, its message and how many rows finished and were written.
 
 Retrieval uses the FakeEmbedder from tests/; the existing output is an evidence-only run, as in the
 issue that asked for this. Runs offline; nothing leaves the machine."""
@@ -50,6 +54,8 @@ def attempt(settings, emb, questionnaire, out_dir, base_url, key) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=15)
+    ap.add_argument("--killed-rows", type=int, default=60)
+    ap.add_argument("--kill-after", type=float, default=5.0)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -64,6 +70,41 @@ def main() -> None:
             line = attempt(settings, emb, questionnaire, root / "out", server.base_url, "sk-wrong")
             print(f"refused key:   {line}; {server.count('chat')} chat requests")
         print(f"  existing output byte-identical: {good.read_bytes() == before}")
+    killed_mid_run(args.killed_rows, args.kill_after)
+
+
+def killed_mid_run(rows: int, kill_after: float) -> None:
+    import subprocess
+
+    from tests.answer_helpers import MARKERS, read_output
+    from tests.llm_server import by_marker
+    from tests.race_helpers import ROOT as REPO, cli_env, ingested_workspace, many_rows
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        ws = ingested_workspace(root)
+        questionnaire = many_rows(root, rows)
+        server = LLMServer(latency_s=0.5).start()
+        server.responder = by_marker(MARKERS)
+        env = cli_env({"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-bench", "AUTOFILL_LLM__CACHE": "false",
+                       "AUTOFILL_LLM__MODEL": "gpt-4o-mini"})
+        proc = subprocess.Popen([sys.executable, "-m", "autofill", *ws, "run", "--company", COMPANY, "--questionnaire",
+                                 str(questionnaire), "--llm", "openai", "--concurrency", "8", "--out", str(root / "out"),
+                                 "--yes"], env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while server.count("chat") == 0 and proc.poll() is None:
+            time.sleep(0.05)
+        time.sleep(kill_after)
+        server.stop()
+        killed = time.monotonic()
+        _, err = proc.communicate()
+        after = time.monotonic() - killed
+        warnings = sum("retry" in line for line in err.splitlines())
+        written = list((root / "out").glob("*.xlsx"))
+        kept = sum(1 for r in read_output(written[0])["rows"].values() if r.get("Answer")) if written else 0
+        last = err.strip().splitlines()[-1] if err.strip() else ""
+        print(f"server killed {kill_after:.0f} s into a {rows}-row run: the run ended {after:.1f} s later, exit "
+              f"{proc.returncode}, {warnings} retry warnings, {kept} answered rows in the written output")
+        print(f"  last line: {last[:300]}")
 
 
 if __name__ == "__main__":

@@ -80,6 +80,65 @@ def evaluate(settings, folder: Path, config: Path | None, out_dir: Path) -> list
     return out
 
 
+def evaluate_fast(settings, folder: Path, config: Path | None) -> list[dict]:
+    """The same per-question metrics straight from the pipeline's own retrieval and offline ordering
+    (`retrieve`, then `rerank` as an offline run calls them), without writing workbooks or reports: for
+    trying configurations quickly. The figures equal `evaluate`'s for offline configurations."""
+    from autofill.answer.rerank import NoReranker, ProviderReranker, rerank
+    from autofill.answer.retrieval import retrieve
+    from autofill.plan import resolve_plan
+    from autofill.evaluate.gold import load_gold, normalise_number
+    from autofill.evaluate.metrics import RetrievedPassage, page_metrics
+    from autofill.evaluate.runner import config_settings
+    from autofill.providers.factory import make_embedder
+    from autofill.providers.query_cache import with_query_cache
+    from autofill.store.reading import open_for_reading
+    from autofill.workbook.layout import read_questions
+
+    s = config_settings(settings, config) if config else settings
+    store = open_for_reading(s, company(folder))
+    embedder = with_query_cache(s, make_embedder(s, store.embedder_name))
+    if s.retrieval.reranker == "cross-encoder":  # offline; a row of choices.RERANKERS once registered
+        from autofill.providers.cross_encoder import CrossEncoderReranker
+
+        ranker = ProviderReranker("cross-encoder", CrossEncoderReranker())
+    else:
+        ranker = NoReranker()
+    mode = resolve_plan(s, chat=None, embedder=store.embedder_name).mode
+    gold = {item.number: item for item in load_gold(folder / "gold.json").items}
+    _, rows = read_questions(s, folder / "questionnaire.xlsx")
+    out = []
+    for row in rows:
+        item = gold.get(normalise_number(row.number))
+        if item is None or not item.pages:
+            continue
+        candidates = retrieve(s, store, embedder, row, mode)
+        top = rerank(s, ranker, row, candidates)
+        shown = top + [p for p in candidates if p.chunk_id not in {t.chunk_id for t in top}]
+        passages = [RetrievedPassage(rank=i, file=p.file_name, pages=tuple(range(p.page_start, p.page_end + 1)))
+                    for i, p in enumerate(shown, start=1)]
+        at_k, at_pool = page_metrics(passages, item.pages, K), page_metrics(passages, item.pages, POOL)
+        out.append({"company": folder.name, "number": item.number, "question": item.question, "hit6": at_k.hit,
+                    "recall6": at_k.recall, "mrr": at_k.mrr, "recall30": at_pool.recall})
+    return out
+
+
+def plain(settings, sets: list[Path], cache: Path) -> list[dict]:
+    """The bar: plain fusion (page text in 1,000-character windows, MiniLM + BM25, RRF, the question as
+    the query, the first distinct pages), over the same PDFs and gold keys."""
+    from autofill.evaluate import plain_fusion
+    from autofill.evaluate.gold import load_gold
+    from autofill.providers.factory import make_embedder
+
+    embedder = make_embedder(settings, "local:all-MiniLM-L6-v2")
+    t0, rows = time.monotonic(), []
+    for folder in sets:
+        index = plain_fusion.PlainIndex.build(sorted(folder.glob("*.pdf")), embedder, cache)
+        rows += plain_fusion.evaluate(index, embedder, load_gold(folder / "gold.json"), folder.name, K, POOL)
+    print(f"plain-fusion: {len(rows)} questions, {time.monotonic() - t0:.0f} s")
+    return rows
+
+
 def table(results: dict[str, list[dict]], baseline: str = "") -> str:
     """Markdown table of the mean metrics, and Wilcoxon p-values (wins/losses) against `baseline`. Rows are
     paired by company and question number, so runs over other workspaces compare question by question."""
@@ -125,6 +184,10 @@ def main() -> int:
     ap.add_argument("--prior", type=Path, action="append", default=[],
                     help="per-question results (--json) of an earlier run, e.g. another chunker's workspace, listed "
                          "first as '<file stem>: <configuration>' and compared with like the others")
+    ap.add_argument("--fast", action="store_true",
+                    help="score retrieval straight from `retrieve` (no workbooks, reports or charts): for trying configurations")
+    ap.add_argument("--no-plain", action="store_true",
+                    help="leave out the plain-fusion bar (evaluate/plain_fusion.py), shown beside every configuration")
     ap.add_argument("--baseline", default="", help="the configuration every other is tested against (default: the first)")
     args = ap.parse_args()
     if not args.data.is_dir() or not folders(args.data):
@@ -159,13 +222,16 @@ def main() -> int:
         t1 = time.monotonic()
         rows: list[dict] = []
         for folder in sets:
-            rows += evaluate(settings, folder, config, workspace / "eval" / name / folder.name)
+            rows += (evaluate_fast(settings, folder, config) if args.fast
+                     else evaluate(settings, folder, config, workspace / "eval" / name / folder.name))
         results[name] = rows
         print(f"{name}: {len(rows)} questions, {time.monotonic() - t1:.0f} s")
         if args.per_question:
             for r in rows:
                 print(f"    {r['company'][:24]:24s} {r['number']:>3} hit {r['hit6']:.0f} rr {r['mrr']:.2f} "
                       f"r30 {r['recall30']:.2f}  {r['question'][:60]}")
+    if not args.no_plain:
+        results["plain-fusion"] = plain(settings, sets, workspace / "plain")
     print(table(results, args.baseline))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))

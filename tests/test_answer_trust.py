@@ -84,7 +84,7 @@ def test_a_figure_absent_from_the_cited_passage_is_never_ready(ingested, llm_ser
     assert fills[FACTS[0].question] == Tier.READY.fill
 
     n = len(FACTS)
-    assert report.to_json()["tiers"] == {"ready": n - 1, "check": 0, "needs_work": 1}
+    assert report.to_json()["tiers"] == {"ready": n - 1, "check": 0, "needs_work": 1, "approved": 0}
     assert out["info"]["tier ready"] == n - 1 and out["info"]["tier needs work"] == 1
     assert out["info"]["reporting year"] == 2024
     from autofill.summaries import run_summary

@@ -178,3 +178,67 @@ def test_processes_writing_the_same_entries_never_leave_torn_files(tmp_path):
     for f in files:
         assert json.loads(f.read_text())["text"].startswith("same answer")
     assert not list(tmp_path.rglob(".tmp-*"))
+
+
+def test_the_endpoint_is_part_of_the_key(llm_server, tmp_path):
+    """The same model name behind another base URL (or Azure API version) is another model."""
+    llm_server.queue(Reply(text="from server A"))
+    a = LLMSettings(base_url=llm_server.base_url, api_key=Secret("sk-x"), retry_base_delay_s=0.01)
+    chat = CachedChat(OpenAIChat(a, model="gpt-4o-mini"), tmp_path, provider="openai")
+    assert chat.complete(MSGS).text == "from server A"
+    same = CachedChat(OpenAIChat(LLMSettings(base_url=llm_server.base_url + "/", api_key=Secret("sk-other")),
+                                 model="gpt-4o-mini"), tmp_path, provider="openai")
+    assert same.complete(MSGS).cached  # a trailing slash or another key is the same endpoint
+    other = OpenAIChat(LLMSettings(base_url="http://127.0.0.1:9/v1", api_key=Secret("sk-x")), model="gpt-4o-mini")
+    key_a = cache_key("openai", "gpt-4o-mini", MSGS, 0.0, 1200, False, chat.endpoint_identity)
+    key_b = cache_key("openai", "gpt-4o-mini", MSGS, 0.0, 1200, False, CachedChat(other, tmp_path, "openai").endpoint_identity)
+    assert key_a != key_b
+    v1 = CachedChat(OpenAIChat(LLMSettings(base_url="https://r.openai.azure.com", api_key=Secret("k"),
+                                           azure_api_version="2024-06-01"), model="dep"), tmp_path, "azure")
+    v2 = CachedChat(OpenAIChat(LLMSettings(base_url="https://r.openai.azure.com", api_key=Secret("k"),
+                                           azure_api_version="2024-10-21"), model="dep"), tmp_path, "azure")
+    assert v1.endpoint_identity["api_version"] == "2024-06-01"
+    assert cache_key("azure", "dep", MSGS, 0, 1, False, v1.endpoint_identity) != \
+        cache_key("azure", "dep", MSGS, 0, 1, False, v2.endpoint_identity)
+    entry = json.loads(next(tmp_path.rglob("*.json")).read_text())
+    assert entry["base_url"] == llm_server.base_url and "sk-x" not in json.dumps(entry)
+
+
+def test_refresh_skips_reading_and_rewrites_the_entry(tmp_path):
+    inner = CountingChat()
+    CachedChat(inner, tmp_path, provider="openai").complete(MSGS)
+    fresh = CachedChat(inner, tmp_path, provider="openai", refresh=True)
+    again = fresh.complete(MSGS)
+    assert not again.cached and inner.calls == 2 and again.text.startswith("reply 2")
+    later = CachedChat(inner, tmp_path, provider="openai").complete(MSGS)
+    assert later.cached and later.text.startswith("reply 2")  # the refreshed answer replaced the old one
+
+
+def test_cli_run_at_a_dead_endpoint_answers_nothing_from_another_endpoints_cache(tmp_path):
+    """Through the real CLI in fresh processes: answers cached from one server are never served to a run
+    whose OPENAI_BASE_URL points elsewhere (here: a closed port), with or without --fresh."""
+    import socket
+
+    from tests.answer_helpers import COMPANY, MARKERS
+    from tests.llm_server import LLMServer, by_marker
+    from tests.race_helpers import cli, ingested_workspace, many_rows
+
+    ws = ingested_workspace(tmp_path)
+    questionnaire = many_rows(tmp_path, 6)
+    args = [*ws, "run", "--company", COMPANY, "--questionnaire", str(questionnaire), "--llm", "openai", "--yes",
+            "--json"]
+    model = {"OPENAI_API_KEY": "sk-cache", "AUTOFILL_LLM__MODEL": "gpt-4o-mini"}
+    with LLMServer() as server:
+        server.responder = by_marker(MARKERS)
+        first = cli([*args, "--out", str(tmp_path / "a")], {**model, "OPENAI_BASE_URL": server.base_url})
+        assert first.returncode == 0, first.stderr[-2000:]
+        assert json.loads(first.stdout.splitlines()[-1])["answered"] == 6
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    for extra in ([], ["--fresh"]):
+        out = tmp_path / f"dead{len(extra)}"
+        done = cli([*args, "--out", str(out), *extra], {**model, "OPENAI_BASE_URL": dead})
+        assert done.returncode == 2, (done.stdout[-1000:], done.stderr[-2000:])
+        assert "connection refused" in done.stderr and "127.0.0.1" in done.stderr
+        assert not list(out.glob("*.xlsx"))  # nothing answered, nothing written

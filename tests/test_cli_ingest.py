@@ -18,7 +18,7 @@ from tests.fakes import FakeEmbedder
 from tests.test_ingest_damage import cut_in_a_stream
 
 INGEST_KEYS = ["company", "documents", "new_documents", "skipped_documents", "failed_documents", "pages",
-               "chunks", "ocr_pages", "seconds", "skipped_files", "warnings"]
+               "chunks", "ocr_pages", "seconds", "skipped_files", "warnings", "failed"]
 
 
 def invoke(workspace, *args):
@@ -43,6 +43,8 @@ def test_ingest_of_only_missing_files_exits_2_with_json(workspace, tmp_path):
     data = json_line(result)
     assert list(data) == INGEST_KEYS
     assert (data["documents"], data["failed_documents"]) == (0, 1)
+    assert data["failed"] == [{"file": str(tmp_path / "nope.pdf"), "why": data["failed"][0]["why"]}]
+    assert data["failed"][0]["why"]  # the cause, in the JSON line too
 
 
 def test_companies_forget_and_embedder_mismatch(workspace, tmp_path):

@@ -106,3 +106,22 @@ def test_an_input_open_in_excel_is_read_with_a_warning(tmp_path, caplog):
     with caplog.at_level("WARNING", logger="autofill"):
         assert warn_if_open(q) is True
     assert "q.xlsx is open in Excel: it is read as last saved" in caplog.text
+
+
+def test_a_killed_saves_temp_file_is_removed_by_the_next_write(tmp_path):
+    import sys
+
+    from autofill.tempdirs import owner_tag
+
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    out = tmp_path / "q_filled.xlsx"
+    dead = tmp_path / f".{out.name}.{owner_tag().rsplit('-', 1)[0]}-{proc.pid}-x1y2.tmp"  # kill -9 mid-save
+    alive = tmp_path / f".{out.name}.{owner_tag()}-a1b2.tmp"  # a save going on in this process
+    other = tmp_path / f".other.xlsx.{owner_tag().rsplit('-', 1)[0]}-{proc.pid}-x1y2.tmp"  # not this output's
+    for p in (dead, alive, other):
+        p.write_bytes(b"PK half a zip")
+    atomic_write_bytes(out, b"whole")
+    assert out.read_bytes() == b"whole"
+    assert not dead.exists() and alive.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(f".{out.name}")) == [alive.name]

@@ -277,7 +277,7 @@ def test_a_dying_parse_helper_fails_only_the_file_it_was_parsing(docs):
         second = list(parser.stream(beta))  # parsed by a fresh helper
     finally:
         parser.close()
-    assert first[-1][0] == "failed" and "parser crashed on this file" in first[-1][1]
+    assert first[-1][0] == "failed" and "parser stopped on this file (killed by SIGKILL" in first[-1][1]
     assert [m[0] for m in second] == ["start", "pages", "done"] and second[0][2] == 2
     assert sum(len(m[1]) for m in second if m[0] == "pages") == 2
 
@@ -380,3 +380,36 @@ def test_a_new_chunker_version_changes_the_fingerprint(monkeypatch):
     before = chunking_fingerprint(IngestSettings())
     monkeypatch.setattr(chunking, "CHUNKER_VERSION", chunking.CHUNKER_VERSION + 1)
     assert chunking_fingerprint(IngestSettings()) != before
+
+
+def test_a_file_whose_parse_helper_died_is_tried_once_more(settings, docs, monkeypatch):
+    """A helper killed mid-file (out of memory, a process manager) says nothing about the file: it is
+    parsed again by a fresh helper, and only a second failure is reported, with both causes."""
+    from autofill.ingest import pipeline
+    from autofill.ingest.parse_helper import CRASHED
+
+    alpha, beta = docs
+    real = pipeline._read_and_embed
+    calls = []
+
+    def first_attempt_killed(messages, path, *args, **kwargs):
+        calls.append(path.name)
+        if path == alpha and calls.count(alpha.name) == 1:
+            list(messages)  # the helper finishes its messages; the attempt is lost anyway
+            return pipeline._Embedded(error=f"{CRASHED} (killed by SIGKILL: the kernel's out-of-memory killer)")
+        return real(messages, path, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "_read_and_embed", first_attempt_killed)
+    report = ingest_paths(settings, "BHP", [alpha, beta], embedder=FakeEmbedder())
+    assert statuses(report) == {"alpha.pdf": "new", "beta.pdf": "new"}
+    assert calls.count(alpha.name) == 2
+
+    def always_killed(messages, path, *args, **kwargs):
+        list(messages)
+        return pipeline._Embedded(error=f"{CRASHED} (killed by SIGKILL)")
+
+    monkeypatch.setattr(pipeline, "_read_and_embed", always_killed)
+    again = ingest_paths(settings, "Other", [alpha], embedder=FakeEmbedder())
+    (failed,) = again.files
+    assert failed.status == "failed" and failed.error.endswith("(tried twice)")
+    assert again.to_json()["failed"] == [{"file": str(alpha), "why": failed.error}]

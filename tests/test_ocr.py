@@ -150,3 +150,68 @@ def test_cli_no_ocr_turns_it_off(tmp_path, workspace):
     result = CliRunner().invoke(cli, ["--workspace", str(workspace), "ingest", "--company", "Acme", "--no-ocr",
                                       "--json", str(scan)])
     assert result.exit_code == 2 and "ingest.ocr = false" in result.output
+
+
+# ---- Tesseract under load: a CPU-time limit, not a wall-clock one (benchmarks/ocr_stress.py)
+
+
+def _fake_tesseract(tmp_path, body: str):
+    script = tmp_path / "tesseract"
+    script.write_text(f"#!/bin/sh\ncat > /dev/null\n{body}\n", encoding="utf-8")
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_a_slow_but_idle_tesseract_is_waited_for(tmp_path, monkeypatch):
+    """On a loaded machine a page waits for the CPU: its wall time grows, its CPU time does not. That
+    must not drop the page's OCR (a 300 s wall-clock limit used to)."""
+    from autofill.ingest import ocr
+
+    header = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext"
+    row = "5\t1\t1\t1\t1\t1\t10\t10\t50\t20\t96\tScope"
+    monkeypatch.setattr(ocr, "_binary", lambda: _fake_tesseract(tmp_path, f"sleep 2\nprintf '{header}\\n{row}\\n'"))
+    monkeypatch.setattr(ocr, "OCR_CPU_LIMIT_S", 1)
+    ocr.take_failures()
+    words = ocr.tesseract_words(b"png", 150, "eng", sparse=False)
+    assert [w[4] for w in words] == ["Scope"] and ocr.take_failures() == []
+
+
+def test_a_tesseract_that_burns_cpu_is_stopped_and_reported(tmp_path, monkeypatch):
+    from autofill.ingest import ocr
+
+    monkeypatch.setattr(ocr, "_binary", lambda: _fake_tesseract(tmp_path, "while :; do :; done"))
+    monkeypatch.setattr(ocr, "OCR_CPU_LIMIT_S", 1)
+    ocr.take_failures()
+    assert ocr.tesseract_words(b"png", 150, "eng", sparse=False) == []
+    (warning,) = ocr.take_failures()
+    assert warning.startswith("OCR skipped 1 image region (Tesseract used its 1 s of CPU time")
+    assert "--force" in warning and ocr.take_failures() == []
+
+
+def test_tesseract_runs_one_thread_unless_the_user_says_otherwise(tmp_path, monkeypatch):
+    from autofill.ingest import ocr
+
+    seen = tmp_path / "env.txt"
+    monkeypatch.setattr(ocr, "_binary", lambda: _fake_tesseract(tmp_path, f"echo $OMP_THREAD_LIMIT > {seen}"))
+    monkeypatch.delenv("OMP_THREAD_LIMIT", raising=False)
+    ocr.tesseract_words(b"png", 150, "eng", sparse=False)
+    assert seen.read_text().strip() == "1"
+    monkeypatch.setenv("OMP_THREAD_LIMIT", "2")
+    ocr.tesseract_words(b"png", 150, "eng", sparse=False)
+    assert seen.read_text().strip() == "2"
+
+
+def test_an_image_only_pdf_whose_ocr_failed_says_so_and_is_worth_a_retry(monkeypatch):
+    from autofill.ingest import ocr, pdf
+    from autofill.ingest.pipeline import transient
+    from autofill.settings import IngestSettings
+
+    monkeypatch.setattr(ocr, "available", lambda: True)
+    ocr.take_failures()
+    assert pdf._why_no_ocr_text(IngestSettings()) == "OCR found none either"
+    ocr._failures.append("Tesseract used its 300 s of CPU time on one image")
+    why = pdf._why_no_ocr_text(IngestSettings())
+    assert why.startswith("OCR skipped 1 image region (Tesseract used its 300 s")
+    assert transient(f"image-only PDF: no extractable text on any of 46 pages ({why})")
+    assert not transient("image-only PDF: no extractable text on any of 46 pages (OCR found none either)")
+    ocr.take_failures()

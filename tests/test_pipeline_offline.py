@@ -107,14 +107,15 @@ def test_cli_ingest_and_run_json_with_the_real_embedder(tmp_path):
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout.strip().splitlines()[-1])
     assert set(data) == {"output", "rows", "answered", "drafted", "unparsed", "failed", "skipped", "reused",
-                         "uncited", "edited_by_hand", "llm_calls", "prompt_tokens", "completion_tokens", "cost_usd",
+                         "uncited", "edited_by_hand", "approved", "waiting_for_model", "not_written", "llm_calls",
+                         "prompt_tokens", "completion_tokens", "cost_usd",
                          "cost_unknown_reason", "stages", "seconds", "evidence_only", "report", "history", "tiers",
                          "plan"}
     assert data["plan"]["model"] == "" and data["plan"]["retrieval"] == "hybrid" and data["plan"]["reranker"] == "none"
     assert data["stages"]["answer"] == {"calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
                                         "cost_usd": 0.0}  # evidence-only: no model stage ran
     # evidence-only drafts are never Ready: a reviewer writes the answer
-    assert data["tiers"] == {"ready": 0, "check": 0, "needs_work": len(OFFLINE_FACTS)}
+    assert data["tiers"] == {"ready": 0, "check": 0, "needs_work": len(OFFLINE_FACTS), "approved": 0}
     assert data["evidence_only"] is True and Path(data["report"]).is_file()
     assert data["rows"] == data["drafted"] == len(OFFLINE_FACTS) and data["answered"] == 0
     assert data["failed"] == data["unparsed"] == 0 and data["llm_calls"] == 0 and data["history"] is None

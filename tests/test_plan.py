@@ -87,7 +87,7 @@ def test_the_cohere_reranker_shows_its_model_and_needs_its_key(tmp_path):
 def test_vocabularies_come_from_the_tables(tmp_path):
     with pytest.raises(InputError, match=r"unknown retrieval mode 'sparse' \(dense, hybrid, hyde, hyde\+hybrid\)"):
         settings_with(tmp_path, retrieval={"mode": "sparse"})
-    with pytest.raises(InputError, match=r"\(llm, cohere, none\)"):
+    with pytest.raises(InputError, match=r"\(llm, cohere, cross-encoder, none\)"):
         settings_with(tmp_path, retrieval={"reranker": "colbert"})
     s = settings_with(tmp_path, {"COHERE_API_KEY": "co-1", "COHERE_BASE_URL": "http://127.0.0.1:1"})
     assert (s.llm.cohere_api_key, s.llm.cohere_base_url) == ("co-1", "http://127.0.0.1:1")

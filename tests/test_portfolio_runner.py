@@ -28,7 +28,7 @@ from tests.workbook_builders import build_questionnaire
 
 BATCH_KEYS = ["companies", "succeeded", "failed", "new_documents", "rows", "answered", "drafted", "failed_rows",
               "pending_rows", "cost_usd", "estimated_cost_usd", "cost_unknown_reason", "portfolio", "outputs", "stages",
-              "seconds"]
+              "seconds", "engine"]
 ROOT = Path(__file__).resolve().parents[1]
 
 

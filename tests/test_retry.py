@@ -56,7 +56,8 @@ def test_persistent_failure_gives_up_after_max_retries(llm_server):
     llm_server.fail_next(10, status=503, message="overloaded")
     with pytest.raises(ProviderError) as err:
         chat_for(llm_server, max_retries=2).complete(MSGS)
-    assert str(err.value) == "openai chat gpt-4o-mini failed after 3 attempts: HTTP 503: overloaded"
+    assert str(err.value) == (f"openai chat gpt-4o-mini at 127.0.0.1:{llm_server.port} failed after 3 attempts: "
+                              "HTTP 503: overloaded")
     assert llm_server.count() == 3
 
 
@@ -110,15 +111,25 @@ def test_connection_refused_on_the_first_call_stops_at_once():
                               "(llm.base_url) and that the server is running")
 
 
-def test_connection_refused_after_a_reply_is_transient_then_gives_up():
+def test_connection_refused_after_a_reply_is_transient_then_stops_the_run():
+    """A refusal after the endpoint has answered is retried (a restart), but the third refusal in a row,
+    whichever call meets it, opens the endpoint's breaker: every later call fails at once."""
+    from autofill.providers.breaker import EndpointDown
     from tests.llm_server import LLMServer
 
     server = LLMServer().start()
     chat = OpenAIChat(LLMSettings(base_url=server.base_url, api_key=Secret(KEY), retry_base_delay_s=0.001,
-                                  max_retries=2), model="m")
+                                  max_retries=1), model="m")
     chat.complete(MSGS)  # the endpoint answered once: it exists, a later refusal may be a restart
+    port = server.port
     server.stop()
-    with pytest.raises(ProviderError, match="after 3 attempts: connection refused"):
+    with pytest.raises(ProviderError, match="after 2 attempts: connection refused"):
+        chat.complete(MSGS)
+    with pytest.raises(EndpointDown) as down:
+        chat.complete(MSGS)
+    assert f"127.0.0.1:{port}" in str(down.value) and KEY not in str(down.value)
+    assert "3 times in a row" in str(down.value) and "re-run" in str(down.value)
+    with pytest.raises(EndpointDown):  # open: no attempt at all
         chat.complete(MSGS)
 
 

@@ -308,7 +308,9 @@ def test_the_next_run_treats_browser_decisions_as_decisions_typed_in_excel(serve
     assert report.output == path
     rows = {q.key: q for q in read_questions(Settings(workspace=root), path)[1]}
     assert (rows[keys[0]].existing_answer, rows[keys[0]].review) == ("Yes, by 2050 (reviewed).", "Approved")
-    assert rows[keys[1]].status.startswith("Re-answered after review (Needs changes)")  # drafted again
+    # No model in this run: the row waits for one, its Review and comment kept (issue 23).
+    assert rows[keys[1]].status.startswith("Waiting for a model: Needs changes in review")
+    assert rows[keys[1]].review == "Needs changes"
     assert rows[keys[1]].reviewer_comment == "Quote the committee's name"
     assert rows[keys[2]].existing_answer == "46% (typed by the reviewer)"
     assert rows[keys[2]].status.startswith("Edited by hand (Answer)")

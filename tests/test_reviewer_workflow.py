@@ -7,6 +7,7 @@ import openpyxl
 
 from autofill.records import QuestionRow, RowResult
 from autofill.settings import Settings
+from autofill.states import Outcome, Tier
 from autofill.workbook.layout import read_questions
 from autofill.workbook.reviewer import kept_result, rows_to_answer
 from autofill.workbook.writeback import write_results
@@ -44,10 +45,23 @@ def test_rows_to_answer_rules():
     assert [r.row for r in to_answer] == [1, 5, 6, 7, 8, 9, 11, 12, 13, 15, 18]
     assert [r.row for r in kept] == [2, 3, 4, 10, 14, 16, 17]
     assert to_answer[2].reviewer_comment == "Use the 2024 figure"
-    # Kept rows: only the hand-edited one gets a Status note; approved and pre-filled rows stay untouched.
-    notes = {r.row: kept_result(r, edited.get(r.key, ())).note for r in kept}
+    # Kept rows: the hand-edited one says so, approved rows name the review and date (Tier Approved);
+    # pre-filled and earlier answered rows stay untouched.
+    kept_results = {r.row: kept_result(r, edited.get(r.key, ()), today="2026-11-25") for r in kept}
+    notes = {row: k.note for row, k in kept_results.items()}
     assert notes[17] == "Edited by hand (Answer): kept as the reviewer left it"
-    assert all(not n for row, n in notes.items() if row != 17)
+    assert kept_results[17].outcome is Outcome.EDITED
+    for row in (3, 4, 14):
+        assert notes[row] == "Approved in review (2026-11-25)" and kept_results[row].tier is Tier.APPROVED
+        assert kept_results[row].outcome is Outcome.APPROVED
+    assert all(not n and kept_results[row].outcome is Outcome.SKIPPED for row, n in notes.items()
+               if row in (2, 10, 16))
+    # Without a model, rejected and needs-changes rows wait, their Review and comment kept.
+    to_answer, kept = rows_to_answer(rows, edited, can_answer=False)
+    assert [r.row for r in to_answer] == [1, 7, 8, 9, 11, 15]
+    waiting = [kept_result(r) for r in kept if r.row in (5, 6, 12, 13, 18)]
+    assert len(waiting) == 5 and all(w.outcome is Outcome.WAITING and w.tier is Tier.NEEDS_WORK for w in waiting)
+    assert waiting[1].note.startswith("Waiting for a model: Needs changes in review; the reviewer's comment is kept")
 
 
 def test_approved_edit_survives_a_rerun(tmp_path):
@@ -236,7 +250,10 @@ def test_review_and_status_spellings_are_parsed_in_one_place():
                           ("Re-answered after review (Rejected); Answered", Outcome.ANSWERED),
                           ("Evidence only (no LLM configured)", Outcome.DRAFTED),
                           ("Unparsed model output; previous answer kept", Outcome.UNPARSED),
-                          ("Edited by hand (Answer): kept as the reviewer left it", Outcome.SKIPPED),
+                          ("Edited by hand (Answer): kept as the reviewer left it", Outcome.EDITED),
+                          ("Approved in review (2026-11-25)", Outcome.APPROVED),
+                          ("Answer not written: the answer is empty", Outcome.NOT_WRITTEN),
+                          ("Waiting for a model: Rejected in review; configure a model", Outcome.WAITING),
                           ("", None), ("Customer note", None)]:
         assert parse_status(text) is outcome, text
 

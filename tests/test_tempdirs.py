@@ -7,6 +7,9 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+import pytest
 
 from autofill.ingest.pipeline import ingest_paths
 from autofill.review.report import write_review_report
@@ -90,3 +93,64 @@ def test_a_review_report_sweeps_the_one_a_killed_run_left(tmp_path, workspace):
     age(legacy, STALE_AFTER_S + 60)
     write_review_report(Settings(workspace=workspace), out, pdf_paths={PDF_NAME: pdf})
     assert sorted(p.name for p in out.parent.iterdir()) == ["filled.xlsx", "filled_review"]
+
+
+def test_no_multiprocessing_folder_is_left_after_kill_9_during_ingest(tmp_path, llm_server, request_cleanup):
+    """`pymp-*` folders used to stay in the temp directory for good; the forkserver's folder is now a
+    tagged one under <temp>/af-mp that the next ingest removes (and a finished ingest removes its own)."""
+    import signal
+
+    from tests.rows_helpers import cli, env_for
+
+    import shutil
+    import tempfile
+
+    temp = Path(tempfile.mkdtemp(prefix="af", dir="/tmp"))  # short: the forkserver's socket lives under it
+    request_cleanup.append(lambda: shutil.rmtree(temp, ignore_errors=True))
+    env = {**env_for(llm_server), "TMPDIR": str(temp)}
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs2").mkdir()
+    big = pf.make_text_pdf(tmp_path / "docs" / "long.pdf", [f"Page {i} " + "words and figures 12% " * 80
+                                                            for i in range(150)])
+    args = [sys.executable, "-m", "autofill", "--workspace", str(tmp_path), "ingest", "--company", "Kill Co",
+            str(big.parent)]
+    proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    folders: list = []
+    while time.monotonic() < deadline and not folders:
+        folders = list((temp / "af-mp").glob(".mp.tmp-*")) if (temp / "af-mp").is_dir() else []
+        time.sleep(0.05)
+    assert folders, "the ingest never started its parse helper"
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert not list(temp.glob("pymp-*"))
+    # At most the dead run's own tagged folder is left (its forkserver may remove it as it dies).
+    assert {f.name for f in (temp / "af-mp").iterdir()} <= {folders[0].name}
+
+    small = pf.make_text_pdf(tmp_path / "docs2" / "short.pdf", ["Renewable electricity made up 12% in FY2024."])
+    assert cli(tmp_path, env, "ingest", "--company", "Kill Co", str(small)).returncode == 0
+    assert not list(temp.glob("pymp-*")) and not list((temp / "af-mp").iterdir())
+
+
+def test_a_long_temp_directory_keeps_multiprocessings_own_folder(tmp_path, monkeypatch):
+    """Socket paths are limited (107 bytes): under a long TMPDIR nothing is redirected."""
+    import multiprocessing.process as mp_process
+    import tempfile
+
+    from autofill.tempdirs import tagged_multiprocessing_dir
+
+    long_dir = tmp_path / ("x" * 60)
+    long_dir.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(long_dir))
+    monkeypatch.setitem(mp_process.current_process()._config, "tempdir", None)
+    assert tagged_multiprocessing_dir() is None
+    assert mp_process.current_process()._config["tempdir"] is None  # multiprocessing makes its own, as before
+
+
+@pytest.fixture
+def request_cleanup():
+    todo: list = []
+    yield todo
+    for fn in todo:
+        fn()

@@ -118,13 +118,30 @@ def question_key(q: QuestionRow) -> str:
     return f"{q.key}#{digest}"
 
 
+_SLUG_MAX = 40
+
+
 def safe_name(text: str) -> str:
-    """`text` as a file-name part (the company in output and checkpoint names)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "company"
+    """`text` as a file-name part (the company in output and checkpoint names), unique per name: letters
+    of any script are kept (東京電力 stays 東京電力), runs of spaces become one "_", and anything else
+    (punctuation, symbols, a name cut to length) adds a short stable hash of the whole name, so
+    "AT&T" and "AT T", or two long names sharing their first 40 letters, never share a file. Plain
+    names ("Northwind Metals" -> "Northwind_Metals") keep the names earlier versions gave them."""
+    import hashlib
+    import unicodedata
+
+    name = unicodedata.normalize("NFC", str(text or "")).strip()
+    slug = re.sub(r"[^\w.-]+", "_", name).strip("_.")
+    lossless = slug and slug[:_SLUG_MAX] == slug and re.fullmatch(r"[\w.-]+(?: [\w.-]+)*", name) is not None \
+        and "_" not in name
+    if lossless:
+        return slug
+    digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+    return f"{slug[:_SLUG_MAX].rstrip('_.') or 'company'}-{digest}"
 
 
 def checkpoint_path(reports_dir: Path, company: str, questionnaire_sha: str, settings_fp: str) -> Path:
-    return reports_dir / ".checkpoints" / f"{safe_name(company)[:40]}_{questionnaire_sha[:12]}_{settings_fp[:12]}.jsonl"
+    return reports_dir / ".checkpoints" / f"{safe_name(company)}_{questionnaire_sha[:12]}_{settings_fp[:12]}.jsonl"
 
 
 # --------------------------------------------------------------------------- the file

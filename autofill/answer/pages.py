@@ -8,12 +8,15 @@ is gone or unreadable it answers the first page, as before."""
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from pathlib import Path
 from typing import Mapping
 
 from autofill.records import DocumentRecord, Passage
+
+log = logging.getLogger(__name__)
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
 
@@ -36,15 +39,18 @@ class PageLocator:
         path = self._paths.get(file_name)
         tokens: set[str] | None = None
         if path is not None and path.is_file():
+            from autofill.pdflib import import_pymupdf
+
+            pymupdf = import_pymupdf()  # outside the try: a broken install fails the row, loudly
             try:
-                from autofill.pdflib import import_pymupdf
-
-                pymupdf = import_pymupdf()
-
                 with pymupdf.open(str(path)) as doc:
                     if 1 <= page <= doc.page_count:
                         tokens = set(_tokens(doc[page - 1].get_text()))
-            except Exception:  # noqa: BLE001 - a changed or broken file only costs precision
+            except (AttributeError, ImportError, NameError):
+                raise  # a broken or half-imported library: fail the row, never cite the first page silently
+            except Exception as exc:  # noqa: BLE001 - MuPDF's errors come in many classes
+                # A changed or damaged file only costs precision.
+                log.debug("page %d of %s not read for page location: %s", page, file_name, exc)
                 tokens = None
         with self._lock:
             self._pages[key] = tokens or set()

@@ -25,15 +25,18 @@ from autofill.answer.checkpoint import Checkpoint, checkpoint_path, fingerprint,
 from autofill.hashing import file_sha256
 from autofill.library.runtime import RunLibrary
 from autofill.answer.pages import PageLocator
+from autofill.answer.recheck import recheck
 from autofill.answer.rerank import make_reranker
-from autofill.answer.row import RowContext, answer_row
+from autofill.answer.row import RowContext, RunStopped, answer_row
 from autofill.answer.run_report import build_run_info, progress_line
 from autofill.answer.trust import make_trust
 from autofill.checks.tier import tier_counts
 from autofill.errors import InputError
-from autofill.fileio import ensure_not_open, ensure_writable_file, missing
+from autofill.fileio import ensure_not_open, ensure_writable_file, missing, remove_leftovers
 from autofill.plan import Plan, needs_model_warnings, resolve_plan
 from autofill.providers.base import Providers
+from autofill.providers.breaker import EndpointDown
+from autofill.providers.cache import refresh_cache
 from autofill.providers.cost import UsageMeter, pricing_for
 from autofill.records import QuestionRow, RowResult, RunReport
 from autofill.reporting import Reporter, as_reporter
@@ -74,7 +77,10 @@ class _RunPlan:
             "temperature": llm.temperature, "max_tokens": llm.max_tokens, "embedder": plan.embedder,
             "retrieval": [r.candidates, r.final_k, r.rrf_k, r.context_order, r.rerank_window, r.rerank_step,
                           plan.reranker_model, r.max_per_page,
-                          r.lexical_query, r.synonyms, r.keyword_weight, r.page_chunks],
+                          r.lexical_query, r.synonyms, r.keyword_weight, r.page_chunks,
+                          # Only when not the former behaviour, so checkpoints made before these existed stay valid.
+                          *([r.fusion_weights, r.dense_query] if (r.fusion_weights, r.dense_query) != ("fixed", "row")
+                            else [])],
             "templates": {t: template_source(settings.templates_dir, t) for t in TEMPLATES} if plan.model else {},
             # Chunking is part of a document's identity: a re-chunked store retrieves other passages.
             "documents": sorted((d.file_name, d.sha256, d.chunking) for d in self.documents.values()),
@@ -115,25 +121,49 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     questionnaire = Path(questionnaire)
     if not questionnaire.is_file():
         raise missing("questionnaire", questionnaire)
-    from autofill.store.reading import open_for_reading
-    from autofill.workbook.carry import Start, choose_base, read_state
     from autofill.workbook.layout import read_questions
-    from autofill.workbook.reviewer import kept_result, rows_to_answer
     from autofill.workbook.writeback import output_file
 
     layout, rows = read_questions(settings, questionnaire)
     out = output_file(questionnaire, Path(output) if output else output_path(settings, company, questionnaire,
                                                                              out_dir), layout.kind)
+    from autofill.outputlock import OutputLock
+    from autofill.store.chroma_client import collection_name
+    from autofill.workbook.carry import check_made_for
+
+    ensure_writable_file(out)
+    # One writer per output, before the existing output is read and before any model call; and never
+    # another company's workbook (outputs of earlier versions record no company and are continued).
+    with OutputLock(out):
+        remove_leftovers(out)  # temporary files of a save that was killed halfway
+        for path in (out, questionnaire):  # an output passed as the questionnaire: its rows are not kept either
+            check_made_for(path, company, collection_name(company))
+        return _run_locked(settings, company, questionnaire, layout, rows, out, rep, started_at, t0, resume, live,
+                           providers, gate, keep_reviews, announce)
+
+
+def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: Any, rows: list[QuestionRow],
+                out: Path, rep: Reporter, started_at: str, t0: float, resume: bool, live: bool,
+                providers: Providers | None, gate: Any, keep_reviews: bool, announce: bool) -> RunReport:
+    """run_questionnaire's work while it holds the output's lock."""
+    from autofill.store.reading import open_for_reading
+    from autofill.workbook.carry import Start, choose_base, read_state
+    from autofill.workbook.reviewer import kept_result, rows_to_answer
+    from autofill.workbook.writeback import mark_not_written
+
     # The existing output, when there is one: reviewer state is read from it and kept (workbook/carry.py).
     start = choose_base(settings, questionnaire, layout, rows, out) if keep_reviews else Start(questionnaire,
                                                                                                layout, rows)
     base, layout, rows = start.base, start.layout, start.rows
     edited = {**read_state(base, layout).edited, **start.edited}
     # resume=False (--fresh): autofill's own earlier answers are answered again; reviewers' work stays.
-    to_answer, kept = rows_to_answer(rows, edited, again=not resume)
     store = open_for_reading(settings, company)  # Chroma opened only for searches not cached
     providers = _providers(settings, store, providers)
     chat = providers.chat
+    # Without a model, rejected and needs-changes rows wait for one (Review and comment kept).
+    to_answer, kept = rows_to_answer(rows, edited, again=not resume, can_answer=chat is not None)
+    if not resume:
+        refresh_cache(chat)  # --fresh: the model is asked again, not the response cache
     plan = _RunPlan(resolve_plan(settings, chat=chat, embedder=store.embedder_name), store.documents())
     reranker = make_reranker(settings, plan.plan.reranker, chat, providers.reranker)
     if not plan.documents:
@@ -174,14 +204,19 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     library = _library(settings, company, providers, plan, questionnaire, layout, rows, out)
     if library is not None:
         library.match(to_answer)
-        results.update((r.question.key, r) for r in library.reuse(pending))
+        reused = library.reuse(pending)
+        results.update((r.question.key, r) for r in reused)
         pending = [row for row in pending if row.key not in results]
+    else:
+        reused = []
 
     meter = UsageMeter(pricing_for(settings))  # a call with no price here: cost unknown, not $0
     ctx = RowContext(settings=settings, company=company, store=store, embedder=providers.embedder, chat=chat,
                      reranker=reranker, mode=plan.plan.mode, meter=meter,
                      locator=PageLocator(plan.documents))
     trust = make_trust(settings, plan.documents, chat, meter)  # checks and tier of every finished row
+    for result in reused:  # checked against their cited pages in today's store before they can be Ready
+        mark_not_written(recheck(trust, store, result))
     _open_store_with_first_call(chat, store)
     live_sink = _LiveSink(questionnaire, layout, settings) if live else None
     if live_sink is not None:
@@ -201,19 +236,24 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
         bar.note(f"{result.question.key} {result.outcome.value}")
         log.debug("%s", progress_line(len(results), len(to_answer), result))
 
+    stopped = None
     try:
         if pending:
             # Load the query embedder now, not inside the first rows: their timings stay honest and
             # a broken embedder fails the run once instead of every row.
             providers.embedder.embed_query(pending[0].question)
-        _answer_concurrently(ctx, pending, settings.llm.concurrency, finished, check=trust.assess, gate=gate)
+        stopped = _answer_concurrently(ctx, pending, settings.llm.concurrency, finished,
+                                       check=lambda r: mark_not_written(trust.assess(r)), gate=gate)
     finally:
         bar.close()
     for key in resumed:
-        trust.reassess(results[key])
+        mark_not_written(trust.reassess(results[key]))
 
     ordered = [results[row.key] for row in to_answer if row.key in results]
     kept_results = [kept_result(row, edited.get(row.key, ())) for row in kept]
+    for result in kept_results:
+        if result.outcome is Outcome.EDITED:  # re-checked on the person's text and cited pages
+            recheck(trust, store, result, sources=result.question.existing_sources)
     if live_sink is not None:
         for result in kept_results:
             if result.note:
@@ -221,13 +261,12 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     if library is not None:
         for result in ordered:
             library.annotate(result, answered_by_model=bool(plan.chat_model))
-    finished_at = time.monotonic()
     for warning in layout.all_warnings:
         log.warning("%s", warning)
-    counts = Counter(r.outcome for r in ordered)
-    edited_count = sum(1 for r in kept_results if r.note)
+    counts = Counter(r.outcome for r in ordered + kept_results)
+    edited_count = counts[Outcome.EDITED]
     uncited = sum(1 for r in ordered if r.uncited)
-    run_info = build_run_info(settings, company, plan.plan, meter.snapshot(), ordered, started_at,
+    run_info = build_run_info(settings, company, plan.plan, meter.snapshot(), ordered + kept_results, started_at,
                               len(to_answer) - len(pending), len(kept), edited=edited_count,
                               documents=plan.documents, cost_unknown=meter.unknown_reason())
     if library is not None:
@@ -236,21 +275,36 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     from autofill.workbook.writeback import write_results
 
     history = keep_previous(out, settings.workbook.history_versions)
+    run_info["evidence store"] = store.collection
+    run_info["questionnaire"] = questionnaire.name
+    identity = {"company": company, "store": store.collection, "questionnaire": questionnaire.name,
+                "questionnaire_sha": file_sha256(questionnaire)}
     written = write_results(settings, questionnaire, layout, ordered + kept_results, out, run_info, base=base,
-                            carried=start.carried)
+                            carried=start.carried, identity=identity)
     left = len(to_answer) - len(ordered)  # held back by the gate (cost cap): pending
     if not counts[Outcome.FAILED] and not left:
         checkpoint.remove()  # complete: nothing left to resume
+    # The workbook holds the evidence now: the passages of 5,000 rows need not stay in memory while the
+    # review report reads it back (measured in benchmarks/run_rows.py).
+    for result in ordered:
+        result.passages = []
+    import gc
+
+    gc.collect()
     report_html = _review_report(settings, Path(written), company)
     problems = [(r.outcome.value, r.question.key, r.error if r.failed else "the model's reply could not be read")
                 for r in ordered if r.outcome in (Outcome.FAILED, Outcome.UNPARSED)]
     report = RunReport(output=Path(written), rows=len(rows), answered=counts[Outcome.ANSWERED],
                        failed=counts[Outcome.FAILED], skipped=len(kept), usage=meter.snapshot(),
-                       seconds=finished_at - t0, report_html=report_html, evidence_only=not plan.chat_model,
-                       problems=problems, tiers=tier_counts(r.tier for r in ordered), drafted=counts[Outcome.DRAFTED],
+                       seconds=time.monotonic() - t0,  # the whole run: workbook and report included
+                       report_html=report_html, evidence_only=not plan.chat_model,
+                       problems=problems, tiers=tier_counts(r.tier for r in ordered + kept_results), drafted=counts[Outcome.DRAFTED],
                        unparsed=counts[Outcome.UNPARSED], reused=counts[Outcome.REUSED], uncited=uncited,
                        edited=edited_count, history=history, pending=left, plan=plan.plan.to_json(),
-                       cost_unknown=meter.unknown_reason())
+                       approved=counts[Outcome.APPROVED], waiting=counts[Outcome.WAITING],
+                       not_written=counts[Outcome.NOT_WRITTEN], cost_unknown=meter.unknown_reason())
+    if stopped is not None:  # the endpoint went away: what finished is written, the rest stays pending
+        raise stopped.progress(len(ordered), len(to_answer), written)
     # The summary is the CLI's to print (autofill.summaries.run_summary), on the stream of every command's.
     return report
 
@@ -279,12 +333,16 @@ def _library(settings: Settings, company: str, providers: Providers, plan: _RunP
 
 def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: int,
                          finished: Callable[[RowResult], None],
-                         check: Callable[[RowResult], RowResult] = lambda r: r, gate: Any = None) -> None:
+                         check: Callable[[RowResult], RowResult] = lambda r: r,
+                         gate: Any = None) -> EndpointDown | None:
     """Answer rows in a thread pool, calling `finished` from this thread as each completes (so the
     checkpoint has a single writer). Ctrl-C or a broken template stops the pool: queued rows are
-    cancelled and in-flight ones abandoned; everything finished so far is already checkpointed."""
+    cancelled and in-flight ones abandoned; everything finished so far is already checkpointed. An
+    endpoint that stops answering (providers/breaker.py) stops it too, but returns its error: the rows
+    that finished are written back before the run reports it."""
     if not rows:
-        return
+        return None
+    stopped: EndpointDown | None = None
     pool = cf.ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="autofill-row")
     try:
         work = gate.wrap(answer_row) if gate is not None else answer_row
@@ -295,7 +353,17 @@ def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: 
 
         futures = [pool.submit(one, row) for row in rows]
         for future in cf.as_completed(futures):
-            result = future.result()
+            try:
+                result = future.result()
+            except (EndpointDown, RunStopped, cf.CancelledError) as exc:
+                if stopped is None and not isinstance(exc, EndpointDown):
+                    raise
+                if stopped is None:  # the endpoint went away mid-run: stop, keep what finishes
+                    stopped = exc
+                    ctx.stop.set()
+                    for queued in futures:
+                        queued.cancel()
+                continue
             if result is not None:  # None: the gate did not start the row (cost cap); it stays pending
                 finished(result)
     except BaseException:
@@ -305,6 +373,7 @@ def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: 
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+    return stopped
 
 
 def _open_store_with_first_call(chat: Any, store: Any) -> None:

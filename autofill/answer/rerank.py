@@ -159,12 +159,14 @@ class LLMReranker:
 
 
 class ProviderReranker:
-    """A reranking model behind a provider's `Reranker` client (Cohere Rerank)."""
+    """A reranking model behind a `Reranker` client: a rerank API (Cohere Rerank: one billed call a row,
+    `counts_calls`) or a model that runs here (the offline cross-encoder: no call to count)."""
 
-    uses_chat, counts_calls, reorders = False, True, True
+    uses_chat, reorders = False, True
 
-    def __init__(self, name: str, client: Reranker):
+    def __init__(self, name: str, client: Reranker, counts_calls: bool = True):
         self.name, self.client, self.model = name, client, getattr(client, "model", "")
+        self.counts_calls = counts_calls
 
     def rank(self, row: QuestionRow, passages: list[Passage], k: int, call: Call | None = None) -> list[Passage]:
         return cohere_rerank(self.client, row, passages, k) if passages else []
@@ -184,10 +186,13 @@ def build_llm(settings: Settings, choice: RerankerChoice, chat: Any, client: Rer
 
 
 def build_provider(settings: Settings, choice: RerankerChoice, chat: Any, client: Reranker | None) -> ProviderReranker:
+    """A scoring client behind ProviderReranker: the run's (a rerank API's), else the row's local one."""
+    if client is None and choice.client:
+        client = load(choice.client)()
     if client is None:
         entry = PROVIDERS[choice.provider]
         raise InputError(f"reranker {choice.name!r} needs a {entry.name.capitalize()} API key ({entry.key_env})")
-    return ProviderReranker(choice.name, client)
+    return ProviderReranker(choice.name, client, counts_calls=choice.counts_calls)
 
 
 def build_none(settings: Settings, choice: RerankerChoice, chat: Any, client: Reranker | None) -> NoReranker:

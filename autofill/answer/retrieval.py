@@ -6,6 +6,7 @@ best first), so tests can run on a real Chroma store built with a fake embedder.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import replace
 from typing import Protocol, Sequence
 
@@ -33,6 +34,41 @@ def build_query(row: QuestionRow) -> str:
     which often name the exact terms a report uses ("Scope 1 and Scope 2", "base year")."""
     parts = [row.question.strip(), row.form_of_answer.strip(), row.explanation.strip()]
     return "\n".join(p for p in parts if p)
+
+
+def dense_query(settings: Settings, row: QuestionRow) -> str:
+    """What the dense search embeds: the whole row (`retrieval.dense_query = "row"`, and first for "both") or
+    the question alone ("question"): a form of answer such as "Yes/No and explanation" says nothing about
+    the evidence."""
+    return row.question.strip() or build_query(row) if settings.retrieval.dense_query == "question" else build_query(row)
+
+
+def _question_only(settings: Settings, row: QuestionRow) -> list[str]:
+    """`dense_query = "both"`: the question alone as one more dense query, when the row says more."""
+    q = row.question.strip()
+    return [q] if settings.retrieval.dense_query == "both" and q and q != build_query(row) else []
+
+
+def confidence(passages: Sequence[Passage]) -> float:
+    """How far a ranked list's best passage stands out from the rest of that list: the z-score of its top
+    score among the list's scores (0 for a list too short or too flat to say). Scale-free, so a cosine list
+    and a BM25 list compare; no constant is fitted to any data set."""
+    scores = [p.score for p in passages]
+    if len(scores) < 3:
+        return 0.0
+    spread = statistics.pstdev(scores)
+    return max(0.0, (scores[0] - statistics.fmean(scores)) / spread) if spread > 0 else 0.0
+
+
+def adaptive_weights(lists: Sequence[Sequence[Passage]], base: Sequence[float]) -> list[float]:
+    """Fusion weights that follow the query: each list's base weight times its `confidence`, scaled so the
+    weights keep their sum; equal confidence (or none anywhere) leaves the base weights as they are."""
+    conf = [confidence(lst) for lst in lists]
+    if sum(conf) <= 0:
+        return list(base)
+    raw = [b * c for b, c in zip(base, conf)]
+    scale = sum(base) / sum(raw) if sum(raw) > 0 else 1.0
+    return [w * scale for w in raw]
 
 
 def rrf(rankings: list[list[str]], k: int = 60, weights: Sequence[float] | None = None) -> list[tuple[str, float]]:
@@ -126,7 +162,7 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
         mode = RETRIEVAL_MODES[mode]
     r = settings.retrieval
     n = n or r.candidates
-    query = build_query(row)
+    query = dense_query(settings, row)
     dense_text = hyde_passage if mode.uses_hyde and hyde_passage.strip() else query
     depth = 2 * n
     if not mode.uses_keyword:
@@ -139,5 +175,11 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
     lexical_text = lexical_query(row, clean=r.lexical_query == "clean", expand=r.synonyms)
     lexical = _stable(store.bm25_search(lexical_text, depth + _SLACK), depth)
     extra = _extra_lists(store, embedder, extra_queries, depth, lexical=True)  # (dense, BM25) per query
-    return fuse([dense, lexical, *extra], k=r.rrf_k, n=n, weights=(1.0, r.keyword_weight) * (1 + len(extra) // 2),
-                per_page=r.page_chunks)
+    lists = [dense, lexical, *extra]
+    weights = [1.0, r.keyword_weight] * (1 + len(extra) // 2)
+    for text in _question_only(settings, row):
+        lists.append(_dense(store, embedder, text, depth))
+        weights.append(1.0)
+    if r.fusion_weights == "adaptive":
+        weights = adaptive_weights(lists, weights)
+    return fuse(lists, k=r.rrf_k, n=n, weights=weights, per_page=r.page_chunks)

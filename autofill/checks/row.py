@@ -32,7 +32,7 @@ def outcome_of(result: RowResult) -> Outcome:
     outcome = result.outcome if result.outcome is not None else answer_outcome(result.answer)
     if result.answer is None:
         return Outcome.FAILED
-    return Outcome.ANSWERED if outcome is Outcome.REUSED else outcome
+    return Outcome.ANSWERED if outcome in (Outcome.REUSED, Outcome.EDITED) else outcome
 
 
 def cited_passages(result: RowResult) -> tuple[list[Passage], list[Passage]]:

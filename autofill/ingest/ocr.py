@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import logging
 import shutil
+import signal
 from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
@@ -38,7 +39,16 @@ MIN_BLOCK_LETTERS = 3  # a block with fewer letters or digits is noise from a ph
 MIN_IMAGE_PIXELS = 120  # images smaller than this on both sides carry no readable text
 MIN_WORD_CONF = 30.0  # Tesseract's confidence (0-100) below which a "word" is a speck or a bar edge
 SCAN_SHARE = 0.6  # an image this large on a page with little text is the page itself (a scan)
-OCR_TIMEOUT_S = 300  # one region; a pathological image must not stall an ingest
+# One region may use this much CPU time: a pathological image must not stall an ingest. CPU time, not
+# wall-clock time: on a loaded machine (load 8 on 2 cores) a page's wall time grows 4-10x while its CPU
+# time does not, and a wall-clock limit then dropped the OCR of ordinary pages (benchmarks/ocr_stress.py).
+OCR_CPU_LIMIT_S = 300
+OCR_WALL_LIMIT_S = 3600  # a backstop only (a Tesseract stuck without using CPU)
+# Tesseract's OpenMP threads spin while they wait for each other: on a busy machine a page took 4x the
+# CPU time with the default threads as with one, and twice the wall time (benchmarks/ocr_stress.py).
+# One thread per Tesseract: the ingest overlaps OCR with embedding anyway.
+TESSERACT_ENV = {"OMP_THREAD_LIMIT": "1"}
+_failures: list[str] = []  # why OCR of a region gave up, since the last take_failures()
 
 
 @dataclass(frozen=True)
@@ -162,18 +172,59 @@ def tesseract_words(png: bytes, dpi: int, language: str, sparse: bool) -> list[t
     """Words Tesseract reads in a PNG: (x0, y0, x1, y1, text, block, line) in pixels. Page segmentation
     mode 3 (columns and paragraphs) for whole pages, 11 (sparse text) for images: in mode 3 Tesseract
     skips a figure printed next to a bar of a chart, in mode 11 it finds every label."""
+    import os
     import subprocess
 
     cmd = [_binary(), "stdin", "stdout", "--psm", "11" if sparse else "3", "--dpi", str(dpi), "-l", language, "tsv"]
+    env = {**TESSERACT_ENV, **os.environ}  # a user's own OMP_THREAD_LIMIT wins
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    _limit_cpu(proc.pid, OCR_CPU_LIMIT_S)
     try:
-        done = subprocess.run(cmd, input=png, capture_output=True, timeout=OCR_TIMEOUT_S, check=False)
+        out, err = proc.communicate(png, timeout=OCR_WALL_LIMIT_S)
     except subprocess.TimeoutExpired:
-        log.warning("OCR of one image gave up after %d s", OCR_TIMEOUT_S)
+        proc.kill()
+        proc.communicate()
+        return _failed(f"Tesseract gave up after {OCR_WALL_LIMIT_S} s")
+    if proc.returncode != 0:
+        if proc.returncode == -getattr(signal, "SIGXCPU", 24):
+            return _failed(f"Tesseract used its {OCR_CPU_LIMIT_S} s of CPU time on one image")
+        last = err.decode("utf-8", "replace").strip().splitlines()[-1:]
+        return _failed(f"Tesseract failed (exit code {proc.returncode}{': ' + last[0] if last else ''})")
+    return parse_tsv(out.decode("utf-8", "replace"))
+
+
+def _limit_cpu(pid: int, seconds: int) -> None:
+    """Kill (SIGXCPU) process `pid` once it has used `seconds` of CPU time; where unsupported, only the
+    wall-clock backstop applies."""
+    try:
+        import resource
+
+        resource.prlimit(pid, resource.RLIMIT_CPU, (seconds, seconds + 5))
+    except (ImportError, AttributeError, OSError, ValueError):
+        pass
+
+
+def _failed(why: str) -> list:
+    log.warning("OCR of one region skipped: %s", why)
+    _failures.append(why)
+    return []
+
+
+def failures() -> list[str]:
+    """The OCR failures since the last take_failures(), as a document warning ("OCR skipped 3 image
+    regions (...)"), or []."""
+    if not _failures:
         return []
-    if done.returncode != 0:
-        log.warning("OCR failed: %s", done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:])
-        return []
-    return parse_tsv(done.stdout.decode("utf-8", "replace"))
+    n = len(_failures)
+    return [f"OCR skipped {n} image region{'s' if n > 1 else ''} ({_failures[0]}); their text is missing: "
+            "ingest again with --force"]
+
+
+def take_failures() -> list[str]:
+    """failures(), then forget them (the next document starts afresh)."""
+    found = failures()
+    _failures.clear()
+    return found
 
 
 def parse_tsv(tsv: str) -> list[tuple]:

@@ -56,18 +56,20 @@ HEAVY = ("torch", "sentence_transformers", "transformers", "chromadb", "openai",
 def stream_file(path: Path, ingest: IngestSettings, batch: int = BATCH_PAGES) -> Iterator[tuple]:
     """Parse one file into the messages above; a bad file becomes a "failed" message, never an
     exception."""
+    from autofill.ingest import ocr
     from autofill.ingest.damage import check_pdf, quiet_pdf_library
     from autofill.ingest.pdf import PdfReader
 
     quiet_pdf_library()
     t = time.perf_counter()
+    ocr.take_failures()  # another file's
     try:
         with PdfReader(path, ingest) as reader:
             yield ("start", reader.sha256, reader.page_count)
             while not reader.done:
                 yield ("pages", reader.read(batch))
             doc, exact = reader.finish()
-        found = check_pdf(path, doc, ingest)
+        found = check_pdf(path, doc, ingest) + ocr.take_failures()
         yield ("done", replace(doc, pages=[]) if exact else doc, exact, found, time.perf_counter() - t)
     except InputError as exc:
         yield ("failed", str(exc), time.perf_counter() - t)
@@ -163,6 +165,25 @@ class HelperDied(Exception):
     pass
 
 
+CRASHED = "the PDF parser stopped on this file"  # a "failed" message starting so is worth one retry
+
+
+def how_it_ended(code: int | None) -> str:
+    """A helper's exit code in words: the cause of a crash, for the file's failure message."""
+    if code is None:
+        return "it closed its pipe without exiting"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        why = {"SIGKILL": "the kernel's out-of-memory killer, or a process manager",
+               "SIGSEGV": "a crash inside the PDF library", "SIGABRT": "a crash inside the PDF library",
+               "SIGBUS": "a crash inside the PDF library"}.get(name, "")
+        return f"killed by {name}" + (f": {why}" if why else "")
+    return f"exit code {code}"
+
+
 class Parser:
     """Parses files ahead of the embedder in a helper process (see the module docstring). stream(path)
     must be called for the files in the order given."""
@@ -183,6 +204,9 @@ class Parser:
         # forkserver: the helper is forked from a clean server process, never from this one with its
         # torch and Chroma threads; spawn where forkserver is unavailable (Windows). The server preloads
         # this module only, not __main__ (the CLI), so the helper imports what parsing needs and no more.
+        from autofill.tempdirs import tagged_multiprocessing_dir
+
+        tagged_multiprocessing_dir()  # no pymp-* folder left in the temp directory after a kill -9
         if "forkserver" in multiprocessing.get_all_start_methods():
             ctx = multiprocessing.get_context("forkserver")
             ctx.set_forkserver_preload([__name__])
@@ -232,12 +256,14 @@ class Parser:
                 if msg[0] in ("done", "failed"):
                     return
         except HelperDied:  # a crash in the PDF library: this file is the one it was parsing
+            if self._proc is not None:
+                self._proc.join(timeout=5)  # its exit code says how it ended
             code = self._proc.exitcode if self._proc is not None else None
             log.debug("the parse helper died while parsing %s (exit code %s)", path, code)
             self._stop()
             if self._todo:
                 self._start()  # a fresh helper for the files after this one
-            yield ("failed", "the PDF parser crashed on this file", 0.0)
+            yield ("failed", f"{CRASHED} ({how_it_ended(code)})", 0.0)
 
     def _stop(self) -> None:
         if self._conn is not None:

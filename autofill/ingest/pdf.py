@@ -183,7 +183,10 @@ def _why_no_ocr_text(settings: IngestSettings) -> str:
 
     if not settings.ocr:
         return "OCR is off: ingest.ocr = false"
-    return "OCR found none either" if ocr.available() else "OCR unavailable: Tesseract is not installed"
+    if not ocr.available():
+        return "OCR unavailable: Tesseract is not installed"
+    failed = ocr.failures()
+    return failed[0] if failed else "OCR found none either"
 
 
 def _in_band(line: _Line, height: float) -> bool:

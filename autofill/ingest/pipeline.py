@@ -33,7 +33,7 @@ from typing import Any, Iterator, Sequence
 from autofill.errors import InputError
 from autofill.hashing import file_sha256
 from autofill.ingest.contextualize import make_contextualizer
-from autofill.ingest.parse_helper import Parser
+from autofill.ingest.parse_helper import CRASHED, Parser
 from autofill.ingest.period import detect_period
 from autofill.ingest.walk import expand_paths
 from autofill.records import Chunk, DocumentRecord, FileOutcome, IngestReport, PageContent, ParsedDocument
@@ -154,8 +154,9 @@ def _read_and_embed(messages: Iterator[tuple], path: Path, company: str, ingest:
                     known.update(zip((c.embed_text for c in missing), _embed(embedder, missing)))
                     out.chunks, out.vectors = chunks, [known[c.embed_text] for c in chunks]
                 if not out.chunks:
-                    return _Embedded(error=f"no extractable text on any of its {doc.page_count} pages (scanned "
-                                           f"images? OCR is {'on' if ingest.ocr else 'off'})")
+                    ocr_failed = [w for w in warnings if w.startswith("OCR skipped")]
+                    why = ocr_failed[0] if ocr_failed else f"scanned images? OCR is {'on' if ingest.ocr else 'off'}"
+                    return _Embedded(error=f"no extractable text on any of its {doc.page_count} pages ({why})")
                 if contextualizer is not None:  # a model-written context line per chunk, before embedding
                     out.chunks = contextualizer(doc, out.chunks)
                     t = time.perf_counter()
@@ -165,10 +166,35 @@ def _read_and_embed(messages: Iterator[tuple], path: Path, company: str, ingest:
                     timer.embed += time.perf_counter() - t
                 out.doc, out.warnings = doc, list(warnings)
                 return out
-        return _Embedded(error="the PDF parser stopped without finishing this file")
+        return _Embedded(error=STOPPED)
     finally:
         if bar is not None:
             bar.close()
+
+
+STOPPED = "the PDF parser stopped without finishing this file"
+
+
+def transient(error: str) -> bool:
+    """A failure that says nothing about the file (the parse helper killed or gone, memory running out):
+    worth one more try before the file is reported failed."""
+    return error.startswith((CRASHED, STOPPED)) or "MemoryError" in error or "OCR skipped" in error
+
+
+def _once_more(path: Path, error: str, company: str, ingest: IngestSettings, embedder: Any, progress: Reporter,
+               label: str, loader: threading.Thread | None, timer: _Timer, contextualizer: Any) -> _Embedded:
+    """Parse `path` again in a helper of its own (the ingest's helper has moved on to the next file)."""
+    log.warning("%s: %s; trying it once more", path.name, error)
+    again = Parser([path], ingest)
+    try:
+        done = _read_and_embed(again.stream(path), path, company, ingest, embedder, progress, label, loader,
+                               timer, contextualizer)
+    finally:
+        again.close()
+    if done.error:
+        done.error = f"{done.error} (tried twice; first: {error})" if done.error != error else \
+            f"{done.error} (tried twice)"
+    return done
 
 
 def file_line(outcome: FileOutcome) -> str:
@@ -285,15 +311,17 @@ def embedder_for(settings: Settings, recorded: str | None) -> str:
 
 def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], reporter: Reporter | None = None,
                  embedder: Any = None, force: bool = False, recursive: bool = True,
-                 contextualizer: Any = None) -> IngestReport:
+                 contextualizer: Any = None, embedded: dict[tuple[str, str], Any] | None = None) -> IngestReport:
     """Ingest PDF files and folders into `company`'s evidence store; see the module docstring. `force`:
     parse, chunk and embed again even files the store holds unchanged (same bytes, same chunking).
     `recursive`: walk subfolders of the folders given (else list them as skipped). `contextualizer`: the
     `ingest.contextualize` hook (ingest/contextualize.py; made from the settings when not given).
+    `embedded`: files already parsed, chunked and embedded elsewhere (`embed_file` on other workers,
+    keyed by (path, sha256), made with this ingest's chunking and embedder): stored as they are.
 
     Timings: parse seconds are summed over files parsed in a helper process while earlier files are
     embedded, so parse + embed + store can exceed the wall-clock `seconds`."""
-    from autofill.store.chroma_store import find_store, now_iso, open_store
+    from autofill.store.chroma_store import find_store, open_store
     from autofill.tempdirs import sweep
 
     started = time.perf_counter()
@@ -337,7 +365,8 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
     todo.sort(key=lambda item: item[0].stat().st_size)
     loader = _start_loading(embedder) if todo else None
     log.debug("parsing %d file(s) in a helper process while embedding", len(todo))
-    parser = Parser([p for p, _ in todo], settings.ingest)
+    embedded = embedded or {}
+    parser = Parser([p for p, sha in todo if (str(p), sha) not in embedded], settings.ingest)
     changed = False
     try:
         with contextlib.ExitStack() as stack:
@@ -346,41 +375,26 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
             for number, (path, _sha) in enumerate(todo, start=1):
                 log.debug("parsing %s", path)
                 label = f"[{number}/{len(todo)}] {path.name}" if len(todo) > 1 else path.name
-                done = _read_and_embed(parser.stream(path), path, company, settings.ingest, embedder,
-                                       progress, label, loader, timer, contextualizer)
+                done = embedded.get((str(path), _sha))
+                if done is None:
+                    done = _read_and_embed(parser.stream(path), path, company, settings.ingest, embedder,
+                                           progress, label, loader, timer, contextualizer)
+                    if done.error and transient(done.error):
+                        done = _once_more(path, done.error, company, settings.ingest, embedder, progress, label,
+                                          loader, timer, contextualizer)
                 if done.error:
                     outcome = FileOutcome(str(path), "failed", error=done.error)
                     outcomes.append(outcome)
                     log.debug(file_line(outcome))  # the CLI lists failures with the summary
                     continue
-                doc, chunks, vectors = done.doc, done.chunks, done.vectors
-
                 t = time.perf_counter()
                 if store is None:
                     store = open_store(settings, company, create=True, embedder=embedder.name)
                     store.check_embedder(embedder.name)
                     stack.enter_context(store.writing())
-                status = "replaced" if path.name in known else "new"
-                record = DocumentRecord(
-                    file_name=path.name, sha256=doc.sha256, pages=doc.page_count, chunks=len(chunks),
-                    empty_pages=len(doc.empty_pages), ocr_pages=len(doc.ocr_pages),
-                    ingested_at=now_iso(),
-                    source_path=str(path.resolve()), chunking=chunking, period=detect_period(doc),
-                    warnings=list(done.warnings),
-                )
-                # All of the document at once, after its last batch: readers never see half of it.
-                store.replace_document(record, chunks, vectors)
-                store.touch()  # per document: an interrupted ingest still dates what it stored
+                outcomes.append(store_document(store, path, done, known, chunking))
                 changed = True
                 timer.store += time.perf_counter() - t
-                outcome = FileOutcome(str(path), status, pages=doc.page_count, chunks=len(chunks),
-                                      empty_pages=len(doc.empty_pages), warnings=list(done.warnings),
-                                      ocr_pages=len(doc.ocr_pages))
-                outcomes.append(outcome)
-                if outcome.warnings:
-                    log.warning(file_line(outcome))
-                else:
-                    log.info(file_line(outcome))
 
             if store is not None and changed:
                 t = time.perf_counter()
@@ -401,6 +415,41 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
         skipped_files=found.skipped,
         usage=contextualizer.meter.snapshot() if contextualizer is not None else {},
     )
+
+
+def store_document(store: Any, path: Path, done: _Embedded, known: dict[str, DocumentRecord],
+                   chunking: str) -> FileOutcome:
+    """Store one parsed and embedded file (inside `store.writing()`) and log what happened. All of the
+    document at once, after its last batch: readers never see half of it; a file stored again (a retried
+    worker, a resumed ingest) replaces itself, never adds a second copy."""
+    from autofill.store.chroma_store import now_iso
+
+    doc, chunks = done.doc, done.chunks
+    status = "replaced" if path.name in known else "new"
+    record = DocumentRecord(
+        file_name=path.name, sha256=doc.sha256, pages=doc.page_count, chunks=len(chunks),
+        empty_pages=len(doc.empty_pages), ocr_pages=len(doc.ocr_pages), ingested_at=now_iso(),
+        source_path=str(path.resolve()), chunking=chunking, period=detect_period(doc),
+        warnings=list(done.warnings),
+    )
+    store.replace_document(record, chunks, done.vectors)
+    store.touch()  # per document: an interrupted ingest still dates what it stored
+    outcome = FileOutcome(str(path), status, pages=doc.page_count, chunks=len(chunks),
+                          empty_pages=len(doc.empty_pages), warnings=list(done.warnings),
+                          ocr_pages=len(doc.ocr_pages))
+    log.log(logging.WARNING if outcome.warnings else logging.INFO, "%s", file_line(outcome))
+    return outcome
+
+
+def embed_file(path: Path, company: str, ingest: IngestSettings, embedder: Any) -> _Embedded:
+    """Parse, chunk and embed one file in this process (no parse helper, no contextualising, no progress):
+    the unit of work a distributed ingest (portfolio/ray_engine.py) runs per document; `store_document`
+    stores what it returns. Bad files come back with `error` set, as from `ingest_paths`."""
+    from autofill.ingest.parse_helper import stream_file
+    from autofill.reporting import as_reporter
+
+    return _read_and_embed(stream_file(path, ingest), path, company, ingest, embedder, as_reporter(None),
+                           path.name, None, _Timer())
 
 
 def _input_position(path: str, order: dict[str, int], paths: Sequence[Path | str]) -> tuple[int]:

@@ -129,8 +129,8 @@ class RunLibrary:
             answer = Answer(answer=e.answer, reasoning=e.reasoning,
                             citations=[Citation(f, p) for f, p in cited_pages(e.sources)],
                             status=reused_status(e.approved_at))
-            # A reviewer approved this answer, for this question, from these very documents: Ready.
-            out.append(RowResult(question=row, answer=answer, outcome=Outcome.REUSED, library=m, tier=Tier.READY))
+            # Not Ready yet: the pipeline checks it against its cited pages in today's store (answer/recheck.py).
+            out.append(RowResult(question=row, answer=answer, outcome=Outcome.REUSED, library=m))
         self.reused = len(out)
         if self.matches:
             log.info("answer library: %d questions have an approved answer at match strength %.2f or more; "

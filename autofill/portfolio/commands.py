@@ -34,19 +34,26 @@ def confirm(reason: str, yes: bool) -> None:
                    "pending for the next run.")
 @click.option("--companies", default=None, help="Only these companies (comma-separated, as in the portfolio).")
 @click.option("--concurrency", type=int, default=None, help="Model calls in flight across all companies (default 4).")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default=None,
+              help="Where the work runs: local (threads here, the default) or ray (Ray tasks; pip install "
+                   "'autofill[ray]').")
+@click.option("--ray-address", default=None, help="With --engine ray: the Ray cluster to join (default: start a "
+                                                  "local Ray instance).")
 @click.option("-y", "--yes", is_flag=True, help="Run a large or costly portfolio without asking.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line.")
 @click.pass_context
 @_handled
-def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurrency, yes, as_json):
+def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurrency, engine, ray_address, yes, as_json):
     """Ingest and answer every company of PORTFOLIO (.csv, .xlsx or .toml: company, reports, questionnaire)."""
     from autofill.cli_common import build_settings, emit, emit_json, reporter_for
     from autofill.portfolio.plan import consent_reason
+    from autofill.portfolio.engine import make_engine
     from autofill.portfolio.runner import prepare, run_portfolio
 
     if max_cost is not None and max_cost < 0:
         raise InputError("--max-cost must be 0 or more (USD)")
-    settings = build_settings(ctx, llm={"concurrency": concurrency})
+    settings = build_settings(ctx, llm={"concurrency": concurrency},
+                              portfolio={"engine": engine, "ray_address": ray_address})
     only = [c for c in companies.split(",")] if companies else None
     prepared = prepare(settings, portfolio, out_dir=out_dir, only=only)
     est = prepared.estimate
@@ -60,7 +67,8 @@ def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurren
     cost = None if est.cost_unknown else est.total("cost_usd")
     confirm(consent_reason(settings, est.total("rows"),
                            cost if max_cost is None or cost is None else min(cost, max_cost), model), yes)
-    report = run_portfolio(settings, prepared, max_cost=max_cost, reporter=reporter_for(ctx, as_json))
+    report = run_portfolio(settings, prepared, max_cost=max_cost, reporter=reporter_for(ctx, as_json),
+                           engine=make_engine(settings))
     if as_json:  # why a company failed goes to stderr under --json too: the JSON line only counts failures
         for o in report.outcomes:
             if o.status == "failed":

@@ -124,7 +124,7 @@ def _without_done(settings: Settings, company: str, questionnaire_sha: str, rows
     from autofill.answer.checkpoint import READABLE_FORMATS, question_key, safe_name
 
     folder = settings.reports_dir / ".checkpoints"
-    found = sorted(folder.glob(f"{glob.escape(safe_name(company)[:40])}_{questionnaire_sha[:12]}_*.jsonl"),
+    found = sorted(folder.glob(f"{glob.escape(safe_name(company))}_{questionnaire_sha[:12]}_*.jsonl"),
                    key=lambda p: p.stat().st_mtime)
     done: set[str] = set()
     if found:  # only the keys: the rows themselves (and their passages from the store) are the run's to load

@@ -96,6 +96,7 @@ class PortfolioReport:
     index: Path | None = None
     cap_reached: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    engine: str = "local"  # portfolio.engine that did the work
 
     def total(self, name: str) -> Any:
         return sum(getattr(o, name) for o in self.outcomes)
@@ -119,6 +120,7 @@ class PortfolioReport:
             # Model usage by stage per company run now (an up-to-date company spent nothing: {}).
             "stages": {o.company: o.stages for o in self.outcomes if o.stages},
             "seconds": round(self.seconds, 2),
+            "engine": self.engine,
         }
 
     @property
@@ -179,17 +181,39 @@ def prepare(settings: Settings, manifest: Path | str, out_dir: Path | None = Non
             model = resolve_plan(settings).model
             plans.append(CompanyPlan(entry=entry, output=output_for(settings, entry, out),
                                      estimate=CompanyEstimate(entry.company, model, error=str(exc))))
+    check_collisions(plans)
     return Prepared(manifest, out, plans, PortfolioEstimate([p.estimate for p in plans]), state)
+
+
+def check_collisions(plans: list[CompanyPlan]) -> None:
+    """Refuse (InputError, exit 2) a manifest in which two companies would write one output, before
+    anything runs: one line per collision. Paths are compared case-insensitively (macOS and Windows
+    file systems are), after the suffix the writer gives them."""
+    from autofill.workbook.writeback import output_file
+
+    by_path: dict[str, list[str]] = {}
+    shown: dict[str, Path] = {}
+    for plan in plans:
+        path = output_file(plan.entry.questionnaire, plan.output, "xlsx").resolve()
+        key = str(path).casefold()
+        by_path.setdefault(key, []).append(plan.entry.company)
+        shown[key] = path
+    lines = [f"companies {', '.join(repr(c) for c in companies)} would all write {shown[key]}; give each its own "
+             f"output column value in the manifest" for key, companies in by_path.items() if len(companies) > 1]
+    if lines:
+        raise InputError("\n".join(lines))
 
 
 class _Shared:
     """What the companies of one portfolio run share: clients, slots, budget, the ingest turn."""
 
-    def __init__(self, settings: Settings, budget: Budget, embedder: Any = None) -> None:
+    def __init__(self, settings: Settings, budget: Budget, embedder: Any = None, limiter: Any = None) -> None:
         from autofill.providers.factory import make_chat, make_reranker
 
         self.settings = settings
-        self.limiter = threading.BoundedSemaphore(settings.llm.concurrency)
+        # `limiter`/`budget`: a context-manager semaphore and a Budget, or their cluster-wide stand-ins
+        # (portfolio/ray_engine.py).
+        self.limiter = limiter if limiter is not None else threading.BoundedSemaphore(settings.llm.concurrency)
         self.budget = budget
         self.stop = threading.Event()
         self.ingest_lock = threading.Lock()
@@ -211,43 +235,76 @@ class _Shared:
                 self._embedders[name] = SerialEmbedder(make_embedder(self.settings, name))
             return self._embedders[name]
 
+    def ingest(self, settings: Settings, company: str, reports: list[Any], embedder: Any) -> Any:
+        """Ingest a company's reports here (the Ray engine stores documents embedded on its workers)."""
+        from autofill.ingest.pipeline import ingest_paths
+
+        return ingest_paths(settings, company, reports, embedder=embedder)
+
+
+@dataclass
+class EngineRun:
+    outcomes: dict[str, CompanyOutcome]  # by company name, one per plan
+    cap_reached: bool  # the budget refused a row or an ingest: some work stays pending
+
+
+def company_done(reporter: Reporter, bar: Any, outcome: CompanyOutcome) -> None:
+    """The driver's progress for one finished company, the same line whichever engine ran it."""
+    bar.advance()
+    bar.note(outcome.company)
+    if outcome.status != FAILED:  # failures: in the report, which the CLI shows on stderr
+        # The same words and counts as this company's line in the summary (PortfolioReport.describe).
+        reporter.message(f"{outcome.company}: {outcome.status}, {outcome.counts()}, {outcome.cost_text()}")
+
+
+class LocalEngine:
+    """Companies in a thread pool of this process (see the module docstring)."""
+
+    name = "local"
+
+    def run(self, settings: Settings, prepared: Prepared, budget: Budget, reporter: Reporter,
+            embedder: Any = None) -> EngineRun:
+        # Calls of every company share the llm.concurrency slots; each company's own pool may use them all.
+        shared = _Shared(settings, budget, embedder)
+        bar = reporter.bar("Companies", len(prepared.plans), "companies")
+        outcomes: dict[str, Any] = {}
+        pool = cf.ThreadPoolExecutor(max_workers=settings.portfolio.companies_at_once,
+                                     thread_name_prefix="autofill-co")
+        try:
+            futures = {pool.submit(_run_company, shared, prepared, plan): plan for plan in prepared.plans}
+            for future in cf.as_completed(futures):
+                outcome = future.result()
+                outcomes[outcome.company] = outcome
+                company_done(reporter, bar, outcome)
+        except BaseException:
+            shared.stop.set()  # rows not yet started stay pending; rows in flight finish their call
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        finally:
+            bar.close()
+        pool.shutdown(wait=True)
+        return EngineRun(outcomes, shared.budget.exhausted)
+
 
 def run_portfolio(settings: Settings, prepared: Prepared, max_cost: float | None = None,
-                  reporter: Reporter | None = None, embedder: Any = None) -> PortfolioReport:
+                  reporter: Reporter | None = None, embedder: Any = None, engine: Any = None) -> PortfolioReport:
     """Work through every company of `prepared`; see the module docstring. `embedder`: inject one
-    (tests); by default each store's own embedder is built once and shared."""
+    (tests); by default each store's own embedder is built once and shared. `engine`: where the companies
+    run (portfolio/engine.make_engine; default LocalEngine, threads in this process)."""
     from autofill.portfolio.index import write_index
     from autofill.portfolio.workbook import write_portfolio_workbook
 
     t0 = time.monotonic()
     rep = as_reporter(reporter)
-    rep.message(resolve_plan(settings).first_line())  # what every company's run uses
     ensure_writable_dir(prepared.out_dir)  # before any model call
-    # Calls of every company share the llm.concurrency slots; each company's own pool may use them all.
-    shared = _Shared(settings, Budget(max_cost), embedder)
-    bar = rep.bar("Companies", len(prepared.plans), "companies")
-    outcomes: dict[str, CompanyOutcome] = {}
-    pool = cf.ThreadPoolExecutor(max_workers=settings.portfolio.companies_at_once, thread_name_prefix="autofill-co")
-    try:
-        futures = {pool.submit(_run_company, shared, prepared, plan): plan for plan in prepared.plans}
-        for future in cf.as_completed(futures):
-            outcome = future.result()
-            outcomes[outcome.company] = outcome
-            bar.advance()
-            bar.note(outcome.company)
-            if outcome.status != FAILED:  # failures: in the report, which the CLI shows on stderr
-                # The same words and counts as this company's line in the summary (PortfolioReport.describe).
-                rep.message(f"{outcome.company}: {outcome.status}, {outcome.counts()}, {outcome.cost_text()}")
-    except BaseException:
-        shared.stop.set()  # rows not yet started stay pending; rows in flight finish their call
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    finally:
-        bar.close()
-    pool.shutdown(wait=True)
+    rep.message(resolve_plan(settings).first_line())  # what every company's run uses
+    engine = engine if engine is not None else LocalEngine()
+    done = engine.run(settings, prepared, Budget(max_cost), rep, embedder)
+    outcomes = done.outcomes
     ordered = [outcomes[p.entry.company] for p in prepared.plans]
     report = PortfolioReport(manifest=prepared.manifest, outcomes=ordered, estimate=prepared.estimate,
-                             seconds=0.0, cap_reached=shared.budget.exhausted)
+                             seconds=0.0, cap_reached=done.cap_reached, engine=engine.name,
+                             extra=dict(getattr(engine, "last", {})))
     stem = prepared.manifest.stem
     report.workbook = write_portfolio_workbook(settings, prepared.out_dir / f"{stem}_overview.xlsx", ordered)
     report.index = write_index(prepared.out_dir / "index.html", stem, ordered, report.to_json())
@@ -285,7 +342,7 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
                     t0: float) -> CompanyOutcome:
     from autofill.answer.pipeline import run_questionnaire
     from autofill.hashing import file_sha256
-    from autofill.ingest.pipeline import embedder_for, ingest_paths
+    from autofill.ingest.pipeline import embedder_for
     from autofill.providers.base import Providers
     from autofill.records import stages_json
     from autofill.store.chroma_store import find_store
@@ -305,7 +362,7 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
             del store
             actual = reserved  # charged in full if the ingest stops midway: what it spent is unknown then
             try:
-                ingest = ingest_paths(settings, entry.company, list(entry.reports), embedder=shared.embedder(name))
+                ingest = shared.ingest(settings, entry.company, list(entry.reports), shared.embedder(name))
                 actual = sum(u.cost_usd for u in ingest.usage.values())
             finally:
                 if reserved:

@@ -1,8 +1,11 @@
 """On-disk cache of chat responses, so an identical re-run makes zero API calls.
 
-Key: sha256 of (provider, model, messages, temperature, max_tokens, json_mode). The base URL and the
-API key are deliberately not part of it (a key must never reach disk; the same model behind another
-URL gives the same kind of answer). One JSON file per entry under `<cache_dir>/<2 hex>/<key>.json`,
+Key: sha256 of the endpoint (provider, base URL, which for Azure names the resource, model or Azure
+deployment, API version) and the request (messages, temperature, max_tokens, json_mode). The endpoint
+is part of it because the same model name behind another URL is another model: a test server's or a
+local model's answers must never be served to a run against the real API. The API key is not (a key
+must never reach disk). `refresh` (`run --fresh`) skips reading and writes what the model answers now.
+One JSON file per entry under `<cache_dir>/<2 hex>/<key>.json`,
 written to a temporary file in the same folder and renamed into place, so concurrent threads and
 processes never see half an entry; the worst race is two identical calls both going to the API.
 """
@@ -18,12 +21,13 @@ import threading
 import time
 from pathlib import Path
 from typing import Any, Sequence
+from urllib.parse import urlsplit, urlunsplit
 
 from autofill.providers.base import ChatMessage, ChatModel, ChatResult
 
 log = logging.getLogger("autofill.providers")
 
-CACHE_VERSION = 1  # bump when the key or entry layout changes
+CACHE_VERSION = 2  # bump when the key or entry layout changes (2: the endpoint joined the key)
 
 
 def _message_pair(message: ChatMessage | dict) -> list[str]:
@@ -32,11 +36,25 @@ def _message_pair(message: ChatMessage | dict) -> list[str]:
     return [message.role, message.content]
 
 
+def endpoint_identity(chat: Any) -> dict[str, str]:
+    """Where `chat` sends its calls, for the key: the base URL (scheme and host lower-cased, no trailing
+    slash) and the API version (Azure); empty for a chat that does not say (test doubles)."""
+    endpoint = getattr(chat, "endpoint", None)
+    if endpoint is None:
+        return {}
+    url = str(getattr(endpoint, "base_url", "") or "").strip()
+    parts = urlsplit(url)
+    if parts.scheme and parts.netloc:
+        url = urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path.rstrip("/"), parts.query, ""))
+    return {"base_url": url, "api_version": str(getattr(endpoint, "api_version", "") or "")}
+
+
 def cache_key(provider: str, model: str, messages: Sequence[ChatMessage], temperature: float,
-              max_tokens: int, json_mode: bool) -> str:
+              max_tokens: int, json_mode: bool, endpoint: dict[str, str] | None = None) -> str:
     material = {
         "v": CACHE_VERSION,
         "provider": provider,
+        "endpoint": endpoint or {},
         "model": model,
         "messages": [_message_pair(m) for m in messages],
         "temperature": float(temperature),
@@ -53,10 +71,12 @@ class CachedChat:
     A hit returns the stored text with `cached=True` and the original token counts (so reports can
     show what the call cost the first time); the pipeline counts hits as cached calls, not API calls."""
 
-    def __init__(self, chat: ChatModel, cache_dir: Path | str, provider: str) -> None:
+    def __init__(self, chat: ChatModel, cache_dir: Path | str, provider: str, refresh: bool = False) -> None:
         self.chat = chat
         self.cache_dir = Path(cache_dir)
         self.provider = provider
+        self.endpoint_identity = endpoint_identity(chat)
+        self.refresh = refresh  # --fresh: ask the model again and overwrite what the cache holds
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -79,9 +99,10 @@ class CachedChat:
         max_tokens: int = 1200,
         json_mode: bool = False,
     ) -> ChatResult:
-        key = cache_key(self.provider, self.model, messages, temperature, max_tokens, json_mode)
+        key = cache_key(self.provider, self.model, messages, temperature, max_tokens, json_mode,
+                        self.endpoint_identity)
         path = self.path_for(key)
-        hit = self._read(path)
+        hit = None if self.refresh else self._read(path)
         if hit is not None:
             with self._lock:
                 self.hits += 1
@@ -120,6 +141,7 @@ class CachedChat:
             "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens,
             "provider": self.provider,
+            "base_url": self.endpoint_identity.get("base_url", ""),
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
         try:
@@ -135,3 +157,9 @@ class CachedChat:
         except OSError as exc:
             # The answer is good; failing to cache it must not fail the row.
             log.warning("could not write LLM cache entry: %s", exc)
+
+
+def refresh_cache(chat: Any) -> None:
+    """`run --fresh`: `chat`'s replies are asked for again (and the cache refreshed), none read."""
+    if isinstance(chat, CachedChat):
+        chat.refresh = True

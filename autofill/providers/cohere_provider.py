@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Sequence
 
+from autofill import imports
 from autofill.errors import InputError, ProviderError
 from autofill.extras import require
 from autofill.providers.base import ChatMessage, ChatResult, EmbedUsage, RerankResult
@@ -24,7 +25,7 @@ DEFAULT_BASE_URL = "https://api.cohere.com"
 
 def make_client(llm: LLMSettings) -> Any:
     require("cohere", "the Cohere provider")
-    import cohere
+    cohere = imports.load("cohere")
 
     if llm.cohere_api_key:
         key = str(llm.cohere_api_key)
@@ -38,8 +39,8 @@ def make_client(llm: LLMSettings) -> Any:
 
 def classify(exc: BaseException) -> Failure | None:
     """Map a cohere SDK (or its httpx transport) exception to a retry decision."""
-    import httpx
-    from cohere.core.api_error import ApiError
+    httpx = imports.load("httpx")
+    ApiError = imports.load("cohere.core.api_error").ApiError  # noqa: N806
 
     if isinstance(exc, httpx.TimeoutException):
         return Failure(transient=True, reason="request timed out")
@@ -74,9 +75,10 @@ class _CohereBase:
 
     def _retrying(self, fn: Any, what: str) -> Any:
         result = call_with_retries(
-            fn, classify=classify, what=f"cohere {what} {self.model}",
+            fn, classify=classify, what=f"cohere {what} {self.model} at {self.endpoint.host}",
             max_retries=self._llm.max_retries, base_delay_s=self._llm.retry_base_delay_s,
             secrets=[str(self._llm.cohere_api_key)], fatal=self.endpoint.check,
+            breaker=self.endpoint.breaker,
         )
         self.endpoint.reached = True
         return result

@@ -22,6 +22,7 @@ import threading
 from pathlib import Path
 from typing import Any, Sequence
 
+from autofill import imports
 from autofill.errors import InputError
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
@@ -61,8 +62,8 @@ class _Model:
 
     def __init__(self, model_file: Path) -> None:
         try:
-            import onnxruntime as ort
-            from tokenizers import Tokenizer
+            ort = imports.load("onnxruntime")
+            Tokenizer = imports.load("tokenizers").Tokenizer  # noqa: N806
         except ImportError as exc:
             raise InputError(f"the local embedder needs onnxruntime and tokenizers: {exc}") from None
         _check_sha256(model_file)

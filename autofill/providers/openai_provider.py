@@ -10,10 +10,12 @@ the `openai` SDK. The only module that imports `openai`.
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any, Sequence
 from urllib.parse import urlsplit
 
+from autofill import imports
 from autofill.errors import InputError, ProviderError
 from autofill.providers.base import ChatMessage, ChatResult, EmbedUsage
 from autofill.providers.reachability import Endpoint, connect_failure
@@ -24,11 +26,14 @@ from autofill.settings import LLMSettings
 NO_KEY = "no-key-required"
 AZURE_HOST_SUFFIXES = (".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+MALFORMED_HINT = ("check that OPENAI_BASE_URL (llm.base_url) is an OpenAI-compatible API root (ending in /v1), "
+                  "and the server's or proxy's log for replies cut short")
 
 
 def endpoint(llm: LLMSettings, provider: str, model: str) -> Endpoint:
     """Where this client's calls go, for the run-level errors of reachability.py."""
-    return Endpoint(provider, model, llm.base_url or DEFAULT_BASE_URL, "OPENAI_BASE_URL", "OPENAI_API_KEY")
+    return Endpoint(provider, model, llm.base_url or DEFAULT_BASE_URL, "OPENAI_BASE_URL", "OPENAI_API_KEY",
+                    api_version=llm.azure_api_version if provider == "azure" else "")
 
 
 def is_azure(base_url: str) -> bool:
@@ -52,7 +57,11 @@ def _api_key(llm: LLMSettings) -> str:
 def make_client(llm: LLMSettings, azure: bool | None = None) -> Any:
     """An SDK client from settings. `azure` forces (True) or forbids (False) the Azure client;
     None decides from the base URL's host."""
-    import openai
+    # openai 3.x reads the legacy `httpx` from sys.modules on every request: import it completely
+    # before the first request, so a thread importing chromadb (which imports httpx) meanwhile can never
+    # leave it half-initialised under a request (autofill/imports.py).
+    imports.load("httpx")
+    openai = imports.load("openai")
 
     key = _api_key(llm)
     use_azure = is_azure(llm.base_url) if azure is None else azure
@@ -69,7 +78,7 @@ def make_client(llm: LLMSettings, azure: bool | None = None) -> Any:
 
 def classify(exc: BaseException) -> Failure | None:
     """Map an openai SDK exception to a retry decision; None for anything that is not an API failure."""
-    import openai
+    openai = imports.load("openai")
 
     if isinstance(exc, openai.APITimeoutError):
         return Failure(transient=True, reason="request timed out")
@@ -85,6 +94,9 @@ def classify(exc: BaseException) -> Failure | None:
         )
     if isinstance(exc, openai.OpenAIError):
         return Failure(transient=False, reason=f"{type(exc).__name__}: {exc}")
+    if isinstance(exc, json.JSONDecodeError):  # the SDK parses the body itself and lets this through
+        return Failure(transient=True, reason=f"malformed response body (not JSON: {exc.msg} at character {exc.pos})",
+                       hint=MALFORMED_HINT)
     return None
 
 
@@ -182,7 +194,7 @@ class OpenAIChat:
         raise ProviderError(f"{self._provider} chat {self.model} failed: HTTP 400 after adapting parameters")
 
     def _call(self, kwargs: dict[str, Any]) -> ChatResult:
-        import openai
+        openai = imports.load("openai")
 
         def once() -> Any:
             try:
@@ -191,9 +203,9 @@ class OpenAIChat:
                 raise _BadRequest(_error_message(exc)) from exc
 
         response = call_with_retries(
-            once, classify=classify, what=f"{self._provider} chat {self.model}",
+            once, classify=classify, what=f"{self._provider} chat {self.model} at {self.endpoint.host}",
             max_retries=self._llm.max_retries, base_delay_s=self._llm.retry_base_delay_s,
-            secrets=[str(self._llm.api_key)], fatal=self.endpoint.check,
+            secrets=[str(self._llm.api_key)], fatal=self.endpoint.check, breaker=self.endpoint.breaker,
         )
         self.endpoint.reached = True
         return _to_result(response, self.model, self._provider)
@@ -250,9 +262,9 @@ class OpenAIEmbedder:
         inputs = [t if t.strip() else " " for t in batch]
         response = call_with_retries(
             lambda: self._client.embeddings.create(model=self.model, input=inputs, encoding_format="float"),
-            classify=classify, what=f"openai embeddings {self.model}",
+            classify=classify, what=f"openai embeddings {self.model} at {self.endpoint.host}",
             max_retries=self._llm.max_retries, base_delay_s=self._llm.retry_base_delay_s,
-            secrets=[str(self._llm.api_key)], fatal=self.endpoint.check,
+            secrets=[str(self._llm.api_key)], fatal=self.endpoint.check, breaker=self.endpoint.breaker,
         )
         self.endpoint.reached = True
         data = sorted(response.data, key=lambda d: d.index)

@@ -5,14 +5,16 @@ path (404) are not a row's problem: every row would hit them, each after its ret
 end with an all-failed workbook. They raise `EndpointError` (an InputError: one line, exit 2) naming
 the provider, model, base URL and what to check, before any output is written. Transient failures
 (429, 5xx, timeouts) keep the retries in retry.py. A connection that fails after the endpoint has
-answered once in this run is treated as transient: the server exists and may be restarting."""
+answered once in this run is transient for that call (the server may be restarting), and counts towards
+the run's circuit breaker (breaker.py): a few in a row, across rows, stop the run."""
 
 from __future__ import annotations
 
 import socket
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from autofill.errors import EndpointError
+from autofill.providers.breaker import Breaker, host_of
 from autofill.providers.retry import Failure
 
 FATAL_STATUS = {401: "key", 403: "key", 404: "model"}
@@ -54,6 +56,17 @@ class Endpoint:
     url_variable: str  # OPENAI_BASE_URL / COHERE_BASE_URL
     key_variable: str  # OPENAI_API_KEY / COHERE_API_KEY
     reached: bool = False  # a call has succeeded: a later connection failure is transient
+    api_version: str = ""  # Azure's api-version: part of the response cache's key (cache.py)
+    # Connection failures across rows after the endpoint has answered: enough in a row stop the run.
+    breaker: Breaker = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.breaker = Breaker(self.provider, self.model, self.base_url)
+
+    @property
+    def host(self) -> str:
+        """Where calls go, for messages: host and port only (no path, user info or query)."""
+        return host_of(self.base_url)
 
     def check(self, failure: Failure) -> EndpointError | None:
         """The run-level error for `failure`, or None when it is a row's (retried or failed) problem."""
@@ -61,7 +74,8 @@ class Endpoint:
         if kind is None and failure.connect and not self.reached:
             kind = "connect"
         if kind is None:
-            return None
+            # Answered before: a failure to connect now counts towards stopping the run (breaker.py).
+            return self.breaker.failure(failure.reason, connection=failure.connect)
         what = {"connect": f"check {self.url_variable} (llm.base_url) and that the server is running",
                 "key": f"check {self.key_variable}: the server refused the key",
                 "model": f"check the model name (--model, llm.model) and that {self.url_variable} is the API root "

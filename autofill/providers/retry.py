@@ -3,7 +3,8 @@
 The SDKs' own retries are switched off (max_retries=0) so that the number of requests is exactly
 what this module decides: transient failures (429, 408, 409, 5xx, timeouts, connection errors) are
 retried up to `max_retries` times with exponential backoff and jitter, honouring a server's
-Retry-After; anything else (400, 401, 403, 404, malformed replies) fails at once. The final error is
+Retry-After, and malformed or truncated reply bodies (a proxy or an overloaded server cutting a reply
+short); anything else (400, 401, 403, 404) fails at once. The final error is
 an `autofill.errors.ProviderError` with a one-line reason that never contains an API key.
 """
 
@@ -15,7 +16,7 @@ import logging
 import random
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping, TypeVar
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from autofill.errors import ProviderError
 
@@ -33,6 +34,14 @@ def _sleep(seconds: float) -> None:
     time.sleep(seconds)
 
 
+def _wait_on(breaker: Any) -> Callable[[float], None]:
+    """A retry delay that ends when the endpoint's breaker opens (`_sleep` when tests replace it)."""
+    return breaker.wait if _sleep is _real_sleep else _sleep
+
+
+_real_sleep = _sleep
+
+
 @dataclass
 class Failure:
     """What went wrong in one attempt, as a provider module classifies its SDK's exception."""
@@ -42,6 +51,7 @@ class Failure:
     retry_after: float | None = None  # seconds the server asked us to wait
     status: int | None = None
     connect: bool = False  # no connection could be made (refused, unknown host): see reachability.py
+    hint: str = ""  # what to check, added to the final error (a malformed body: the URL, a proxy)
 
 
 def is_transient_status(status: int | None) -> bool:
@@ -103,17 +113,22 @@ def call_with_retries(
     sleep: Callable[[float], None] | None = None,
     rng: random.Random | None = None,
     fatal: Callable[[Failure], Exception | None] | None = None,
+    breaker: Any = None,
 ) -> T:
     """Run `fn`, retrying transient failures. `classify` maps an SDK exception to a Failure, or None
     for exceptions that are not provider failures (programming errors propagate unchanged).
     `what` names the call in messages, e.g. "openai chat gpt-4o-mini". `fatal` (reachability.py)
-    turns a failure that makes the whole endpoint unusable into the error to raise at once."""
+    turns a failure that makes the whole endpoint unusable into the error to raise at once. `breaker`
+    (breaker.py, shared by every row calling the endpoint): an open one stops this call before each
+    attempt and cuts its retry delays short; a success closes the count."""
     secrets = [s for s in secrets if s]
     rng = rng or random.Random()
     attempts = max(0, max_retries) + 1
     for attempt in range(attempts):
+        if breaker is not None:
+            breaker.check()
         try:
-            return fn()
+            result = fn()
         except ProviderError:
             raise
         except Exception as exc:  # noqa: BLE001 - classified below, re-raised when unknown
@@ -124,12 +139,17 @@ def call_with_retries(
             stop = fatal(dataclasses.replace(failure, reason=reason)) if fatal is not None else None
             if stop is not None:
                 raise stop from None
+            hint = f"; {failure.hint}" if failure.hint else ""
             if not failure.transient:
-                raise ProviderError(f"{what} failed: {reason}") from None
+                raise ProviderError(f"{what} failed: {reason}{hint}") from None
             if attempt + 1 >= attempts:
                 tries = "1 attempt" if attempts == 1 else f"{attempts} attempts"
-                raise ProviderError(f"{what} failed after {tries}: {reason}") from None
+                raise ProviderError(f"{what} failed after {tries}: {reason}{hint}") from None
             delay = backoff_delay(attempt, base_delay_s, failure.retry_after, rng)
             log.warning("%s: %s; retry %d of %d in %.2fs", what, reason, attempt + 1, attempts - 1, delay)
-            (sleep or _sleep)(delay)
+            (sleep or _sleep)(delay) if breaker is None else (sleep or _wait_on(breaker))(delay)
+            continue
+        if breaker is not None:
+            breaker.success()
+        return result
     raise AssertionError("unreachable")  # pragma: no cover

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autofill.errors import InputError
-from autofill.states import Outcome, parse_status
+from autofill.states import WRITES_ANSWER, Outcome, parse_status
 from autofill.workbook import headers as H
 from autofill.workbook.hyperlinks import parse_sources  # noqa: F401 - re-exported: the review reads Sources cells
 
@@ -266,6 +266,7 @@ def read_filled_workbook(path: Path) -> FilledWorkbook:
     questions: list[ReviewQuestion] = []
     for name, (header_index, fields) in question_sheets.items():
         questions.extend(_read_question_sheet(name, sheets[name], fields, header_index, evidence_keys))
+    _answers_in_merged_cells(path, questions, {n: f.get("answer") for n, (_, f) in question_sheets.items()})
     _attach_evidence(questions, evidence)
 
     run_info = []
@@ -276,6 +277,29 @@ def read_filled_workbook(path: Path) -> FilledWorkbook:
             run_info.append((key, value))
     return FilledWorkbook(path=path, questions=questions, run_info=run_info,
                           has_evidence_sheet=evidence_rows is not None)
+
+
+def _answers_in_merged_cells(path: Path, questions: list[ReviewQuestion], answer_cols: dict[str, int | None]) -> None:
+    """An answer written to the top-left cell of a merged range that holds a row's Answer cell
+    (workbook/layout._merged_answers) is that row's answer. Only read when an answered row shows an
+    empty Answer (the read-only pass above cannot see merged ranges)."""
+    blank = [q for q in questions if not q.answer and answer_cols.get(q.sheet) is not None
+             and parse_status(q.status) in WRITES_ANSWER]
+    if not blank:
+        return
+    import openpyxl
+
+    wb = openpyxl.load_workbook(path, data_only=True)
+    try:
+        for q in blank:
+            ws = wb[q.sheet]
+            col = answer_cols[q.sheet] + 1
+            rng = next((m for m in ws.merged_cells.ranges
+                        if m.min_row <= q.row <= m.max_row and m.min_col <= col <= m.max_col), None)
+            if rng is not None:
+                q.answer = _text(ws.cell(row=rng.min_row, column=rng.min_col).value)
+    finally:
+        wb.close()
 
 
 def _attach_evidence(questions: list[ReviewQuestion], evidence: list[EvidenceRow]) -> None:

@@ -27,7 +27,8 @@ from autofill.review.links import Links, relative_link
 from autofill.review.pack import fill_pack, pack_dir_for, write_zip
 from autofill.review.pdf_sources import PdfSource, locate_pdfs
 from autofill.review.reader import EvidenceRow, FilledWorkbook, ReviewQuestion, read_filled_workbook
-from autofill.states import REVIEW_CHOICES, Outcome, ReviewState, Tier, parse_review, parse_status, parse_tier
+from autofill.states import (REVIEW_CHOICES, WRITES_ANSWER, Outcome, ReviewState, Tier, parse_review, parse_status,
+                             parse_tier)
 from autofill.tempdirs import make_temp_dir, sweep
 
 log = logging.getLogger(__name__)
@@ -42,8 +43,8 @@ SUMMARY_KEYS = ("company", "llm provider", "llm model", "embedder", "retrieval m
                 "finished", "total llm calls", "total prompt tokens", "total completion tokens", "total cost usd")
 _SUMMARY_LIKE = re.compile(r"company|model|embedder|retrieval|rerank|cost|started|finished", re.IGNORECASE)
 REVIEW_STATES = tuple(REVIEW_CHOICES)
-TIER_ORDER = (Tier.NEEDS_WORK, Tier.CHECK, Tier.READY)  # what to read first
-TIER_CLASS = {Tier.READY: "ok", Tier.CHECK: "warn", Tier.NEEDS_WORK: "bad"}
+TIER_ORDER = (Tier.NEEDS_WORK, Tier.CHECK, Tier.READY, Tier.APPROVED)  # what to read first
+TIER_CLASS = {Tier.READY: "ok", Tier.CHECK: "warn", Tier.NEEDS_WORK: "bad", Tier.APPROVED: "ok"}
 
 
 @dataclass
@@ -97,12 +98,15 @@ class QuestionView:
         return self.tier.key if self.tier is not None else "none"
 
 
-def _status_class(status: str) -> str:
+def _status_class(status: str, answer: str | None = None) -> str:
+    """The badge colour of a Status; `answer`: the row's Answer cell (None: not known, e.g. a count of
+    statuses), so a row that says Answered but holds no answer is never shown green."""
     s = status.lower()
     if not s:
         return "none"
     outcome = parse_status(status)
-    if outcome in (Outcome.FAILED, Outcome.UNPARSED) or "error" in s or "could not" in s:
+    if outcome in (Outcome.FAILED, Outcome.UNPARSED, Outcome.NOT_WRITTEN, Outcome.WAITING) or "error" in s \
+            or "could not" in s or (answer is not None and not answer.strip() and outcome in WRITES_ANSWER):
         return "bad"
     if outcome is Outcome.DRAFTED:
         return "evidence"
@@ -189,8 +193,11 @@ def _question_view(q: ReviewQuestion, pages: _Pages) -> QuestionView:
         (cited if is_cited else uncited).append(_passage_view(e, is_cited, pages, q, rel))
     covered = {(p.file_name, pv.page) for p in cited for pv in p.pages}
     extra = [pages.view(f, n, []) for f, n in sources if (f, n) not in covered]
-    return QuestionView(q=q, anchor=_anchor(q), status_class=_status_class(q.status),
-                        status_short=q.status.split(";")[0].strip(),
+    short = q.status.split(";")[0].strip()
+    if not q.answer.strip() and parse_status(q.status) in WRITES_ANSWER:
+        short = "No answer in the Answer cell"  # an older output: "Answered; answer left empty: ..."
+    return QuestionView(q=q, anchor=_anchor(q), status_class=_status_class(q.status, q.answer),
+                        status_short=short,
                         review_class=_review_class(q.review),
                         evidence_only=parse_status(q.status) is Outcome.DRAFTED,
                         cited=cited, uncited=uncited, extra_sources=extra, tier=parse_tier(q.tier),

@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 ACTIONS = {"Approve": ReviewState.APPROVED, "Needs changes": ReviewState.NEEDS_CHANGES,
            "Reject": ReviewState.REJECTED, "Reopen": ReviewState.NONE}
 EDIT = "Edit"
-TIER_RANK = {Tier.NEEDS_WORK: 0, Tier.CHECK: 1, Tier.READY: 2, None: 3}
+TIER_RANK = {Tier.NEEDS_WORK: 0, Tier.CHECK: 1, Tier.READY: 2, Tier.APPROVED: 3, None: 4}
 WRITE_DELAY_S = 0.3  # saves close together go into the workbook in one write
 RETRY_S = 2.0  # how often a workbook open in Excel is looked at again
 

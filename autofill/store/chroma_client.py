@@ -14,6 +14,7 @@ import threading
 from typing import Any, Iterator, Sequence
 from urllib.parse import urlparse
 
+from autofill import imports
 from autofill.errors import InputError
 from autofill.settings import Settings
 
@@ -49,8 +50,9 @@ def batched(items: Sequence[Any], size: int) -> Iterator[slice]:
 
 
 def _refusing_embedding_function_class():
-    from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
-    from chromadb.utils.embedding_functions import register_embedding_function
+    types = imports.load("chromadb.api.types")
+    Documents, EmbeddingFunction, Embeddings = types.Documents, types.EmbeddingFunction, types.Embeddings  # noqa: N806
+    register_embedding_function = imports.load("chromadb.utils.embedding_functions").register_embedding_function
 
     @register_embedding_function
     class PrecomputedOnly(EmbeddingFunction[Documents]):
@@ -96,8 +98,8 @@ def refusing_embedding_function() -> Any:
 
 def make_client(settings: Settings) -> Any:
     """One client per store location per process (Chroma itself shares one system per path)."""
-    import chromadb
-    from chromadb.config import Settings as ChromaSettings
+    chromadb = imports.load("chromadb")
+    ChromaSettings = imports.load("chromadb.config").Settings  # noqa: N806
 
     url = settings.store.chroma_url.strip()
     key = ("http", url) if url else ("path", str(settings.vectordb_dir.resolve()))

@@ -201,6 +201,24 @@ class CompanyStore(KeywordSearch):
                  zip(got["ids"], got["documents"], got["metadatas"]) if self._is_current(meta, current)}
         return [found[i] for i in ids if i in found]
 
+    def page_passages(self, pages: Sequence[tuple[str, int]]) -> list[Passage]:
+        """The current chunks covering each (file name, page), in the order asked (a chunk once): what a
+        Sources cell cites, for checking an answer that was not retrieved in this run (a reused library
+        answer, a hand-edited row)."""
+        if not pages:
+            return []
+        current = self._current()
+        out: dict[str, Passage] = {}
+        for name in dict.fromkeys(f for f, _ in pages):
+            got = self._chunks.get(where={"file_name": name}, include=["documents", "metadatas"])
+            chunks = [_passage(cid, text, meta) for cid, text, meta in
+                      zip(got["ids"], got["documents"], got["metadatas"]) if self._is_current(meta, current)]
+            chunks.sort(key=lambda c: (c.page_start, c.chunk_id))
+            for f, n in pages:
+                if f == name:
+                    out.update((c.chunk_id, c) for c in chunks if c.page_start <= n <= max(c.page_start, c.page_end))
+        return list(out.values())
+
     # ------------------------------------------------------------------------------ writing
 
     @contextlib.contextmanager

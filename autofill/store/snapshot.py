@@ -224,6 +224,12 @@ class ReadStore:
             return []
         return self._cached("ids", "\x00".join(ids).encode("utf-8"), lambda s: s.get_passages(ids))
 
+    def page_passages(self, pages: Sequence[tuple[str, int]]) -> list[Passage]:
+        if not pages:
+            return []
+        payload = "\x00".join(f"{f}\x01{n}" for f, n in pages).encode("utf-8")
+        return self._cached("pages", payload, lambda s: s.page_passages(pages))
+
 
 def check_embedder(company: str, built_with: str, name: str) -> None:
     """Refuse to add to or query a store with vectors from another embedder than it was built with."""

@@ -33,6 +33,11 @@ log = logging.getLogger(__name__)
 RECORD_SHEET = "autofill record"
 TRACKED_ROLES = ("answer", "reasoning", "sources")  # cells whose hand edits keep a row
 RECORD_COLUMNS = ["Sheet", "Row", "Question sha", "answer sha", "reasoning sha", "sources sha"]
+# What the workbook was made for, as label/value pairs beside the record (columns H:I): a run never
+# continues, keeps rows from or overwrites a workbook made for another company (`check_made_for`).
+IDENTITY_COLUMN = 8
+IDENTITY_LABELS = {"company": "Made for company", "store": "Evidence store", "questionnaire": "Questionnaire",
+                   "questionnaire_sha": "Questionnaire sha256"}
 
 
 def value_hash(value: object) -> str:
@@ -76,9 +81,58 @@ def read_record(wb) -> dict[str, WrittenRow]:
     return out
 
 
-def write_record(wb, record: dict[str, WrittenRow]) -> None:
+def read_identity(wb) -> dict[str, str]:
+    """What a loaded workbook was made for (keys of IDENTITY_LABELS); empty for outputs of versions that
+    did not record it, and for questionnaires."""
+    if RECORD_SHEET not in wb.sheetnames:
+        return {}
+    by_label = {label: key for key, label in IDENTITY_LABELS.items()}
+    out: dict[str, str] = {}
+    ws = wb[RECORD_SHEET]
+    for values in ws.iter_rows(min_row=1, max_row=len(IDENTITY_LABELS), min_col=IDENTITY_COLUMN,
+                               max_col=IDENTITY_COLUMN + 1, values_only=True):
+        if values and values[0] in by_label and values[1] not in (None, ""):
+            out[by_label[values[0]]] = str(values[1])
+    return out
+
+
+def made_for(path: Path) -> dict[str, str]:
+    """The identity recorded in the workbook at `path` ({} when none, or not an xlsx autofill wrote)."""
+    import openpyxl
+
+    try:
+        wb = openpyxl.load_workbook(path, read_only=True)
+    except Exception:  # noqa: BLE001 - not ours to judge here: read_questions says what is wrong
+        return {}
+    try:
+        return read_identity(wb)
+    finally:
+        wb.close()
+
+
+def check_made_for(output: Path, company: str, store: str) -> None:
+    """Refuse (InputError, exit 2) to continue or overwrite an existing output made for another company.
+    Outputs without a recorded company (earlier versions) are continued as before."""
+    output = Path(output)
+    if not output.is_file():
+        return
+    found = made_for(output)
+    theirs_store, theirs = found.get("store", ""), found.get("company", "")
+    if not theirs and not theirs_store:
+        return
+    if (theirs_store and store and theirs_store != store) or (not theirs_store and theirs != company):
+        raise InputError(f"{output} was made for company {theirs!r}, not {company!r}: autofill neither continues "
+                         f"nor overwrites it; pass another --output (or move that file away)")
+
+
+def write_record(wb, record: dict[str, WrittenRow], identity: dict[str, str] | None = None) -> None:
     """(Re)write the record sheet, very hidden: Excel's Unhide menu does not list it, so nobody edits
-    it by accident; it is plain hashes, nothing secret."""
+    it by accident; it is plain hashes and names, nothing secret. `identity`: what the workbook is made
+    for (IDENTITY_LABELS); None keeps what the sheet recorded."""
+    if identity is None:
+        identity = read_identity(wb)
+    from autofill.workbook.safety import set_text
+
     if RECORD_SHEET in wb.sheetnames:
         wb.remove(wb[RECORD_SHEET])
     ws = wb.create_sheet(RECORD_SHEET)
@@ -92,6 +146,10 @@ def write_record(wb, record: dict[str, WrittenRow]) -> None:
         sheet, _, row = key.rpartition("!")
         w = record[key]
         ws.append([sheet, int(row), w.question, *(w.cells.get(role, "") for role in TRACKED_ROLES)])
+    for i, (key, label) in enumerate(IDENTITY_LABELS.items(), start=1):
+        if identity.get(key):
+            ws.cell(row=i, column=IDENTITY_COLUMN, value=label)
+            set_text(ws.cell(row=i, column=IDENTITY_COLUMN + 1), str(identity[key]))  # "=..." stays text
     ws.sheet_state = "veryHidden"
 
 

