@@ -162,9 +162,9 @@ def test_run_with_multi_query_makes_one_more_call_and_finds_the_passage(ingested
     questionnaire = build_questionnaire(tmp_path / "q.xlsx", questions=[("Finance", RUN_QUESTION, "Number", False)],
                                         extras=False)
     with LLMServer(responder=responder) as server:
-        def run(multi_query: bool, out: str):
+        def run(multi_query: bool, out: str, resume: bool = False):
             s = run_settings(root, server, multi_query)
-            return run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path / out, resume=False,
+            return run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path / out, resume=resume,
                                      providers=Providers(embedder=emb, chat=make_chat(s)))
 
         plain = run(False, "plain")
@@ -184,7 +184,8 @@ def test_run_with_multi_query_makes_one_more_call_and_finds_the_passage(ingested
         assert out["rows"][RUN_QUESTION]["Answer"] == "1,577 million dollars"
         assert out["info"]["multiquery calls"] == 1
 
-        again = run(True, "again")  # identical: every call from the response cache
+        # Identical, without --fresh (which refreshes the response cache): every call from the cache.
+        again = run(True, "again", resume=True)
         assert len(server.chat_requests()) == before + 3 and again.usage["multiquery"].cached_calls == 1
 
 
