@@ -109,6 +109,14 @@ def _why_model(settings: Settings, provider: str, model: str, injected: bool) ->
     return "; ".join(reasons)
 
 
+def _asked(asked: str, auto: dict[bool, str], configured: bool, why: dict[str, str], key: str) -> str:
+    """The choice named in settings, or what `auto` means with or without a model (saying so in `why`)."""
+    if asked != AUTO:
+        return asked
+    why[key] = f"auto: {'a model is' if configured else 'no model'} configured"
+    return auto[configured]
+
+
 def resolve_plan(settings: Settings, chat: Any = _UNSET, embedder: str = "") -> Plan:
     """The plan for `settings`. `chat`: the chat client the run has (None: none), when it has been made
     (an injected client wins over the settings); left out, a model is used when the settings configure
@@ -125,19 +133,13 @@ def resolve_plan(settings: Settings, chat: Any = _UNSET, embedder: str = "") -> 
     if model and not base_url:
         why["endpoint"] = "the provider's default endpoint"
 
-    asked = settings.retrieval.mode
-    name = AUTO_MODE[configured] if asked == AUTO else asked
-    if asked == AUTO:
-        why["retrieval"] = f"auto: {'a model is' if configured else 'no model'} configured"
+    name = _asked(settings.retrieval.mode, AUTO_MODE, configured, why, "retrieval")
     mode = RETRIEVAL_MODES[name]
     if mode.needs_model and not model:
         mode = RETRIEVAL_MODES[mode.without_model]
         why["retrieval"] = f"{name} needs a model and none is configured; the same retrieval without HyDE"
 
-    asked_rr = settings.retrieval.reranker
-    rr_name = AUTO_RERANKER[configured] if asked_rr == AUTO else asked_rr
-    if asked_rr == AUTO:
-        why["reranker"] = f"auto: {'a model is' if configured else 'no model'} configured"
+    rr_name = _asked(settings.retrieval.reranker, AUTO_RERANKER, configured, why, "reranker")
     reranker = RERANKERS[rr_name]
     if reranker.needs_chat and not model:
         reranker = RERANKERS[NONE]
