@@ -5,10 +5,10 @@ Hand-labelled question pairs: rewordings of one question (label 1) and pairs tha
 short- vs long-term, water vs energy) and unrelated questions on the same subject. None of them is a
 BHP gold question, so benchmarks/library.py measures on questions the calibration never saw.
 
-A logistic regression on (cosine, lexical overlap, one-sided contrast terms) is fitted with the local
-MiniLM embedder; the weight of a two-sided contrast conflict is fixed (a conflict means another
+A logistic regression on (cosine, lexical overlap, one-sided contrast terms) is fitted for each bundled
+local embedder (their cosines live on different scales); the weight of a two-sided contrast conflict is fixed (a conflict means another
 question by construction, and too few pairs carry one to fit it). Prints the coefficients to paste
-into COEF, and the accuracy and log loss with the current and the fitted ones.
+into COEFS, and the accuracy and log loss with the current and the fitted ones.
 
     python benchmarks/library_calibration.py
 """
@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from autofill.library.match import COEF, cosines, features, prepare, strength  # noqa: E402
+from autofill.library.match import COEFS, cosines, features, prepare, strength  # noqa: E402
 
 SAME = [
     ("Does the company have a net zero target for its operational emissions?",
@@ -145,23 +145,27 @@ def report(name: str, feats, labels, coef, threshold: float) -> None:
 
 
 def main() -> None:
-    from autofill.providers.local import LocalEmbedder
+    from autofill.providers.local import MODELS, LocalEmbedder
 
-    feats, labels = dataset(LocalEmbedder())
-    for (a, b), f in zip(SAME + DIFFERENT, feats):
-        print(f"  {f.cosine:.2f} {f.lexical:.2f} {','.join(f.conflicts) or '-':<12} {','.join(f.one_sided) or '-':<10} "
-              f"{a[:45]} | {b[:45]}")
-    report("current", feats, labels, COEF, 0.6)
-    fitted = fit(feats, labels, conflict=COEF["conflict"])
-    report("fitted ", feats, labels, fitted, 0.6)
-    for coef, name in ((COEF, "current"), (fitted, "fitted")):
-        probs = [strength(f, coef) for f in feats]
-        sweep = []
-        for t in (0.5, 0.6, 0.7, 0.8, 0.9):
-            hits = sum(p >= t for p, y in zip(probs, labels) if y)
-            false = sum(p >= t for p, y in zip(probs, labels) if not y)
-            sweep.append(f"{t}: {hits}/{len(SAME)} matches, {false}/{len(DIFFERENT)} false")
-        print(f"{name} threshold sweep: " + "; ".join(sweep))
+    for model in MODELS:
+        embedder = LocalEmbedder(model)
+        current = COEFS[embedder.name]
+        print(f"== {embedder.name}")
+        feats, labels = dataset(embedder)
+        for (a, b), f in zip(SAME + DIFFERENT, feats):
+            print(f"  {f.cosine:.2f} {f.lexical:.2f} {','.join(f.conflicts) or '-':<12} {','.join(f.one_sided) or '-':<10} "
+                  f"{a[:45]} | {b[:45]}")
+        report("current", feats, labels, current, 0.6)
+        fitted = fit(feats, labels, conflict=current["conflict"])
+        report("fitted ", feats, labels, fitted, 0.6)
+        for coef, name in ((current, "current"), (fitted, "fitted")):
+            probs = [strength(f, coef) for f in feats]
+            sweep = []
+            for t in (0.5, 0.6, 0.7, 0.8, 0.9):
+                hits = sum(p >= t for p, y in zip(probs, labels) if y)
+                false = sum(p >= t for p, y in zip(probs, labels) if not y)
+                sweep.append(f"{t}: {hits}/{len(SAME)} matches, {false}/{len(DIFFERENT)} false")
+            print(f"{name} threshold sweep: " + "; ".join(sweep))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from typing import Any
 
 from autofill.library.changes import cited_pages, material_change
 from autofill.library.harvest import approved_entries
-from autofill.library.match import best_match, prepare
+from autofill.library.match import best_match, coefficients, prepare
 from autofill.library.store import AddResult, Entry, Library, open_library
 from autofill.checks.tier import decide_tier
 from autofill.records import Answer, CheckResult, Citation, DocumentRecord, LibraryMatch, QuestionRow, RowResult, \
@@ -96,8 +96,9 @@ class RunLibrary:
         vectors = [e.embedding for e in entries]
         queries = self.embedder.embed_documents([r.question for r in rows])
         threshold = self.settings.library.threshold
+        coef = coefficients(getattr(self.embedder, "name", ""))
         for row, qv in zip(rows, queries):
-            scored = best_match(prepare(row.question), qv, prepared, vectors)
+            scored = best_match(prepare(row.question), qv, prepared, vectors, coef=coef)
             if scored is None or scored.strength < threshold:
                 continue
             e = entries[scored.index]
