@@ -22,7 +22,7 @@ def test_bundled_model_folder_is_found_without_importing_torch():
 
 
 def test_unknown_model_is_a_clear_error():
-    with pytest.raises(InputError, match="only all-MiniLM-L6-v2 is bundled"):
+    with pytest.raises(InputError, match="runs only all-MiniLM-L6-v2"):
         LocalEmbedder(model="bge-large").embed_query("hello")
 
 

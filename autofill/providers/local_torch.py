@@ -42,8 +42,8 @@ def _resolve(model: str) -> Path:
     if path.is_dir() and (path / "config.json").is_file():
         return path  # a sentence-transformers model folder on disk, still loaded offline
     raise InputError(
-        f"unknown local embedding model {model!r}: only {DEFAULT_MODEL} is bundled "
-        f"(or give the path of a sentence-transformers model folder)"
+        f"embedding.runtime \"torch\" runs only {DEFAULT_MODEL} (or the path of a sentence-transformers model "
+        f"folder), not {model!r}: set embedding.model = \"{DEFAULT_MODEL}\" or embedding.runtime = \"onnx\""
     )
 
 
