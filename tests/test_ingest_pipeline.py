@@ -283,11 +283,13 @@ def test_a_dying_parse_helper_fails_only_the_file_it_was_parsing(docs):
 
 
 @pytest.mark.parametrize("provider, model, recorded, expected", [
-    ("", "", None, "local:all-MiniLM-L6-v2"),  # a new store, nothing chosen: local
+    ("", "", None, "local:bge-small-en-v1.5"),  # a new store, nothing chosen: local
+    ("", "", "local:all-MiniLM-L6-v2", "local:all-MiniLM-L6-v2"),  # a store from before bge keeps MiniLM
+    ("local", "", "local:all-MiniLM-L6-v2", "local:all-MiniLM-L6-v2"),  # --embedder local on it: the same
     ("openai", "", None, "openai:text-embedding-3-small"),
     ("", "", "openai:text-embedding-3-large", "openai:text-embedding-3-large"),  # nothing chosen: the store's
     ("openai", "", "openai:text-embedding-3-large", "openai:text-embedding-3-large"),  # same provider: its model
-    ("local", "", "openai:text-embedding-3-large", "local:all-MiniLM-L6-v2"),  # another: refused by the caller
+    ("local", "", "openai:text-embedding-3-large", "local:bge-small-en-v1.5"),  # another: refused by the caller
     ("", "text-embedding-3-small", "openai:text-embedding-3-large", "openai:text-embedding-3-small"),
 ])
 def test_embedder_for_follows_the_store_unless_chosen(workspace, provider, model, recorded, expected):
@@ -296,11 +298,18 @@ def test_embedder_for_follows_the_store_unless_chosen(workspace, provider, model
     assert embedder_for(s, recorded) == expected
 
 
+def test_the_torch_runtime_gives_a_new_store_the_model_it_runs(workspace):
+    s = Settings(workspace=workspace)
+    s.embedding.runtime = "torch"
+    assert embedder_for(s, None) == "local:all-MiniLM-L6-v2"
+    assert embedder_for(s, "local:bge-small-en-v1.5") == "local:bge-small-en-v1.5"  # the store's, as always
+
+
 def test_default_embedder_is_the_stores_and_an_explicit_other_one_is_refused(settings, docs):
     alpha, beta = docs
     ingest_paths(settings, "BHP", [alpha], embedder=FakeEmbedder(name="fake:a"))
     settings.embedding.provider = "local"
-    with pytest.raises(StoreMismatchError, match=r"built with embedder fake:a, not local:all-MiniLM-L6-v2"):
+    with pytest.raises(StoreMismatchError, match=r"built with embedder fake:a, not local:bge-small-en-v1.5"):
         ingest_paths(settings, "BHP", [beta])  # refused before a model is built
     settings.embedding.provider = ""
     # Nothing chosen: the pipeline asks for the store's own embedder (which the factory cannot build here).

