@@ -140,11 +140,12 @@ class RetrievalSettings:
     # "fixed": the weights above for every question; "adaptive": each list's weight times how far its best
     # passage stands out from the rest of its list (answer/retrieval.py `confidence`), per question.
     fusion_weights: str = "fixed"
-    # What dense search embeds: "row" (question, form of answer, explanation), "question" alone, or "both"
-    # (two dense lists in the fusion). "both" since issue 27: the question alone is what the embedding model
-    # was trained to match against passages, the row adds the questionnaire's own terms; fusing both beat
-    # "row" on the four development sets (README, "How good and how fast").
-    dense_query: str = "both"
+    # What every search looks for: "row" (question, form of answer, explanation), "question" alone, or
+    # "both": each search runs for the row and for the question alone, and all lists are fused. "both"
+    # since issue 27: the question is what an embedding model and BM25 match best against passages, and
+    # the row adds the questionnaire's own terms; it beat "row" on the four development sets (README,
+    # "How good and how fast").
+    query_parts: str = "both"
     # "ranked" (best first) or "peripheral" (best passages at the start and at the end).
     context_order: str = "ranked"
     # Listwise rerank sees up to `rerank_window` candidates in one call. 30 passages (~8k tokens) fit
@@ -492,8 +493,8 @@ def validate(settings: Settings) -> None:
         raise InputError(f"unknown reranker {r.reranker!r} ({', '.join(choices.RERANKERS)})")
     if r.fusion_weights not in ("fixed", "adaptive"):
         raise InputError(f"unknown retrieval.fusion_weights {r.fusion_weights!r} (fixed, adaptive)")
-    if r.dense_query not in ("row", "question", "both"):
-        raise InputError(f"unknown retrieval.dense_query {r.dense_query!r} (row, question, both)")
+    if r.query_parts not in ("row", "question", "both"):
+        raise InputError(f"unknown retrieval.query_parts {r.query_parts!r} (row, question, both)")
     if r.lexical_query not in ("clean", "full"):
         raise InputError(f"unknown retrieval.lexical_query {r.lexical_query!r} (clean, full)")
     if r.keyword_weight < 0 or r.rrf_k < 0:

@@ -112,10 +112,12 @@ def test_hybrid_by_default_fuses_the_cleaned_expanded_keyword_query_one_passage_
     assert len({(p.file_name, p.page_start) for p in got}) == len(got)
     dense = store.query(emb.embed_query(build_query(row)), 20)
     bm25 = store.bm25_search(lexical_query(row), 20)
-    # dense_query = "both" (the default): the question alone is a second dense list, weighted alike.
+    # query_parts = "both" (the default): the question alone is searched too, by each search, weighted alike.
+    qrow = QuestionRow("S", 3, row.question)
     question = store.query(emb.embed_query(row.question), 20)
-    expected = dict(rrf([[p.chunk_id for p in dense], [p.chunk_id for p in bm25], [p.chunk_id for p in question]],
-                        k=20, weights=[1.0, 1.0, 1.0]))
+    bm25_q = store.bm25_search(lexical_query(qrow), 20)
+    expected = dict(rrf([[p.chunk_id for p in lst] for lst in (dense, question, bm25, bm25_q)],
+                        k=20, weights=[1.0, 1.0, 1.0, 1.0]))
     for p in got:
         assert p.score == pytest.approx(expected[p.chunk_id])
 
@@ -258,24 +260,30 @@ def test_adaptive_fusion_fuses_with_those_weights(store_and_embedder):
         assert p.score == pytest.approx(expected[p.chunk_id])
 
 
-def test_dense_query_question_or_both(store_and_embedder):
+def test_query_parts_question_or_both(store_and_embedder):
     settings, store, emb = store_and_embedder
     row = QuestionRow("S", 3, "How much water was withdrawn (GL)?", form_of_answer="Yes/No and a short explanation")
+    question = QuestionRow("S", 3, row.question)
     s = _chunk_fusion(settings)
-    s.retrieval.dense_query = "question"
+    s.retrieval.query_parts = "question"
     got = retrieve(s, store, emb, row, "dense", n=3)
     assert [p.chunk_id for p in got] == [p.chunk_id for p in store.query(emb.embed_query(row.question), 3)]
-    s.retrieval.dense_query = "both"
+    s.retrieval.query_parts = "both"
     hybrid = retrieve(s, store, emb, row, "hybrid", n=5)
-    lists = [store.query(emb.embed_query(build_query(row)), 20)[:10], store.bm25_search(build_query(row), 20)[:10],
-             store.query(emb.embed_query(row.question), 20)[:10]]
+    # Dense lists first (row, then question), then the BM25 lists in the same order, all weighted 1.
+    lists = [store.query(emb.embed_query(build_query(row)), 20)[:10], store.query(emb.embed_query(row.question), 20)[:10],
+             store.bm25_search(lexical_query(row, clean=False, expand=False), 20)[:10],
+             store.bm25_search(lexical_query(question, clean=False, expand=False), 20)[:10]]
     expected = dict(rrf([[p.chunk_id for p in lst] for lst in lists], k=60))
     for p in hybrid:
         assert p.score == pytest.approx(expected[p.chunk_id])
+    # A row that is only its question is searched once, whatever query_parts says.
+    assert retrieve(s, store, emb, question, "hybrid", n=5) == retrieve(_chunk_fusion(settings), store, emb, question,
+                                                                        "hybrid", n=5)
     bad = Settings(workspace=settings.workspace)
-    bad.retrieval.dense_query = "answer"
+    bad.retrieval.query_parts = "answer"
     from autofill.errors import InputError
     from autofill.settings import validate
 
-    with pytest.raises(InputError, match="dense_query"):
+    with pytest.raises(InputError, match="query_parts"):
         validate(bad)

@@ -79,7 +79,7 @@ class _RunPlan:
                           plan.reranker_model, r.max_per_page,
                           r.lexical_query, r.synonyms, r.keyword_weight, r.page_chunks,
                           # Only when not the former behaviour, so checkpoints made before these existed stay valid.
-                          *([r.fusion_weights, r.dense_query] if (r.fusion_weights, r.dense_query) != ("fixed", "row")
+                          *([r.fusion_weights, r.query_parts] if (r.fusion_weights, r.query_parts) != ("fixed", "row")
                             else [])],
             "templates": {t: template_source(settings.templates_dir, t) for t in TEMPLATES} if plan.model else {},
             # Chunking is part of a document's identity: a re-chunked store retrieves other passages.

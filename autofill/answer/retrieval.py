@@ -36,17 +36,17 @@ def build_query(row: QuestionRow) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def dense_query(settings: Settings, row: QuestionRow) -> str:
-    """What the dense search embeds: the whole row (`retrieval.dense_query = "row"`, and first for "both") or
-    the question alone ("question"): a form of answer such as "Yes/No and explanation" says nothing about
-    the evidence."""
-    return row.question.strip() or build_query(row) if settings.retrieval.dense_query == "question" else build_query(row)
-
-
-def _question_only(settings: Settings, row: QuestionRow) -> list[str]:
-    """`dense_query = "both"`: the question alone as one more dense query, when the row says more."""
-    q = row.question.strip()
-    return [q] if settings.retrieval.dense_query == "both" and q and q != build_query(row) else []
+def query_rows(settings: Settings, row: QuestionRow) -> list[QuestionRow]:
+    """What each search looks for (`retrieval.query_parts`): the whole row ("row": question, form of answer
+    and explanation), the question alone ("question"), or both, each searched by every search of the mode
+    and fused ("both", the default). A row that is only its question is searched once."""
+    parts = settings.retrieval.query_parts
+    question = replace(row, form_of_answer="", explanation="")
+    if parts == "row" or not row.question.strip():
+        return [row]
+    if parts == "question" or build_query(question) == build_query(row):
+        return [question]
+    return [row, question]
 
 
 def confidence(passages: Sequence[Passage]) -> float:
@@ -149,12 +149,13 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
              extra_queries: Sequence[str] = ()) -> list[Passage]:
     """The top `n` (default `retrieval.candidates`) passages for `row`, best first, rank 1-based.
 
-    dense: the question query embedded; hybrid: that plus BM25 of the keyword query (answer/query.py:
-    instructions dropped, synonyms added, per `retrieval.lexical_query` / `synonyms`), fused by weighted
-    RRF (`rrf_k`, the BM25 list weighted `keyword_weight`), at most `page_chunks` passages per page;
-    hyde: the HyDE passage embedded; hyde+hybrid: HyDE dense plus BM25 of the keyword query.
-    `extra_queries` (multi-query retrieval, answer/multiquery.py): each is searched too (dense, plus BM25
-    in the hybrid modes, weighted alike) and its lists join the fusion. Each list feeding a fusion is
+    Each query of `query_rows` (the row, the question alone, or both) is searched by the mode's searches:
+    dense: its text embedded; hybrid: that plus BM25 of its keyword query (answer/query.py: instructions
+    dropped, synonyms added, per `retrieval.lexical_query` / `synonyms`); hyde: the HyDE passage embedded
+    in place of the first query's text; hyde+hybrid: HyDE dense plus BM25. All lists are fused by weighted
+    RRF (`rrf_k`; dense lists weigh 1, BM25 lists `keyword_weight`), at most `page_chunks` passages per
+    page. `extra_queries` (multi-query retrieval, answer/multiquery.py): each is searched too (dense, plus
+    BM25 in the hybrid modes, weighted alike) and its lists join the fusion. Each list feeding a fusion is
     twice as deep as the result so that a passage ranked moderately by both searches can still surface."""
     if isinstance(mode, str):
         if mode not in RETRIEVAL_MODES:
@@ -162,24 +163,23 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
         mode = RETRIEVAL_MODES[mode]
     r = settings.retrieval
     n = n or r.candidates
-    query = dense_query(settings, row)
-    dense_text = hyde_passage if mode.uses_hyde and hyde_passage.strip() else query
+    rows = query_rows(settings, row)
+    dense_texts = [build_query(q) for q in rows]
+    if mode.uses_hyde and hyde_passage.strip():
+        dense_texts[0] = hyde_passage
+    if not mode.uses_keyword and len(dense_texts) == 1 and not any(q.strip() for q in extra_queries):
+        return _ranked(_dense(store, embedder, dense_texts[0], n))
     depth = 2 * n
-    if not mode.uses_keyword:
-        if not any(q.strip() for q in extra_queries):
-            return _ranked(_dense(store, embedder, dense_text, n))
-        lists = [_dense(store, embedder, dense_text, depth),
-                 *_extra_lists(store, embedder, extra_queries, depth, lexical=False)]
-        return fuse(lists, k=r.rrf_k, n=n, per_page=r.page_chunks)
-    dense = _dense(store, embedder, dense_text, depth)
-    lexical_text = lexical_query(row, clean=r.lexical_query == "clean", expand=r.synonyms)
-    lexical = _stable(store.bm25_search(lexical_text, depth + _SLACK), depth)
-    extra = _extra_lists(store, embedder, extra_queries, depth, lexical=True)  # (dense, BM25) per query
-    lists = [dense, lexical, *extra]
-    weights = [1.0, r.keyword_weight] * (1 + len(extra) // 2)
-    for text in _question_only(settings, row):
-        lists.append(_dense(store, embedder, text, depth))
-        weights.append(1.0)
+    lists = [_dense(store, embedder, text, depth) for text in dense_texts]
+    weights = [1.0] * len(lists)
+    if mode.uses_keyword:
+        for q in rows:
+            text = lexical_query(q, clean=r.lexical_query == "clean", expand=r.synonyms)
+            lists.append(_stable(store.bm25_search(text, depth + _SLACK), depth))
+            weights.append(r.keyword_weight)
+    extra = _extra_lists(store, embedder, extra_queries, depth, lexical=mode.uses_keyword)
+    lists += extra
+    weights += [1.0, r.keyword_weight] * (len(extra) // 2) if mode.uses_keyword else [1.0] * len(extra)
     if r.fusion_weights == "adaptive":
         weights = adaptive_weights(lists, weights)
     return fuse(lists, k=r.rrf_k, n=n, weights=weights, per_page=r.page_chunks)
