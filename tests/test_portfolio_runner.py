@@ -177,8 +177,9 @@ def test_contextualising_is_priced_before_it_starts_and_held_to_the_cap(workspac
     contextualised = sum(stages["contextualize"]["calls"] for stages in per_company)
     assert all(stages["contextualize"]["calls"] > 0 for stages in per_company)
     assert contextualised + 3 * QUESTIONS * 3 == len(llm_server.chat_requests())
-    spent = sum(s["cost_usd"] for stages in per_company for s in stages.values())
-    assert done["cost_usd"] == pytest.approx(spent, rel=1e-6)
+    costs = [s["cost_usd"] for stages in per_company for s in stages.values()]
+    # The total and each stage are rounded to 6 decimals on their own: equal within half a unit of each.
+    assert done["cost_usd"] == pytest.approx(sum(costs), abs=0.5e-6 * (len(costs) + 1))
 
 
 def test_without_a_model_rows_are_drafted_for_nothing(workspace, llm_server):

@@ -104,9 +104,9 @@ def test_a_cached_rerun_never_loads_the_embedding_model(tmp_path, llm_server, mo
     loads = []
     real_model = local._Model
 
-    def spy(model_file):
+    def spy(model_file, spec=None):
         loads.append(model_file)
-        return real_model(model_file)
+        return real_model(model_file, spec)
 
     monkeypatch.setattr(local, "_Model", spy)
     monkeypatch.setattr(local, "_sessions", {})
