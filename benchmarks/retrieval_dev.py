@@ -90,16 +90,11 @@ def evaluate_fast(settings, folder: Path, config: Path | None) -> list[dict]:
     """The same per-question metrics straight from the pipeline's own retrieval and offline ordering
     (`retrieve`, then `rerank` as an offline run calls them), without writing workbooks or reports: for
     trying configurations quickly. The figures equal `evaluate`'s for offline configurations."""
-    from autofill.answer.rerank import NoReranker, ProviderReranker, rerank
-    from autofill.answer.retrieval import retrieve
-    from autofill.plan import resolve_plan
-    from autofill.evaluate.gold import load_gold, normalise_number
-    from autofill.evaluate.metrics import RetrievedPassage, page_metrics
+    from autofill.answer.rerank import NoReranker, ProviderReranker
     from autofill.evaluate.runner import config_settings
     from autofill.providers.factory import make_embedder
     from autofill.providers.query_cache import with_query_cache
     from autofill.store.reading import open_for_reading
-    from autofill.workbook.layout import read_questions
 
     s = config_settings(settings, config) if config else settings
     store = open_for_reading(s, company(folder))
@@ -110,16 +105,29 @@ def evaluate_fast(settings, folder: Path, config: Path | None) -> list[dict]:
         ranker = ProviderReranker("cross-encoder", CrossEncoderReranker())
     else:
         ranker = NoReranker()
-    mode = resolve_plan(s, chat=None, embedder=store.embedder_name).mode
+    return score_retrieval(s, folder, store, embedder, ranker)
+
+
+def score_retrieval(settings, folder: Path, store, embedder, ranker) -> list[dict]:
+    """Per-question page metrics at K and POOL of `retrieve` and `rerank` over `store` (anything with
+    `query` and `bm25_search`) for the questionnaire and gold key in `folder`."""
+    from autofill.answer.rerank import rerank
+    from autofill.answer.retrieval import retrieve
+    from autofill.evaluate.gold import load_gold, normalise_number
+    from autofill.evaluate.metrics import RetrievedPassage, page_metrics
+    from autofill.plan import resolve_plan
+    from autofill.workbook.layout import read_questions
+
+    mode = resolve_plan(settings, chat=None, embedder=store.embedder_name).mode
     gold = {item.number: item for item in load_gold(folder / "gold.json").items}
-    _, rows = read_questions(s, folder / "questionnaire.xlsx")
+    _, rows = read_questions(settings, folder / "questionnaire.xlsx")
     out = []
     for row in rows:
         item = gold.get(normalise_number(row.number))
         if item is None or not item.pages:
             continue
-        candidates = retrieve(s, store, embedder, row, mode)
-        top = rerank(s, ranker, row, candidates)
+        candidates = retrieve(settings, store, embedder, row, mode)
+        top = rerank(settings, ranker, row, candidates)
         shown = top + [p for p in candidates if p.chunk_id not in {t.chunk_id for t in top}]
         passages = [RetrievedPassage(rank=i, file=p.file_name, pages=tuple(range(p.page_start, p.page_end + 1)))
                     for i, p in enumerate(shown, start=1)]

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from retrieval_dev import K, POOL, folders  # noqa: E402
+from retrieval_dev import POOL, folders, score_retrieval  # noqa: E402
 
 
 def embedded_text(kind: str, company: str, text: str, meta: dict) -> str:
@@ -86,34 +86,6 @@ class ReembeddedStore:
         return self.store.bm25_search(query, n)
 
 
-def evaluate(settings, folder: Path, store, embedder) -> list[dict]:
-    """retrieval_dev.evaluate_fast's per-question metrics over `store`."""
-    from autofill.answer.rerank import NoReranker, rerank
-    from autofill.answer.retrieval import retrieve
-    from autofill.evaluate.gold import load_gold, normalise_number
-    from autofill.evaluate.metrics import RetrievedPassage, page_metrics
-    from autofill.plan import resolve_plan
-    from autofill.workbook.layout import read_questions
-
-    mode = resolve_plan(settings, chat=None, embedder=store.embedder_name).mode
-    gold = {item.number: item for item in load_gold(folder / "gold.json").items}
-    _, rows = read_questions(settings, folder / "questionnaire.xlsx")
-    out = []
-    for row in rows:
-        item = gold.get(normalise_number(row.number))
-        if item is None or not item.pages:
-            continue
-        candidates = retrieve(settings, store, embedder, row, mode)
-        top = rerank(settings, NoReranker(), row, candidates)
-        shown = top + [p for p in candidates if p.chunk_id not in {t.chunk_id for t in top}]
-        passages = [RetrievedPassage(rank=i, file=p.file_name, pages=tuple(range(p.page_start, p.page_end + 1)))
-                    for i, p in enumerate(shown, start=1)]
-        at_k, at_pool = page_metrics(passages, item.pages, K), page_metrics(passages, item.pages, POOL)
-        out.append({"company": folder.name, "number": item.number, "question": item.question, "hit6": at_k.hit,
-                    "recall6": at_k.recall, "mrr": at_k.mrr, "recall30": at_pool.recall})
-    return out
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sets", nargs="+", help="NAME=DATA:WORKSPACE")
@@ -122,6 +94,7 @@ def main() -> int:
     ap.add_argument("--json", type=Path, default=None, help="{set: {variant: per-question rows}}")
     args = ap.parse_args()
 
+    from autofill.answer.rerank import NoReranker
     from autofill.providers.local import LocalEmbedder
     from autofill.settings import load_settings
     from autofill.store.chroma_store import list_stores, open_store
@@ -149,7 +122,7 @@ def main() -> int:
                 if folder is None:
                     continue
                 store = ReembeddedStore(open_store(settings, info.company), embedder, kind, args.cache / name)
-                rows += evaluate(settings, folder, store, embedder)
+                rows += score_retrieval(settings, folder, store, embedder, NoReranker())
             results.setdefault(name, {})[vname] = rows
             means = " / ".join(f"{sum(r[k] for r in rows) / max(1, len(rows)):.3f}"
                                for k in ("hit6", "recall6", "mrr", "recall30"))
