@@ -43,6 +43,7 @@ from autofill.settings import Settings
 log = logging.getLogger(__name__)
 
 TASK_RETRIES = 3  # a task whose worker process dies is run again this often before its company fails
+WAIT_S = 0.5  # the driver waits for tasks this long at a time, and looks for an interrupt in between
 COMPANY_CPUS = 1.0  # retrieval, query embedding and workbook writing of one company
 
 
@@ -275,11 +276,14 @@ class RayEngine:
         if embedder is not None:
             raise ValueError("the Ray engine builds its embedders on its workers; inject none")
         started = self._connect()
-        restore = _interrupt_on_sigterm()
+        interrupts = _Interrupts()
+        interrupts.install()
         try:
-            return self._run(settings, prepared, budget, reporter)
+            result = self._run(settings, prepared, budget, reporter, interrupts)
+            interrupts.check()  # one that came during the last wait
+            return result
         finally:
-            restore()
+            interrupts.restore()
             if started:
                 ray.shutdown()  # the local instance this run started: raylet, GCS and workers end
 
@@ -300,7 +304,8 @@ class RayEngine:
             raise InputError(f"cannot start or join {where}: {exc}") from None
         return True
 
-    def _run(self, settings: Settings, prepared: Prepared, budget: Budget, reporter: Any) -> EngineRun:
+    def _run(self, settings: Settings, prepared: Prepared, budget: Budget, reporter: Any,
+             interrupts: _Interrupts) -> EngineRun:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         budget_actor = ray.remote(num_cpus=0)(_BudgetActor).remote(budget.cap)
@@ -329,7 +334,8 @@ class RayEngine:
                         settings_ref, one, budget_actor, slots, *refs)
                     outstanding[ref] = ("company", plan, "")
                     active += 1
-                ready, _ = ray.wait(list(outstanding), num_returns=1, fetch_local=False)
+                ready, _ = ray.wait(list(outstanding), num_returns=1, fetch_local=False, timeout=WAIT_S)
+                interrupts.check()
                 for ref in ready:
                     kind, plan, file_name = outstanding.pop(ref)
                     if kind == "document":
@@ -398,14 +404,31 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 
-def _interrupt_on_sigterm() -> Any:
-    """SIGTERM of the driver reads as Ctrl-C (KeyboardInterrupt), so the tasks are cancelled and the local
-    instance shut down; returns the function that puts the previous handler back."""
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
+class _Interrupts:
+    """Ctrl-C (SIGINT) and SIGTERM of the driver raise KeyboardInterrupt, so the tasks are cancelled and
+    the local instance shut down, and are remembered: a KeyboardInterrupt raised where it is swallowed (a
+    finaliser, or inside Ray's own code while the driver waits) still stops the run at the next look
+    (`check`), where the driver used to finish the whole batch and exit 0."""
 
-    def interrupt(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
+    def __init__(self) -> None:
+        self.seen = False
+        self._previous: dict[int, Any] = {}
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    return lambda: signal.signal(signal.SIGTERM, previous)
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return  # signal handlers belong to the main thread; a host that runs us elsewhere keeps its own
+
+        def interrupt(signum: int, frame: Any) -> None:
+            self.seen = True
+            raise KeyboardInterrupt
+
+        self._previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def restore(self) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._previous = {}
+
+    def check(self) -> None:
+        if self.seen:
+            raise KeyboardInterrupt
