@@ -244,24 +244,3 @@ def test_ctrl_c_leaves_no_ray_process_behind(workspace, llm_server):
         time.sleep(0.2)
     assert alive(started) == set()
 
-
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_an_interrupt_swallowed_on_its_way_still_stops_the_run(sig):
-    """The KeyboardInterrupt of a Ctrl-C can be raised where it is swallowed (a finaliser, Ray's own code
-    while the driver waits); the engine remembers the signal and stops at its next look."""
-    from autofill.portfolio.ray_engine import _Interrupts
-
-    interrupts = _Interrupts()
-    interrupts.install()
-    try:
-        interrupts.check()  # nothing yet
-        try:
-            os.kill(os.getpid(), sig)
-            time.sleep(1)  # the handler runs here
-        except KeyboardInterrupt:
-            pass  # swallowed
-        with pytest.raises(KeyboardInterrupt):
-            interrupts.check()
-    finally:
-        interrupts.restore()
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -25,7 +25,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-import signal
 import threading
 import time
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ import ray
 from autofill.errors import InputError
 from autofill.portfolio.budget import Budget, SerialEmbedder
 from autofill.portfolio.estimate import PortfolioEstimate
+from autofill.portfolio.interrupts import Interrupts
 from autofill.portfolio.runner import FAILED, CompanyOutcome, EngineRun, Prepared, _run_company, _Shared, company_done
 from autofill.settings import Settings
 
@@ -276,7 +276,7 @@ class RayEngine:
         if embedder is not None:
             raise ValueError("the Ray engine builds its embedders on its workers; inject none")
         started = self._connect()
-        interrupts = _Interrupts()
+        interrupts = Interrupts()
         interrupts.install()
         try:
             result = self._run(settings, prepared, budget, reporter, interrupts)
@@ -305,7 +305,7 @@ class RayEngine:
         return True
 
     def _run(self, settings: Settings, prepared: Prepared, budget: Budget, reporter: Any,
-             interrupts: _Interrupts) -> EngineRun:
+             interrupts: Interrupts) -> EngineRun:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         budget_actor = ray.remote(num_cpus=0)(_BudgetActor).remote(budget.cap)
@@ -402,33 +402,3 @@ def _reason(exc: BaseException) -> str:
         return f"{type(cause).__name__}: {cause}"
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
-
-
-class _Interrupts:
-    """Ctrl-C (SIGINT) and SIGTERM of the driver raise KeyboardInterrupt, so the tasks are cancelled and
-    the local instance shut down, and are remembered: a KeyboardInterrupt raised where it is swallowed (a
-    finaliser, or inside Ray's own code while the driver waits) still stops the run at the next look
-    (`check`), where the driver used to finish the whole batch and exit 0."""
-
-    def __init__(self) -> None:
-        self.seen = False
-        self._previous: dict[int, Any] = {}
-
-    def install(self) -> None:
-        if threading.current_thread() is not threading.main_thread():
-            return  # signal handlers belong to the main thread; a host that runs us elsewhere keeps its own
-
-        def interrupt(signum: int, frame: Any) -> None:
-            self.seen = True
-            raise KeyboardInterrupt
-
-        self._previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
-
-    def restore(self) -> None:
-        for sig, handler in self._previous.items():
-            signal.signal(sig, handler)
-        self._previous = {}
-
-    def check(self) -> None:
-        if self.seen:
-            raise KeyboardInterrupt
