@@ -33,12 +33,13 @@ COEFS: dict[str, dict[str, float]] = {
     "local:bge-small-en-v1.5": {"bias": -6.51, "cosine": 9.17, "lexical": 1.35, "conflict": -6.0, "one_sided": -2.71},
 }
 COEF = COEFS["local:all-MiniLM-L6-v2"]
+TOP_K = 8  # library entries (by cosine) whose full match strength is computed per question
 
 
 def coefficients(embedder_name: str) -> dict[str, float]:
     """The calibration for the embedder whose cosines are scored (MiniLM's for one never calibrated)."""
     return COEFS.get(embedder_name, COEF)
-TOP_K = 8  # library entries (by cosine) whose full match strength is computed per question
+
 
 _WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _STOP = set("""a an the and or of to in on for by with from at as is are was were be been being has have had do does
