@@ -1,0 +1,133 @@
+"""What the review server accepts (issue 32): a body over the limit is a 413 (from its Content-Length,
+and from what streams in without one, against the real server process), an answer longer than an
+Excel cell is refused with the limit named and nothing cut, a well-formed body of the wrong shape is
+a 400 with one line (never a 500), and the redirect that moves the token into a cookie stays on this
+server."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+
+import pytest
+
+from autofill.review_app.limits import MAX_BODY_BYTES
+from autofill.review_app.security import csrf_token
+from autofill.settings import Settings
+from autofill.workbook.safety import EXCEL_CELL_LIMIT
+from tests.review_app_helpers import ReviewServer
+from tests.review_fixtures import QUESTION_2, make_output_workbook
+from tests.test_review_app import Server, _cells
+
+
+@pytest.fixture
+def server(tmp_path, workspace):
+    srv = Server(Settings(workspace=workspace), make_output_workbook(tmp_path / "filled.xlsx"))
+    yield srv
+    srv.close()
+
+
+def _key(server) -> str:
+    return next(k for k, q in server.session.questions.items() if q.question == QUESTION_2)  # not approved
+
+
+def test_a_body_over_the_limit_is_refused_from_its_length(server):
+    key = _key(server)
+    body = json.dumps({"key": key, "base": server.version(key), "reviewer": "Ana", "action": "Edit",
+                       "values": {"answer": "x" * MAX_BODY_BYTES}})
+    r = server.client.post("/api/decide", content=body, headers={**server.headers, "Content-Type": "application/json"})
+    assert r.status_code == 413 and "nothing was saved" in r.json()["message"]
+    assert server.session.store.pending_count() == 0
+
+
+def test_an_answer_longer_than_a_cell_is_refused_with_the_limit_named(server):
+    key = _key(server)
+    r = server.decide(key, "Edit", answer="x" * 40_010)
+    assert r.status_code == 400
+    assert r.json()["message"] == ("the Answer is 40,010 characters; an Excel cell holds at most 32,767: shorten it "
+                                   "(nothing was saved)")
+    assert server.session.store.pending_count() == 0
+    # The longest a cell holds goes in whole, nothing cut or marked as cut.
+    full = "y" * (EXCEL_CELL_LIMIT - 1) + "z"
+    assert server.decide(key, "Edit", reviewer_comment=full).status_code == 200
+    server.session.flush()
+    q, _, _ = _cells(server.session.path, key)
+    assert q.reviewer_comment == full
+
+
+@pytest.mark.parametrize("route", ["decide", "undo", "reanswer", "library"])
+def test_a_body_of_the_wrong_shape_is_a_400_with_one_line(server, route):
+    key = _key(server)
+    shapes = [b"[1,2]", b'"x"', b"null", b"42", b"[" * 100_000 + b"]" * 100_000, b"\xff\xfe{}",
+              json.dumps({"key": 5}).encode(), json.dumps({"key": key, "wb": {}}).encode(),
+              json.dumps({"key": key, "reviewer": ["Ana"]}).encode()]
+    if route == "decide":
+        shapes += [json.dumps({"key": key, "values": v}).encode()
+                   for v in ("x", [1, 2], {"answer": 3}, {"answer": {"a": 1}}, {"no_such_cell": "x"})]
+    for raw in shapes:
+        r = server.client.post(f"/api/{route}", content=raw,
+                               headers={**server.headers, "Content-Type": "application/json"})
+        assert r.status_code == 400, (raw[:40], r.status_code, r.text[:300])
+        message = r.json()["message"]
+        assert message and "\n" not in message and "Traceback" not in message, message
+    assert server.session.store.pending_count() == 0
+    assert server.client.get("/api/status").status_code == 200  # and the server still serves
+
+
+@pytest.fixture(scope="module")
+def process(tmp_path_factory):
+    """The review server as users start it (its own process, uvicorn)."""
+    root = tmp_path_factory.mktemp("limits")
+    (root / "ws").mkdir()
+    srv = ReviewServer(root / "ws", make_output_workbook(root / "filled.xlsx"))
+    yield srv
+    assert srv.stop() == 0
+
+
+def _address(srv) -> tuple[str, int, str]:
+    host_port = srv.base.split("//", 1)[1]
+    host, port = host_port.rsplit(":", 1)
+    return host, int(port), srv.url.split("token=", 1)[1]
+
+
+def test_a_streamed_body_is_refused_once_it_passes_the_limit(process):
+    host, port, token = _address(process)
+    head = (f"POST /api/decide HTTP/1.1\r\nHost: {host}:{port}\r\nX-Review-Token: {token}\r\n"
+            f"X-CSRF-Token: {csrf_token(token)}\r\nContent-Type: application/json\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n").encode()
+    chunk = b"x" * 65536
+    sent, reply = 0, b""
+    with socket.create_connection((host, port), timeout=30) as sock:
+        sock.sendall(head + b'10\r\n{"values": {"ans\r\n')
+        try:  # far more than the limit, no Content-Length: the server answers before it is all sent
+            while sent < 16 * MAX_BODY_BYTES:
+                sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                sent += len(chunk)
+        except OSError:  # the server answered and closed while we were still sending
+            pass
+        try:
+            while b"\r\n\r\n" not in reply:
+                part = sock.recv(65536)
+                if not part:
+                    break
+                reply += part
+        except OSError:
+            pass
+    assert reply.startswith(b"HTTP/1.1 413"), reply[:200]
+    # The server is still up and took nothing.
+    conn = http.client.HTTPConnection(host, port, timeout=30)
+    conn.request("GET", "/api/status", headers={"X-Review-Token": token})
+    status = conn.getresponse()
+    assert status.status == 200 and json.loads(status.read())["pending"] == 0
+
+
+@pytest.mark.parametrize("path, expected", [("//evil.example/x", "/"), ("/\\evil.example/x", "/"),
+                                            ("/", "/"), ("/img", "/img")])
+def test_the_token_redirect_stays_on_this_server(process, path, expected):
+    host, port, token = _address(process)
+    conn = http.client.HTTPConnection(host, port, timeout=30)
+    conn.request("GET", f"{path}?token={token}&tier=check&x=a%26b")
+    r = conn.getresponse()
+    r.read()
+    assert r.status == 303 and r.getheader("location") == f"{expected}?tier=check&x=a%26b"
