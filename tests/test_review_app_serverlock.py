@@ -70,3 +70,41 @@ def test_a_save_on_a_stale_version_from_another_server_is_a_conflict(filled, tmp
     finally:
         a.close()
         b.close()
+
+
+def test_a_stale_save_is_a_conflict_across_processes(tmp_path, workspace):
+    """The real server in its own process and an app instance here meet on one sidecar (as a server
+    on another machine over a shared folder would): SQLite's write lock is what orders them."""
+    import http.client
+    import json
+    from urllib.parse import quote
+
+    from autofill.review_app.security import csrf_token
+    from tests.review_fixtures import QUESTION_2
+
+    path = make_output_workbook(tmp_path / "filled.xlsx")
+    with ReviewServer(workspace, path) as served:
+        host, port = served.base.split("//", 1)[1].rsplit(":", 1)
+        token = served.url.split("token=", 1)[1]
+        headers = {"X-Review-Token": token, "X-CSRF-Token": csrf_token(token), "Content-Type": "application/json"}
+
+        def call(method, url, body=None):
+            conn = http.client.HTTPConnection(host, int(port), timeout=60)
+            conn.request(method, url, body=json.dumps(body) if body is not None else None, headers=headers)
+            r = conn.getresponse()
+            return r.status, json.loads(r.read())
+
+        here = Server(Settings(workspace=workspace), path)
+        try:
+            key = next(k for k, q in here.session.questions.items() if q.question == QUESTION_2)
+            _, row = call("GET", f"/api/row?key={quote(key)}")
+            assert row["version"] == here.version(key)
+            assert here.decide(key, "Edit", reviewer="Ana", answer="Ana's answer").status_code == 200
+            status, data = call("POST", "/api/decide", {"key": key, "base": row["version"], "reviewer": "Ben",
+                                                        "action": "Edit", "values": {"answer": "Ben's answer"}})
+            assert status == 409 and data["theirs"]["answer"] == "Ana's answer", data
+        finally:
+            here.close()
+        assert served.stop() == 0  # the served one writes what waits in the sidecar as it stops
+    q, _, _ = _cells(path, key)
+    assert q.existing_answer == "Ana's answer"
