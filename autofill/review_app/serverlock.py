@@ -55,7 +55,11 @@ def hold_all(workbooks: list[Path]) -> list[ServerLock]:
     try:
         for path in workbooks:
             lock = ServerLock(path)
-            lock.acquire()
+            try:
+                lock.acquire()
+            except OSError as exc:  # a read-only folder: the sidecar could not be written there either
+                raise InputError(f"cannot review {Path(path).name} where it is: {exc.strerror or exc} in "
+                                 f"{Path(path).resolve().parent}; copy it to a folder you can write") from None
             held.append(lock)
     except BaseException:
         release_all(held)
