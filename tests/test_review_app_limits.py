@@ -131,3 +131,30 @@ def test_the_token_redirect_stays_on_this_server(process, path, expected):
     r = conn.getresponse()
     r.read()
     assert r.status == 303 and r.getheader("location") == f"{expected}?tier=check&x=a%26b"
+
+
+@pytest.mark.slow
+def test_the_page_says_an_over_long_answer_was_not_saved(tmp_path, workspace):
+    """In a real browser: the reviewer is told, and the workbook keeps what it held."""
+    from tests.review_app_helpers import CHROMIUM_ARGS, chromium_path
+
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install 'autofill[test]' (playwright)")
+    if chromium_path() is None:
+        pytest.skip("Chromium is not installed: run scripts/install_test_deps.sh")
+    path = make_output_workbook(tmp_path / "filled.xlsx")
+    before = path.read_bytes()
+    with ReviewServer(workspace, path) as srv, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        context = browser.new_context()
+        context.add_init_script("localStorage.setItem('autofillReviewer', 'Ana')")
+        page = context.new_page()
+        page.goto(srv.url)
+        article = page.locator("article", has=page.get_by_role("heading", name=QUESTION_2))
+        article.get_by_label("Answer").fill("x" * 40_010)
+        article.get_by_role("button", name="Needs changes").click()
+        sync_api.expect(article.get_by_role("status")).to_have_text(
+            "Not saved: the Answer is 40,010 characters; an Excel cell holds at most 32,767: shorten it "
+            "(nothing was saved)")
+        browser.close()
+        assert srv.stop() == 0
+    assert path.read_bytes() == before
