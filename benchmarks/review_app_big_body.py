@@ -10,18 +10,14 @@ Run it from another checkout to compare (its own tests/ and autofill/ are the on
 from __future__ import annotations
 
 import argparse
-import json
-import socket
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from autofill.review_app.security import csrf_token  # noqa: E402
-from tests.review_app_helpers import ReviewServer  # noqa: E402
+from tests.review_app_helpers import ReviewServer, send_big_body  # noqa: E402
 from tests.review_fixtures import make_output_workbook  # noqa: E402
 
 
@@ -32,39 +28,6 @@ def memory_mb(pid: int) -> dict[str, int]:
         if line.startswith(("VmHWM", "VmRSS")):
             out[line.split(":")[0]] = int(line.split()[1]) // 1024
     return out
-
-
-def send(host: str, port: int, token: str, size: int, chunked: bool) -> tuple[str, float]:
-    """POST one decision whose answer is `size` bytes; the reply's status line and the seconds to it."""
-    prefix = json.dumps({"key": "Questionnaire!6", "base": "", "reviewer": "Ana", "action": "Edit"})[:-1]
-    prefix, suffix = (prefix + ', "values": {"answer": "').encode(), b'"}}'
-    head = (f"POST /api/decide HTTP/1.1\r\nHost: {host}:{port}\r\nX-Review-Token: {token}\r\n"
-            f"X-CSRF-Token: {csrf_token(token)}\r\nContent-Type: application/json\r\n")
-    head += "Transfer-Encoding: chunked\r\n\r\n" if chunked else f"Content-Length: {len(prefix) + size + len(suffix)}\r\n\r\n"
-
-    def framed(data: bytes) -> bytes:
-        return b"%x\r\n%s\r\n" % (len(data), data) if chunked else data
-
-    start, reply = time.perf_counter(), b""
-    with socket.create_connection((host, port), timeout=300) as sock:
-        try:
-            sock.sendall(head.encode() + framed(prefix))
-            block, sent = b"x" * (1 << 20), 0
-            while sent < size:
-                sock.sendall(framed(block))
-                sent += len(block)
-            sock.sendall(framed(suffix) + (b"0\r\n\r\n" if chunked else b""))
-        except OSError:
-            pass  # the server answered and closed before it was all sent
-        try:
-            while b"\r\n\r\n" not in reply:
-                part = sock.recv(65536)
-                if not part:
-                    break
-                reply += part
-        except OSError:
-            pass
-    return reply.split(b"\r\n", 1)[0].decode(errors="replace"), time.perf_counter() - start
 
 
 def main() -> None:
@@ -78,11 +41,9 @@ def main() -> None:
         path = make_output_workbook(root / "filled.xlsx")
         server = ReviewServer(root / "ws", path)
         try:
-            host, port = server.base.split("//", 1)[1].rsplit(":", 1)
-            token = server.url.split("token=", 1)[1]
             print(f"started: {memory_mb(server.proc.pid)}")
             for mode in args.modes:
-                status, seconds = send(host, int(port), token, args.mb << 20, chunked=mode == "chunked")
+                status, seconds = send_big_body(server, args.mb << 20, chunked=mode == "chunked")
                 print(f"{mode}: {args.mb} MB -> {status} in {seconds:.2f} s; server {memory_mb(server.proc.pid)}")
             sidecar = path.with_name(f".{path.name}.review.sqlite")
             print(f"sidecar: {sidecar.stat().st_size if sidecar.exists() else 0:,} bytes")

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import http.client
 import json
-import socket
 
 import pytest
 
 from autofill.review_app.limits import MAX_BODY_BYTES
-from autofill.review_app.security import csrf_token
 from autofill.settings import Settings
 from autofill.workbook.safety import EXCEL_CELL_LIMIT
-from tests.review_app_helpers import ReviewServer
+from tests.review_app_helpers import ReviewServer, send_big_body
 from tests.review_fixtures import QUESTION_2, make_output_workbook
 from tests.test_review_app import Server, _cells
 
@@ -92,29 +90,10 @@ def _address(srv) -> tuple[str, int, str]:
 
 
 def test_a_streamed_body_is_refused_once_it_passes_the_limit(process):
+    # Far more than the limit and no Content-Length: the server answers before it is all sent.
+    status, _seconds = send_big_body(process, 16 * MAX_BODY_BYTES, chunked=True)
+    assert status.startswith("HTTP/1.1 413"), status
     host, port, token = _address(process)
-    head = (f"POST /api/decide HTTP/1.1\r\nHost: {host}:{port}\r\nX-Review-Token: {token}\r\n"
-            f"X-CSRF-Token: {csrf_token(token)}\r\nContent-Type: application/json\r\n"
-            "Transfer-Encoding: chunked\r\n\r\n").encode()
-    chunk = b"x" * 65536
-    sent, reply = 0, b""
-    with socket.create_connection((host, port), timeout=30) as sock:
-        sock.sendall(head + b'10\r\n{"values": {"ans\r\n')
-        try:  # far more than the limit, no Content-Length: the server answers before it is all sent
-            while sent < 16 * MAX_BODY_BYTES:
-                sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-                sent += len(chunk)
-        except OSError:  # the server answered and closed while we were still sending
-            pass
-        try:
-            while b"\r\n\r\n" not in reply:
-                part = sock.recv(65536)
-                if not part:
-                    break
-                reply += part
-        except OSError:
-            pass
-    assert reply.startswith(b"HTTP/1.1 413"), reply[:200]
     # The server is still up and took nothing.
     conn = http.client.HTTPConnection(host, port, timeout=30)
     conn.request("GET", "/api/status", headers={"X-Review-Token": token})
