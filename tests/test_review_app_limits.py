@@ -59,7 +59,7 @@ def test_a_body_of_the_wrong_shape_is_a_400_with_one_line(server, route):
     key = _key(server)
     shapes = [b"[1,2]", b'"x"', b"null", b"42", b"[" * 100_000 + b"]" * 100_000, b"\xff\xfe{}",
               json.dumps({"key": 5}).encode(), json.dumps({"key": key, "wb": {}}).encode(),
-              json.dumps({"key": key, "reviewer": ["Ana"]}).encode()]
+              json.dumps({"key": key, "reviewer": ["Ana"]}).encode(), json.dumps({"key": "k" * 100_000}).encode()]
     if route == "decide":
         shapes += [json.dumps({"key": key, "values": v}).encode()
                    for v in ("x", [1, 2], {"answer": 3}, {"answer": {"a": 1}}, {"no_such_cell": "x"})]

@@ -15,6 +15,7 @@ from autofill.review_app.sidecar import FIELDS
 from autofill.workbook.safety import EXCEL_CELL_LIMIT
 
 MAX_BODY_BYTES = 1024 * 1024  # 5 cells of 32,767 characters, 4 UTF-8 bytes each, fit in 655 KB
+MAX_NAME_CHARS = 1000  # a row key, version, reviewer name or action (messages repeat them)
 _TEXT = (str,)
 _WB = (str, int)
 # Route -> its body's keys and their types; keys not listed are ignored, absent ones read as empty.
@@ -83,6 +84,8 @@ def check_shape(body, route: str) -> dict:
             continue
         if isinstance(value, bool) or not isinstance(value, types):
             raise BadRequest(f"{name!r} must be {' or '.join(_TYPE_WORDS[t] for t in types)}, not {_json_kind(value)}")
+        if isinstance(value, str) and len(value) > MAX_NAME_CHARS:
+            raise BadRequest(f"{name!r} is longer than {MAX_NAME_CHARS:,} characters")
     check_values(body.get("values") or {})
     return body
 
