@@ -56,7 +56,7 @@ class OutputLock:
 
     def _busy(self) -> InputError:
         return InputError(f"{self.output.name} is being written by another autofill run ({_holder_text(self.path)}); "
-                          f"wait for it to finish, or choose another --output")
+                          f"wait for it to finish, or write to another folder with --out")
 
     def acquire(self) -> None:
         from autofill.store.chroma_store import now_iso

@@ -80,3 +80,45 @@ class ReviewServer:
     def __exit__(self, *exc) -> None:
         if self.proc.poll() is None:
             self.stop()
+
+
+def send_big_body(server: "ReviewServer", size: int, chunked: bool) -> tuple[str, float]:
+    """POST one decision whose answer is `size` bytes to a running server, with its token and CSRF header,
+    framed with a Content-Length or chunked (no length); the reply's status line and the seconds to it.
+    A server that answers before it has it all and closes is fine: what it said is read."""
+    import socket
+    import time
+
+    from autofill.review_app.security import csrf_token
+
+    host, port = server.base.split("//", 1)[1].rsplit(":", 1)
+    token = server.url.split("token=", 1)[1]
+    prefix = json.dumps({"key": "Questionnaire!6", "base": "", "reviewer": "Ana", "action": "Edit"})[:-1]
+    prefix, suffix = (prefix + ', "values": {"answer": "').encode(), b'"}}'
+    head = (f"POST /api/decide HTTP/1.1\r\nHost: {host}:{port}\r\nX-Review-Token: {token}\r\n"
+            f"X-CSRF-Token: {csrf_token(token)}\r\nContent-Type: application/json\r\n")
+    head += "Transfer-Encoding: chunked\r\n\r\n" if chunked else f"Content-Length: {len(prefix) + size + len(suffix)}\r\n\r\n"
+
+    def framed(data: bytes) -> bytes:
+        return b"%x\r\n%s\r\n" % (len(data), data) if chunked else data
+
+    start, reply = time.perf_counter(), b""
+    with socket.create_connection((host, int(port)), timeout=300) as sock:
+        try:
+            sock.sendall(head.encode() + framed(prefix))
+            block, sent = b"x" * (1 << 20), 0
+            while sent < size:
+                sock.sendall(framed(block))
+                sent += len(block)
+            sock.sendall(framed(suffix) + (b"0\r\n\r\n" if chunked else b""))
+        except OSError:
+            pass  # the server answered and closed before it was all sent
+        try:
+            while b"\r\n\r\n" not in reply:
+                part = sock.recv(65536)
+                if not part:
+                    break
+                reply += part
+        except OSError:
+            pass
+    return reply.split(b"\r\n", 1)[0].decode(errors="replace"), time.perf_counter() - start

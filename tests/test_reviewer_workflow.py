@@ -230,7 +230,7 @@ def test_customer_status_column_is_not_confused_with_ours_on_a_rerun(tmp_path):
     assert sheet.letter("status") == "G" and not sheet.added_columns
     assert rows2[0].status == "Answered"
     ws = openpyxl.load_workbook(first).active
-    assert ws["B2"].value == "Open" and ws["G1"].value == "Status"
+    assert ws["B2"].value == "Open" and ws["G1"].value == "Status (autofill)"  # no header twice
 
 
 # ------------------------------------------------------------------------------------ row states

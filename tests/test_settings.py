@@ -1,4 +1,6 @@
 
+import json
+
 import pytest
 
 from autofill.errors import InputError
@@ -157,3 +159,58 @@ def test_not_found_errors_name_the_folder_they_looked_in(tmp_path, monkeypatch):
     assert out.exit_code == 2 and f"missing.xlsx (looked in {tmp_path.resolve()})" in out.stderr
     out = CliRunner().invoke(cli, ["--config", "nope.toml", "companies"])
     assert out.exit_code == 2 and f"nope.toml (looked in {tmp_path.resolve()})" in out.stderr
+
+
+def _autofill(*args, env=None):
+    import subprocess
+    import sys
+
+    from tests.review_app_helpers import server_env
+
+    return subprocess.run([sys.executable, "-m", "autofill", *args], capture_output=True, text=True, timeout=120,
+                          env=server_env(**(env or {})))
+
+
+def test_a_renamed_setting_names_its_new_key_through_the_cli(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "autofill.toml").write_text('[retrieval]\ndense_query = "row"\n')
+    out = _autofill("--workspace", str(ws), "config")
+    assert out.returncode == 2 and out.stdout == "" and out.stderr.count("\n") == 1
+    assert "retrieval.dense_query was renamed retrieval.query_parts" in out.stderr
+    assert "write query_parts under [retrieval] instead" in out.stderr
+    (ws / "autofill.toml").unlink()
+    out = _autofill("--workspace", str(ws), "config", env={"AUTOFILL_RETRIEVAL__DENSE_QUERY": "row"})
+    assert out.returncode == 2 and "set AUTOFILL_RETRIEVAL__QUERY_PARTS instead" in out.stderr
+    (ws / "autofill.toml").write_text('[retrieval]\nfinal_kk = 5\n')
+    out = _autofill("--workspace", str(ws), "config")
+    assert out.returncode == 2 and "unknown setting retrieval.final_kk (did you mean retrieval.final_k?)" in out.stderr
+    (ws / "autofill.toml").write_text('[retrieval]\nquery_parts = "row"\n')  # the new name works
+    out = _autofill("--workspace", str(ws), "config", "--json")
+    assert out.returncode == 0, out.stderr
+    assert {"key": "retrieval.query_parts", "value": "row", "origin": "autofill.toml",
+            "source": str(ws / "autofill.toml")} in json.loads(out.stdout)["settings"]
+
+
+@pytest.mark.parametrize("content, what", [
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00", "is a binary file, not TOML text"),
+    ('[llm]\nmodel = "caf\u00e9"\n'.encode("cp1252"), "is not UTF-8 text (byte 0xe9 at position 18); save it as UTF-8"),
+    ('[llm]\nmodel = "m"\n'.encode("utf-16"), "is UTF-16 text; save it as UTF-8"),
+    (b"[llm\nmodel = 1\n", "is not valid TOML: Expected ']' at the end of a table declaration (at line 1, column 5)"),
+])
+def test_an_unreadable_settings_file_is_named_with_what_is_wrong(tmp_path, content, what):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    bad = tmp_path / "team.toml"
+    bad.write_bytes(content)
+    out = _autofill("--workspace", str(ws), "--config", str(bad), "config")
+    assert out.returncode == 2 and out.stdout == "" and out.stderr.count("\n") == 1, out.stderr
+    assert f"settings file {bad} {what}" in out.stderr and "Traceback" not in out.stderr
+    folder = _autofill("--workspace", str(ws), "--config", str(tmp_path), "config")
+    assert folder.returncode == 2 and "is a directory" in folder.stderr and folder.stderr.count("\n") == 1
+
+
+def test_a_settings_file_with_a_byte_order_mark_is_read():
+    from autofill.settings import parse_toml
+
+    assert parse_toml(b'\xef\xbb\xbf[llm]\nmodel = "m"\n', "x.toml") == {"llm": {"model": "m"}}

@@ -165,6 +165,9 @@ def _question_header(rows: list[tuple]) -> tuple[int, dict[str, int]] | None:
         for role in ("question", "answer", "number"):
             if role not in fields and role in roles:
                 fields[role] = roles[role][0]
+        for role in set(QUESTION_COLUMNS.values()) & set(H.ADDED_HEADERS):
+            if role in roles:  # autofill's columns where the writer put them (a customer's "Status" is theirs)
+                fields[role] = roles[role][0]
         if "question" in fields:
             return i, fields
     return None

@@ -24,8 +24,10 @@ from starlette.routing import Route
 
 from autofill.errors import InputError
 from autofill.review_app import views
+from autofill.review_app.limits import BadRequest, read_body
 from autofill.review_app.security import Guard, csrf_token
 from autofill.review_app.session import Conflict, Refused, ReviewSession
+from autofill.review_app.sidecar import Stale
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +49,10 @@ class AppState:
 
     def session(self, wb: str | None) -> ReviewSession:
         try:
-            return self.sessions[int(wb or 0)]
+            index = int(wb or 0)
+            if index < 0:
+                raise IndexError(index)
+            return self.sessions[index]
         except (ValueError, IndexError):
             raise Refused(f"no workbook {wb!r} in this review") from None
 
@@ -128,14 +133,14 @@ def build_app(state: AppState, lifespan=None) -> Starlette:
         return JSONResponse(state.session(request.query_params.get("wb")).status())
 
     async def decide(request: Request):
-        body = await request.json()
+        body = await read_body(request, "decide")
         session = state.session(body.get("wb"))
         saved = await run_in_threadpool(session.decide, body.get("key", ""), body.get("base", ""),
                                         body.get("reviewer", ""), body.get("action", ""), body.get("values") or {})
         return _saved(session, saved)
 
     async def undo(request: Request):
-        body = await request.json()
+        body = await read_body(request, "undo")
         session = state.session(body.get("wb"))
         saved = await run_in_threadpool(session.undo, body.get("key", ""), body.get("base", ""),
                                         body.get("reviewer", ""))
@@ -151,7 +156,7 @@ def build_app(state: AppState, lifespan=None) -> Starlette:
     async def reanswer(request: Request):
         from autofill.review_app.reanswer import reanswer_row
 
-        body = await request.json()
+        body = await read_body(request, "reanswer")
         session = state.session(body.get("wb"))
         done = await run_in_threadpool(reanswer_row, state.settings, session, body.get("key", ""),
                                        body.get("base", ""), body.get("reviewer", ""))
@@ -160,7 +165,7 @@ def build_app(state: AppState, lifespan=None) -> Starlette:
     async def library(request: Request):
         from autofill.review_app.reanswer import add_to_library
 
-        body = await request.json()
+        body = await read_body(request, "library")
         session = state.session(body.get("wb"))
         return JSONResponse(await run_in_threadpool(add_to_library, state.settings, session, body.get("key", "")))
 
@@ -168,7 +173,8 @@ def build_app(state: AppState, lifespan=None) -> Starlette:
               Route("/api/estimate", estimate), Route("/api/decide", decide, methods=["POST"]),
               Route("/api/undo", undo, methods=["POST"]), Route("/api/reanswer", reanswer, methods=["POST"]),
               Route("/api/library", library, methods=["POST"])]
-    handlers = {Conflict: _conflict, Refused: _refused, InputError: _refused, ValueError: _refused}
+    handlers = {Conflict: _conflict, Stale: _conflict, Refused: _refused, InputError: _refused, ValueError: _refused,
+                BadRequest: _bad_request}
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
     return Guard(app, state.token, state.host, lambda: state.port)
 
@@ -182,7 +188,11 @@ def _saved(session: ReviewSession, saved) -> JSONResponse:
                          "decision": saved.decision.id if saved.decision else None, **st})
 
 
-async def _conflict(request: Request, exc: Conflict) -> JSONResponse:
+async def _bad_request(request: Request, exc: BadRequest) -> JSONResponse:
+    return JSONResponse({"ok": False, "message": str(exc)}, status_code=exc.status)
+
+
+async def _conflict(request: Request, exc: Conflict | Stale) -> JSONResponse:
     return JSONResponse({"ok": False, "conflict": True, "message": str(exc), "theirs": exc.theirs,
                          "version": exc.version}, status_code=409)
 

@@ -38,8 +38,10 @@ def read_layout(settings, workbook: Path):
     return read_questions(settings, workbook)[0]
 
 
-def apply_decisions(settings, workbook: Path, decisions: list[Decision], layout=None) -> list[int]:
-    """Write `decisions` (oldest first) into `workbook` and its Review log; return the ids written.
+def apply_decisions(settings, workbook: Path, decisions, layout=None) -> list[int]:
+    """Write `decisions` (oldest first; or a function that reads them, called under the workbook's
+    lock so two writers never put an older list over a newer one) into `workbook` and its Review
+    log; return the ids written.
     Raises InputError (nothing written) when the workbook is open in an office suite, or while an
     `autofill run` is writing it (outputlock: the decisions wait and go into the run's new workbook)."""
     from autofill.outputlock import OutputLock
@@ -49,7 +51,8 @@ def apply_decisions(settings, workbook: Path, decisions: list[Decision], layout=
     if not decisions:
         return []
     with OutputLock(workbook):
-        return _apply(settings, workbook, decisions, layout)
+        decisions = decisions() if callable(decisions) else decisions
+        return _apply(settings, workbook, decisions, layout) if decisions else []
 
 
 def _apply(settings, workbook: Path, decisions: list[Decision], layout) -> list[int]:

@@ -1,7 +1,8 @@
 """`autofill review OUTPUT`: the click wiring of the review web application (registered by cli.py).
 Serves one filled workbook, or every filled workbook of a portfolio's output folder, on 127.0.0.1 with a
 random session token in the URL it prints; `--apply` instead writes the decisions that wait in the
-sidecar (the workbook was open in Excel) and exits."""
+sidecar (the workbook was open in Excel) and exits. One server per workbook: a second `autofill review`
+of a workbook under review stops with one line naming the first (serverlock.py)."""
 
 from __future__ import annotations
 
@@ -84,10 +85,16 @@ def review(ctx, output, host, port, no_browser, as_json, apply_only):
             for w in written:
                 click.echo(f"{Path(w['workbook']).name}: {w['decisions_written']} decisions written")
         return
-    _serve(settings, [ReviewSession(settings, p) for p in paths], host, port, no_browser, as_json)
+    from autofill.review_app.serverlock import hold_all, release_all
+
+    locks = hold_all(paths)  # before anything is loaded: a second server stops here, exit 2
+    try:
+        _serve(settings, [ReviewSession(settings, p) for p in paths], host, port, no_browser, as_json, locks)
+    finally:
+        release_all(locks)
 
 
-def _serve(settings, sessions, host: str, port: int, no_browser: bool, as_json: bool) -> None:
+def _serve(settings, sessions, host: str, port: int, no_browser: bool, as_json: bool, locks=()) -> None:
     import contextlib
 
     import uvicorn
@@ -118,6 +125,8 @@ def _serve(settings, sessions, host: str, port: int, no_browser: bool, as_json: 
     state.port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{state.port}/?token={state.token}"
+    for lock in locks:
+        lock.announce(url.split("?", 1)[0])
     if host not in ("127.0.0.1", "localhost", "::1"):
         log.warning("listening on %s: anyone who can reach this machine and has the URL can change the workbook; "
                     "the token in it is the only lock", host)

@@ -2,13 +2,16 @@
 browser that opened it) without which every request gets 401 (none given) or 403 (a wrong one); for
 requests that change anything, a CSRF token the page carries (derived from the session token) in a
 request header, an Origin that is this server's own, and no `Sec-Fetch-Site: cross-site`. Bound to a
-loopback address, the Host header must name it too (a DNS-rebinding page cannot borrow the origin)."""
+loopback address, the Host header must name it too (a DNS-rebinding page cannot borrow the origin).
+The redirect that moves the token into the cookie goes to this server's own paths only."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
+from urllib.parse import urlencode
 
 from starlette.responses import PlainTextResponse, RedirectResponse
 from starlette.requests import Request
@@ -17,6 +20,15 @@ TOKEN_PARAM = "token"
 CSRF_HEADER = "x-csrf-token"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+OWN_PATH = re.compile(r"/[A-Za-z0-9_./-]*")
+
+
+def own_path(path: str) -> str:
+    """`path` when it is a plain path of this server, else "/": a redirect never leaves it (`//host/x`
+    and `/\\host/x` are other servers to a browser)."""
+    if OWN_PATH.fullmatch(path) and not path.startswith("//"):
+        return path
+    return "/"
 
 
 def new_token() -> str:
@@ -54,8 +66,8 @@ class Guard:
             return await refusal(scope, receive, send)
         if request.method == "GET" and request.query_params.get(TOKEN_PARAM):
             # The URL printed at start: the token moves into a cookie and out of the address bar.
-            query = "&".join(f"{k}={v}" for k, v in request.query_params.multi_items() if k != TOKEN_PARAM)
-            response = RedirectResponse(request.url.path + (f"?{query}" if query else ""), status_code=303)
+            query = urlencode([(k, v) for k, v in request.query_params.multi_items() if k != TOKEN_PARAM])
+            response = RedirectResponse(own_path(request.url.path) + (f"?{query}" if query else ""), status_code=303)
             response.set_cookie(self.cookie, self.token, httponly=True, samesite="strict", path="/")
             return await response(scope, receive, send)
         return await self.app(scope, receive, send)

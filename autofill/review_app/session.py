@@ -8,12 +8,11 @@ both versions (`Conflict`), so two reviewers never overwrite each other unseen. 
 no edit until it is reopened. Each decision is committed to the sidecar before `decide` returns; a
 writer thread then puts pending decisions into the workbook (apply.py), after copying the file into
 history/ once per session, and waits while Excel or LibreOffice has the file open. A change to the file
-made elsewhere (saved in Excel) is read again before the next page or save."""
+made elsewhere (saved in Excel), or a decision another review server put into the shared sidecar, is
+read again before the next page; a save that meets such a decision unseen is a Conflict too (sidecar.py)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import threading
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from pathlib import Path
 from autofill.errors import InputError
 from autofill.review.reader import ReviewQuestion, read_filled_workbook
 from autofill.review_app.apply import apply_decisions, ensure_writable, read_layout
-from autofill.review_app.sidecar import FIELDS, Decision, DecisionStore
+from autofill.review_app.sidecar import FIELDS, Decision, DecisionStore, Stale, version_of
 from autofill.states import ReviewState, Tier, parse_review, parse_tier
 
 log = logging.getLogger(__name__)
@@ -47,10 +46,6 @@ class Refused(Exception):
     """A save that cannot be made (an Approved row edited without reopening, nothing to undo)."""
 
 
-def version_of(state: dict[str, str]) -> str:
-    return hashlib.sha1(json.dumps([state.get(f, "") for f in FIELDS]).encode()).hexdigest()[:12]
-
-
 def state_of(q: ReviewQuestion) -> dict[str, str]:
     return {f: getattr(q, f) or "" for f in FIELDS}
 
@@ -66,7 +61,7 @@ class ReviewSession:
     def __init__(self, settings, workbook: Path, write_delay: float = WRITE_DELAY_S):
         self.settings = settings
         self.path = Path(workbook).absolute()
-        self.store = DecisionStore(self.path)
+        self.store = DecisionStore(self.path, on_newer=self._adopt)
         self.write_delay = write_delay
         self._lock = threading.RLock()  # rows and states
         self._file_lock = threading.Lock()  # the workbook file: one writer, no reading half a write
@@ -86,6 +81,7 @@ class ReviewSession:
         return st.st_mtime_ns, st.st_size
 
     def _load(self) -> None:
+        seen = self.store.newest_ids()  # before the file: what is read below is at least this new
         book = read_filled_workbook(self.path)
         states = {q.key: state_of(q) for q in book.questions if q.in_sheet}
         position = {q.key: i for i, q in enumerate(book.questions)}
@@ -97,6 +93,7 @@ class ReviewSession:
             self.questions = {q.key: q for q in book.questions if q.in_sheet}
             self.order = sorted(self.questions, key=lambda k: (TIER_RANK[parse_tier(self.questions[k].tier)],
                                                               position[k]))
+            self.store.seen.update({k: max(i, self.store.seen.get(k, 0)) for k, i in seen.items()})
             self._known = self._stamp()
             self.generation = getattr(self, "generation", 0) + 1
 
@@ -112,8 +109,8 @@ class ReviewSession:
         if not self._file_lock.acquire(blocking=False):
             return  # our own writer is busy with it; it knows what it writes
         try:
-            if self._stamp() != self._known:
-                log.info("%s changed on disk; reading it again", self.path.name)
+            if self._stamp() != self._known or self.store.has_unseen():
+                log.info("%s or its decisions changed elsewhere; reading it again", self.path.name)
                 self._load()
         except (OSError, InputError) as exc:
             log.warning("could not read %s again: %s", self.path.name, exc)
@@ -181,6 +178,13 @@ class ReviewSession:
         self._wake.set()
         return Saved(d, after, version_of(after))
 
+    def _adopt(self, key: str, stale: Stale) -> None:
+        """Another review server saved row `key` (the sidecar said so at save time): its version is the
+        row's from now on, so the reviewer's next save is made on it."""
+        with self._lock:
+            if key in self.states:
+                self.states[key] = dict(stale.theirs)
+
     def _check_base(self, current: dict, base: str) -> None:
         now = version_of(current)
         if base != now:
@@ -191,8 +195,7 @@ class ReviewSession:
         """Write every pending decision into the workbook now; the number written. Raises InputError
         when the workbook is open in an office suite (the decisions stay pending)."""
         with self._file_lock:
-            pending = self.store.pending()
-            if not pending:
+            if not self.store.pending_count():
                 return 0
             why = ensure_writable(self.path)
             if why:
@@ -202,7 +205,8 @@ class ReviewSession:
 
                 keep_previous(self.path, self.settings.workbook.history_versions)
                 self._history_kept = True
-            ids = apply_decisions(self.settings, self.path, pending, self.layout)
+            # The pending list is read under the workbook's lock: another server's writer may go first.
+            ids = apply_decisions(self.settings, self.path, self.store.pending, self.layout)
             self.store.mark_applied(ids)
             self._known = self._stamp()
             return len(ids)

@@ -6,10 +6,18 @@ A workbook open in Excel is not written: its decisions stay pending here until t
 `autofill review --apply` runs.
 
 One record per decision: who, when, what (the action and the row's editable cells before and after),
-and whether it is in the workbook yet. The records are also the audit trail (the Review log sheet)."""
+and whether it is in the workbook yet. The records are also the audit trail (the Review log sheet).
+
+The sidecar is what two review servers of one workbook share (commands.py lets only one serve it, but
+`--apply`, a server on another machine over a shared folder or a second process started around the lock
+still meet here): each store remembers the newest decision of each row it has seen, and a decision is
+refused (`Stale`, HTTP 409 with both versions) when the row has a newer decision it has not seen whose
+cells differ from the ones the save was made on. The check and the insert are one transaction, under
+SQLite's write lock (BEGIN IMMEDIATE), so no other process can slip a decision in between."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import threading
@@ -34,6 +42,22 @@ CREATE TABLE IF NOT EXISTS decisions (
 );
 CREATE INDEX IF NOT EXISTS decisions_row ON decisions(row_key);
 """
+
+
+def version_of(state: dict[str, str]) -> str:
+    """The version of a row's editable cells a save names as its base (a short hash)."""
+    return hashlib.sha1(json.dumps([state.get(f, "") for f in FIELDS]).encode()).hexdigest()[:12]
+
+
+class Stale(Exception):
+    """Another store (another review server) saved this row since this one last saw it: `theirs` is
+    the row as that decision left it, `version` its version."""
+
+    def __init__(self, row_key: str, theirs: dict[str, str], decision_id: int):
+        super().__init__("someone else changed this row since you loaded it (another review of this workbook)")
+        self.row_key, self.decision_id = row_key, decision_id
+        self.theirs = {f: theirs.get(f, "") for f in FIELDS}
+        self.version = version_of(self.theirs)
 
 
 def sidecar_path(workbook: Path) -> Path:
@@ -68,8 +92,10 @@ class Decision:
 class DecisionStore:
     """The sidecar of one workbook; safe to share between threads (one connection behind a lock)."""
 
-    def __init__(self, workbook: Path):
+    def __init__(self, workbook: Path, on_newer=None):
         self.path = sidecar_path(workbook)
+        self.on_newer = on_newer  # called (row key, Stale) when a save meets another store's newer decision
+        self.seen: dict[str, int] = {}  # row key -> the newest decision id this store's rows reflect
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30, isolation_level=None)
         self._conn.execute("PRAGMA journal_mode=WAL")
@@ -83,24 +109,58 @@ class DecisionStore:
     def add(self, row_key: str, question: str, reviewer: str, action: str, before: dict, after: dict,
             note: str = "", applied: bool = False, undoes: int | None = None) -> Decision:
         """Record a decision (committed when this returns); `undoes`: the id of the decision it takes
-        back, marked undone in the same transaction."""
+        back, marked undone in the same transaction. `before` is the row as the save saw it: raises
+        Stale (nothing recorded) when another store has since recorded the row otherwise."""
         at = now_iso()
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
-                cur = self._conn.execute(
-                    "INSERT INTO decisions(row_key, question, reviewer, at, action, before, after, note, applied) "
-                    "VALUES (?,?,?,?,?,?,?,?,?)",
-                    (row_key, question, reviewer, at, action, json.dumps(before), json.dumps(after), note,
-                     int(applied)))
-                if undoes is not None:
-                    self._conn.execute("UPDATE decisions SET undone = 1 WHERE id = ?", (undoes,))
+                stale = self._newer(row_key, before)
+                if stale is None:
+                    cur = self._conn.execute(
+                        "INSERT INTO decisions(row_key, question, reviewer, at, action, before, after, note, applied) "
+                        "VALUES (?,?,?,?,?,?,?,?,?)",
+                        (row_key, question, reviewer, at, action, json.dumps(before), json.dumps(after), note,
+                         int(applied)))
+                    if undoes is not None:
+                        self._conn.execute("UPDATE decisions SET undone = 1 WHERE id = ?", (undoes,))
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
-            return Decision(cur.lastrowid, row_key, question, reviewer, at, action, dict(before), dict(after), note,
-                            applied)
+            if stale is None:
+                self.seen[row_key] = cur.lastrowid
+                return Decision(cur.lastrowid, row_key, question, reviewer, at, action, dict(before), dict(after),
+                                note, applied)
+        if self.on_newer is not None:  # outside our lock: the session takes its own
+            self.on_newer(row_key, stale)
+        self.seen[row_key] = max(self.seen.get(row_key, 0), stale.decision_id)
+        raise stale
+
+    def _newer(self, row_key: str, before: dict) -> Stale | None:
+        """Within the write transaction: the row's newest decision this store has not seen, as Stale
+        when it left the row other than `before` says (a decision that agrees is simply seen now)."""
+        found = self._conn.execute("SELECT id, after FROM decisions WHERE row_key = ? AND id > ? ORDER BY id DESC "
+                                   "LIMIT 1", (row_key, self.seen.get(row_key, 0))).fetchone()
+        if found is None:
+            return None
+        theirs = json.loads(found[1])
+        if all(theirs.get(f, "") == before.get(f, "") for f in FIELDS):
+            self.seen[row_key] = found[0]
+            return None
+        return Stale(row_key, theirs, found[0])
+
+    def newest_ids(self) -> dict[str, int]:
+        """Row key -> the id of its newest decision (read before the workbook when a session loads it,
+        so what the load sees is at least this new)."""
+        with self._lock:
+            return dict(self._conn.execute("SELECT row_key, MAX(id) FROM decisions GROUP BY row_key").fetchall())
+
+    def has_unseen(self) -> bool:
+        """Whether another store recorded a decision since this one last looked (cheap: one MAX)."""
+        with self._lock:
+            newest = self._conn.execute("SELECT MAX(id) FROM decisions").fetchone()[0] or 0
+        return newest > max(self.seen.values(), default=0)
 
     def _select(self, where: str = "", args: tuple = ()) -> list[Decision]:
         with self._lock:

@@ -122,7 +122,7 @@ def check_made_for(output: Path, company: str, store: str) -> None:
         return
     if (theirs_store and store and theirs_store != store) or (not theirs_store and theirs != company):
         raise InputError(f"{output} was made for company {theirs!r}, not {company!r}: autofill neither continues "
-                         f"nor overwrites it; pass another --output (or move that file away)")
+                         f"nor overwrites it; write to another folder with --out (or move that file away)")
 
 
 def write_record(wb, record: dict[str, WrittenRow], identity: dict[str, str] | None = None) -> None:

@@ -49,8 +49,15 @@ ADDED_ROLES: list[tuple[str, str]] = [
     ("library_answer", "Library answer"),  # the answer library's approved answer (autofill/library)
 ]
 ADDED_HEADERS = {role: header for role, header in ADDED_ROLES}
+# An added column whose header the customer's header row already uses gets this tag (layout.py), so
+# no header is there twice: the customer's own "Status" stays theirs, ours reads "Status (autofill)".
+OURS_TAG = " (autofill)"
 _ADDED_NAMES = {header.lower(): role for role, header in ADDED_ROLES}
+_ADDED_NAMES.update({f"{header.lower()}{OURS_TAG}": role for role, header in ADDED_ROLES})
 _ADDED_NAMES.update({"reviewer comments": "reviewer_comment", "review comment": "reviewer_comment"})
+# A reviewer's columns mean the same to the customer as to autofill: a customer's own Review or
+# Reviewer comment column is used as ours (read, and written by the review app), never doubled.
+REVIEWER_ROLES = ("review", "reviewer_comment")
 
 ROLE_LABELS = {
     "number": "No.", "section": "Section", "question": "Question", "form_of_answer": "Form of answer",
@@ -94,7 +101,8 @@ def header_roles(cells: list[tuple[int, object]]) -> dict[str, tuple[int, str]]:
 
     `cells` are (1-based column, value) pairs. The first column naming a role wins. Our own added
     columns count only when most of them are present (a previous autofill output), so a customer's
-    lone "Status" column is never mistaken for ours and overwritten."""
+    lone "Status" column is never mistaken for ours and overwritten; a customer's Review and Reviewer
+    comment columns are the reviewer's either way (REVIEWER_ROLES)."""
     roles: dict[str, tuple[int, str]] = {}
     ours: dict[str, tuple[int, str]] = {}
     for col, value in cells:
@@ -114,6 +122,9 @@ def header_roles(cells: list[tuple[int, object]]) -> dict[str, tuple[int, str]]:
     else:
         # Not ours: they are ordinary customer columns (maybe "Comments"-like); keep them visible.
         for role, (col, text) in ours.items():
+            if role in REVIEWER_ROLES:
+                roles.setdefault(role, (col, text))
+                continue
             alt = customer_role(text)
             if alt and alt not in roles:
                 roles[alt] = (col, text)

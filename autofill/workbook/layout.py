@@ -407,6 +407,7 @@ def _plan_added_columns(ws, sheet: SheetLayout, last_col: int) -> None:
         if rng.min_row <= sheet.header_row <= rng.max_row:
             merged_header.update(range(rng.min_col, rng.max_col + 1))
     taken = {column_index_from_string(c.letter) for c in sheet.columns.values()}
+    headers = {H.normalise(v) for _, v in _row_cells(ws, sheet.header_row)}
     col = last_col
     wanted = ([("answer", "Answer")] if "answer" not in sheet.columns else []) + H.ADDED_ROLES
     for role, header in wanted:
@@ -415,5 +416,7 @@ def _plan_added_columns(ws, sheet: SheetLayout, last_col: int) -> None:
         col += 1
         while col in used or col in merged_header or col in taken:
             col += 1
+        if H.normalise(header) in headers:  # the customer's own "Status": ours must not read the same
+            header += H.OURS_TAG
         sheet.columns[role] = Column(role, get_column_letter(col), header, added=True)
         taken.add(col)

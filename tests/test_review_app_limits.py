@@ -1,0 +1,139 @@
+"""What the review server accepts (issue 32): a body over the limit is a 413 (from its Content-Length,
+and from what streams in without one, against the real server process), an answer longer than an
+Excel cell is refused with the limit named and nothing cut, a well-formed body of the wrong shape is
+a 400 with one line (never a 500), and the redirect that moves the token into a cookie stays on this
+server."""
+
+from __future__ import annotations
+
+import http.client
+import json
+
+import pytest
+
+from autofill.review_app.limits import MAX_BODY_BYTES
+from autofill.settings import Settings
+from autofill.workbook.safety import EXCEL_CELL_LIMIT
+from tests.review_app_helpers import ReviewServer, send_big_body
+from tests.review_fixtures import QUESTION_2, make_output_workbook
+from tests.test_review_app import Server, _cells
+
+
+@pytest.fixture
+def server(tmp_path, workspace):
+    srv = Server(Settings(workspace=workspace), make_output_workbook(tmp_path / "filled.xlsx"))
+    yield srv
+    srv.close()
+
+
+def _key(server) -> str:
+    return next(k for k, q in server.session.questions.items() if q.question == QUESTION_2)  # not approved
+
+
+def test_a_body_over_the_limit_is_refused_from_its_length(server):
+    key = _key(server)
+    body = json.dumps({"key": key, "base": server.version(key), "reviewer": "Ana", "action": "Edit",
+                       "values": {"answer": "x" * MAX_BODY_BYTES}})
+    r = server.client.post("/api/decide", content=body, headers={**server.headers, "Content-Type": "application/json"})
+    assert r.status_code == 413 and "nothing was saved" in r.json()["message"]
+    assert server.session.store.pending_count() == 0
+
+
+def test_an_answer_longer_than_a_cell_is_refused_with_the_limit_named(server):
+    key = _key(server)
+    r = server.decide(key, "Edit", answer="x" * 40_010)
+    assert r.status_code == 400
+    assert r.json()["message"] == ("the Answer is 40,010 characters; an Excel cell holds at most 32,767: shorten it "
+                                   "(nothing was saved)")
+    assert server.session.store.pending_count() == 0
+    # The longest a cell holds goes in whole, nothing cut or marked as cut.
+    full = "y" * (EXCEL_CELL_LIMIT - 1) + "z"
+    assert server.decide(key, "Edit", reviewer_comment=full).status_code == 200
+    server.session.flush()
+    q, _, _ = _cells(server.session.path, key)
+    assert q.reviewer_comment == full
+
+
+@pytest.mark.parametrize("route", ["decide", "undo", "reanswer", "library"])
+def test_a_body_of_the_wrong_shape_is_a_400_with_one_line(server, route):
+    key = _key(server)
+    shapes = [b"[1,2]", b'"x"', b"null", b"42", b"[" * 100_000 + b"]" * 100_000, b"\xff\xfe{}",
+              json.dumps({"key": 5}).encode(), json.dumps({"key": key, "wb": {}}).encode(),
+              json.dumps({"key": key, "reviewer": ["Ana"]}).encode(), json.dumps({"key": "k" * 100_000}).encode()]
+    if route == "decide":
+        shapes += [json.dumps({"key": key, "values": v}).encode()
+                   for v in ("x", [1, 2], {"answer": 3}, {"answer": {"a": 1}}, {"no_such_cell": "x"})]
+    for raw in shapes:
+        r = server.client.post(f"/api/{route}", content=raw,
+                               headers={**server.headers, "Content-Type": "application/json"})
+        assert r.status_code == 400, (raw[:40], r.status_code, r.text[:300])
+        message = r.json()["message"]
+        assert message and "\n" not in message and "Traceback" not in message, message
+    assert server.session.store.pending_count() == 0
+    assert server.client.get("/api/status").status_code == 200  # and the server still serves
+
+
+@pytest.fixture(scope="module")
+def process(tmp_path_factory):
+    """The review server as users start it (its own process, uvicorn)."""
+    root = tmp_path_factory.mktemp("limits")
+    (root / "ws").mkdir()
+    srv = ReviewServer(root / "ws", make_output_workbook(root / "filled.xlsx"))
+    yield srv
+    assert srv.stop() == 0
+
+
+def _address(srv) -> tuple[str, int, str]:
+    host_port = srv.base.split("//", 1)[1]
+    host, port = host_port.rsplit(":", 1)
+    return host, int(port), srv.url.split("token=", 1)[1]
+
+
+def test_a_streamed_body_is_refused_once_it_passes_the_limit(process):
+    # Far more than the limit and no Content-Length: the server answers before it is all sent.
+    status, _seconds = send_big_body(process, 16 * MAX_BODY_BYTES, chunked=True)
+    assert status.startswith("HTTP/1.1 413"), status
+    host, port, token = _address(process)
+    # The server is still up and took nothing.
+    conn = http.client.HTTPConnection(host, port, timeout=30)
+    conn.request("GET", "/api/status", headers={"X-Review-Token": token})
+    status = conn.getresponse()
+    assert status.status == 200 and json.loads(status.read())["pending"] == 0
+
+
+@pytest.mark.parametrize("path, expected", [("//evil.example/x", "/"), ("/\\evil.example/x", "/"),
+                                            ("/", "/"), ("/img", "/img")])
+def test_the_token_redirect_stays_on_this_server(process, path, expected):
+    host, port, token = _address(process)
+    conn = http.client.HTTPConnection(host, port, timeout=30)
+    conn.request("GET", f"{path}?token={token}&tier=check&x=a%26b")
+    r = conn.getresponse()
+    r.read()
+    assert r.status == 303 and r.getheader("location") == f"{expected}?tier=check&x=a%26b"
+
+
+@pytest.mark.slow
+def test_the_page_says_an_over_long_answer_was_not_saved(tmp_path, workspace):
+    """In a real browser: the reviewer is told, and the workbook keeps what it held."""
+    from tests.review_app_helpers import CHROMIUM_ARGS, chromium_path
+
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install 'autofill[test]' (playwright)")
+    if chromium_path() is None:
+        pytest.skip("Chromium is not installed: run scripts/install_test_deps.sh")
+    path = make_output_workbook(tmp_path / "filled.xlsx")
+    before = path.read_bytes()
+    with ReviewServer(workspace, path) as srv, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        context = browser.new_context()
+        context.add_init_script("localStorage.setItem('autofillReviewer', 'Ana')")
+        page = context.new_page()
+        page.goto(srv.url)
+        article = page.locator("article", has=page.get_by_role("heading", name=QUESTION_2))
+        article.get_by_label("Answer").fill("x" * 40_010)
+        article.get_by_role("button", name="Needs changes").click()
+        sync_api.expect(article.get_by_role("status")).to_have_text(
+            "Not saved: the Answer is 40,010 characters; an Excel cell holds at most 32,767: shorten it "
+            "(nothing was saved)")
+        browser.close()
+        assert srv.stop() == 0
+    assert path.read_bytes() == before
