@@ -26,9 +26,10 @@ from tests.pdf_factory import make_corrupt_pdf
 from tests.portfolio_helpers import COMPANIES, QUESTIONS, entries, model_env, price_loopback, responder, write_manifest
 from tests.workbook_builders import build_questionnaire
 
-BATCH_KEYS = ["companies", "succeeded", "failed", "new_documents", "rows", "answered", "drafted", "failed_rows",
-              "pending_rows", "cost_usd", "estimated_cost_usd", "cost_unknown_reason", "portfolio", "outputs", "stages",
-              "seconds", "engine"]
+BATCH_KEYS = ["companies", "succeeded", "incomplete", "failed", "new_documents", "rows", "answered", "drafted",
+              "unparsed_rows", "failed_rows", "not_written_rows", "pending_rows", "skipped_rows", "reused_rows",
+              "cost_usd", "estimated_cost_usd", "cost_unknown_reason", "portfolio", "outputs", "stages", "seconds",
+              "engine"]
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -113,7 +114,8 @@ def test_a_failing_company_does_not_stop_the_others(workspace, llm_server):
     book = openpyxl.load_workbook(data["portfolio"])
     statuses = [c.value for c in book["Companies"]["B"]][1:]
     assert statuses == ["done", "failed", "failed"]
-    assert "Beta scan.pdf" in book["Companies"].cell(row=3, column=15).value
+    head = [c.value for c in book["Companies"][1]]
+    assert "Beta scan.pdf" in book["Companies"].cell(row=3, column=head.index("Error") + 1).value
     # Beta's bad PDF stopped it before any model call: only Alpha's rows were asked.
     assert len(llm_server.chat_requests()) == QUESTIONS * 3
 

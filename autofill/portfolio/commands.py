@@ -74,7 +74,7 @@ def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurren
             if o.status == "failed":
                 click.echo(f"autofill: {o.company} failed: {o.error}", err=True)
     emit_json(report.to_json()) if as_json else emit(report.describe())
-    if report.to_json()["failed"] or report.total("failed_rows"):
+    if not report.ok:  # a company failed, or rows failed or were unparsed: exit 1, as `run` does
         sys.exit(1)
 
 
