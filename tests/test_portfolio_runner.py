@@ -23,7 +23,8 @@ from autofill.review.reader import read_filled_workbook
 from autofill.states import parse_tier
 from tests.answer_helpers import FACTS
 from tests.pdf_factory import make_corrupt_pdf
-from tests.portfolio_helpers import COMPANIES, QUESTIONS, entries, model_env, price_loopback, responder, write_manifest
+from tests.portfolio_helpers import (COMPANIES, QUESTIONS, check_unreadable_rows, entries, model_env, price_loopback,
+                                     responder, write_manifest)
 from tests.workbook_builders import build_questionnaire
 
 BATCH_KEYS = ["companies", "succeeded", "incomplete", "failed", "new_documents", "rows", "answered", "drafted",
@@ -229,3 +230,7 @@ def test_resume_after_the_process_is_killed(workspace, llm_server, tmp_path):
     # Rows finished before the kill came from the checkpoint: at most the rows left were answered again.
     assert len(llm_server.chat_requests("single JSON object")) - answers_before <= 3 * QUESTIONS - done_before
     assert len(list(checkpoints.glob("*.jsonl"))) == 0  # complete: checkpoints removed
+
+
+def test_unreadable_replies_are_counted_as_run_counts_them_and_asked_again(workspace, llm_server):
+    check_unreadable_rows(workspace, llm_server, "local")
