@@ -234,3 +234,31 @@ def test_resume_after_the_process_is_killed(workspace, llm_server, tmp_path):
 
 def test_unreadable_replies_are_counted_as_run_counts_them_and_asked_again(workspace, llm_server):
     check_unreadable_rows(workspace, llm_server, "local")
+
+
+def test_a_workbook_in_an_earlier_batch_folder_is_continued_where_run_writes(workspace, llm_server):
+    """Batches before this one kept their own copy of each workbook in the portfolio folder: the first batch
+    now continues that copy where `run` writes, with the reviewer's decisions in it."""
+    manifest = write_manifest(workspace, entries(workspace, companies=COMPANIES[:1]))
+    drafts = {"AUTOFILL_LLM__PROVIDER": "none", "AUTOFILL_RUN__CONFIRM_ROWS": "1"}
+    code, data, _ = batch(workspace, llm_server, manifest, **drafts)
+    assert code == 0
+    output = Path(data["outputs"][COMPANIES[0]])
+    folder = Path(data["portfolio"]).parent
+    earlier = folder / output.name  # as an earlier version left it: in the portfolio folder, recorded there
+    output.rename(earlier)
+    state = json.loads((folder / ".portfolio-state.json").read_text())
+    state["companies"][COMPANIES[0]]["output"] = str(earlier)
+    (folder / ".portfolio-state.json").write_text(json.dumps(state))
+    book = openpyxl.load_workbook(earlier)
+    ws = book["Questionnaire"]
+    heads = {ws.cell(row=3, column=c).value: c for c in range(1, ws.max_column + 1)}
+    first = next(r for r in range(4, ws.max_row + 1) if ws.cell(row=r, column=heads["Question"]).value)
+    ws.cell(row=first, column=heads["Review"], value="Approved")
+    book.save(earlier)
+
+    code, again, _ = batch(workspace, llm_server, manifest, **drafts)
+    assert code == 0 and again["outputs"][COMPANIES[0]] == str(output) and earlier.is_file()
+    assert [q.review for q in read_filled_workbook(output).questions].count("Approved") == 1
+    head, row = list(openpyxl.load_workbook(again["portfolio"])["Companies"].iter_rows(values_only=True))
+    assert dict(zip(head, row))["Approved"] == 1

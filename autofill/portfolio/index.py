@@ -23,7 +23,7 @@ td.n{text-align:right}
 <h1>{{ title }}</h1>
 <p>{{ totals.companies }} companies ({{ totals.succeeded }} succeeded, {{ totals.incomplete }} incomplete,
 {{ totals.failed }} failed); {{ rows }} question rows in their workbooks: {{ summary }}.
-This run: {% if totals.cost_usd is none %}cost unknown ({{ totals.cost_unknown_reason }}).{% else %}cost ${{ '%.4f'|format(totals.cost_usd) }}.{% endif %}
+{% if totals.cost_usd is none %}Cost unknown ({{ totals.cost_unknown_reason }}).{% else %}This run cost ${{ '%.4f'|format(totals.cost_usd) }}.{% endif %}
 {% if workbook %}Portfolio workbook: <a href="{{ workbook }}">{{ workbook }}</a>.{% endif %}</p>
 <table><thead><tr><th>Company</th><th>Status</th>{% for h in headers %}<th>{{ h }}</th>{% endfor %}
 <th>Review report</th><th>Filled workbook</th><th>Note</th></tr></thead><tbody>

@@ -438,6 +438,7 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     del store
     providers = Providers(embedder=shared.embedder(embedder_name), chat=shared.chat, reranker=shared.reranker)
     gate = RowGate(None, shared.budget, plan.estimate.cost_per_row, shared.stop)  # slots: per call (LimitedChat)
+    _take_over_batch_copy(plan)
     if entry.year:  # the manifest's year is the questionnaire's reporting year (trust checks tier older figures)
         settings = dataclasses.replace(settings, run=dataclasses.replace(settings.run, reporting_year=int(entry.year)))
     report = run_questionnaire(settings, entry.company, entry.questionnaire, out_dir=prepared.out_dir,
@@ -462,6 +463,19 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     prepared.state.put(entry.company, {**outcome.to_json(), "key": key, "complete": complete,
                                        "output_sha256": file_sha256(report.output)})
     return outcome
+
+
+def _take_over_batch_copy(plan: CompanyPlan) -> None:
+    """A workbook an earlier batch wrote in its own folder (before batch wrote where `run` does), when `run`'s
+    place holds none yet: copied there first, so the reviewers' decisions in it are kept (the copy stays)."""
+    from autofill.fileio import atomic_write_bytes
+
+    earlier = Path(plan.previous.get("output") or "")
+    target = plan.output.with_suffix(earlier.suffix)  # the suffix the writer gave it (.xlsx, .xlsm)
+    if not earlier.is_file() or target.exists() or earlier.resolve() == target.resolve():
+        return
+    atomic_write_bytes(target, earlier.read_bytes())
+    log.info("%s: continuing the workbook of an earlier batch, %s, as %s", plan.entry.company, earlier, target)
 
 
 def _cost_unknown(settings: Settings, report: Any, ingest_usage: dict[str, Any]) -> str:
