@@ -7,7 +7,7 @@ coloured by its trust tier when a model answered it and the company's workbook h
 row's outcome (answered, evidence-only draft, unreadable reply, failed, pending).
 
 Sheet `Companies`: documents, reporting periods, the rows of its filled workbook as it stands by how
-they ended (`workbook_counts`: answered, drafted, unparsed, failed, not written, reused, pending,
+they ended (`COUNT_COLUMNS`, `reviewed_outcome`: answered, drafted, unparsed, failed, not written, reused, pending,
 skipped, approved, edited by hand, sent back), what the run that last worked on it cost and took, and
 links to the workbook and its review report. Sheet `Legend` explains colours.
 
