@@ -92,11 +92,10 @@ def document_details(d: Any) -> dict:
             "warnings": list(d.warnings)}
 
 
-def run_summary(report: Any, company: str) -> str:
-    """`autofill run`: each count on its own (a draft is never called an answer), model usage and cost
-    by stage, the rows that need another run and where the output is. Counts a RunReport does not
-    carry are left out."""
-    t = report.totals()
+def row_counts(report: Any) -> str:
+    """A run's rows in words, each count on its own (a draft is never called an answer): `run`'s summary
+    and each company's line of `batch` (portfolio/runner.CompanyOutcome carries RunReport's counts under
+    the same names). Counts a report does not carry are left out."""
     drafted = getattr(report, "drafted", 0)
     if report.evidence_only and not drafted:
         counts = [f"{report.answered} drafted from evidence only (no model answered)"]
@@ -115,8 +114,18 @@ def run_summary(report: Any, company: str) -> str:
     counts.append(f"{report.skipped} skipped" + (f" ({', '.join(kept)})" if kept else ""))
     if getattr(report, "reused", 0):
         counts.append(f"{report.reused} reused from the library")
+    if getattr(report, "pending", 0):  # a portfolio's cost cap held them back
+        counts.append(f"{report.pending} pending")
+    return ", ".join(counts)
+
+
+def run_summary(report: Any, company: str) -> str:
+    """`autofill run`: each count on its own (a draft is never called an answer), model usage and cost
+    by stage, the rows that need another run and where the output is. Counts a RunReport does not
+    carry are left out."""
+    t = report.totals()
     lines = [
-        f"{company}: {report.rows} question rows, {', '.join(counts)} in {report.seconds:.1f} s",
+        f"{company}: {report.rows} question rows, {row_counts(report)} in {report.seconds:.1f} s",
         llm_line(t, report.evidence_only, getattr(report, "cost_unknown", "")),
     ]
     for stage in STAGES:

@@ -6,12 +6,15 @@ as a user sets them)."""
 from __future__ import annotations
 
 import csv
+import json
+import re
 from pathlib import Path
+from typing import Any, Callable
 
 import openpyxl
 
-from tests.answer_helpers import FACTS, MARKERS, make_questionnaire
-from tests.llm_server import by_marker
+from tests.answer_helpers import FACTS, MARKERS, fact_for, make_questionnaire
+from tests.llm_server import by_marker, last_user_text, message_text
 from tests.pdf_factory import make_sample_company_pdf
 
 COMPANIES = ("Alpha Mining", "Beta Metals", "Gamma Energy")
@@ -90,3 +93,136 @@ def responder():
 
 
 QUESTIONS = len(FACTS)
+
+
+# --------------------------------------------------------------------------- unreadable replies (issue 31)
+
+UNREADABLE = "Sorry, I cannot answer that from these passages."
+
+
+def unreadable_for(questions: list[str]):
+    """The loopback model, except that its answer to these questions is prose no parser can read."""
+    good = responder()
+
+    def reply(req: dict):
+        text = message_text(req)
+        if "single JSON object" in text and any(f"Question: {q}" in text for q in questions):
+            return UNREADABLE
+        return good(req)
+
+    return reply
+
+
+def overview_counts(portfolio: str, company: str) -> dict:
+    """The company's row of the overview's Companies sheet: its counts, cost and time, by header."""
+    from autofill.portfolio.workbook import COUNT_COLUMNS
+
+    sheet = openpyxl.load_workbook(portfolio)["Companies"]
+    head = [c.value for c in sheet[1]]
+    row = next(r for r in sheet.iter_rows(min_row=2, values_only=True) if r[0] == company)
+    return {h: row[head.index(h)] for h in [*COUNT_COLUMNS.values(), "Question rows", "Cost (USD)", "Time (s)"]}
+
+
+def index_row(portfolio: str, company: str) -> str:
+    """The company's row of index.html, beside the overview."""
+    html = (Path(portfolio).parent / "index.html").read_text(encoding="utf-8")
+    return re.search(rf"<tr[^>]*><td>{re.escape(company)}</td>.*?</tr>", html, re.DOTALL).group(0)
+
+
+def invoke(workspace: Path, env: dict[str, str], *args: Any, as_json: bool = True) -> tuple[int, Any, Any]:
+    """`autofill --workspace WORKSPACE ARGS [--json]` in this process -> (exit code, its JSON line or None,
+    the click result)."""
+    from click.testing import CliRunner
+
+    from autofill.cli import cli
+
+    result = CliRunner(env=env).invoke(cli, ["--workspace", str(workspace), *map(str, args),
+                                             *(["--json"] if as_json else [])])
+    lines = result.stdout.strip().splitlines()
+    assert lines, (result.exit_code, result.output, result.exception)
+    return result.exit_code, json.loads(lines[-1]) if as_json else None, result
+
+
+def check_unreadable_rows(workspace: Path, server, engine: str) -> None:
+    """Batch (on `engine`) with the model's answers to two of the five rows unreadable, as a tester ran it.
+    Checks that batch counts and words those rows as `autofill run` does and exits 1; that the next batch
+    asks the model again for exactly those rows; that a third, finished batch leaves the overview's counts
+    as they were; that a reviewer's decisions in the company's workbook (the one `run` writes) reach the
+    overview."""
+    from autofill.answer.checkpoint import safe_name
+
+    company = COMPANIES[0]
+    manifest = write_manifest(workspace, entries(workspace, companies=(company,)))
+    bad = [FACTS[1].question, FACTS[3].question]
+    server.responder = unreadable_for(bad)
+
+    env = model_env(server)
+    price_loopback(workspace)
+
+    def batch(*args: Any, as_json: bool = True) -> tuple[int, Any, Any]:
+        return invoke(workspace, env, "batch", manifest, "--engine", engine, *args, as_json=as_json)
+
+    # As a person reads it (its own output folder, so that the next batch starts afresh as well) ...
+    code, _, text = batch("--out", workspace / "text", as_json=False)
+    line = re.search(rf"^  incomplete {re.escape(company)}: (.*), \$[0-9.]+, [0-9.]+ s$", text.stdout, re.MULTILINE)
+    assert code == 1 and line, text.output
+    assert f"0 succeeded, 1 incomplete, 0 failed), {QUESTIONS} rows: {line.group(1)};" in text.stdout
+    # ... `run` on the same company and questionnaire (its own output too): the same counts in the same
+    # words, and exit 1 as well ...
+    _, _, ran = invoke(workspace, env, "run", "--company", company, "--questionnaire", workspace / "questionnaire.xlsx",
+                       "--out", workspace / "run", as_json=False)
+    said = re.search(rf"^{re.escape(company)}: {QUESTIONS} question rows, (.*) in [0-9.]+ s$", ran.stdout, re.MULTILINE)
+    assert ran.exit_code == 1 and said, ran.output
+    assert said.group(1) == line.group(1) == f"{QUESTIONS - 2} answered, 2 unparsed, 0 failed, 0 skipped"
+    # ... and under --json.
+    code, first, result = batch()
+    assert code == 1, result.output
+    assert (first["succeeded"], first["incomplete"], first["failed"]) == (0, 1, 0)
+    assert (first["rows"], first["answered"], first["unparsed_rows"], first["failed_rows"], first["not_written_rows"],
+            first["skipped_rows"]) == (QUESTIONS, QUESTIONS - 2, 2, 0, 0, 0)
+    # One workbook per company and questionnaire: the one `run` writes (reports_out/<q>_<company>_filled.xlsx).
+    output = Path(first["outputs"][company])
+    assert output == workspace / "reports_out" / f"questionnaire_{safe_name(company)}_filled.xlsx"
+    counts = overview_counts(first["portfolio"], company)
+    assert (counts["Answered"], counts["Unparsed"], counts["Failed"]) == (QUESTIONS - 2, 2, 0)
+    assert "<td>incomplete</td>" in index_row(first["portfolio"], company)
+
+    # The model reads again: the next batch asks it again for exactly the two unparsed rows (an unreadable
+    # reply is never served from the response cache), and keeps the three answered ones.
+    server.responder = responder()
+    before = len(server.chat_requests())
+    code, second, result = batch()
+    answers = [fact_for(last_user_text(r.json)) for r in server.chat_requests()[before:]
+               if "single JSON object" in message_text(r.json)]
+    assert sorted(f.question for f in answers) == sorted(bad), "the model was not asked again for the unparsed rows"
+    assert code == 0, result.output
+    assert (second["succeeded"], second["answered"], second["unparsed_rows"], second["skipped_rows"]) == \
+        (1, 2, 0, QUESTIONS - 2)
+    after_second = overview_counts(second["portfolio"], company)
+    assert (after_second["Answered"], after_second["Unparsed"]) == (QUESTIONS, 0)
+    row_after_second = index_row(second["portfolio"], company)
+
+    # A third batch finds it finished: no call, and the overview says what the workbook holds, as before.
+    calls = len(server.requests)
+    code, third, result = batch()
+    assert code == 0 and len(server.requests) == calls, result.output
+    assert third["cost_usd"] == 0 and third["outputs"][company] == str(output)
+    assert overview_counts(third["portfolio"], company) == after_second
+    assert index_row(third["portfolio"], company) == row_after_second.replace("<td>done</td>", "<td>up to date</td>")
+
+    # A reviewer edits and approves a row in that workbook (as in Excel): the next batch applies it (no model
+    # call) and the overview shows the reviewer's answer and the approval.
+    book = openpyxl.load_workbook(output)
+    ws = book["Questionnaire"]
+    heads = {ws.cell(row=3, column=c).value: c for c in range(1, ws.max_column + 1)}
+    r = next(r for r in range(4, ws.max_row + 1) if ws.cell(row=r, column=3).value == FACTS[2].question)
+    ws.cell(row=r, column=heads["Answer"], value="46% renewable electricity in FY2024 (checked by Ana).")
+    ws.cell(row=r, column=heads["Review"], value="Approved")
+    book.save(output)
+    code, fourth, result = batch()
+    assert code == 0 and len(server.requests) == calls, result.output
+    assert (fourth["answered"], fourth["skipped_rows"]) == (0, QUESTIONS)
+    counts = overview_counts(fourth["portfolio"], company)
+    assert (counts["Answered"], counts["Approved"], counts["Unparsed"]) == (QUESTIONS - 1, 1, 0)
+    cells = [c.value for c in openpyxl.load_workbook(fourth["portfolio"])["Portfolio"][2]]
+    assert "46% renewable electricity in FY2024 (checked by Ana)." in cells

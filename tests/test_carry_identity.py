@@ -98,10 +98,15 @@ def test_batch_fills_one_workbook_per_company_and_refuses_collisions(workspace, 
     env = env_for(llm_server, AUTOFILL_RUN__CONFIRM_ROWS="1000")
     rows = [{"company": c, "reports": f"reports/{safe_name(c)}", "questionnaire": "q12.xlsx", "output": "",
              "year": "2024"} for c in FIGURES]
+    before = len(llm_server.chat_requests())
     proc = cli(workspace, env, "batch", _manifest(workspace, rows), "--json", "--yes")
     assert proc.returncode == 0, proc.stderr
     data = last_json(proc)
-    assert data["answered"] == 4 and len(set(data["outputs"].values())) == 2, data
+    # Each company's workbook is the one `run` writes (and the test above wrote): continued, never copied.
+    assert data["answered"] + data["skipped_rows"] == 4 and len(set(data["outputs"].values())) == 2, data
+    assert len(llm_server.chat_requests()) - before == 3 * data["answered"]  # kept rows asked nothing
+    for company in FIGURES:
+        assert data["outputs"][company] == str(workspace / "reports_out" / f"q12_{safe_name(company)}_filled.xlsx")
     for company, (renewable, employees) in FIGURES.items():
         answers, _ = _answers(data["outputs"][company])
         assert answers == [f"{renewable}% in FY2024.", f"{employees:,} in FY2024."]

@@ -23,12 +23,14 @@ from autofill.review.reader import read_filled_workbook
 from autofill.states import parse_tier
 from tests.answer_helpers import FACTS
 from tests.pdf_factory import make_corrupt_pdf
-from tests.portfolio_helpers import COMPANIES, QUESTIONS, entries, model_env, price_loopback, responder, write_manifest
+from tests.portfolio_helpers import (COMPANIES, QUESTIONS, check_unreadable_rows, entries, model_env, price_loopback,
+                                     responder, write_manifest)
 from tests.workbook_builders import build_questionnaire
 
-BATCH_KEYS = ["companies", "succeeded", "failed", "new_documents", "rows", "answered", "drafted", "failed_rows",
-              "pending_rows", "cost_usd", "estimated_cost_usd", "cost_unknown_reason", "portfolio", "outputs", "stages",
-              "seconds", "engine"]
+BATCH_KEYS = ["companies", "succeeded", "incomplete", "failed", "new_documents", "rows", "answered", "drafted",
+              "unparsed_rows", "failed_rows", "not_written_rows", "pending_rows", "skipped_rows", "reused_rows",
+              "cost_usd", "estimated_cost_usd", "cost_unknown_reason", "portfolio", "outputs", "stages", "seconds",
+              "engine"]
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -113,7 +115,8 @@ def test_a_failing_company_does_not_stop_the_others(workspace, llm_server):
     book = openpyxl.load_workbook(data["portfolio"])
     statuses = [c.value for c in book["Companies"]["B"]][1:]
     assert statuses == ["done", "failed", "failed"]
-    assert "Beta scan.pdf" in book["Companies"].cell(row=3, column=15).value
+    head = [c.value for c in book["Companies"][1]]
+    assert "Beta scan.pdf" in book["Companies"].cell(row=3, column=head.index("Error") + 1).value
     # Beta's bad PDF stopped it before any model call: only Alpha's rows were asked.
     assert len(llm_server.chat_requests()) == QUESTIONS * 3
 
@@ -227,3 +230,35 @@ def test_resume_after_the_process_is_killed(workspace, llm_server, tmp_path):
     # Rows finished before the kill came from the checkpoint: at most the rows left were answered again.
     assert len(llm_server.chat_requests("single JSON object")) - answers_before <= 3 * QUESTIONS - done_before
     assert len(list(checkpoints.glob("*.jsonl"))) == 0  # complete: checkpoints removed
+
+
+def test_unreadable_replies_are_counted_as_run_counts_them_and_asked_again(workspace, llm_server):
+    check_unreadable_rows(workspace, llm_server, "local")
+
+
+def test_a_workbook_in_an_earlier_batch_folder_is_continued_where_run_writes(workspace, llm_server):
+    """Batches before this one kept their own copy of each workbook in the portfolio folder: the first batch
+    now continues that copy where `run` writes, with the reviewer's decisions in it."""
+    manifest = write_manifest(workspace, entries(workspace, companies=COMPANIES[:1]))
+    drafts = {"AUTOFILL_LLM__PROVIDER": "none", "AUTOFILL_RUN__CONFIRM_ROWS": "1"}
+    code, data, _ = batch(workspace, llm_server, manifest, **drafts)
+    assert code == 0
+    output = Path(data["outputs"][COMPANIES[0]])
+    folder = Path(data["portfolio"]).parent
+    earlier = folder / output.name  # as an earlier version left it: in the portfolio folder, recorded there
+    output.rename(earlier)
+    state = json.loads((folder / ".portfolio-state.json").read_text())
+    state["companies"][COMPANIES[0]]["output"] = str(earlier)
+    (folder / ".portfolio-state.json").write_text(json.dumps(state))
+    book = openpyxl.load_workbook(earlier)
+    ws = book["Questionnaire"]
+    heads = {ws.cell(row=3, column=c).value: c for c in range(1, ws.max_column + 1)}
+    first = next(r for r in range(4, ws.max_row + 1) if ws.cell(row=r, column=heads["Question"]).value)
+    ws.cell(row=first, column=heads["Review"], value="Approved")
+    book.save(earlier)
+
+    code, again, _ = batch(workspace, llm_server, manifest, **drafts)
+    assert code == 0 and again["outputs"][COMPANIES[0]] == str(output) and earlier.is_file()
+    assert [q.review for q in read_filled_workbook(output).questions].count("Approved") == 1
+    head, row = list(openpyxl.load_workbook(again["portfolio"])["Companies"].iter_rows(values_only=True))
+    assert dict(zip(head, row))["Approved"] == 1

@@ -23,8 +23,8 @@ from click.testing import CliRunner
 from autofill.cli import cli
 from autofill.review.reader import read_filled_workbook
 from tests.pdf_factory import make_corrupt_pdf, make_text_pdf
-from tests.portfolio_helpers import (COMPANIES, QUESTIONS, entries, model_env, price_loopback, responder,
-                                     write_manifest)
+from tests.portfolio_helpers import (COMPANIES, QUESTIONS, check_unreadable_rows, entries, model_env, price_loopback,
+                                     responder, write_manifest)
 
 ray = pytest.importorskip("ray")  # the `ray` extra, which scripts/test.sh installs
 
@@ -210,6 +210,10 @@ def test_a_failing_company_does_not_stop_the_others(workspace, llm_server):
     statuses = [c.value for c in openpyxl.load_workbook(data["portfolio"])["Companies"]["B"]][1:]
     assert statuses == ["done", "failed", "failed"]
     assert len(llm_server.chat_requests()) == QUESTIONS * 3  # only Alpha's rows were asked
+
+
+def test_unreadable_replies_are_counted_as_run_counts_them_and_asked_again(workspace, llm_server):
+    check_unreadable_rows(workspace, llm_server, "ray")
 
 
 def test_ctrl_c_leaves_no_ray_process_behind(workspace, llm_server):

@@ -27,7 +27,8 @@ def confirm(reason: str, yes: bool) -> None:
 @click.command()
 @click.argument("portfolio", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Output folder (default: reports_out/PORTFOLIO_NAME/ in the workspace).")
+              help="Output folder, as `run --out`: the companies' workbooks and the overview (default: workbooks "
+                   "in reports_out/ as `run` writes them, overview in reports_out/PORTFOLIO_NAME/).")
 @click.option("--estimate", "estimate_only", is_flag=True, help="Price the run and stop: no model call is made.")
 @click.option("--max-cost", type=float, default=None,
               help="USD cap: rows are not started once spent plus in-flight estimate would exceed it; they stay "
@@ -74,7 +75,7 @@ def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurren
             if o.status == "failed":
                 click.echo(f"autofill: {o.company} failed: {o.error}", err=True)
     emit_json(report.to_json()) if as_json else emit(report.describe())
-    if report.to_json()["failed"] or report.total("failed_rows"):
+    if not report.ok:  # a company failed, or rows failed or were unparsed: exit 1, as `run` does
         sys.exit(1)
 
 

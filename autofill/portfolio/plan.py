@@ -1,10 +1,15 @@
 """What each company of a portfolio still needs, worked out before any model call: which PDFs are new
 or changed, which rows an earlier run already finished, and whether the whole company is up to date.
 
-Up to date means: the last batch run of this company completed (no failed or pending row) with the
-same questionnaire bytes, the same stored documents, the same model, retrieval settings and prompts,
-and its filled workbook is still there. Such a company is not run again; its figures come from the
-portfolio state file (`.portfolio-state.json` in the output folder)."""
+Up to date means: the last batch run of this company completed (no failed, unparsed or pending row)
+with the same questionnaire bytes, the same stored documents, the same model, retrieval settings and
+prompts, and its filled workbook is still there as that run wrote it (a reviewer's decisions in it, or
+a `run` on it, make the next batch run the company again, which applies them). Such a company is not
+run again; its figures come from the portfolio state file (`.portfolio-state.json` in the output folder).
+
+Each company's filled workbook is the one `autofill run` writes for the same company and questionnaire
+(`output_for`): in the workspace's reports_out/ (or `--out DIR`, as `run --out DIR`), never a copy of
+the batch's own, so a reviewer works in one workbook and the overview reads what they decided."""
 
 from __future__ import annotations
 
@@ -74,14 +79,19 @@ class CompanyPlan:
     previous: dict[str, Any] = field(default_factory=dict)  # the state record of the last run
 
 
-def output_for(settings: Settings, entry: CompanyEntry, out_dir: Path) -> Path:
+def output_for(settings: Settings, entry: CompanyEntry, out_dir: Path | None) -> Path:
+    """The company's filled workbook: where `autofill run --company C --questionnaire Q [--out out_dir]`
+    writes it (answer/pipeline.output_path), or the manifest's `output` file name in that folder."""
     from autofill.answer.pipeline import output_path
 
-    return out_dir / entry.output if entry.output else output_path(settings, entry.company, entry.questionnaire, out_dir)
+    if entry.output:
+        return (Path(out_dir) if out_dir else settings.reports_dir) / entry.output
+    return output_path(settings, entry.company, entry.questionnaire, out_dir)
 
 
-def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path, state: PortfolioState) -> CompanyPlan:
-    """The company's estimate and what is left to do. Opens its store (if any) for this call only."""
+def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path | None, state: PortfolioState) -> CompanyPlan:
+    """The company's estimate and what is left to do. Opens its store (if any) for this call only.
+    `out_dir`: the folder given with `batch --out` (None: reports_out/, as `run`)."""
     from autofill.store.reading import find_for_reading
     from autofill.workbook.layout import read_questions
     from autofill.workbook.reviewer import rows_to_answer
@@ -99,7 +109,7 @@ def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path, state: 
     key = run_key(settings, q_sha, documents, model) if not to_ingest else ""
     previous = state.get(entry.company)
     up_to_date = bool(key and previous.get("key") == key and previous.get("complete")
-                      and Path(previous.get("output", "")).is_file())
+                      and _unchanged(previous.get("output", ""), previous.get("output_sha256")))
     _layout, rows = read_questions(settings, entry.questionnaire)
     to_answer, kept = rows_to_answer(rows)
     if up_to_date:
@@ -117,6 +127,11 @@ def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path, state: 
 
         est.add_contextualize(estimate_contextualize(settings, entry.company, list(entry.reports), model=model))
     return CompanyPlan(entry=entry, output=output, estimate=est, key=key, to_ingest=to_ingest, previous=previous)
+
+
+def _unchanged(output: str, sha256: str | None) -> bool:
+    """The workbook is there with the bytes the batch wrote (a record without them: run it again)."""
+    return bool(output and sha256) and Path(output).is_file() and file_sha256(output) == sha256
 
 
 def _without_done(settings: Settings, company: str, questionnaire_sha: str, rows: list[Any]) -> list[Any]:

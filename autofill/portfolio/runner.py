@@ -35,12 +35,22 @@ from autofill.settings import Settings
 log = logging.getLogger(__name__)
 
 DONE, UP_TO_DATE, FAILED, PENDING = "done", "up to date", "failed", "pending"
+# Ran to the end, but some rows failed or the model's reply could not be read: `run` exits 1 for such a
+# run, and so does the batch; the next batch answers those rows again.
+INCOMPLETE = "incomplete"
+
+# A company's row counts, copied by name from its run's RunReport (records.py): CompanyOutcome field ->
+# RunReport attribute. They are never counted again here, so `batch` says what `run` says.
+RUN_COUNTS = {"rows": "rows", "answered": "answered", "drafted": "drafted", "unparsed": "unparsed",
+              "failed_rows": "failed", "not_written": "not_written", "pending_rows": "pending", "skipped": "skipped",
+              "reused": "reused", "approved": "approved", "edited": "edited", "waiting": "waiting",
+              "evidence_only": "evidence_only"}
 
 
 @dataclass
 class CompanyOutcome:
     company: str
-    status: str  # DONE, UP_TO_DATE, FAILED (see error), PENDING (cost cap reached before it started)
+    status: str  # DONE, INCOMPLETE, UP_TO_DATE, FAILED (see error), PENDING (cost cap reached before it started)
     error: str = ""
     output: str = ""
     report: str = ""
@@ -49,27 +59,52 @@ class CompanyOutcome:
     periods: str = ""  # reporting periods of its documents, where the store records them
     documents: int = 0
     new_documents: int = 0
+    # Its run's counts (RUN_COUNTS; an up-to-date company: those of the run that finished it).
     rows: int = 0  # question rows in the questionnaire
     answered: int = 0
     drafted: int = 0
+    unparsed: int = 0  # the model replied, but the reply could not be read
     failed_rows: int = 0
+    not_written: int = 0  # answered, but the Answer cell cannot hold it (see its Status)
     pending_rows: int = 0
-    skipped: int = 0
-    cost_usd: float = 0.0
+    skipped: int = 0  # kept as they were (of them: approved, edited by hand, waiting for a model)
+    reused: int = 0  # approved library answers reused without a model call (not in answered)
+    approved: int = 0
+    edited: int = 0
+    waiting: int = 0
+    evidence_only: bool = False  # no model configured: rows are drafts
+    cost_usd: float = 0.0  # spent by this batch (an up-to-date company: nothing)
     seconds: float = 0.0
+    # What the run that last worked on its workbook cost and took (this one, or for an up-to-date company
+    # the one that finished it): the overview shows these, not an up-to-date company's zeros.
+    last_cost_usd: float = 0.0
+    last_seconds: float = 0.0
     stages: dict[str, Any] = field(default_factory=dict)  # this run's model usage by stage (records.stages_json)
     cost_unknown: str = ""  # why its cost is unknown (calls to a model or endpoint with no price); "" when known
+
+    # RunReport's names, so summaries.row_counts words a company's line as `run` words its summary.
+    @property
+    def failed(self) -> int:
+        return self.failed_rows
+
+    @property
+    def pending(self) -> int:
+        return self.pending_rows
+
+    @property
+    def ok(self) -> bool:
+        """As RunReport.ok: no row failed and none was unparsed (a failed company is not ok either)."""
+        return self.status != FAILED and not (self.failed_rows or self.unparsed)
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
     def counts(self) -> str:
-        """Its rows in words, the same on stderr as it finishes and in the summary on stdout: a draft
-        (evidence only, no model) is never called an answer."""
-        parts = [f"{self.answered} answered"]
-        parts += [f"{n} {word}" for n, word in ((self.drafted, "drafted"), (self.failed_rows, "failed"),
-                                                (self.pending_rows, "pending")) if n]
-        return ", ".join(parts)
+        """Its rows in words, the same on stderr as it finishes and in the summary on stdout, and the same
+        words and numbers as `autofill run` (summaries.row_counts): a draft is never called an answer."""
+        from autofill.summaries import row_counts
+
+        return row_counts(self)
 
     def cost_text(self) -> str:
         return "cost unknown" if self.cost_unknown else f"${self.cost_usd:.4f}"
@@ -101,17 +136,30 @@ class PortfolioReport:
     def total(self, name: str) -> Any:
         return sum(getattr(o, name) for o in self.outcomes)
 
+    def totals(self) -> CompanyOutcome:
+        """Every company's row counts added up, under the names summaries.row_counts reads."""
+        sums = {name: self.total(name) for name in RUN_COUNTS if name != "evidence_only"}
+        ran = [o for o in self.outcomes if o.status != FAILED]
+        return CompanyOutcome(company="", status=DONE, evidence_only=bool(ran) and all(o.evidence_only for o in ran),
+                              **sums)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "companies": len(self.outcomes),
-            "succeeded": sum(1 for o in self.outcomes if o.status != FAILED),
+            # Succeeded: every row ended well, as `run` exits 0; incomplete: rows failed or unparsed.
+            "succeeded": sum(1 for o in self.outcomes if o.ok),
+            "incomplete": sum(1 for o in self.outcomes if o.status != FAILED and not o.ok),
             "failed": sum(1 for o in self.outcomes if o.status == FAILED),
             "new_documents": self.total("new_documents"),
             "rows": self.total("rows"),
             "answered": self.total("answered"),
             "drafted": self.total("drafted"),
+            "unparsed_rows": self.total("unparsed"),
             "failed_rows": self.total("failed_rows"),
+            "not_written_rows": self.total("not_written"),
             "pending_rows": self.total("pending_rows"),
+            "skipped_rows": self.total("skipped"),
+            "reused_rows": self.total("reused"),
             "cost_usd": None if self.cost_unknown else round(self.total("cost_usd"), 6),
             "estimated_cost_usd": None if self.estimate.cost_unknown else round(self.estimate.total("cost_usd"), 6),
             "cost_unknown_reason": self.cost_unknown or self.estimate.cost_unknown or None,
@@ -122,6 +170,11 @@ class PortfolioReport:
             "seconds": round(self.seconds, 2),
             "engine": self.engine,
         }
+
+    @property
+    def ok(self) -> bool:
+        """No company failed and no row failed or was unparsed: the batch exits 0 (as `run` does)."""
+        return all(o.ok for o in self.outcomes)
 
     @property
     def cost_unknown(self) -> str:
@@ -143,9 +196,10 @@ class PortfolioReport:
                 f" ({d['cost_unknown_reason']})"
         else:
             money = f"${d['cost_usd']:.4f} spent of ${d['estimated_cost_usd']:.4f} estimated"
-        lines.append(f"{d['companies']} companies ({d['succeeded']} succeeded, {d['failed']} failed), "
-                     f"{d['rows']} rows: {d['answered']} answered, {d['drafted']} drafted, {d['failed_rows']} failed, "
-                     f"{d['pending_rows']} pending; {money}, {d['seconds']:.1f} s")
+        lines.append(f"{d['companies']} companies ({d['succeeded']} succeeded, {d['incomplete']} incomplete, "
+                     f"{d['failed']} failed), {d['rows']} rows: {self.totals().counts()}; {money}, {d['seconds']:.1f} s")
+        if d["incomplete"]:  # run's words for its rows that need another run
+            lines.append("Re-run the same command to retry the failed and unparsed rows; finished rows are kept.")
         if self.cap_reached:
             lines.append("The cost cap was reached: pending rows were not started. Run the same command again "
                          "(with a higher --max-cost) to answer them; finished rows are kept.")
@@ -173,13 +227,14 @@ def prepare(settings: Settings, manifest: Path | str, out_dir: Path | None = Non
     plans = []
     for entry in entries:
         try:
-            plans.append(plan_company(settings, entry, out, state))
+            # Each company's workbook is where `run` (with the same --out) writes it: plan.output_for.
+            plans.append(plan_company(settings, entry, out_dir, state))
         except InputError as exc:
             from autofill.portfolio.estimate import CompanyEstimate
             from autofill.portfolio.plan import output_for
 
             model = resolve_plan(settings).model
-            plans.append(CompanyPlan(entry=entry, output=output_for(settings, entry, out),
+            plans.append(CompanyPlan(entry=entry, output=output_for(settings, entry, out_dir),
                                      estimate=CompanyEstimate(entry.company, model, error=str(exc))))
     check_collisions(plans)
     return Prepared(manifest, out, plans, PortfolioEstimate([p.estimate for p in plans]), state)
@@ -306,8 +361,8 @@ def run_portfolio(settings: Settings, prepared: Prepared, max_cost: float | None
                              seconds=0.0, cap_reached=done.cap_reached, engine=engine.name,
                              extra=dict(getattr(engine, "last", {})))
     stem = prepared.manifest.stem
-    report.workbook = write_portfolio_workbook(settings, prepared.out_dir / f"{stem}_overview.xlsx", ordered)
-    report.index = write_index(prepared.out_dir / "index.html", stem, ordered, report.to_json())
+    report.workbook, counts = write_portfolio_workbook(settings, prepared.out_dir / f"{stem}_overview.xlsx", ordered)
+    report.index = write_index(prepared.out_dir / "index.html", stem, ordered, report.to_json(), counts)
     report.seconds = time.monotonic() - t0
     return report
 
@@ -317,10 +372,12 @@ def _run_company(shared: _Shared, prepared: Prepared, plan: CompanyPlan) -> Comp
     t0 = time.monotonic()
     base = CompanyOutcome(company=entry.company, status=DONE, year=entry.year, output=str(plan.output),
                           questionnaire=str(entry.questionnaire))
-    if plan.estimate.up_to_date:
+    if plan.estimate.up_to_date:  # not run: its counts are those of the run that finished it
         prev = dict(plan.previous)
         prev.update(status=UP_TO_DATE, new_documents=0, cost_usd=0.0, seconds=0.0, stages={}, year=entry.year,
-                    questionnaire=str(entry.questionnaire))
+                    questionnaire=str(entry.questionnaire),
+                    last_cost_usd=prev.get("last_cost_usd", prev.get("cost_usd", 0.0)),
+                    last_seconds=prev.get("last_seconds", prev.get("seconds", 0.0)))
         known = {f.name for f in dataclasses.fields(CompanyOutcome)}
         return CompanyOutcome(**{k: v for k, v in prev.items() if k in known})
     if est.error:
@@ -381,6 +438,7 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     del store
     providers = Providers(embedder=shared.embedder(embedder_name), chat=shared.chat, reranker=shared.reranker)
     gate = RowGate(None, shared.budget, plan.estimate.cost_per_row, shared.stop)  # slots: per call (LimitedChat)
+    _take_over_batch_copy(plan)
     if entry.year:  # the manifest's year is the questionnaire's reporting year (trust checks tier older figures)
         settings = dataclasses.replace(settings, run=dataclasses.replace(settings.run, reporting_year=int(entry.year)))
     report = run_questionnaire(settings, entry.company, entry.questionnaire, out_dir=prepared.out_dir,
@@ -389,20 +447,35 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     store = find_for_reading(settings, entry.company)
     documents = store.documents() if store is not None else {}
     del store
-    done_rows = report.answered + report.reused  # library reuses count as answered here, as before
+    cost = report.totals().cost_usd + sum(u.cost_usd for u in ingest_usage.values())
+    seconds = time.monotonic() - t0
     outcome = dataclasses.replace(
-        base, output=str(report.output), report=str(report.report_html or ""), documents=len(documents),
-        periods=_periods(documents),
-        new_documents=new_documents, rows=report.rows,
-        answered=done_rows, drafted=report.drafted,
-        failed_rows=report.failed, pending_rows=report.pending, skipped=report.skipped,
-        cost_usd=report.totals().cost_usd + sum(u.cost_usd for u in ingest_usage.values()),
-        seconds=time.monotonic() - t0, stages=stages_json({**report.usage, **ingest_usage}),
+        base, status=DONE if report.ok else INCOMPLETE, output=str(report.output),
+        report=str(report.report_html or ""), documents=len(documents), periods=_periods(documents),
+        new_documents=new_documents, **{name: getattr(report, attr) for name, attr in RUN_COUNTS.items()},
+        cost_usd=cost, seconds=seconds, last_cost_usd=cost, last_seconds=seconds,
+        stages=stages_json({**report.usage, **ingest_usage}),
         cost_unknown=_cost_unknown(shared.settings, report, ingest_usage))
-    complete = not report.failed and not report.pending
+    # Complete as `run` is ok (no failed or unparsed row) with none pending: the next batch does not
+    # run it again unless its inputs or its workbook (a reviewer's decisions) change.
+    complete = report.ok and not report.pending
     key = run_key(settings, file_sha256(entry.questionnaire), documents, resolve_plan(settings).model)
-    prepared.state.put(entry.company, {**outcome.to_json(), "key": key, "complete": complete})
+    prepared.state.put(entry.company, {**outcome.to_json(), "key": key, "complete": complete,
+                                       "output_sha256": file_sha256(report.output)})
     return outcome
+
+
+def _take_over_batch_copy(plan: CompanyPlan) -> None:
+    """A workbook an earlier batch wrote in its own folder (before batch wrote where `run` does), when `run`'s
+    place holds none yet: copied there first, so the reviewers' decisions in it are kept (the copy stays)."""
+    from autofill.fileio import atomic_write_bytes
+
+    earlier = Path(plan.previous.get("output") or "")
+    target = plan.output.with_suffix(earlier.suffix)  # the suffix the writer gave it (.xlsx, .xlsm)
+    if not earlier.is_file() or target.exists() or earlier.resolve() == target.resolve():
+        return
+    atomic_write_bytes(target, earlier.read_bytes())
+    log.info("%s: continuing the workbook of an earlier batch, %s, as %s", plan.entry.company, earlier, target)
 
 
 def _cost_unknown(settings: Settings, report: Any, ingest_usage: dict[str, Any]) -> str:

@@ -6,8 +6,14 @@ questionnaire, or versions of it that share questions, line up. Each cell holds 
 coloured by its trust tier when a model answered it and the company's workbook has one, else by the
 row's outcome (answered, evidence-only draft, unreadable reply, failed, pending).
 
-Sheet `Companies`: documents, reporting periods, rows answered / drafted / failed / pending, cost,
-time, and links to the company's filled workbook and review report. Sheet `Legend` explains colours.
+Sheet `Companies`: documents, reporting periods, the rows of its filled workbook as it stands by how
+they ended (`COUNT_COLUMNS`, `reviewed_outcome`: answered, drafted, unparsed, failed, not written, reused, pending,
+skipped, approved, edited by hand, sent back), what the run that last worked on it cost and took, and
+links to the workbook and its review report. Sheet `Legend` explains colours.
+
+Counts are read from each company's workbook (its Status cells through states.parse_status, its Review
+cells through states.parse_review), not from the batch that ran last: a re-run that keeps every row, a
+company that is up to date and a reviewer's decisions made since all show what the workbook holds.
 
 The company workbooks are read back one at a time (review/reader.read_filled_workbook), never all
 held at once."""
@@ -17,10 +23,11 @@ from __future__ import annotations
 import logging
 import os
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
-from autofill.states import Outcome, parse_status, parse_tier
+from autofill.states import Outcome, ReviewState, parse_review, parse_status, parse_tier
 
 log = logging.getLogger(__name__)
 
@@ -35,9 +42,15 @@ OUTCOME_FILL = {
     Outcome.NOT_WRITTEN: "FFC7CE",  # red: the answer could not be written into the cell (see its Status)
     Outcome.WAITING: "FFEB9C",  # amber: sent back in review, waiting for a model to answer it again
 }
-COMPANY_COLUMNS = ["Company", "Status", "Year", "Documents", "Reporting periods", "Question rows", "Answered",
-                   "Drafted", "Failed", "Pending", "Cost (USD)", "Time (s)", "Filled workbook", "Review report",
-                   "Error"]
+# The Companies sheet's (and index page's) count columns: a row's outcome (states.Outcome) -> header,
+# in run's words (summaries.row_counts). APPROVED and WAITING also take rows a reviewer approved or sent
+# back since the last run (their Review cell), before a run writes that into Status.
+COUNT_COLUMNS = {Outcome.ANSWERED: "Answered", Outcome.DRAFTED: "Drafted", Outcome.UNPARSED: "Unparsed",
+                 Outcome.FAILED: "Failed", Outcome.NOT_WRITTEN: "Not written", Outcome.REUSED: "Reused",
+                 Outcome.PENDING: "Pending", Outcome.SKIPPED: "Skipped", Outcome.APPROVED: "Approved",
+                 Outcome.EDITED: "Edited by hand", Outcome.WAITING: "Sent back"}
+COMPANY_COLUMNS = ["Company", "Status", "Year", "Documents", "Reporting periods", "Question rows",
+                   *COUNT_COLUMNS.values(), "Cost (USD)", "Time (s)", "Filled workbook", "Review report", "Error"]
 
 
 def question_key(text: str) -> str:
@@ -63,18 +76,31 @@ def short(text: str, limit: int = SHORT_ANSWER_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
 
 
-def _cells(settings: Any, questionnaire: str, output: str) -> dict[str, tuple[str, str, Any]]:
-    """{question key: (question text, short answer, fill)} for every question row of the company's
-    questionnaire: from its filled workbook where the run wrote the row, else the answer the
-    questionnaire already had (kept), else pending. Empty when the questionnaire cannot be read."""
+def reviewed_outcome(answer: str, status: str, review: str) -> Outcome:
+    """A row's outcome in the overview: a reviewer's Approved / Rejected / Needs changes in its Review
+    cell counts as soon as it is made (approved; sent back, waiting to be answered again), else how its
+    Status says it ended (row_outcome)."""
+    state = parse_review(review)
+    if state is ReviewState.APPROVED:
+        return Outcome.APPROVED
+    if state.reanswer:
+        return Outcome.WAITING
+    return row_outcome(answer, status)
+
+
+def _cells(settings: Any, questionnaire: str, output: str) -> tuple[dict[str, tuple[str, str, Any]], Counter]:
+    """({question key: (question text, short answer, fill)}, rows by outcome) for every question row of
+    the company's questionnaire: from its filled workbook where the run wrote the row, else the answer
+    the questionnaire already had (kept), else pending. Empty when the questionnaire cannot be read."""
     from autofill.review.reader import read_filled_workbook
     from autofill.workbook.layout import read_questions
 
+    counts: Counter = Counter()
     try:
         _layout, rows = read_questions(settings, Path(questionnaire))
     except Exception as exc:  # noqa: BLE001 - the company's own error already says why
         log.debug("portfolio workbook: cannot read %s: %s", questionnaire, exc)
-        return {}
+        return {}, counts
     filled: dict[tuple[str, int], Any] = {}
     if output and Path(output).is_file():
         try:
@@ -86,6 +112,7 @@ def _cells(settings: Any, questionnaire: str, output: str) -> dict[str, tuple[st
         q = filled.get((row.sheet, row.row))
         answer, status = (q.answer, q.status) if q is not None else (row.existing_answer, "")
         outcome = row_outcome(answer, status)
+        counts[reviewed_outcome(answer, status, q.review if q is not None else row.review)] += 1
         # A model answer by its trust tier; drafts, failures and pending rows by what they are.
         tier = parse_tier(getattr(q, "tier", "")) if q is not None and outcome in _BY_TIER else None
         fill = tier.fill if tier is not None else OUTCOME_FILL.get(outcome, OUTCOME_FILL[Outcome.ANSWERED])
@@ -96,7 +123,7 @@ def _cells(settings: Any, questionnaire: str, output: str) -> dict[str, tuple[st
         else:
             text = f"({outcome.value})"
         out.setdefault(question_key(row.question), (row.question.strip(), text, fill))
-    return out
+    return out, counts
 
 
 def set_text(cell: Any, value: Any) -> Any:
@@ -116,8 +143,9 @@ def _link(cell: Any, target: str, base: Path, label: str) -> None:
     cell.style = "Hyperlink"
 
 
-def write_portfolio_workbook(settings: Any, path: Path, outcomes: Sequence[Any]) -> Path:
-    """Write the portfolio workbook to `path` (atomically) and return it."""
+def write_portfolio_workbook(settings: Any, path: Path, outcomes: Sequence[Any]) -> tuple[Path, list[Counter]]:
+    """Write the portfolio workbook to `path` (atomically); return it and, per company in order, the rows
+    of its workbook by outcome (what the index page shows too)."""
     import io
 
     import openpyxl
@@ -131,9 +159,12 @@ def write_portfolio_workbook(settings: Any, path: Path, outcomes: Sequence[Any])
     columns: dict[str, int] = {}  # question key -> column
     bold = Font(bold=True)
     set_text(ws.cell(row=1, column=1), "Company").font = bold
+    counted: list[Counter] = []
     for r, o in enumerate(outcomes, start=2):
         set_text(ws.cell(row=r, column=1), o.company).font = bold
-        for key, (question, text, fill) in _cells(settings, o.questionnaire, o.output).items():
+        cells, counts = _cells(settings, o.questionnaire, o.output)
+        counted.append(counts)
+        for key, (question, text, fill) in cells.items():
             if key not in columns:
                 columns[key] = len(columns) + 2
                 head = set_text(ws.cell(row=1, column=columns[key]), question)
@@ -152,18 +183,20 @@ def write_portfolio_workbook(settings: Any, path: Path, outcomes: Sequence[Any])
     for c, name in enumerate(COMPANY_COLUMNS, start=1):
         set_text(cs.cell(row=1, column=c), name).font = bold
     base = path.parent
-    for r, o in enumerate(outcomes, start=2):
-        values = [o.company, o.status, o.year, o.documents, getattr(o, "periods", ""), o.rows, o.answered, o.drafted,
-                  o.failed_rows, o.pending_rows, "unknown" if getattr(o, "cost_unknown", "") else round(o.cost_usd, 4),
-                  round(o.seconds, 1)]
+    at = {name: c for c, name in enumerate(COMPANY_COLUMNS, start=1)}
+    for r, (o, counts) in enumerate(zip(outcomes, counted), start=2):
+        values = [o.company, o.status, o.year, o.documents, getattr(o, "periods", ""), sum(counts.values()) or o.rows,
+                  *(counts[outcome] for outcome in COUNT_COLUMNS),
+                  "unknown" if getattr(o, "cost_unknown", "") else round(o.last_cost_usd, 4), round(o.last_seconds, 1)]
         for c, v in enumerate(values, start=1):
             cell = cs.cell(row=r, column=c)
             set_text(cell, v) if isinstance(v, str) else setattr(cell, "value", v)
-        _link(cs.cell(row=r, column=13), o.output, base, Path(o.output).name if o.output else "")
-        _link(cs.cell(row=r, column=14), o.report, base, "review report")
-        set_text(cs.cell(row=r, column=15), short(o.error, 300))
-    for c, width in enumerate([28, 11, 6, 10, 16, 9, 9, 9, 7, 8, 10, 8, 40, 14, 60], start=1):
-        cs.column_dimensions[get_column_letter(c)].width = width
+        _link(cs.cell(row=r, column=at["Filled workbook"]), o.output, base, Path(o.output).name if o.output else "")
+        _link(cs.cell(row=r, column=at["Review report"]), o.report, base, "review report")
+        set_text(cs.cell(row=r, column=at["Error"]), short(o.error, 300))
+    for name, c in at.items():
+        cs.column_dimensions[get_column_letter(c)].width = {"Company": 28, "Filled workbook": 40, "Error": 60,
+                                                            "Reporting periods": 16}.get(name, 11)
     cs.freeze_panes = "B2"
 
     lg = wb.create_sheet("Legend")
@@ -181,4 +214,4 @@ def write_portfolio_workbook(settings: Any, path: Path, outcomes: Sequence[Any])
     buf = io.BytesIO()
     wb.save(buf)
     atomic_write_bytes(path, buf.getvalue())
-    return path
+    return path, counted
