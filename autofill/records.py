@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from autofill.states import NO_VALID_CITATION, Outcome, parse_status
 
@@ -384,6 +384,9 @@ class RowResult:
     library: LibraryMatch | None = None  # the approved library answer shown for this row
     # The new answer differs materially (verdict, figures) from the approved library answer: never Ready.
     changed_since_approved: bool = False
+    # This run's model replies by stage (providers.base.ChatResult), for the response cache: a bad one is
+    # forgotten (answer/opening.py). Not checkpointed.
+    replies: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.outcome is None:
@@ -397,6 +400,12 @@ class RowResult:
     def uncited(self) -> bool:
         """A model answer (other than "Not disclosed") without one valid citation."""
         return self.answer is not None and any(f.startswith(NO_VALID_CITATION) for f in self.answer.flags)
+
+    @property
+    def bad_reply(self) -> bool:
+        """The model's answer could not be read, or failed a check of its form: never replayed (not from
+        the response cache, not from a checkpoint), so the next run asks again."""
+        return self.outcome is Outcome.UNPARSED or any(c.name == "form" and not c.passed for c in self.checks)
 
 
 @dataclass

@@ -105,3 +105,51 @@ def test_cli_run_stops_soon_after_its_server_dies_and_keeps_finished_rows(tmp_pa
         assert again.count("chat") == per_row * (60 - len(answered))
     final = read_output(written)["rows"]
     assert all(row.get("Answer") for row in final.values())
+
+
+def test_malformed_replies_open_the_breaker_as_connection_failures_do():
+    breaker = Breaker("openai", "m", "http://127.0.0.1:9/v1", malformed_threshold=3)
+    assert breaker.failure("malformed response body (not JSON)", connection=False, malformed=True) is None
+    breaker.success()  # a good reply between them resets the count
+    assert breaker.failure("malformed response body (not JSON)", connection=False, malformed=True) is None
+    assert breaker.failure("malformed response body (not JSON)", connection=False, malformed=True) is None
+    down = breaker.failure("malformed response body (not JSON)", connection=False, malformed=True)
+    assert isinstance(down, EndpointDown) and breaker.is_open
+    assert "keeps sending replies that cannot be read" in str(down) and "127.0.0.1:9" in str(down)
+
+
+def test_cli_run_against_a_server_sending_only_malformed_bodies_stops_early_and_counts_its_calls(tmp_path):
+    """The issue's case through the real CLI, default retries: every chat request gets HTTP 200 with a body
+    that is not JSON. The run stops with one line naming the endpoint, long before the end of the
+    questionnaire (it used to retry 5 times a row to the end), and the Run info counts every reply the
+    server sent as a call, its cost unknown (it used to say 0 calls, $0.0000)."""
+    import openpyxl
+
+    from tests.answer_helpers import COMPANY
+    from tests.llm_server import LLMServer, Reply
+    from tests.race_helpers import cli, ingested_workspace, many_rows
+
+    ws = ingested_workspace(tmp_path)
+    questionnaire = many_rows(tmp_path, 30)
+    out = tmp_path / "out"
+    with LLMServer() as server:
+        server.responder = lambda req: Reply(body=b"<html><body>502 Bad Gateway</body></html>")
+        t0 = time.monotonic()
+        done = cli([*ws, "run", "--company", COMPANY, "--questionnaire", str(questionnaire), "--llm", "openai",
+                    "--out", str(out), "--yes"],
+                   {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-malformed",
+                    "AUTOFILL_LLM__MODEL": "gpt-4o-mini", "AUTOFILL_LLM__CACHE": "false"})
+        seconds = time.monotonic() - t0
+        requests, host = server.count("chat"), f"127.0.0.1:{server.port}"
+    assert done.returncode == 2, (done.stdout[-2000:], done.stderr[-3000:])
+    lines = [ln for ln in done.stderr.splitlines() if "cannot be read" in ln]
+    assert len(lines) == 1 and host in lines[0] and "re-run" in lines[0], done.stderr[-3000:]
+    assert "0 of 30 rows finished" in lines[0] and "Traceback" not in done.stderr
+    # Before: 30 rows x 5 attempts (150 requests, minutes of backoff). Now the breaker opens after 5 in a row;
+    # rows already waiting out a retry may have sent one more each (4 at a time).
+    assert 5 <= requests <= 5 + 4, requests
+    assert seconds < 120, seconds  # includes the start of a fresh interpreter on a loaded machine
+    info = {r[0]: r[1] for r in openpyxl.load_workbook(next(out.glob("*.xlsx")))["Run info"].iter_rows(
+        min_row=2, values_only=True)}
+    assert info["total llm calls"] == requests
+    assert info["total cost usd"] == "unknown" and "could not be read" in info["cost unknown because"]

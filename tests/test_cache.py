@@ -242,3 +242,41 @@ def test_cli_run_at_a_dead_endpoint_answers_nothing_from_another_endpoints_cache
         assert done.returncode == 2, (done.stdout[-1000:], done.stderr[-2000:])
         assert "connection refused" in done.stderr and "127.0.0.1" in done.stderr
         assert not list(out.glob("*.xlsx"))  # nothing answered, nothing written
+
+
+def test_cli_rerun_asks_again_for_replies_that_could_not_be_read_or_failed_their_form(tmp_path):
+    """Through the real CLI in fresh processes, response cache on: a reply that could not be parsed and
+    one whose answer is off its drop-down list are not replayed by the next run; the model is asked
+    again for exactly those rows (their HyDE and rerank replies were good: served from the cache)."""
+    from tests.answer_helpers import COMPANY, FACTS, MARKERS, fact_for, make_questionnaire
+    from tests.llm_server import LLMServer, by_marker, last_user_text
+    from tests.race_helpers import cli, ingested_workspace
+
+    ws = ingested_workspace(tmp_path)
+    facts = FACTS[:3]
+    questionnaire = make_questionnaire(tmp_path / "q.xlsx", facts)
+    unreadable, off_list = facts[1], facts[0]  # facts[0] has the Yes/No/Partially/Not disclosed drop-down
+
+    def answer(req):
+        fact = fact_for(last_user_text(req))
+        if fact is unreadable:
+            return "The committee is probably the board one"
+        reply = MARKERS["single JSON object"](req)
+        return reply.replace(off_list.answer, "Maybe") if fact is off_list else reply
+
+    args = [*ws, "run", "--company", COMPANY, "--questionnaire", str(questionnaire), "--llm", "openai", "--yes",
+            "--json", "--out", str(tmp_path / "out")]
+    with LLMServer() as server:
+        server.responder = by_marker({**MARKERS, "single JSON object": answer})
+        env = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-cache", "AUTOFILL_LLM__MODEL": "gpt-4o-mini"}
+        first = cli(args, env)
+        assert first.returncode == 1, first.stderr[-2000:]  # an unparsed row
+        data = json.loads(first.stdout.splitlines()[-1])
+        assert data["unparsed"] == 1 and data["not_written"] == 1, data
+        seen = len(server.chat_requests())
+        second = cli(args, env)
+        assert second.returncode == 1, second.stderr[-2000:]
+        again = server.chat_requests()[seen:]
+    asked = sorted(fact_for(last_user_text(r.json)).question for r in again)
+    assert asked == sorted([unreadable.question, off_list.question]), asked  # their answer calls only
+    assert all("single JSON object" in last_user_text(r.json) for r in again)

@@ -148,8 +148,17 @@ def test_key_is_sent_but_never_recorded(llm_server):
     assert KEY not in repr(req)
 
 
-def test_reply_without_choices_is_a_provider_error(llm_server):
+def test_a_reply_of_the_wrong_shape_is_retried_and_counted_as_a_call(llm_server):
+    """HTTP 200 whose JSON is no chat completion (no choices): the server's fault, retried like a body cut
+    short, and counted (providers/retry.unread_replies) though it has no usage."""
+    from autofill.providers.retry import unread_replies
+
     llm_server.queue(Reply(body={"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}))
-    with pytest.raises(ProviderError, match="returned no choices"):
-        OpenAIChat(llm_for(llm_server), model="m").complete(MSGS)
-    assert llm_server.count() == 1
+    with unread_replies() as unread:
+        result = OpenAIChat(llm_for(llm_server), model="m").complete(MSGS)
+    assert result.text and llm_server.count() == 2 and unread == [1]
+    llm_server.reset()
+    llm_server.responder = lambda req: Reply(body={"object": "chat.completion", "choices": [{"index": 0}]})
+    with unread_replies() as unread, pytest.raises(ProviderError, match="no message in the reply"):
+        OpenAIChat(llm_for(llm_server, max_retries=1), model="m").complete(MSGS)
+    assert llm_server.count() == 2 and unread == [2]

@@ -1,7 +1,8 @@
 """`autofill ask`: one question answered from a company's evidence store, without a workbook: the
 analyst's quick check. The question becomes a synthetic QuestionRow and goes through the same row
 logic as a run (answer/row.answer_row): HyDE, retrieval, rerank and answer with a model, or the
-evidence-only draft without one; the cited pages come back with it, and, as `run` prints them, the
+evidence-only draft without one, opened as a run opens (answer/opening.open_run: query cache, plan
+warnings, prices); the cited pages come back with it, and, as `run` prints them, the
 row's trust tier (answer/trust.py: checks against the cited passages) and the model usage and cost
 ("cost unknown" for a model or endpoint with no price, providers/cost.py)."""
 
@@ -83,34 +84,13 @@ class AskResult:
 
 def ask(settings: Settings, company: str, question: str, form_of_answer: str = "",
         providers: Providers | None = None) -> AskResult:
-    from autofill.answer.pages import PageLocator
-    from autofill.answer.rerank import make_reranker
-    from autofill.answer.row import RowContext, answer_row
-    from autofill.answer.trust import make_trust
-    from autofill.plan import resolve_plan
-    from autofill.providers.cost import UsageMeter, pricing_for
-    from autofill.store.reading import open_for_reading
+    from autofill.answer.opening import open_run
 
     question = " ".join((question or "").split())
     if not question:
         raise InputError("the question is empty; give it in quotes: autofill ask --company NAME \"question\"")
-    store = open_for_reading(settings, company)
-    documents = store.documents()
-    if not documents:
-        raise InputError(f"the evidence store for {company!r} has no documents; run `autofill ingest` first")
-    if providers is None:
-        from autofill.providers.factory import make_providers
-
-        providers = make_providers(settings, store.embedder_name)
-    else:
-        store.check_embedder(providers.embedder.name)
-    chat = providers.chat
-    plan = resolve_plan(settings, chat=chat, embedder=store.embedder_name)
-    reranker = make_reranker(settings, plan.reranker, chat, providers.reranker)
-    log.info("%s", plan.first_line())
-    meter = UsageMeter(pricing_for(settings))  # a call with no price here: cost unknown, not $0
-    ctx = RowContext(settings=settings, company=store.company, store=store, embedder=providers.embedder, chat=chat,
-                     reranker=reranker, mode=plan.mode, meter=meter, locator=PageLocator(documents))
-    row = QuestionRow(sheet="ask", row=1, question=question, form_of_answer=form_of_answer)
-    result = make_trust(settings, documents, chat, meter).assess(answer_row(ctx, row))  # checks and tier, as in a run
-    return AskResult(store.company, result, plan.model, cost_unknown=meter.unknown_reason(), plan=plan.to_json())
+    opened = open_run(settings, company, providers=providers)  # as a run opens: answer/opening.py
+    opened.announce(lambda line: log.info("%s", line))
+    result = opened.answer(QuestionRow(sheet="ask", row=1, question=question, form_of_answer=form_of_answer))
+    return AskResult(opened.store.company, result, opened.plan.model, cost_unknown=opened.cost_unknown(),
+                     plan=opened.plan.to_json())

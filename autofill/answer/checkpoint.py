@@ -184,7 +184,7 @@ class Checkpoint:
         return done
 
     def append(self, result: RowResult) -> None:
-        if result.failed:
+        if result.failed or result.bad_reply:  # asked again on resume, never replayed (records.RowResult)
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps({"format": FORMAT, "key": question_key(result.question),

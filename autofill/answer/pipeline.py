@@ -24,20 +24,16 @@ from typing import Any, Callable
 from autofill.answer.checkpoint import Checkpoint, checkpoint_path, fingerprint, question_key, safe_name
 from autofill.hashing import file_sha256
 from autofill.library.runtime import RunLibrary
-from autofill.answer.pages import PageLocator
+from autofill.answer.opening import open_run
 from autofill.answer.recheck import recheck
-from autofill.answer.rerank import make_reranker
 from autofill.answer.row import RowContext, RunStopped, answer_row
 from autofill.answer.run_report import build_run_info, progress_line
-from autofill.answer.trust import make_trust
 from autofill.checks.tier import tier_counts
 from autofill.errors import InputError
 from autofill.fileio import ensure_not_open, ensure_writable_file, missing, remove_leftovers
-from autofill.plan import Plan, needs_model_warnings, resolve_plan
+from autofill.plan import Plan
 from autofill.providers.base import Providers
 from autofill.providers.breaker import EndpointDown
-from autofill.providers.cache import refresh_cache
-from autofill.providers.cost import UsageMeter, pricing_for
 from autofill.records import QuestionRow, RowResult, RunReport
 from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings
@@ -89,23 +85,6 @@ class _RunPlan:
         })
 
 
-def _providers(settings: Settings, store: Any, providers: Providers | None) -> Providers:
-    """The clients for this run. The query embedder is always the store's own: vectors from another
-    embedder would be compared with the store's in a different space."""
-    import dataclasses
-
-    from autofill.providers.query_cache import with_query_cache
-
-    if providers is not None:
-        store.check_embedder(providers.embedder.name)
-    else:
-        from autofill.providers.factory import make_providers
-
-        providers = make_providers(settings, store.embedder_name)
-    # Query vectors from the workspace's cache: the model loads only when a text is new to it.
-    return dataclasses.replace(providers, embedder=with_query_cache(settings, providers.embedder))
-
-
 def run_questionnaire(settings: Settings, company: str, questionnaire: Path | str, out_dir: Path | None = None,
                       reporter: Reporter | None = None, resume: bool = True, live: bool = False,
                       providers: Providers | None = None, gate: Any = None, output: Path | str | None = None,
@@ -146,7 +125,6 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
                 out: Path, rep: Reporter, started_at: str, t0: float, resume: bool, live: bool,
                 providers: Providers | None, gate: Any, keep_reviews: bool, announce: bool) -> RunReport:
     """run_questionnaire's work while it holds the output's lock."""
-    from autofill.store.reading import open_for_reading
     from autofill.workbook.carry import Start, choose_base, read_state
     from autofill.workbook.reviewer import kept_result, rows_to_answer
     from autofill.workbook.writeback import mark_not_written
@@ -157,29 +135,18 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     base, layout, rows = start.base, start.layout, start.rows
     edited = {**read_state(base, layout).edited, **start.edited}
     # resume=False (--fresh): autofill's own earlier answers are answered again; reviewers' work stays.
-    store = open_for_reading(settings, company)  # Chroma opened only for searches not cached
-    providers = _providers(settings, store, providers)
-    chat = providers.chat
+    opened = open_run(settings, company, providers=providers, fresh=not resume)
+    store, providers, chat = opened.store, opened.providers, opened.chat
     # Without a model, rejected and needs-changes rows wait for one (Review and comment kept).
     to_answer, kept = rows_to_answer(rows, edited, again=not resume, can_answer=chat is not None)
-    if not resume:
-        refresh_cache(chat)  # --fresh: the model is asked again, not the response cache
-    plan = _RunPlan(resolve_plan(settings, chat=chat, embedder=store.embedder_name), store.documents())
-    reranker = make_reranker(settings, plan.plan.reranker, chat, providers.reranker)
-    if not plan.documents:
-        raise InputError(f"the evidence store for {company!r} has no documents; run `autofill ingest` first")
+    plan = _RunPlan(opened.plan, opened.documents)
     # Before any model call: a folder we cannot write to is bad input, not a failure after paying for rows.
     # Likewise an output open in Excel or LibreOffice, or marked read-only (fileio says which, naming it).
     ensure_writable_file(out)
     if live:
         # --live drives the workbook open in Excel (its lock is expected); LibreOffice it cannot drive.
         ensure_not_open(questionnaire, allow=("Excel",))
-    if announce:  # after the input checks: bad input stays one line
-        rep.message(plan.plan.first_line())
-    for warning in needs_model_warnings(settings, plan.plan):
-        # Asked for explicitly (option or settings file): said even under --json, rather than letting the
-        # Run info sheet be the only place that shows HyDE or the LLM rerank did not run.
-        log.warning("%s", warning)
+    opened.announce(rep.message if announce else None)  # after the input checks: bad input stays one line
     if chat is None:
         rep.message("No LLM configured: drafting evidence-only rows (quotes with pages, no answers). "
                     "Set OPENAI_API_KEY / OPENAI_BASE_URL or COHERE_API_KEY for answers.")
@@ -210,11 +177,7 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     else:
         reused = []
 
-    meter = UsageMeter(pricing_for(settings))  # a call with no price here: cost unknown, not $0
-    ctx = RowContext(settings=settings, company=company, store=store, embedder=providers.embedder, chat=chat,
-                     reranker=reranker, mode=plan.plan.mode, meter=meter,
-                     locator=PageLocator(plan.documents))
-    trust = make_trust(settings, plan.documents, chat, meter)  # checks and tier of every finished row
+    meter, trust, ctx = opened.meter, opened.trust, opened.row_context()
     for result in reused:  # checked against their cited pages in today's store before they can be Ready
         mark_not_written(recheck(trust, store, result))
     _open_store_with_first_call(chat, store)
@@ -243,7 +206,7 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
             # a broken embedder fails the run once instead of every row.
             providers.embedder.embed_query(pending[0].question)
         stopped = _answer_concurrently(ctx, pending, settings.llm.concurrency, finished,
-                                       check=lambda r: mark_not_written(trust.assess(r)), gate=gate)
+                                       check=lambda r: mark_not_written(opened.check(r)), gate=gate)
     finally:
         bar.close()
     for key in resumed:

@@ -20,6 +20,7 @@ from autofill.choices import RetrievalMode
 from autofill.errors import InputError
 from autofill.providers.base import ChatMessage, ChatModel, ChatResult, Embedder
 from autofill.providers.cost import UsageMeter
+from autofill.providers.retry import unread_replies
 from autofill.records import Answer, Citation, QuestionRow, RowResult, StageUsage, outcome_of
 from autofill.settings import Settings
 from autofill.states import Outcome
@@ -56,16 +57,25 @@ class RunStopped(Exception):
     """The run is stopping; this row is abandoned unfinished (not checkpointed, not failed)."""
 
 
-def _stage_call(ctx: RowContext, stage: str, usage: dict[str, StageUsage]) -> Call:
-    """A chat call that records its usage under `stage`, both for the row and for the run."""
+def _stage_call(ctx: RowContext, stage: str, usage: dict[str, StageUsage], replies: dict[str, Any]) -> Call:
+    """A chat call that records its usage under `stage`, both for the row and for the run (replies the
+    server sent that could not be read count as calls too: providers/retry.unread_replies), and keeps the
+    stage's last reply in `replies` (RowResult.replies)."""
     assert ctx.chat is not None
     chat, llm = ctx.chat, ctx.settings.llm
 
     def call(messages: list[ChatMessage], json_mode: bool) -> ChatResult:
         if ctx.stop.is_set():
             raise RunStopped()
-        result = chat.complete(messages, temperature=llm.temperature, max_tokens=llm.max_tokens, json_mode=json_mode)
+        with unread_replies() as unread:
+            try:
+                result = chat.complete(messages, temperature=llm.temperature, max_tokens=llm.max_tokens,
+                                       json_mode=json_mode)
+            finally:
+                if unread[0]:
+                    usage.setdefault(stage, StageUsage()).add(ctx.meter.unread(stage, unread[0]))
         usage.setdefault(stage, StageUsage()).add(ctx.meter.record(stage, result))
+        replies[stage] = result
         return result
 
     return call
@@ -78,8 +88,9 @@ def answer_row(ctx: RowContext, row: QuestionRow) -> RowResult:
     EndpointError) or a KeyboardInterrupt stops the run instead, since every other row would hit it too."""
     started = time.monotonic()
     usage: dict[str, StageUsage] = {}
+    replies: dict[str, Any] = {}
     try:
-        answer, passages = _answer(ctx, row, usage)
+        answer, passages = _answer(ctx, row, usage, replies)
     except (InputError, RunStopped):
         raise
     except NoEvidence:
@@ -90,24 +101,24 @@ def answer_row(ctx: RowContext, row: QuestionRow) -> RowResult:
         return RowResult(question=row, answer=None, usage=usage, error=f"{type(exc).__name__}: {reason}",
                          outcome=Outcome.FAILED, seconds=time.monotonic() - started)
     return RowResult(question=row, answer=answer, passages=passages, usage=usage, outcome=outcome_of(answer),
-                     seconds=time.monotonic() - started)
+                     seconds=time.monotonic() - started, replies=replies)
 
 
-def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage]):
+def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage], replies: dict[str, Any]):
     s = ctx.settings
     hyde_text = ""
     if ctx.chat is not None and ctx.mode.uses_hyde:
-        hyde_text = hypothetical_passage(s, _stage_call(ctx, "hyde", usage), ctx.company, row)
+        hyde_text = hypothetical_passage(s, _stage_call(ctx, "hyde", usage, replies), ctx.company, row)
     queries: list[str] = []
     if ctx.chat is not None and s.retrieval.multi_query:
-        queries = search_queries(s, _stage_call(ctx, "multiquery", usage), ctx.company, row)
+        queries = search_queries(s, _stage_call(ctx, "multiquery", usage, replies), ctx.company, row)
     with ctx.search_lock:
         candidates = retrieve(s, ctx.store, ctx.embedder, row, ctx.mode, hyde_passage=hyde_text,
                               extra_queries=queries)
     if not candidates:
         raise NoEvidence()
 
-    call = _stage_call(ctx, "rerank", usage) if ctx.reranker.uses_chat and ctx.chat is not None else None
+    call = _stage_call(ctx, "rerank", usage, replies) if ctx.reranker.uses_chat and ctx.chat is not None else None
     top = rerank(s, ctx.reranker, row, candidates, call=call)
     if ctx.reranker.counts_calls:  # a rerank API: one billed call, no tokens
         usage.setdefault("rerank", StageUsage()).add(StageUsage(calls=1))
@@ -118,7 +129,7 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage]):
         return evidence_answer(row, top, locate), top
 
     context = order_context(top, s.retrieval.context_order)
-    answer = generate_answer(s, _stage_call(ctx, "answer", usage), ctx.company, row, context)
+    answer = generate_answer(s, _stage_call(ctx, "answer", usage, replies), ctx.company, row, context)
     # The prompt numbered passages in context order; the RowResult keeps them in rank order, so
     # the cited indexes are translated to ranks (rank i is passages[i-1]).
     answer = replace(answer, cited_passages=[context[i - 1].rank for i in answer.cited_passages],

@@ -9,13 +9,16 @@ from typing import Any
 
 import autofill
 from autofill.checks.tier import tier_counts
+from autofill.config_view import mask_url
 from autofill.plan import Plan
+from autofill.providers.cost import pricing_for
 from autofill.records import LLM_STAGES, RowResult, StageUsage
 from autofill.settings import Settings
 from autofill.states import Outcome
 from autofill.store.chroma_store import now_iso
 
 STAGES = LLM_STAGES
+PRICE_ROW, UNKNOWN_PRICE = "llm price (usd per 1m tokens in / out)", "unknown"  # read back by answer/opening.py
 
 
 def progress_line(n: int, total: int, r: RowResult) -> str:
@@ -26,6 +29,14 @@ def progress_line(n: int, total: int, r: RowResult) -> str:
     q = q if len(q) <= 60 else q[:57] + "..."
     cache_note = f", {cached} cached" if cached else ""
     return f"[{n}/{total}] {r.question.key} {state} ({calls} calls{cache_note}, {r.seconds:.1f} s) {q}"
+
+
+def _price(settings: Settings, plan: Plan) -> str:
+    """The price this run put on its model, "in / out" USD per million tokens, or "unknown"."""
+    if not plan.has_model:
+        return ""
+    price = pricing_for(settings).price(plan.model)
+    return f"{price[0]:g} / {price[1]:g}" if price is not None else UNKNOWN_PRICE
 
 
 def build_run_info(settings: Settings, company: str, plan: Plan, usage: dict[str, StageUsage],
@@ -44,11 +55,15 @@ def build_run_info(settings: Settings, company: str, plan: Plan, usage: dict[str
         "finished": now_iso(),
         "llm provider": plan.provider if plan.has_model else "none (evidence-only drafts)",
         "llm model": plan.model or "none",
-        "llm base url": settings.llm.base_url if plan.has_model else "",
+        # The endpoint without credentials (config_view.mask_url): a re-answer in `autofill review` uses it.
+        "llm base url": mask_url(plan.base_url) if plan.has_model else "",
+        "llm endpoint": plan.endpoint if plan.has_model else "",
+        PRICE_ROW: _price(settings, plan),
         "temperature": settings.llm.temperature,
         "embedder": plan.embedder,
         "retrieval mode": plan.mode.name,
         "reranker": plan.reranker_label,
+        "multi-query": "on" if plan.multi_query else "off",
         "candidates": r.candidates,
         "final k": r.final_k,
         "rrf k": r.rrf_k,

@@ -24,6 +24,7 @@ class ChatResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached: bool = False  # served from the on-disk response cache: no API call was made
+    cache_entry: str = ""  # the response cache's file holding this reply (providers/cache.forget_reply)
 
 
 @dataclass

@@ -8,6 +8,10 @@ must never reach disk). `refresh` (`run --fresh`) skips reading and writes what 
 One JSON file per entry under `<cache_dir>/<2 hex>/<key>.json`,
 written to a temporary file in the same folder and renamed into place, so concurrent threads and
 processes never see half an entry; the worst race is two identical calls both going to the API.
+
+A reply the run could not use (it could not be parsed, or its answer failed a check of form) is
+forgotten (`forget_reply`) as soon as the run has judged it, so a re-run asks the model again instead of
+replaying it; each reply carries the entry that holds it (`ChatResult.cache_entry`).
 """
 
 from __future__ import annotations
@@ -104,6 +108,7 @@ class CachedChat:
         path = self.path_for(key)
         hit = None if self.refresh else self._read(path)
         if hit is not None:
+            hit.cache_entry = str(path)
             with self._lock:
                 self.hits += 1
             return hit
@@ -114,7 +119,8 @@ class CachedChat:
         result = self.chat.complete(messages, temperature=temperature, max_tokens=max_tokens, json_mode=json_mode)
         with self._lock:
             self.misses += 1
-        self._write(path, result)
+        if self._write(path, result):
+            result.cache_entry = str(path)
         return result
 
     def _read(self, path: Path) -> ChatResult | None:
@@ -134,7 +140,7 @@ class CachedChat:
             log.warning("ignoring unreadable cache entry %s: %s", path.name, exc)
             return None
 
-    def _write(self, path: Path, result: ChatResult) -> None:
+    def _write(self, path: Path, result: ChatResult) -> bool:
         entry = {
             "text": result.text,
             "model": result.model,
@@ -157,6 +163,17 @@ class CachedChat:
         except OSError as exc:
             # The answer is good; failing to cache it must not fail the row.
             log.warning("could not write LLM cache entry: %s", exc)
+            return False
+        return True
+
+
+def forget_reply(result: ChatResult) -> None:
+    """Never serve `result` again: a re-run asks the model anew (see the module docstring)."""
+    if result.cache_entry:
+        try:
+            Path(result.cache_entry).unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("could not remove the cached reply %s: %s", Path(result.cache_entry).name, exc)
 
 
 def refresh_cache(chat: Any) -> None:

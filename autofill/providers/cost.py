@@ -152,6 +152,7 @@ class UsageMeter:
         self._lock = threading.Lock()
         self._by_stage: dict[str, StageUsage] = {}
         self.unpriced_models: set[str] = set()
+        self.unread_replies = 0  # malformed replies: calls the server answered whose tokens nobody knows
 
     def record(self, stage: str, result: ChatResult) -> StageUsage:
         """Add one call and return its own usage (for the row's per-stage figures)."""
@@ -162,11 +163,24 @@ class UsageMeter:
                 self.unpriced_models.add(result.model)
         return usage
 
+    def unread(self, stage: str, replies: int) -> StageUsage:
+        """Add `replies` malformed replies (providers/retry.unread_replies): calls, possibly billed, whose
+        tokens are unknown, so their cost is too. Returns their usage (for the row's figures)."""
+        usage = StageUsage(calls=replies, unpriced_calls=replies)
+        with self._lock:
+            self._by_stage.setdefault(stage, StageUsage()).add(usage)
+            self.unread_replies += replies
+        return usage
+
     def unknown_reason(self) -> str:
         """Why this meter's cost is unknown ("" when every call was priced)."""
         with self._lock:
-            models = set(self.unpriced_models)
-        return self._cost.unknown_reason(models)
+            models, unread = set(self.unpriced_models), self.unread_replies
+        reasons = [self._cost.unknown_reason(models)] if models else []
+        if unread:
+            reasons.append(f"{unread} repl{'y' if unread == 1 else 'ies'} from the server could not be read "
+                           "(no token counts)")
+        return "; ".join(reasons)
 
     def add(self, stage: str, usage: StageUsage) -> None:
         with self._lock:

@@ -96,8 +96,24 @@ def classify(exc: BaseException) -> Failure | None:
         return Failure(transient=False, reason=f"{type(exc).__name__}: {exc}")
     if isinstance(exc, json.JSONDecodeError):  # the SDK parses the body itself and lets this through
         return Failure(transient=True, reason=f"malformed response body (not JSON: {exc.msg} at character {exc.pos})",
-                       hint=MALFORMED_HINT)
+                       hint=MALFORMED_HINT, malformed=True)
+    if isinstance(exc, MalformedReply):
+        return Failure(transient=True, reason=f"malformed response body ({exc})", hint=MALFORMED_HINT, malformed=True)
     return None
+
+
+class MalformedReply(Exception):
+    """An HTTP 200 whose JSON is not a chat completion (no choices, no message): the server's fault."""
+
+
+def _checked(response: Any) -> Any:
+    """`response` when it has the shape of a chat completion; else MalformedReply (retried, counted)."""
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise MalformedReply("no choices in the reply")
+    if getattr(choices[0], "message", None) is None:
+        raise MalformedReply("no message in the reply's first choice")
+    return response
 
 
 def _error_message(exc: Any) -> str:
@@ -198,9 +214,10 @@ class OpenAIChat:
 
         def once() -> Any:
             try:
-                return self._client.chat.completions.create(**kwargs)
+                response = self._client.chat.completions.create(**kwargs)
             except openai.BadRequestError as exc:
                 raise _BadRequest(_error_message(exc)) from exc
+            return _checked(response)
 
         response = call_with_retries(
             once, classify=classify, what=f"{self._provider} chat {self.model} at {self.endpoint.host}",

@@ -74,8 +74,9 @@ class Endpoint:
         if kind is None and failure.connect and not self.reached:
             kind = "connect"
         if kind is None:
-            # Answered before: a failure to connect now counts towards stopping the run (breaker.py).
-            return self.breaker.failure(failure.reason, connection=failure.connect)
+            # Answered before: a failure to connect now counts towards stopping the run (breaker.py), and so
+            # does a malformed reply (a server that only ever sends those is as good as gone).
+            return self.breaker.failure(failure.reason, connection=failure.connect, malformed=failure.malformed)
         what = {"connect": f"check {self.url_variable} (llm.base_url) and that the server is running",
                 "key": f"check {self.key_variable}: the server refused the key",
                 "model": f"check the model name (--model, llm.model) and that {self.url_variable} is the API root "

@@ -6,6 +6,11 @@ retried up to `max_retries` times with exponential backoff and jitter, honouring
 Retry-After, and malformed or truncated reply bodies (a proxy or an overloaded server cutting a reply
 short); anything else (400, 401, 403, 404) fails at once. The final error is
 an `autofill.errors.ProviderError` with a one-line reason that never contains an API key.
+
+A malformed reply (HTTP 200 with a body that is not JSON, or not the API's shape) was answered by the
+server, and may have been billed: each one is counted as a call (`unread_replies`, which the row's call
+opens around each model call) whether or not the call ends well, and counts towards the endpoint's
+breaker (breaker.py), so a server that only ever sends such bodies stops the run.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ import email.utils
 import logging
 import random
 import time
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
@@ -52,6 +59,22 @@ class Failure:
     status: int | None = None
     connect: bool = False  # no connection could be made (refused, unknown host): see reachability.py
     hint: str = ""  # what to check, added to the final error (a malformed body: the URL, a proxy)
+    malformed: bool = False  # the server answered 200 with a body that is not a reply (counted, see above)
+
+
+_UNREAD: ContextVar[list[int] | None] = ContextVar("autofill_unread_replies", default=None)
+
+
+@contextmanager
+def unread_replies():
+    """Count the malformed replies of the calls made inside (this thread's): `with unread_replies() as n:`
+    ... `n[0]`. The calls are synchronous, so the count is exactly this call's, whatever other rows do."""
+    box = [0]
+    token = _UNREAD.set(box)
+    try:
+        yield box
+    finally:
+        _UNREAD.reset(token)
 
 
 def is_transient_status(status: int | None) -> bool:
@@ -136,6 +159,10 @@ def call_with_retries(
             if failure is None:
                 raise
             reason = scrub(failure.reason, secrets)
+            if failure.malformed:
+                box = _UNREAD.get()
+                if box is not None:
+                    box[0] += 1
             stop = fatal(dataclasses.replace(failure, reason=reason)) if fatal is not None else None
             if stop is not None:
                 raise stop from None

@@ -107,11 +107,14 @@ def build_app(state: AppState, lifespan=None) -> Starlette:
         current = min(_int(p.get("page")), pages)
         rows = views.page_rows(session, keys, current)
         done, total = session.counts()
+        from autofill.review_app.reanswer import reanswer_with
+
+        model, using = reanswer_with(state.settings, session)  # the run's recorded plan, or --model/--llm
         html = env.get_template(TEMPLATE).render(
             rows=rows, wb=wb, workbooks=[s.path.name for s in state.sessions], workbook=session.path.name,
             company=session.company, reviewed=done, total=total, shown=len(keys), page=current, pages=pages,
             filters={"tier": tier, "review": review, "section": section}, sections=views.sections(session),
-            csrf=csrf_token(state.token), model=state.settings.llm_configured, status=session.status())
+            csrf=csrf_token(state.token), model=model, reanswer_with=using, status=session.status())
         return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
     async def image(request: Request):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from autofill import choices
 from autofill.cli_common import handle_errors as _handled
 
 log = logging.getLogger(__name__)
@@ -54,11 +55,17 @@ def _workbooks(target: Path) -> list[Path]:
 @click.option("--json", "as_json", is_flag=True, help='First stdout line: {"url": ..., "workbook": ...}.')
 @click.option("--apply", "apply_only", is_flag=True,
               help="Write the decisions waiting next to the workbook (it was open in Excel) into it, and exit.")
+@click.option("--llm", "llm_provider", type=click.Choice([choices.AUTO, *choices.chat_providers(), choices.NONE]),
+              default=None, help="Re-answer with this provider instead of the one the run used (as `run --llm`).")
+@click.option("--model", default=None,
+              help="Re-answer with this chat model instead of the one the run used (as `run --model`).")
 @click.pass_context
 @_handled
-def review(ctx, output, host, port, no_browser, as_json, apply_only):
+def review(ctx, output, host, port, no_browser, as_json, apply_only, llm_provider, model):
     """Review a filled OUTPUT workbook (or a portfolio's output folder) in the browser: approve, edit,
-    comment, send back and re-answer rows; every decision is written into the workbook."""
+    comment, send back and re-answer rows; every decision is written into the workbook. Re-answers use
+    the model, endpoint, retrieval, reranker and price the workbook's run recorded, unless --llm or
+    --model say otherwise."""
     from autofill.cli_common import build_settings, emit_json
     from autofill.review_app.session import ReviewSession
 
@@ -68,7 +75,8 @@ def review(ctx, output, host, port, no_browser, as_json, apply_only):
 
     if not apply_only and importlib.util.find_spec("starlette") is None:
         raise InputError("autofill review needs starlette, which this install lacks: pip install 'starlette>=0.40'")
-    settings = build_settings(ctx)
+    settings = build_settings(ctx, llm={"provider": llm_provider, "model": model},
+                              flags={"llm.provider": "--llm", "llm.model": "--model"})
     paths = _workbooks(Path(output))
     if apply_only:
         written = []

@@ -1,9 +1,10 @@
 """Work the review page asks of the rest of autofill: answering a Needs-changes row again with the
-reviewer's comment as guidance, through the same code path as `autofill run` (answer/row.answer_row
-with the run's RowContext, answer/trust checks and tier, workbook/writeback.write_results with the
-workbook itself as the base, so the Status says "Re-answered after review" and the Review is cleared for
-a new decision); its price before (portfolio/estimate.estimate_rows) and after; and adding an approved
-row to the company's answer library (library/harvest + library/store)."""
+reviewer's comment as guidance, opened as `autofill run` opens (answer/opening.open_run) with the plan
+the workbook's run recorded (model, endpoint, retrieval, reranker, price; `review --model` / `--llm`
+override it) and checked as a run's rows are, then written by workbook/writeback.write_results with the
+workbook itself as the base (the Status says "Re-answered after review" and the Review is cleared for a
+new decision); its price before (portfolio/estimate.estimate_rows) and after; and adding an approved row
+to the company's answer library (library/harvest + library/store)."""
 
 from __future__ import annotations
 
@@ -31,42 +32,57 @@ def _row(settings, path: Path, key: str):
     return layout, row
 
 
-def _plan(settings, company: str):
-    """The store, clients and resolved plan (autofill/plan.py) a run for `company` would use."""
-    from autofill.plan import resolve_plan
-    from autofill.providers.factory import make_providers
-    from autofill.store.reading import open_for_reading
+def run_settings(settings, session: ReviewSession):
+    """The settings a re-answer of this workbook uses: the plan its run recorded in the Run info sheet
+    (model, endpoint, retrieval, reranker, price), except what `autofill review` was told on its command
+    line (answer/opening.recorded_settings)."""
+    from autofill.answer.opening import recorded_settings
 
-    store = open_for_reading(settings, company)
-    providers = make_providers(settings, store.embedder_name)
-    return store, providers, resolve_plan(settings, chat=providers.chat, embedder=store.embedder_name)
+    return recorded_settings(settings, dict(session.book.run_info))
+
+
+def reanswer_with(settings, session: ReviewSession) -> tuple[bool, str]:
+    """(a model to re-answer with, what the page says about it): "gpt-x (openai) at host"."""
+    from autofill.plan import resolve_plan
+
+    try:
+        planned = run_settings(settings, session)
+    except InputError as exc:
+        return False, str(exc)
+    plan = resolve_plan(planned)
+    return plan.has_model, plan.model_label() if plan.has_model else NEEDS_MODEL
+
+
+def _estimate(settings, company: str, row, plan, documents):
+    from autofill.portfolio.estimate import estimate_rows
+
+    return estimate_rows(settings, company, [row], plan.model, plan.mode, plan.reranker, documents)
 
 
 def estimate_row(settings, session: ReviewSession, key: str) -> dict:
-    """The price of answering the row again, before any call."""
-    from autofill.portfolio.estimate import estimate_rows
+    """The price of answering the row again, before any call, and the model it would use."""
+    from autofill.plan import resolve_plan
+    from autofill.store.reading import open_for_reading
 
+    settings = run_settings(settings, session)
     if not settings.llm_configured:
         raise Refused(NEEDS_MODEL)
     _layout, row = _row(settings, session.path, key)
-    store, _providers, plan = _plan(settings, session.company)
-    est = estimate_rows(settings, session.company, [row], plan.model, plan.mode, plan.reranker, store.documents())
+    store = open_for_reading(settings, session.company)
+    plan = resolve_plan(settings, embedder=store.embedder_name)
+    est = _estimate(settings, session.company, row, plan, store.documents())
     return {"ok": True, "estimate_usd": est.cost_usd if est.priced else None, "priced": est.priced, "calls": est.calls,
-            "estimate_text": _usd(est.cost_usd, est.priced), "model": plan.model}
+            "estimate_text": _usd(est.cost_usd, est.priced), "model": plan.model, "using": plan.model_label()}
 
 
 def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer: str) -> dict:
-    """Answer row `key` again (it must be marked Needs changes); write it into the workbook."""
-    from autofill.answer.pages import PageLocator
-    from autofill.answer.rerank import make_reranker
-    from autofill.answer.row import RowContext, answer_row
-    from autofill.answer.trust import make_trust
-    from autofill.portfolio.estimate import estimate_rows
-    from autofill.providers.cost import UsageMeter
-    from autofill.providers.query_cache import with_query_cache
+    """Answer row `key` again (it must be marked Needs changes) with the run's plan; write it into the
+    workbook."""
+    from autofill.answer.opening import open_run
     from autofill.workbook.history import keep_previous
     from autofill.workbook.writeback import write_results
 
+    settings = run_settings(settings, session)
     if not settings.llm_configured:
         raise Refused(NEEDS_MODEL)
     reviewer = " ".join((reviewer or "").split())
@@ -81,16 +97,10 @@ def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer
     session.flush()  # the comment and every pending decision into the workbook first (InputError if open)
     with session._file_lock:
         layout, row = _row(settings, session.path, key)
-        store, providers, plan = _plan(settings, session.company)
-        documents = store.documents()
-        chat = providers.chat
-        est = estimate_rows(settings, session.company, [row], plan.model, plan.mode, plan.reranker, documents)
-        meter = UsageMeter(settings.cost)
-        ctx = RowContext(settings=settings, company=session.company, store=store,
-                         embedder=with_query_cache(settings, providers.embedder), chat=chat,
-                         reranker=make_reranker(settings, plan.reranker, chat, providers.reranker), mode=plan.mode,
-                         meter=meter, locator=PageLocator(documents))
-        result = make_trust(settings, documents, chat, meter).assess(answer_row(ctx, row))
+        opened = open_run(settings, session.company)  # as `autofill run` opens: answer/opening.py
+        opened.announce()
+        est = _estimate(settings, session.company, row, opened.plan, opened.documents)
+        result = opened.answer(row)
         if not session._history_kept:
             keep_previous(session.path, settings.workbook.history_versions)
             session._history_kept = True
@@ -106,8 +116,8 @@ def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer
     after = session.state(key)
     cost = sum(u.cost_usd for u in result.usage.values())
     known = all(u.cost_known for u in result.usage.values())
-    note = (f"the comment went to the model as guidance; cost {_usd(cost, known)} "
-            f"(estimated {_usd(est.cost_usd, est.priced)})")
+    note = (f"answered by {opened.plan.model_label()}; the comment went to the model as guidance; cost "
+            f"{_usd(cost, known)} (estimated {_usd(est.cost_usd, est.priced)})")
     # Logged as a decision (already in the cells: writing it again changes nothing but the Review log).
     session.store.add(key, row.question, reviewer, "Re-answer", before, after, note)
     session._wake.set()
@@ -117,7 +127,7 @@ def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer
             "state": after, "version": version_of(after), "status": q.status, "tier": q.tier,
             "checks": [c.strip() for c in q.checks.split(";") if c.strip()],
             "cost_usd": cost if known else None, "estimate_usd": est.cost_usd if est.priced else None,
-            **session.status()}
+            "model": opened.plan.model, "using": opened.plan.model_label(), **session.status()}
 
 
 def add_to_library(settings, session: ReviewSession, key: str) -> dict:

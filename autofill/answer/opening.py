@@ -1,0 +1,204 @@
+"""What a run is, in one place: `open_run` opens everything answering rows needs (the store a run
+reads, its documents, the clients with the store's own embedder behind the query cache, the resolved
+plan, the reranker, the cost meter at the endpoint's prices, the trust checks, the page locator) and
+says what it will use. `autofill run` (answer/pipeline.py, and so `batch` on both engines, which call
+it per company with their shared clients), `autofill ask` (answer/ask.py) and the review app's
+re-answer (review_app/reanswer.py) all open their run here; a server answering rows would too.
+
+    opened = open_run(settings, company)            # providers=None: built from the settings
+    opened.announce(say)                            # the plan's first line, then its warnings
+    result = opened.answer(row)                     # answer_row + checks and tier + bad replies forgotten
+
+The re-answer of a workbook uses the plan its run recorded in the Run info sheet (`recorded_settings`):
+model, provider and endpoint, retrieval, reranker, multi-query and the price, each unless the command
+line named it (`review --model`, `--llm`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from autofill.answer.pages import PageLocator
+from autofill.answer.rerank import PassageReranker, make_reranker
+from autofill.answer.row import RowContext, answer_row
+from autofill.answer.run_report import PRICE_ROW, UNKNOWN_PRICE
+from autofill.answer.trust import Trust, make_trust
+from autofill.errors import InputError
+from autofill.plan import Plan, needs_model_warnings, resolve_plan
+from autofill.providers.base import Providers
+from autofill.providers.cache import forget_reply, refresh_cache
+from autofill.providers.cost import UsageMeter, pricing_for
+from autofill.records import QuestionRow, RowResult
+from autofill.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class OpenedRun:
+    """Everything a run's rows share (see the module docstring)."""
+
+    settings: Settings
+    company: str  # as the caller named it (the prompts say it); the store's own spelling is store.company
+    store: Any  # store/reading.py: the snapshot's ReadStore, or the Chroma store
+    documents: dict[str, Any]
+    providers: Providers  # the query embedder is the store's own, behind the query cache
+    plan: Plan
+    reranker: PassageReranker
+    meter: UsageMeter  # prices of the plan's endpoint (providers/cost.pricing_for): unknown, never $0
+    trust: Trust
+    locator: PageLocator
+    warnings: list[str] = field(default_factory=list)  # choices asked for that cannot run (no model)
+
+    @property
+    def chat(self) -> Any:
+        return self.providers.chat
+
+    def row_context(self) -> RowContext:
+        return RowContext(settings=self.settings, company=self.company, store=self.store,
+                          embedder=self.providers.embedder, chat=self.chat, reranker=self.reranker,
+                          mode=self.plan.mode, meter=self.meter, locator=self.locator)
+
+    def announce(self, say: Callable[[str], None] | None = None) -> None:
+        """Say the plan's first line (with `say`; batch says it once for all companies) and warn about
+        choices asked for explicitly that cannot run, even under --json: the Run info sheet is not the
+        only place that shows HyDE or the LLM rerank did not run."""
+        if say is not None:
+            say(self.plan.first_line())
+        for warning in self.warnings:
+            log.warning("%s", warning)
+
+    def check(self, result: RowResult) -> RowResult:
+        """A finished row's checks and tier (answer/trust.py); a reply that could not be read or failed a
+        check of form is forgotten by the response cache, so the next run asks again."""
+        result = self.trust.assess(result)
+        if result.bad_reply and "answer" in result.replies:
+            forget_reply(result.replies["answer"])
+        return result
+
+    def answer(self, row: QuestionRow) -> RowResult:
+        """One row answered and checked, as every row of a run is."""
+        return self.check(answer_row(self.row_context(), row))
+
+    def cost_unknown(self) -> str:
+        return self.meter.unknown_reason()
+
+
+def open_run(settings: Settings, company: str, *, providers: Providers | None = None,
+             fresh: bool = False) -> OpenedRun:
+    """Open a run for `company` (see the module docstring). `providers`: clients made elsewhere (a
+    portfolio's shared ones, tests' loopback ones); their embedder must be the store's. `fresh`
+    (`run --fresh`): the model is asked again, not the response cache. InputError for a store with no
+    documents, before any client is made."""
+    from autofill.store.reading import open_for_reading
+
+    store = open_for_reading(settings, company)  # Chroma opened only for searches not cached
+    documents = store.documents()
+    if not documents:
+        raise InputError(f"the evidence store for {company!r} has no documents; run `autofill ingest` first")
+    providers = _clients(settings, store, providers)
+    chat = providers.chat
+    if fresh:
+        refresh_cache(chat)
+    plan = resolve_plan(settings, chat=chat, embedder=store.embedder_name)
+    meter = UsageMeter(pricing_for(settings))
+    return OpenedRun(settings=settings, company=company, store=store, documents=documents,
+                     providers=providers, plan=plan, reranker=make_reranker(settings, plan.reranker, chat,
+                                                                             providers.reranker),
+                     meter=meter, trust=make_trust(settings, documents, chat, meter),
+                     locator=PageLocator(documents), warnings=needs_model_warnings(settings, plan))
+
+
+def _clients(settings: Settings, store: Any, providers: Providers | None) -> Providers:
+    """The clients of a run. The query embedder is always the store's own: vectors from another embedder
+    would be compared with the store's in a different space; its vectors come from the workspace's query
+    cache, so the model loads only when a text is new to it."""
+    from autofill.providers.query_cache import with_query_cache
+
+    if providers is not None:
+        store.check_embedder(providers.embedder.name)
+    else:
+        from autofill.providers.factory import make_providers
+
+        providers = make_providers(settings, store.embedder_name)
+    return dataclasses.replace(providers, embedder=with_query_cache(settings, providers.embedder))
+
+
+# ---------------------------------------------------------------------------- the plan a run recorded
+
+# The Run info rows that record the plan are answer/run_report.build_run_info's ("llm provider", "llm
+# model", "llm base url", "retrieval mode", "reranker", "multi-query" and PRICE_ROW).
+
+
+def recorded_settings(settings: Settings, run_info: Mapping[str, str]) -> Settings:
+    """`settings` with the plan a workbook's run recorded in its Run info (`run_info`: row -> value):
+    provider, model and base URL, retrieval mode, reranker, multi-query and the model's price, each
+    unless the command line named it (settings.origins kind "flag"). A run without a model recorded no
+    plan to answer with: the settings stand. The API key is kept only where the recorded endpoint is the
+    one the settings point the provider at (a workbook must never send a key to another server)."""
+    from autofill.choices import PROVIDERS
+
+    info = {str(k).strip().lower(): str(v).strip() for k, v in run_info.items()}
+    provider, model = info.get("llm provider", ""), info.get("llm model", "")
+    entry = PROVIDERS.get(provider)
+    if entry is None or not entry.chats or not model or model == "none":
+        return settings
+    given = {key for key, (kind, _label) in settings.origins.items() if kind == "flag"}
+    if "llm.provider" in given and settings.llm.provider != provider:
+        return settings  # another provider asked for: nothing of this run's model applies
+    llm, retrieval, cost = (dataclasses.replace(settings.llm), dataclasses.replace(settings.retrieval),
+                            dataclasses.replace(settings.cost, prices=dict(settings.cost.prices or {})))
+    llm.provider = provider
+    if "llm.model" not in given:
+        llm.model = model
+        _recorded_price(cost.prices, model, info.get(PRICE_ROW, ""))
+    _recorded_endpoint(llm, entry, info.get("llm base url", ""))
+    mode, reranker = info.get("retrieval mode", ""), info.get("reranker", "")
+    if mode and "retrieval.mode" not in given:
+        retrieval.mode = mode
+    if reranker and "retrieval.reranker" not in given:
+        name, _, rest = reranker.partition(" (")
+        retrieval.reranker = name.strip()
+        from autofill.choices import RERANKERS
+
+        choice = RERANKERS.get(retrieval.reranker)
+        if rest and choice is not None and choice.model_setting:
+            setattr(retrieval, choice.model_setting, rest.rstrip(")").strip())
+    if info.get("multi-query") in ("on", "off") and "retrieval.multi_query" not in given:
+        retrieval.multi_query = info["multi-query"] == "on"
+    return dataclasses.replace(settings, llm=llm, retrieval=retrieval, cost=cost)
+
+
+def _recorded_price(prices: dict[str, list[float]], model: str, recorded: str) -> None:
+    """The run's price for `model` into `prices` ("0.15 / 0.6"), or none when the run had none."""
+    if recorded == UNKNOWN_PRICE:
+        prices.pop(model, None)
+        return
+    try:
+        prices[model] = [float(x) for x in recorded.split("/")]
+    except ValueError:
+        return  # not recorded (a workbook written before this row existed): priced as the settings say
+    if len(prices[model]) != 2:
+        prices.pop(model)
+
+
+def _recorded_endpoint(llm: Any, entry: Any, recorded: str) -> None:
+    """Point the provider at the base URL the run used ("" its default endpoint); its key goes with it
+    only when the settings already point there."""
+    from autofill.config_view import mask_url
+
+    if not entry.url_field:
+        return
+    configured = str(getattr(llm, entry.url_field, "") or "")
+    if mask_url(configured).rstrip("/") == recorded.rstrip("/"):
+        return  # the same endpoint (credentials in its URL included)
+    if "***" in recorded:
+        raise InputError(f"the run used an endpoint whose URL carried credentials ({recorded}); set "
+                         f"{entry.url_env} to it, or choose a model with --llm/--model")
+    setattr(llm, entry.url_field, recorded)
+    if entry.key_field:
+        from autofill.settings import Secret
+
+        setattr(llm, entry.key_field, Secret(""))

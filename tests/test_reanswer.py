@@ -1,0 +1,146 @@
+"""review_app/reanswer.py: a re-answer in `autofill review` uses the plan the workbook's run recorded.
+
+A workbook is filled by the real CLI (`run --model review-m`) against a loopback OpenAI-compatible
+server that needs no key (a self-hosted endpoint); the review app, started with no model configured
+(or with an OpenAI key meant for api.openai.com), re-answers a Needs-changes row through its HTTP API
+with review-m at that endpoint, says so on the page, and prices it as the run priced it: "unknown" when
+the run had no price, in dollars when the run had one (from a --config file the review is not given).
+The key meant for another endpoint is never sent to the workbook's (the server refuses any key but
+the self-hosted placeholder). `review --model` (the real CLI in its own process) overrides the model."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import urllib.request
+
+import pytest
+from starlette.testclient import TestClient
+
+from autofill.providers.openai_provider import NO_KEY
+from autofill.review_app.app import AppState, build_app
+from autofill.review_app.security import csrf_token
+from autofill.review_app.session import ReviewSession
+from autofill.settings import load_settings
+from autofill.workbook.layout import read_questions
+from tests.answer_helpers import COMPANY, FACTS, MARKERS, make_questionnaire
+from tests.llm_server import LLMServer, by_marker, message_text
+from tests.race_helpers import cli, ingested_workspace
+from tests.review_app_helpers import ReviewServer, server_env
+
+PORT = 8766
+BASE = f"http://127.0.0.1:{PORT}"
+COMMENT = "Name the committee and say how often it meets"
+FACT = FACTS[1]
+
+
+@pytest.fixture(scope="module")
+def llm():
+    with LLMServer(require_key=NO_KEY) as server:  # a self-hosted endpoint: any real key is refused
+        server.responder = by_marker(MARKERS)
+        yield server
+
+
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory, llm):
+    """{priced: workbook}: the same questionnaire run with `--model review-m` at the loopback endpoint,
+    once without a price for it and once with one from a --config file."""
+    root = tmp_path_factory.mktemp("reanswer")
+    ws = ingested_workspace(root)
+    questionnaire = make_questionnaire(root / "q.xlsx", FACTS[:3])
+    prices = root / "prices.toml"
+    prices.write_text('[cost]\nprices = { "review-m" = [1.0, 4.0] }\n')
+    out = {}
+    for priced in (False, True):
+        config = ["--config", str(prices)] if priced else []
+        done = cli([*ws, *config, "run", "--company", COMPANY, "--questionnaire", str(questionnaire), "--llm", "openai",
+                    "--model", "review-m", "--out", str(root / f"out{int(priced)}"), "--yes", "--json"],
+                   {"OPENAI_BASE_URL": llm.base_url})
+        assert done.returncode == 0, done.stderr[-3000:]
+        report = json.loads(done.stdout.splitlines()[-1])
+        assert (report["cost_usd"] is None) is not priced, report  # as the run priced it
+        out[priced] = report["output"]
+    return root / "ws", out
+
+
+def _copy(filled, tmp_path, priced: bool):
+    workspace, outputs = filled
+    path = tmp_path / f"filled{int(priced)}.xlsx"
+    shutil.copy(outputs[priced], path)
+    _, rows = read_questions(load_settings(workspace, environ={}), path)
+    return workspace, path, next(q.key for q in rows if q.question == FACT.question)
+
+
+class App:
+    """The review app in-process (Starlette's TestClient), as tests/test_review_app.py drives it."""
+
+    def __init__(self, settings, path):
+        self.state = AppState(settings=settings, sessions=[ReviewSession(settings, path, write_delay=0)],
+                              token="tok-" + "y" * 20, port=PORT)
+        self.client = TestClient(build_app(self.state), base_url=BASE)
+        self.client.cookies.set(f"autofill_review_{PORT}", self.state.token)
+        self.headers = {"X-CSRF-Token": csrf_token(self.state.token), "Origin": BASE}
+
+    def version(self, key):
+        return self.client.get("/api/row", params={"key": key}).json()["version"]
+
+    def post(self, route, key, **body):
+        body = {"key": key, "base": self.version(key), "reviewer": "Ana", **body}
+        return self.client.post(route, json=body, headers=self.headers)
+
+
+@pytest.mark.parametrize("priced", [False, True], ids=["run-had-no-price", "run-had-a-price"])
+def test_a_reanswer_uses_the_model_endpoint_and_price_the_run_recorded(filled, llm, tmp_path, priced):
+    workspace, path, key = _copy(filled, tmp_path, priced)
+    host, comment = f"127.0.0.1:{llm.port}", f"{COMMENT} ({'priced' if priced else 'not priced'})"  # no cache hit
+    # No model in the review's settings but an OpenAI key for api.openai.com: the workbook's plan decides,
+    # and that key must not go to the workbook's endpoint (the loopback refuses it: the re-answer would fail).
+    app = App(load_settings(workspace, environ={"OPENAI_API_KEY": "sk-for-api-openai-com"}), path)
+    try:
+        page = app.client.get("/").text
+        assert f"Re-answers: review-m (openai) at {host}" in page
+        assert app.post("/api/decide", key, action="Needs changes", values={"reviewer_comment": comment}).json()["ok"]
+        est = app.client.get("/api/estimate", params={"key": key}).json()
+        assert est["using"] == f"review-m (openai) at {host}" and est["model"] == "review-m"
+        assert est["priced"] is priced and (est["estimate_usd"] is None) is not priced
+        seen = len(llm.chat_requests())
+        done = app.post("/api/reanswer", key).json()
+        assert done["ok"], done
+        calls = llm.chat_requests()[seen:]
+        assert calls and {r.json["model"] for r in calls} == {"review-m"}  # that model, at that endpoint
+        assert comment in message_text(calls[-1].json)
+        assert done["using"] == f"review-m (openai) at {host}" and f"answered by review-m (openai) at {host}" \
+            in done["message"]
+        if priced:  # as the run priced it: its price, though the review was not given its --config file
+            assert done["cost_usd"] > 0 and "cost $" in done["message"]
+        else:  # the run said unknown: so does the re-answer (never OpenAI's list price, never $0)
+            assert done["cost_usd"] is None and "cost unknown" in done["message"]
+    finally:
+        app.state.close()
+
+
+def test_review_model_overrides_the_recorded_model(filled, llm, tmp_path):
+    workspace, path, key = _copy(filled, tmp_path, False)
+    host = f"127.0.0.1:{llm.port}"
+    with ReviewServer(workspace, path, env=server_env(), args=("--model", "review-x")) as server:
+        token = server.url.split("token=", 1)[1]
+        headers = {"X-Review-Token": token, "X-CSRF-Token": csrf_token(token), "Content-Type": "application/json"}
+
+        def get(route: str) -> str:
+            with urllib.request.urlopen(urllib.request.Request(server.base + route, headers=headers), timeout=60) as r:
+                return r.read().decode()
+
+        def post(route: str, **body) -> dict:
+            version = json.loads(get(f"/api/row?key={key}"))["version"]
+            data = json.dumps({"key": key, "base": version, "reviewer": "Ana", **body}).encode()
+            request = urllib.request.Request(server.base + route, data=data, headers=headers, method="POST")
+            with urllib.request.urlopen(request, timeout=300) as r:
+                return json.loads(r.read())
+
+        assert f"Re-answers: review-x (openai) at {host}" in get("/")
+        assert post("/api/decide", action="Needs changes", values={"reviewer_comment": COMMENT})["ok"]
+        seen = len(llm.chat_requests())
+        done = post("/api/reanswer")
+        assert done["ok"] and done["model"] == "review-x", done
+        assert {r.json["model"] for r in llm.chat_requests()[seen:]} == {"review-x"}
+        assert server.stop() == 0, server.stderr
