@@ -195,7 +195,7 @@ def map_question(cat: Catalogue, question: str, quoted: Sequence[Requirement] = 
         if cosine and concept.id in cosine and not conflicts(labels, concept.labels):
             e = embed_score(cosine[concept.id])
             if s:
-                s = min(1.0, 0.75 * s + 0.25 * e + 0.05)
+                s = min(1.0, s + EMBED_WEIGHT * (e - 0.5))
             elif e >= EMBED_ALONE:
                 s, how = 0.5 + 0.3 * (e - EMBED_ALONE) / (1 - EMBED_ALONE), "embedder"
         if s >= MIN_STRENGTH:
@@ -204,7 +204,8 @@ def map_question(cat: Catalogue, question: str, quoted: Sequence[Requirement] = 
     return Mapping(tuple(scored[:MAX_MATCHES]), tuple(r.id for r in quoted))
 
 
-EMBED_ALONE = 0.8  # an embedder score above which a concept no rule proposed is still listed
+EMBED_WEIGHT = 0.1  # the embedder as a tie-breaker between concepts the rules propose
+EMBED_ALONE = 1.01  # an embedder score above which a concept no rule proposed is still listed (never: it hurt)  # an embedder score above which a concept no rule proposed is still listed
 COS_LOW, COS_HIGH = 0.25, 0.7  # MiniLM cosines of unrelated and of matching question/description pairs
 
 
