@@ -23,6 +23,11 @@ def _mapper(workspace: str) -> Mapper:
     return Mapper(load_catalogue(Path(workspace) if workspace else None))
 
 
+def default_mapper() -> Mapper:
+    """The offline mapper over the shipped catalogue (what the answer library compares questions with)."""
+    return _mapper("")
+
+
 def mapper_for(settings) -> Mapper:
     """The offline mapper with the workspace's own catalogue files merged in (cached per workspace)."""
     return _mapper(str(getattr(settings, "workspace", "") or ""))
