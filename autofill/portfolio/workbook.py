@@ -6,6 +6,9 @@ questionnaire, or versions of it that share questions, line up. Each cell holds 
 coloured by its trust tier when a model answered it and the company's workbook has one, else by the
 row's outcome (answered, evidence-only draft, unreadable reply, failed, pending).
 
+Sheet `By datapoint` (autofill/frameworks/portfolio.py): the same answers laid against framework
+datapoints, so differently worded questionnaires line up.
+
 Sheet `Companies`: documents, reporting periods, rows answered / drafted / failed / pending, cost,
 time, and links to the company's filled workbook and review report. Sheet `Legend` explains colours.
 
@@ -131,9 +134,14 @@ def write_portfolio_workbook(settings: Any, path: Path, outcomes: Sequence[Any])
     columns: dict[str, int] = {}  # question key -> column
     bold = Font(bold=True)
     set_text(ws.cell(row=1, column=1), "Company").font = bold
+    from autofill.frameworks.portfolio import DatapointSheet
+
+    by_datapoint = DatapointSheet()
     for r, o in enumerate(outcomes, start=2):
         set_text(ws.cell(row=r, column=1), o.company).font = bold
-        for key, (question, text, fill) in _cells(settings, o.questionnaire, o.output).items():
+        cells = _cells(settings, o.questionnaire, o.output)
+        by_datapoint.add(o.company, cells)
+        for key, (question, text, fill) in cells.items():
             if key not in columns:
                 columns[key] = len(columns) + 2
                 head = set_text(ws.cell(row=1, column=columns[key]), question)
@@ -147,6 +155,7 @@ def write_portfolio_workbook(settings: Any, path: Path, outcomes: Sequence[Any])
             cell.fill = PatternFill("solid", fgColor=OUTCOME_FILL[Outcome.FAILED])
     ws.column_dimensions["A"].width = 28
     ws.freeze_panes = "B2"
+    by_datapoint.write(wb, set_text)
 
     cs = wb.create_sheet("Companies")
     for c, name in enumerate(COMPANY_COLUMNS, start=1):
