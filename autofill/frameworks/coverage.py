@@ -69,6 +69,44 @@ def tag_rows(settings, rows) -> None:
         q.datapoints = cell_text(mapper.catalogue, mapper.map(q.question, row_context(q)))
 
 
+INDEX_LINE = "The report's {frameworks} index points here: {pages}"
+
+
+class ReportIndex:
+    """The content indexes of a company's reports (ingest/content_index.py), to tell the reviewer which
+    pages a row's datapoints are answered on by the report's own account."""
+
+    def __init__(self, settings, collection: str):
+        from autofill.ingest.content_index import load
+
+        self.settings, self.collection = settings, collection
+        self.catalogue = mapper_for(settings).catalogue
+        self.data = load(settings, collection) if collection else {}
+        self._by_label = {c.label: c.id for c in self.catalogue.concepts.values()}
+
+    def pages(self, cell: str) -> list[tuple[str, int, str]]:
+        from autofill.ingest.content_index import pointed_pages
+
+        if not self.data:
+            return []
+        reqs = [r.id for label in cell_labels(cell) for r in self.catalogue.by_concept(self._by_label.get(label, ""))]
+        return pointed_pages(self.settings, self.collection, reqs, self.data)
+
+    def annotate(self, cell: str) -> str:
+        """`cell` with a last line naming the pages the report's index points to ("" stays "")."""
+        cell = "\n".join(l for l in str(cell or "").splitlines() if not l.startswith("The report's "))
+        found = self.pages(cell)
+        if not found:
+            return cell
+        frameworks = sorted({rid.split(" ")[0] for _, _, rid in found})
+        by_file: dict[str, list[str]] = {}
+        for f, p, _ in found:
+            if str(p) not in by_file.setdefault(f, []):
+                by_file[f].append(str(p))
+        pages = "; ".join(f"{f} p. {', '.join(ps)}" for f, ps in by_file.items())
+        return cell + "\n" + INDEX_LINE.format(frameworks="/".join(frameworks), pages=pages)
+
+
 @dataclass
 class Coverage:
     rows: list[tuple[object, Mapping]]  # (QuestionRow, mapping) in sheet order

@@ -75,6 +75,9 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
     record = read_record(wb)
     ext = extension_list_validations(base) if layout.kind == "xlsx" else {}
     carried = carried or {}
+    from autofill.frameworks.coverage import ReportIndex
+
+    report_index = ReportIndex(settings, (run_info or {}).get("evidence store", ""))
     for sheet in layout.sheets:
         ws = wb[sheet.name]
         _write_headers(ws, sheet)
@@ -85,6 +88,7 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
             res = by_key.get(q.key)
             if res is None or (_approved(ws, sheet, q.row) and res.outcome is not Outcome.APPROVED):
                 continue  # an approved row: only its own Status / Tier (Outcome.APPROVED) are written
+            q.datapoints = report_index.annotate(q.datapoints)  # "the report's GRI index points here"
             replaced = _write_row(ws, sheet, q, res)
             if res.outcome not in KEPT:
                 record[q.key] = written_row(ws, letters, q)
