@@ -38,6 +38,8 @@ class Concept:
     needs: tuple[re.Pattern, ...] = ()
     within: tuple[re.Pattern, ...] = ()  # one must be in the question or its section (climate context)
     labels: tuple[tuple[str, str], ...] = ()  # (contrast set, label)
+    needs_any: re.Pattern | None = None  # `needs` as one pattern (the mapper's first test of every concept)
+    within_any: re.Pattern | None = None
 
     @property
     def text(self) -> str:
@@ -120,6 +122,12 @@ def _compile(patterns, where: str) -> tuple[re.Pattern, ...]:
     return tuple(out)
 
 
+def _either(patterns) -> re.Pattern | None:
+    """Patterns already checked one by one (`_compile`), as one alternation."""
+    patterns = [patterns] if isinstance(patterns, str) else list(patterns or ())
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE) if patterns else None
+
+
 def _text(entry: dict, key: str, where: str, required: bool = True) -> str:
     value = entry.get(key, "")
     if not isinstance(value, (str, int)) or (required and not str(value).strip()):
@@ -144,6 +152,7 @@ def _concept(entry: dict, where: str) -> Concept:
                    description=_text(entry, "description", where), unit=_text(entry, "unit", where, False),
                    cues=_compile(entry.get("cues"), where), needs=_compile(entry.get("needs"), where),
                    within=_compile(entry.get("within"), where),
+                   needs_any=_either(entry.get("needs")), within_any=_either(entry.get("within")),
                    labels=tuple(sorted((str(k), str(v).lower()) for k, v in labels.items())))
 
 

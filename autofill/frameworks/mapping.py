@@ -24,6 +24,7 @@ from typing import Sequence
 from autofill.frameworks.catalogue import Catalogue, Concept, Requirement
 from autofill.frameworks.contrast import SPECIFIC, conflicts, question_labels, unmatched, without_negations
 
+CACHE_SIZE = 20_000
 MIN_STRENGTH = 0.5  # below it a concept is not reported
 MAX_MATCHES = 5
 QUOTED = 1.0
@@ -63,6 +64,7 @@ class Mapper:
     embedder: object | None = None
     _vectors: dict[str, list[float]] = field(default_factory=dict)
     _quotes: list[tuple[Requirement, re.Pattern]] = field(default_factory=list)
+    _cache: dict[tuple[str, str], Mapping] = field(default_factory=dict)  # offline mappings (library entries recur)
 
     def __post_init__(self):
         self._quotes = [(r, code_pattern(r)) for r in self.catalogue.requirements.values()]
@@ -93,8 +95,15 @@ class Mapper:
         return [self.map(q, c, cos) for q, c, cos in zip(questions, contexts, cosines)]
 
     def map(self, question: str, context: str = "", cosine: dict[str, float] | None = None) -> Mapping:
-        quoted = self.quoted(f"{question} {context}")
-        return map_question(self.catalogue, question, quoted, cosine or {}, context)
+        if cosine:
+            return map_question(self.catalogue, question, self.quoted(f"{question} {context}"), cosine, context)
+        key = (question, context)
+        if key not in self._cache:
+            if len(self._cache) >= CACHE_SIZE:
+                self._cache.clear()
+            self._cache[key] = map_question(self.catalogue, question, self.quoted(f"{question} {context}"), {},
+                                            context)
+        return self._cache[key]
 
 
 def specific_requirements(cat: Catalogue, concept: str) -> list[str]:
@@ -158,9 +167,9 @@ def rule_score(concept: Concept, text: str, labels: dict[str, frozenset[str]], q
     financed, net-zero) counts most: it is what sets a concept apart from its siblings."""
     if conflicts(labels, concept.labels):
         return 0.0
-    if not quoted and not any(p.search(text) for p in concept.needs):
+    if not quoted and not (concept.needs_any and concept.needs_any.search(text)):
         return 0.0
-    if not quoted and concept.within and not any(p.search(f"{text} {context}") for p in concept.within):
+    if not quoted and concept.within_any and not concept.within_any.search(f"{text} {context}"):
         return 0.0
     hits = sum(1 for p in concept.cues if p.search(text))
     agree = [name for name, label in concept.labels if label in labels.get(name, ())]
