@@ -43,6 +43,13 @@ def test_every_concept_is_used_and_well_formed(cat):
         assert all(c in cat.concepts for c in r.concepts) and r.description, r.id
 
 
+def test_no_pattern_holds_a_doubled_backslash(cat):
+    """'\\\\b' in a TOML literal string is a backslash and a "b", never a word boundary."""
+    for c in cat.concepts.values():
+        for p in c.cues + c.needs + c.within:
+            assert "\\\\" not in p.pattern, (c.id, p.pattern)
+
+
 def test_crosswalk_is_symmetric(cat):
     inverse = {"same": "same", "within": "covers", "covers": "within", "overlaps": "overlaps"}
     for rid in cat.requirements:
