@@ -148,7 +148,8 @@ class Prepared:
     text: str
     words: frozenset[str]
     labels: dict[str, frozenset[str]]
-    datapoints: tuple[str, ...] = ()  # the framework concepts it surely asks for, strongest first
+    datapoints: tuple[str, ...] = ()  # the framework concepts it asks for, strongest first
+    datapoint_strength: float = 0.0  # the mapping's strength of the first
 
 
 # Matching by datapoint before wording: two questions that surely ask for the same framework datapoints
@@ -159,17 +160,19 @@ class Prepared:
 # reuse threshold: a datapoint match is shown and given to the prompt, never reused on its own.
 DATAPOINT_MATCH = 0.9
 DATAPOINT_FLOOR = 0.6  # the floor of the Framework datapoints cell (frameworks/coverage.SHOWN)
+DATAPOINT_SURE = 0.65  # both strongest this sure for a "datapoint" conflict (0.6 lost a BHP rewording: benchmarks/frameworks_library.py)
 
 
-def question_datapoints(text: str) -> tuple[str, ...]:
+def question_datapoints(text: str) -> tuple[tuple[str, ...], float]:
     from autofill.frameworks.coverage import default_mapper
 
-    return tuple(m.concept for m in default_mapper().map(text).matches if m.strength >= DATAPOINT_FLOOR)
+    matches = [m for m in default_mapper().map(text).matches if m.strength >= DATAPOINT_FLOOR]
+    return tuple(m.concept for m in matches), (matches[0].strength if matches else 0.0)
 
 
 def prepare(text: str, datapoints: bool = True) -> Prepared:
-    return Prepared(text, content_words(text), contrast_labels(text),
-                    question_datapoints(text) if datapoints else ())
+    concepts, sure = question_datapoints(text) if datapoints else ((), 0.0)
+    return Prepared(text, content_words(text), contrast_labels(text), concepts, sure)
 
 
 def features(cosine: float, a: Prepared, b: Prepared) -> Features:
@@ -183,7 +186,8 @@ def features(cosine: float, a: Prepared, b: Prepared) -> Features:
             # A year named on one side only is ordinary rewording ("in FY2024" vs "the latest year").
             one_sided.append(name)
     same = bool(a.datapoints) and set(a.datapoints) == set(b.datapoints)
-    if a.datapoints and b.datapoints and a.datapoints[0] != b.datapoints[0] and not same:
+    if (a.datapoints and b.datapoints and a.datapoints[0] != b.datapoints[0] and not same
+            and min(a.datapoint_strength, b.datapoint_strength) >= DATAPOINT_SURE):
         conflicts.append("datapoint")
     return Features(cosine=float(cosine), lexical=dice(a.words, b.words), conflicts=tuple(conflicts),
                     one_sided=tuple(one_sided), same_datapoints=same)
