@@ -35,7 +35,8 @@ DETECTORS: dict[str, list[tuple[str, re.Pattern]]] = {
               ("ods", re.compile(r"\bozone\b|\bods\b")),
               ("air", re.compile(r"\bnox\b|\bsox\b|\bair (pollut|emissions|quality)"))],
     "where": [("outside", re.compile(r"\boutside (the |of the |your |its )?(organi[sz]ation|company|own operations)")),
-              ("products", re.compile(r"\b(sold )?products and services\b|\bsold products\b|\bproducts (you|we|it|they) sell"))],
+              ("products", re.compile(r"\b(sold )?products and services\b|\bsold products\b"
+                                      r"|\bproducts (you|we|it|they) sell"))],
     "source": [("renewable", re.compile(r"\brenewable|\bgreen (electricity|power|energy)\b|\bre100\b")),
                ("fossil", re.compile(r"\bfossil\b|\bcoal\b|\bnatural gas\b|\bnon[- ]renewable"))],
     "engagement": [("value-chain", re.compile(r"\bsuppliers?\b|\bcustomers?\b|\binvestees?\b|\bvalue chain\b")),

@@ -18,7 +18,8 @@ SHEET = "By datapoint"
 class DatapointSheet:
     def __init__(self) -> None:
         self.mapper = default_mapper()
-        self.rows: list[tuple[str, dict[str, tuple[float, str, str]]]] = []  # company, concept -> (strength, text, fill)
+        # (company, {concept: (strength, short answer, fill)}) per company
+        self.rows: list[tuple[str, dict[str, tuple[float, str, str]]]] = []
 
     def add(self, company: str, cells: dict[str, tuple[str, str, Any]]) -> None:
         """`cells`: the Portfolio sheet's {question key: (question, short answer, fill)} of one company."""

@@ -117,7 +117,11 @@ def pointed_pages(settings, collection: str, requirement_ids: Iterable[str],
     of `requirement_ids`, in the order the ids come (`data`: the index already loaded, see `load`)."""
     data = _load(settings, collection) if data is None else data
     out: list[tuple[str, int, str]] = []
+    seen: set[tuple[str, int]] = set()
     for rid in requirement_ids:
         for file_name, index in data.items():
-            out += [(file_name, p, rid) for p in index.get(rid, []) if (file_name, p) not in {(f, q) for f, q, _ in out}]
+            for p in index.get(rid, []):
+                if (file_name, p) not in seen:
+                    seen.add((file_name, p))
+                    out.append((file_name, p, rid))
     return out

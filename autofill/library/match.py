@@ -152,15 +152,17 @@ class Prepared:
     datapoint_strength: float = 0.0  # the mapping's strength of the first
 
 
-# Matching by datapoint before wording: two questions that surely ask for the same framework datapoints
-# (autofill/frameworks, offline mapping at DATAPOINT_FLOOR or more, as the workbook shows them) match at DATAPOINT_MATCH at least,
-# however differently worded, unless a contrast set conflicts (another year, another scope); two that
-# ask for different ones (their strongest differ) conflict ("datapoint"), so are never
-# reused without a model call. Below the
-# reuse threshold: a datapoint match is shown and given to the prompt, never reused on its own.
+# Matching by datapoint before wording: two questions that ask for the same framework datapoints
+# (autofill/frameworks, offline mapping at DATAPOINT_FLOOR or more, as the workbook shows them) match at
+# DATAPOINT_MATCH at least, however differently worded, unless a contrast set conflicts (another year,
+# another scope); two whose strongest datapoints differ conflict ("datapoint"), so are never reused
+# without a model call. Below the reuse threshold: a datapoint match is shown and given to the prompt,
+# never reused on its own.
 DATAPOINT_MATCH = 0.9
 DATAPOINT_FLOOR = 0.6  # the floor of the Framework datapoints cell (frameworks/coverage.SHOWN)
-DATAPOINT_SURE = 0.65  # both strongest this sure for a "datapoint" conflict (0.6 lost a BHP rewording: benchmarks/frameworks_library.py)
+# Both strongest datapoints this sure for a "datapoint" conflict (at 0.6 a weakly mapped BHP rewording
+# lost its approved answer in benchmarks/library.py; benchmarks/frameworks_library.py).
+DATAPOINT_SURE = 0.65
 
 
 def question_datapoints(text: str) -> tuple[tuple[str, ...], float]:
