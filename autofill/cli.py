@@ -257,15 +257,22 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
 @click.argument("questionnaire", type=click.Path(dir_okay=False, path_type=Path))
 @workbook_options
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--map-with-model", is_flag=True,
+              help="Map rows to framework datapoints with the configured model's help (one call a row).")
 @click.pass_context
 @handle_errors
-def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, as_json):
-    """Show what would be answered in QUESTIONNAIRE (sheets, header row, columns, questions)."""
+def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, as_json, map_with_model):
+    """Show what would be answered in QUESTIONNAIRE (sheets, header row, columns, questions) and the
+    framework datapoints each row asks for, with the questionnaire's coverage of each framework."""
+    from autofill.frameworks.commands import datapoints_json, datapoints_text
     from autofill.workbook.layout import inspect_workbook
 
     settings = build_settings(ctx, workbook=workbook_overrides(sheet, header_row, question_col, answer_col))
     layout = inspect_workbook(settings, questionnaire)
-    emit_json(layout.to_json()) if as_json else emit(layout.describe())
+    if as_json:
+        emit_json({**layout.to_json(), "datapoints": datapoints_json(settings, layout.questions, map_with_model)})
+    else:
+        emit(layout.describe() + "\n" + datapoints_text(settings, layout.questions, map_with_model))
 
 
 @cli.command()

@@ -211,6 +211,9 @@ class QuestionRow:
     # top-left of a merged range elsewhere ("D9"), or why no answer can be written to this row.
     answer_cell: str = ""
     unwritable: str = ""
+    # The framework datapoints the row asks for (autofill/frameworks), as the `Framework datapoints`
+    # cell writes them: one "label (strength): requirement ids" line each; "" when none.
+    datapoints: str = ""
 
     @property
     def key(self) -> str:

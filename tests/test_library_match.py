@@ -105,3 +105,53 @@ def test_real_embedder_paraphrases_match_and_near_duplicates_do_not():
         assert q != LIBRARY[wrong] or s < THRESHOLD, (question, q, s)
     for question in ("What is the gender pay gap?", "How much water did the company withdraw?"):
         assert match(question, embedder=emb)[1] < THRESHOLD
+
+
+# ------------------------------------------------------------------------------ by framework datapoint
+
+SCOPE_WORDINGS = {  # one approved entry each; other customers word the same datapoint differently
+    "ghg.scope1": ("What were the company's gross Scope 1 GHG emissions (tCO2e)?",
+                   ["Direct GHG emissions from sources the company owns or controls, last financial year",
+                    "ESRS E1-6 44(a)", "Please report your Scope 1 footprint for the reporting year."]),
+    "ghg.scope2-location": ("Scope 2 emissions, location-based (tCO2e)",
+                            ["Location-based Scope 2 GHG emissions for the year", "GRI 305-2-a"]),
+    "ghg.scope2-market": ("Scope 2 emissions, market-based (tCO2e)",
+                          ["Market-based Scope 2 GHG emissions for the year", "E1-6 paragraph 49(b)"]),
+    "ghg.scope3": ("What were the company's gross Scope 3 emissions?",
+                   ["Value chain (Scope 3) emissions, all categories", "CDP C6.5"]),
+}
+
+
+def test_an_approved_answer_serves_a_differently_worded_question_of_its_datapoint():
+    library = [entry for entry, _ in SCOPE_WORDINGS.values()]
+    emb = FakeEmbedder(dims=256)
+    by_wording_only = 0
+    for concept, (entry, wordings) in SCOPE_WORDINGS.items():
+        for w in wordings:
+            q, s = match(w, library)
+            assert q == entry and s >= THRESHOLD, (w, q, s)
+            plain = best_match(prepare(w, datapoints=False), emb.embed_query(w),
+                               [prepare(x, datapoints=False) for x in library], emb.embed_documents(library))
+            by_wording_only += plain is not None and library[plain.index] == entry and plain.strength >= THRESHOLD
+    assert by_wording_only < sum(len(w) for _, w in SCOPE_WORDINGS.values())  # the datapoint is what serves them
+
+
+def test_never_across_scopes_even_when_worded_alike():
+    for concept, (entry, _) in SCOPE_WORDINGS.items():
+        for other, (_, wordings) in SCOPE_WORDINGS.items():
+            if other == concept:
+                continue
+            for w in wordings + [SCOPE_WORDINGS[other][0]]:
+                q, s = match(w, [entry])
+                assert s < THRESHOLD, (w, entry, s)
+                f = features(0.99, prepare(w), prepare(entry))
+                assert f.conflicts and strength(f) < THRESHOLD, (w, entry, f)
+
+
+def test_a_datapoint_match_is_shown_never_reused_on_its_own():
+    entry, wordings = SCOPE_WORDINGS["ghg.scope1"]
+    f = features(0.3, prepare(wordings[0]), prepare(entry))
+    assert f.same_datapoints and 0.8 <= strength(f) < 0.975  # below library.reuse_threshold
+    # another year is still another question, whatever the datapoint
+    f = features(0.9, prepare("Gross Scope 1 emissions in FY2023"), prepare("Gross Scope 1 emissions in FY2024"))
+    assert "year" in f.conflicts and strength(f) < THRESHOLD

@@ -247,6 +247,15 @@ def test_rows_are_filtered_and_counted(server):
     assert server.client.get("/", params={"review": "none"}).text.count("<article") == len(keys) - 1
 
 
+def test_rows_show_and_filter_by_framework_datapoint(server):
+    page = server.client.get("/").text
+    assert 'id="f-datapoint"' in page and "Board oversight of climate matters" in page
+    assert "GRI 305-1" not in page and "ESRS GOV-1" in page  # each row's datapoints with their requirements
+    one = server.client.get("/", params={"datapoint": "Renewable energy consumption and share"}).text
+    assert one.count("<article") == 1 and "renewable electricity" in one
+    assert server.client.get("/", params={"datapoint": "none"}).text.count("<article") == 0
+
+
 def test_an_approved_row_goes_into_the_answer_library(server):
     from autofill.library.store import open_library
 

@@ -47,7 +47,8 @@ def test_added_columns_planned_after_the_last_header(tmp_path):
     sheet = inspect_workbook(Settings(), path).sheets[0]
     added = {c.role: c.letter for c in sheet.added_columns}
     assert added == {"reasoning": "H", "sources": "I", "confidence": "J", "status": "K", "review": "L",
-                     "reviewer_comment": "M", "tier": "N", "checks": "O", "library_answer": "P"}
+                     "reviewer_comment": "M", "tier": "N", "checks": "O", "library_answer": "P",
+                     "datapoints": "Q"}
 
 
 def test_missing_answer_column_is_added_and_data_columns_are_skipped(tmp_path):
@@ -269,7 +270,7 @@ def test_previous_output_columns_are_read_back(tmp_path):
     assert layout.ignored_sheets == {"Evidence": "written by autofill"}
     # an output of a version before the trust checks and the answer library gains only their columns
     assert {c.role: c.letter for c in layout.sheets[0].added_columns} == {"tier": "I", "checks": "J",
-                                                                          "library_answer": "K"}
+                                                                          "library_answer": "K", "datapoints": "L"}
     assert [(q.existing_answer, q.status, q.review, q.reviewer_comment) for q in rows] == [
         ("Yes", "Answered", "Approved", ""), ("No", "Answered", "Needs changes", "Check page 4")]
 

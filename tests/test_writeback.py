@@ -19,7 +19,7 @@ from autofill.workbook.writeback import match_allowed, write_results
 from tests.test_workbook_layout import build_x14
 from tests.workbook_builders import assert_only_changed, build_questionnaire, result_for, rewrite_zip, sha256
 
-ADDED = "HIJKLMNOP"
+ADDED = "HIJKLMNOPQ"
 
 
 def fill(tmp_path, src, results_for=None, run_info=None, out_name="out.xlsx"):
@@ -58,9 +58,9 @@ def test_cells_are_filled_with_answers_and_review_columns(tmp_path):
     src = build_questionnaire(tmp_path / "q.xlsx")
     layout, rows, _, out = fill(tmp_path, src)
     ws = openpyxl.load_workbook(out)["Questionnaire"]
-    assert [ws.cell(row=3, column=c).value for c in range(6, 17)] == [
+    assert [ws.cell(row=3, column=c).value for c in range(6, 18)] == [
         "Answer", "Comments", "Reasoning", "Sources", "Confidence", "Status", "Review", "Reviewer comment",
-        "Tier", "Checks", "Library answer"]
+        "Tier", "Checks", "Library answer", "Framework datapoints"]
     yes_row, text_row = rows[0].row, rows[2].row
     # Drop-down cell: only the verdict; the explanation moves to Reasoning.
     assert ws[f"F{yes_row}"].value == "Yes"

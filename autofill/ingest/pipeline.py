@@ -433,6 +433,11 @@ def store_document(store: Any, path: Path, done: _Embedded, known: dict[str, Doc
         warnings=list(done.warnings),
     )
     store.replace_document(record, chunks, done.vectors)
+    from autofill.frameworks.coverage import mapper_for
+    from autofill.ingest.content_index import record as record_content_index
+
+    # the report's own GRI / ESRS / TCFD index: which pages it names per requirement
+    record_content_index(store, path.name, chunks, mapper_for(store.settings).quoted, doc.page_count)
     store.touch()  # per document: an interrupted ingest still dates what it stored
     outcome = FileOutcome(str(path), status, pages=doc.page_count, chunks=len(chunks),
                           empty_pages=len(doc.empty_pages), warnings=list(done.warnings),

@@ -94,8 +94,9 @@ _FY2 = re.compile(r"\bfy\s?(\d\d)\b", re.IGNORECASE)
 class Features:
     cosine: float
     lexical: float
-    conflicts: tuple[str, ...]  # contrast sets whose labels differ on both sides
+    conflicts: tuple[str, ...]  # contrast sets whose labels differ on both sides ("datapoint": see below)
     one_sided: tuple[str, ...]  # contrast sets named on one side only
+    same_datapoints: bool = False  # both ask for the same framework datapoints (autofill/frameworks)
 
 
 @dataclass(frozen=True)
@@ -147,10 +148,33 @@ class Prepared:
     text: str
     words: frozenset[str]
     labels: dict[str, frozenset[str]]
+    datapoints: tuple[str, ...] = ()  # the framework concepts it asks for, strongest first
+    datapoint_strength: float = 0.0  # the mapping's strength of the first
 
 
-def prepare(text: str) -> Prepared:
-    return Prepared(text, content_words(text), contrast_labels(text))
+# Matching by datapoint before wording: two questions that ask for the same framework datapoints
+# (autofill/frameworks, offline mapping at DATAPOINT_FLOOR or more, as the workbook shows them) match at
+# DATAPOINT_MATCH at least, however differently worded, unless a contrast set conflicts (another year,
+# another scope); two whose strongest datapoints differ conflict ("datapoint"), so are never reused
+# without a model call. Below the reuse threshold: a datapoint match is shown and given to the prompt,
+# never reused on its own.
+DATAPOINT_MATCH = 0.9
+DATAPOINT_FLOOR = 0.6  # the floor of the Framework datapoints cell (frameworks/coverage.SHOWN)
+# Both strongest datapoints this sure for a "datapoint" conflict (at 0.6 a weakly mapped BHP rewording
+# lost its approved answer in benchmarks/library.py; benchmarks/frameworks_library.py).
+DATAPOINT_SURE = 0.65
+
+
+def question_datapoints(text: str) -> tuple[tuple[str, ...], float]:
+    from autofill.frameworks.coverage import default_mapper
+
+    matches = [m for m in default_mapper().map(text).matches if m.strength >= DATAPOINT_FLOOR]
+    return tuple(m.concept for m in matches), (matches[0].strength if matches else 0.0)
+
+
+def prepare(text: str, datapoints: bool = True) -> Prepared:
+    concepts, sure = question_datapoints(text) if datapoints else ((), 0.0)
+    return Prepared(text, content_words(text), contrast_labels(text), concepts, sure)
 
 
 def features(cosine: float, a: Prepared, b: Prepared) -> Features:
@@ -163,15 +187,20 @@ def features(cosine: float, a: Prepared, b: Prepared) -> Features:
         elif name != "year":
             # A year named on one side only is ordinary rewording ("in FY2024" vs "the latest year").
             one_sided.append(name)
+    same = bool(a.datapoints) and set(a.datapoints) == set(b.datapoints)
+    if (a.datapoints and b.datapoints and a.datapoints[0] != b.datapoints[0] and not same
+            and min(a.datapoint_strength, b.datapoint_strength) >= DATAPOINT_SURE):
+        conflicts.append("datapoint")
     return Features(cosine=float(cosine), lexical=dice(a.words, b.words), conflicts=tuple(conflicts),
-                    one_sided=tuple(one_sided))
+                    one_sided=tuple(one_sided), same_datapoints=same)
 
 
 def strength(f: Features, coef: dict[str, float] = COEF) -> float:
     """The calibrated match strength of two questions, 0-1."""
     z = (coef["bias"] + coef["cosine"] * f.cosine + coef["lexical"] * f.lexical
          + coef["conflict"] * len(f.conflicts) + coef["one_sided"] * len(f.one_sided))
-    return 1.0 / (1.0 + math.exp(-z))
+    s = 1.0 / (1.0 + math.exp(-z))
+    return max(s, DATAPOINT_MATCH) if f.same_datapoints and not f.conflicts else s
 
 
 def same_question(a: str, b: str) -> bool:

@@ -6,6 +6,9 @@ questionnaire, or versions of it that share questions, line up. Each cell holds 
 coloured by its trust tier when a model answered it and the company's workbook has one, else by the
 row's outcome (answered, evidence-only draft, unreadable reply, failed, pending).
 
+Sheet `By datapoint` (autofill/frameworks/portfolio.py): the same answers laid against framework
+datapoints, so differently worded questionnaires line up.
+
 Sheet `Companies`: documents, reporting periods, the rows of its filled workbook as it stands by how
 they ended (`COUNT_COLUMNS`, `reviewed_outcome`: answered, drafted, unparsed, failed, not written, reused, pending,
 skipped, approved, edited by hand, sent back), what the run that last worked on it cost and took, and
@@ -159,11 +162,15 @@ def write_portfolio_workbook(settings: Any, path: Path, outcomes: Sequence[Any])
     columns: dict[str, int] = {}  # question key -> column
     bold = Font(bold=True)
     set_text(ws.cell(row=1, column=1), "Company").font = bold
+    from autofill.frameworks.portfolio import DatapointSheet
+
+    by_datapoint = DatapointSheet()
     counted: list[Counter] = []
     for r, o in enumerate(outcomes, start=2):
         set_text(ws.cell(row=r, column=1), o.company).font = bold
         cells, counts = _cells(settings, o.questionnaire, o.output)
         counted.append(counts)
+        by_datapoint.add(o.company, cells)
         for key, (question, text, fill) in cells.items():
             if key not in columns:
                 columns[key] = len(columns) + 2
@@ -178,6 +185,7 @@ def write_portfolio_workbook(settings: Any, path: Path, outcomes: Sequence[Any])
             cell.fill = PatternFill("solid", fgColor=OUTCOME_FILL[Outcome.FAILED])
     ws.column_dimensions["A"].width = 28
     ws.freeze_panes = "B2"
+    by_datapoint.write(wb, set_text)
 
     cs = wb.create_sheet("Companies")
     for c, name in enumerate(COMPANY_COLUMNS, start=1):

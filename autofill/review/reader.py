@@ -30,6 +30,7 @@ QUESTION_COLUMNS = {
     "section": "section",
     "tier": "tier",
     "checks": "checks",
+    "framework datapoints": "datapoints",
 }
 # `FILE p. 26`, `FILE pp. 26-27`, `FILE p. 26 (printed 24)`: the PDF page index is what counts.
 
@@ -70,6 +71,7 @@ class ReviewQuestion:
     reviewer_comment: str = ""
     tier: str = ""  # Ready / Check / Needs work (trust checks), "" in outputs from before them
     checks: str = ""  # failed checks in words, "; "-separated
+    datapoints: str = ""  # the Framework datapoints cell (autofill/frameworks): one datapoint a line
     evidence: list[EvidenceRow] = field(default_factory=list)
     in_sheet: bool = True  # False: known only from the Evidence sheet
 

@@ -102,7 +102,8 @@ def build_app(state: AppState, lifespan=None) -> Starlette:
         session = state.session(wb)
         await run_in_threadpool(session.refresh)
         tier, review, section = p.get("tier", ""), p.get("review", ""), p.get("section", "")
-        keys = views.select(session, tier, review, section)
+        datapoint = p.get("datapoint", "")
+        keys = views.select(session, tier, review, section, datapoint)
         pages = max(1, -(-len(keys) // views.PER_PAGE))
         current = min(_int(p.get("page")), pages)
         rows = views.page_rows(session, keys, current)
@@ -113,7 +114,8 @@ def build_app(state: AppState, lifespan=None) -> Starlette:
         html = env.get_template(TEMPLATE).render(
             rows=rows, wb=wb, workbooks=[s.path.name for s in state.sessions], workbook=session.path.name,
             company=session.company, reviewed=done, total=total, shown=len(keys), page=current, pages=pages,
-            filters={"tier": tier, "review": review, "section": section}, sections=views.sections(session),
+            filters={"tier": tier, "review": review, "section": section, "datapoint": datapoint},
+            sections=views.sections(session), datapoints=views.datapoints(session),
             csrf=csrf_token(state.token), model=model, reanswer_with=using, status=session.status())
         return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 

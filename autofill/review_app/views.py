@@ -69,8 +69,12 @@ def row_view(q: ReviewQuestion, state: dict[str, str]) -> RowView:
     return view
 
 
-def select(session: ReviewSession, tier: str = "", review: str = "", section: str = "") -> list[str]:
-    """Row keys in reading order (Needs work first) that pass the filters."""
+def select(session: ReviewSession, tier: str = "", review: str = "", section: str = "",
+           datapoint: str = "") -> list[str]:
+    """Row keys in reading order (Needs work first) that pass the filters (`datapoint`: a label of the
+    Framework datapoints cell, or "none" for rows that ask for none)."""
+    from autofill.frameworks.coverage import cell_labels
+
     with session._lock:
         keys = []
         for key in session.order:
@@ -81,6 +85,9 @@ def select(session: ReviewSession, tier: str = "", review: str = "", section: st
                 continue
             if section and q.section != section:
                 continue
+            labels = cell_labels(q.datapoints) if datapoint else []
+            if datapoint and (bool(labels) if datapoint == "none" else datapoint not in labels):
+                continue
             keys.append(key)
         return keys
 
@@ -89,6 +96,16 @@ def page_rows(session: ReviewSession, keys: list[str], page: int, per_page: int 
     chosen = keys[(page - 1) * per_page: page * per_page]
     with session._lock:
         return [row_view(session.questions[k], dict(session.states[k])) for k in chosen]
+
+
+def datapoints(session: ReviewSession) -> list[str]:
+    """The datapoint labels the rows ask for, in reading order of first appearance."""
+    from autofill.frameworks.coverage import cell_labels
+
+    seen: list[str] = []
+    for key in session.order:
+        seen += [label for label in cell_labels(session.questions[key].datapoints) if label not in seen]
+    return seen
 
 
 def sections(session: ReviewSession) -> list[str]:

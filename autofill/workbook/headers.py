@@ -47,6 +47,7 @@ ADDED_ROLES: list[tuple[str, str]] = [
     ("tier", "Tier"),  # trust tier from the checks (autofill/checks): Ready / Check / Needs work
     ("checks", "Checks"),  # the failed checks in words
     ("library_answer", "Library answer"),  # the answer library's approved answer (autofill/library)
+    ("datapoints", "Framework datapoints"),  # what the row asks for in ESRS, IFRS S2, GRI ... (autofill/frameworks)
 ]
 ADDED_HEADERS = {role: header for role, header in ADDED_ROLES}
 # An added column whose header the customer's header row already uses gets this tag (layout.py), so

@@ -92,6 +92,9 @@ def read_questions(settings, path: Path) -> tuple[WorkbookLayout, list[QuestionR
         layout.sheets.append(sheet)
     if not layout.questions:
         layout.warnings.append("no question rows found below the header row")
+    from autofill.frameworks.coverage import tag_rows
+
+    tag_rows(settings, layout.questions)
     return layout, layout.questions
 
 

@@ -34,7 +34,8 @@ from autofill.workbook.safety import load_workbook_safely, set_text
 from autofill.workbook.validations import extension_list_validations
 
 COLUMN_WIDTHS = {"answer": 40, "reasoning": 60, "sources": 36, "confidence": 12, "status": 30, "review": 16,
-                 "reviewer_comment": 40, "tier": 12, "checks": 40, "library_answer": 50}
+                 "reviewer_comment": 40, "tier": 12, "checks": 40, "library_answer": 50,
+                 "datapoints": 50}
 # The evidence-only Status prefix, for modules that still read Status by prefix (portfolio/workbook.py);
 # new code reads it with states.parse_status.
 EVIDENCE_ONLY = "Evidence only"
@@ -74,6 +75,9 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
     record = read_record(wb)
     ext = extension_list_validations(base) if layout.kind == "xlsx" else {}
     carried = carried or {}
+    from autofill.frameworks.coverage import ReportIndex
+
+    report_index = ReportIndex(settings, (run_info or {}).get("evidence store", ""))
     for sheet in layout.sheets:
         ws = wb[sheet.name]
         _write_headers(ws, sheet)
@@ -84,6 +88,7 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
             res = by_key.get(q.key)
             if res is None or (_approved(ws, sheet, q.row) and res.outcome is not Outcome.APPROVED):
                 continue  # an approved row: only its own Status / Tier (Outcome.APPROVED) are written
+            q.datapoints = report_index.annotate(q.datapoints)  # "the report's GRI index points here"
             replaced = _write_row(ws, sheet, q, res)
             if res.outcome not in KEPT:
                 record[q.key] = written_row(ws, letters, q)
@@ -217,7 +222,12 @@ def plan_row(q: QuestionRow, res: RowResult) -> dict[str, str | None]:
     what a result puts in a row. A role absent from the plan stays untouched; None clears the cell.
 
     An evidence-only draft never touches the Answer cell (the column that goes back to the customer):
-    its quotes go to Reasoning. A failed row only says so in Status (and its tier)."""
+    its quotes go to Reasoning. A failed row only says so in Status (and its tier). Every written row
+    gets its `Framework datapoints` cell (autofill/frameworks), whatever its outcome."""
+    return {**_plan_cells(q, res), "datapoints": q.datapoints or None}
+
+
+def _plan_cells(q: QuestionRow, res: RowResult) -> dict[str, str | None]:
     trust = {} if res.tier is None else {"tier": res.tier.label, "checks": failed_text(res.checks) or None}
     if res.outcome is Outcome.SKIPPED:  # left exactly as it is
         return {"status": res.note} if res.note else {}

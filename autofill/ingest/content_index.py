@@ -1,0 +1,127 @@
+"""A report's own map: the content index many reports print (GRI, ESRS, TCFD, SASB), naming for each
+requirement the pages that answer it. Read from a document's chunks at ingest (tables come as Markdown
+rows: "| GRI 305-1 | Direct (Scope 1) GHG emissions | 45, 47 |") and stored per document in
+`vectordb/.content-index/<collection>.json` as {file name: {requirement id: [PDF pages]}}; printed page
+numbers are turned into PDF pages with the document's page labels.
+
+Only cells made of page references count (a description's "Scope 1" is not page 1), a code must be one
+the catalogue knows (autofill/frameworks), and an index without page numbers (a list of topics) gives
+nothing. `pointed_pages` is what a run asks: the pages the company's reports name for the requirements of
+the datapoints a row asks for. Pure apart from `record` / `pointed_pages`, which read and write the JSON."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Iterable, Sequence
+
+log = logging.getLogger(__name__)
+
+FOLDER = ".content-index"
+_PAGES_CELL = re.compile(r"^(?:pp?\.?\s*|pages?\s*)?\d{1,4}(?:\s*[-–]\s*\d{1,4})?(?:\s*[,;&]\s*(?:pp?\.?\s*)?\d{1,4}"
+                         r"(?:\s*[-–]\s*\d{1,4})?)*$", re.IGNORECASE)
+_RANGE = re.compile(r"(\d{1,4})(?:\s*[-–]\s*(\d{1,4}))?")
+_INDEX_WORDS = re.compile(r"\b(content index|gri index|esrs index|tcfd index|sasb index|index of disclosures|"
+                          r"disclosure index|tcfd (recommendations|disclosures)|cross[- ]reference)", re.IGNORECASE)
+_TRAILING = re.compile(r"^(.*?[^\d\s,;&–-])\s+((?:pp?\.?\s*)?\d{1,4}(?:\s*[-–]\s*\d{1,4})?"
+                       r"(?:\s*[,;&]\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*)$", re.IGNORECASE)
+MAX_RANGE = 30  # "12-140" is not a page range an index names
+
+
+def page_refs(cell: str) -> list[str]:
+    """The printed page numbers a cell of page references names ("45, 47-48" -> 45, 47, 48); [] else."""
+    cell = cell.strip()
+    if not cell or not _PAGES_CELL.match(cell):
+        return []
+    out: list[str] = []
+    for a, b in _RANGE.findall(cell):
+        lo, hi = int(a), int(b or a)
+        if hi < lo or hi - lo > MAX_RANGE:
+            hi = lo
+        out += [str(p) for p in range(lo, hi + 1) if str(p) not in out]
+    return out
+
+
+def read_index(chunks: Sequence, quotes, pdf_pages: int = 0) -> dict[str, list[int]]:
+    """{requirement id: [PDF pages]} from the index rows of a document's chunks. `quotes` is the
+    frameworks mapper's code patterns (Mapper.quoted)."""
+    labels: dict[str, int] = {}
+    for c in chunks:
+        for i, label in enumerate(getattr(c, "page_labels", ()) or ()):
+            if label:
+                labels.setdefault(str(label), c.page_start + i)
+    out: dict[str, list[int]] = {}
+    for c in chunks:
+        if not (_INDEX_WORDS.search(c.section or "") or _INDEX_WORDS.search(c.text[:400])):
+            continue
+        for line in c.text.splitlines():
+            if "|" in line:
+                cells = [x.strip() for x in line.strip().strip("|").split("|")]
+            else:  # a table read as text: "GRI 305-1 Direct (Scope 1) GHG emissions 45, 47"
+                m = _TRAILING.match(line.strip())
+                cells = [m.group(1), m.group(2)] if m else [line]
+            code_cells = [x for x in cells if not page_refs(x)]
+            reqs = quotes(" ".join(code_cells[:2])) if code_cells else []
+            pages = [p for x in cells for p in page_refs(x)]
+            if not reqs or not pages:
+                continue
+            found = [labels.get(p) or (int(p) if not labels and (not pdf_pages or int(p) <= pdf_pages) else None)
+                     for p in pages]
+            for r in reqs:
+                have = out.setdefault(r.id, [])
+                have += [p for p in found if p and p not in have]
+    return {k: v for k, v in out.items() if v}
+
+
+def _path(settings, collection: str):
+    return settings.vectordb_dir / FOLDER / f"{collection}.json"
+
+
+def load(settings, collection: str) -> dict[str, dict[str, list[int]]]:
+    return _load(settings, collection)
+
+
+def _load(settings, collection: str) -> dict[str, dict[str, list[int]]]:
+    path = _path(settings, collection)
+    try:
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError) as exc:
+        log.warning("content index %s cannot be read (%s); it is rebuilt at the next ingest", path, exc)
+        return {}
+
+
+def record(store, file_name: str, chunks: Sequence, quotes, pdf_pages: int = 0) -> dict[str, list[int]]:
+    """Read the content index of one stored document and keep it beside the store (the ingest's hook in
+    ingest/pipeline.store_document, `quotes` the frameworks mapper's); a document without one drops any
+    it had."""
+    from autofill.fileio import atomic_write_bytes
+
+    index = read_index(chunks, quotes, pdf_pages)
+    data = _load(store.settings, store.collection)
+    if not index and file_name not in data:
+        return index
+    data.pop(file_name, None)
+    if index:
+        data[file_name] = index
+        log.info("%s: its content index names pages for %d requirements", file_name, len(index))
+    path = _path(store.settings, store.collection)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, json.dumps(data, indent=1, sort_keys=True).encode())
+    return index
+
+
+def pointed_pages(settings, collection: str, requirement_ids: Iterable[str],
+                  data: dict | None = None) -> list[tuple[str, int, str]]:
+    """(file name, PDF page, requirement id) for every page the company's reports' indexes name for one
+    of `requirement_ids`, in the order the ids come (`data`: the index already loaded, see `load`)."""
+    data = _load(settings, collection) if data is None else data
+    out: list[tuple[str, int, str]] = []
+    seen: set[tuple[str, int]] = set()
+    for rid in requirement_ids:
+        for file_name, index in data.items():
+            for p in index.get(rid, []):
+                if (file_name, p) not in seen:
+                    seen.add((file_name, p))
+                    out.append((file_name, p, rid))
+    return out
