@@ -15,7 +15,8 @@ from tests.workbook_builders import build_questionnaire
 def outcome(company, questionnaire):
     return SimpleNamespace(company=company, questionnaire=str(questionnaire), output="", status="done", error="",
                            year="2024", documents=1, periods="FY2024", rows=2, answered=0, drafted=0, failed_rows=0,
-                           pending_rows=2, cost_usd=0.0, seconds=1.0, report="")
+                           pending_rows=2, cost_usd=0.0, seconds=1.0, last_cost_usd=0.0, last_seconds=1.0,
+                           report="")
 
 
 def test_companies_line_up_by_datapoint_across_wordings(tmp_path):
@@ -25,7 +26,7 @@ def test_companies_line_up_by_datapoint_across_wordings(tmp_path):
     b = build_questionnaire(tmp_path / "buyer.xlsx", questions=[
         ("Climate", "Direct emissions from sources your company owns or controls, last year?", "Number", False),
         ("Climate", "How many employees do you have?", "Number", False)])
-    path = write_portfolio_workbook(Settings(workspace=tmp_path), tmp_path / "portfolio.xlsx",
+    path, _counts = write_portfolio_workbook(Settings(workspace=tmp_path), tmp_path / "portfolio.xlsx",
                                     [outcome("Alpha", a), outcome("Beta", b)])
     book = openpyxl.load_workbook(path)
     assert book["Portfolio"].max_column == 1 + 4  # question texts do not line up
