@@ -109,6 +109,8 @@ class DocumentRecord:
     # Why this document may be incomplete (damaged file, missing pages, mostly pages without text), in
     # plain words; empty for a sound one. Stored in the manifest as a JSON string (Chroma metadata is scalar).
     warnings: list[str] = field(default_factory=list)
+    # Its language (ISO 639-1, autofill/language.py), detected at ingest; "" when unknown or stored before.
+    language: str = ""
 
 
 @dataclass
@@ -211,6 +213,8 @@ class QuestionRow:
     # top-left of a merged range elsewhere ("D9"), or why no answer can be written to this row.
     answer_cell: str = ""
     unwritable: str = ""
+    # The questionnaire's language (autofill/language.py), "" when unknown: keyword search stems in it.
+    language: str = ""
 
     @property
     def key(self) -> str:

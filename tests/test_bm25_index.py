@@ -41,9 +41,9 @@ def counted(monkeypatch):
     seen = []
     real = bm25_index.tokenize
 
-    def spy(texts):
+    def spy(texts, language=""):
         seen.extend(texts)
-        return real(texts)
+        return real(texts, language)
 
     monkeypatch.setattr(bm25_index, "tokenize", spy)
     import autofill.store.keyword as cs

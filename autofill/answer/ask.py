@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autofill.errors import InputError
+from autofill.language import detect
 from autofill.providers.base import Providers
 from autofill.checks.tier import failed_text
 from autofill.records import QuestionRow, RowResult, StageUsage, stages_json
@@ -111,6 +112,7 @@ def ask(settings: Settings, company: str, question: str, form_of_answer: str = "
     meter = UsageMeter(pricing_for(settings))  # a call with no price here: cost unknown, not $0
     ctx = RowContext(settings=settings, company=store.company, store=store, embedder=providers.embedder, chat=chat,
                      reranker=reranker, mode=plan.mode, meter=meter, locator=PageLocator(documents))
-    row = QuestionRow(sheet="ask", row=1, question=question, form_of_answer=form_of_answer)
+    row = QuestionRow(sheet="ask", row=1, question=question, form_of_answer=form_of_answer,
+                      language=detect(f"{question} {form_of_answer}", min_markers=2))
     result = make_trust(settings, documents, chat, meter).assess(answer_row(ctx, row))  # checks and tier, as in a run
     return AskResult(store.company, result, plan.model, cost_unknown=meter.unknown_reason(), plan=plan.to_json())
