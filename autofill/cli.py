@@ -256,16 +256,25 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
 @cli.command()
 @click.argument("questionnaire", type=click.Path(dir_okay=False, path_type=Path))
 @workbook_options
+@click.option("--company", default=None, help="Also name the languages of this company's documents.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
-def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, as_json):
-    """Show what would be answered in QUESTIONNAIRE (sheets, header row, columns, questions)."""
+def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, company, as_json):
+    """Show what would be answered in QUESTIONNAIRE (sheets, header row, columns, questions, language)."""
     from autofill.workbook.layout import inspect_workbook
 
     settings = build_settings(ctx, workbook=workbook_overrides(sheet, header_row, question_col, answer_col))
     layout = inspect_workbook(settings, questionnaire)
-    emit_json(layout.to_json()) if as_json else emit(layout.describe())
+    if company is None:
+        emit_json(layout.to_json()) if as_json else emit(layout.describe())
+        return
+    from autofill.store.reading import open_for_reading
+    from autofill.summaries import documents_languages
+
+    store = open_for_reading(settings, company)
+    data, lines = documents_languages(store, company, layout.language)
+    emit_json({**layout.to_json(), **data}) if as_json else emit("\n".join([layout.describe(), "", *lines]))
 
 
 @cli.command()

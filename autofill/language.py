@@ -142,3 +142,32 @@ def questionnaire_language(rows: Sequence[Any]) -> str:
     for r in rows:
         r.language = language
     return language
+
+
+def report_language(documents: Iterable[Any]) -> str:
+    """The language of most of a store's pages (records.DocumentRecord: language, pages); "" unknown."""
+    pages: Counter[str] = Counter()
+    for doc in documents:
+        if doc.language:
+            pages[doc.language] += max(1, int(doc.pages or 0))
+    return pages.most_common(1)[0][0] if pages else ""
+
+
+def languages_clause(questionnaire: str, documents: Sequence[Any]) -> str:
+    """What the run's first line says about languages: "questionnaire in German; 2 documents in English",
+    or each document's language where they differ."""
+    langs = {doc.language for doc in documents}
+    if len(langs) <= 1:
+        count = len(documents)
+        docs = f"{count} document{'s' if count != 1 else ''} in {name(next(iter(langs), ''))}"
+    else:
+        docs = "documents: " + ", ".join(f"{doc.file_name} {name(doc.language)}" for doc in documents)
+    return f"questionnaire in {name(questionnaire)}; {docs}"
+
+
+def prompt_languages(questionnaire: str, report: str) -> tuple[str, str]:
+    """(language of the HyDE passage, language of the answer) to name in the prompts: the report's and
+    the questionnaire's, or "" for both where everything is English or unknown (prompts as before)."""
+    if questionnaire in ("", ENGLISH) and report in ("", ENGLISH):
+        return "", ""
+    return (name(report) if report else "", name(questionnaire) if questionnaire else "")

@@ -33,11 +33,13 @@ from autofill.answer.trust import make_trust
 from autofill.checks.tier import tier_counts
 from autofill.errors import InputError
 from autofill.fileio import ensure_not_open, ensure_writable_file, missing, remove_leftovers
+from autofill.language import languages_clause, report_language
 from autofill.plan import Plan, needs_model_warnings, resolve_plan
 from autofill.providers.base import Providers
 from autofill.providers.breaker import EndpointDown
 from autofill.providers.cache import refresh_cache
 from autofill.providers.cost import UsageMeter, pricing_for
+from autofill.providers.local import language_warning
 from autofill.records import QuestionRow, RowResult, RunReport
 from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings
@@ -174,8 +176,13 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     if live:
         # --live drives the workbook open in Excel (its lock is expected); LibreOffice it cannot drive.
         ensure_not_open(questionnaire, allow=("Excel",))
+    language = rows[0].language if rows else ""
     if announce:  # after the input checks: bad input stays one line
-        rep.message(plan.plan.first_line())
+        rep.message(f"{plan.plan.first_line()}; {languages_clause(language, list(plan.documents.values()))}")
+    warning = language_warning(store.embedder_name, company, language,
+                               [d.language for d in plan.documents.values() if d.language])
+    if warning:
+        log.warning("%s", warning)
     for warning in needs_model_warnings(settings, plan.plan):
         # Asked for explicitly (option or settings file): said even under --json, rather than letting the
         # Run info sheet be the only place that shows HyDE or the LLM rerank did not run.
@@ -213,7 +220,8 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     meter = UsageMeter(pricing_for(settings))  # a call with no price here: cost unknown, not $0
     ctx = RowContext(settings=settings, company=company, store=store, embedder=providers.embedder, chat=chat,
                      reranker=reranker, mode=plan.plan.mode, meter=meter,
-                     locator=PageLocator(plan.documents))
+                     locator=PageLocator(plan.documents),
+                     report_language=report_language(plan.documents.values()))
     trust = make_trust(settings, plan.documents, chat, meter)  # checks and tier of every finished row
     for result in reused:  # checked against their cited pages in today's store before they can be Ready
         mark_not_written(recheck(trust, store, result))

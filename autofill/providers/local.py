@@ -87,6 +87,24 @@ def covers(model: str, language: str) -> bool:
     return spec is None or not language or "*" in spec.languages or language in spec.languages
 
 
+def language_warning(embedder: str, company: str, questionnaire: str, documents: Sequence[str]) -> str:
+    """One line when a store's local embedder (`local:<model>`) was not trained for the questionnaire's
+    language or a document's; "" when it was, or when the embedder is not a bundled one."""
+    from autofill.language import name
+
+    if not embedder.startswith("local:"):
+        return ""
+    model = embedder.split(":", 1)[1]
+    missing = [code for code in dict.fromkeys([questionnaire, *documents]) if not covers(model, code)]
+    if not missing:
+        return ""
+    return (f"the questionnaire is in {name(questionnaire)} and the documents of {company!r} in "
+            f"{', '.join(name(c) for c in dict.fromkeys(documents)) or 'unknown languages'}, but the store's "
+            f"embedder {model} reads {', '.join(name(c) for c in model_spec(model).languages)} only: passages in "
+            f"other languages are found mostly by keywords. For a store that reads them, ingest into a new "
+            f"store with --embedding-model {MULTILINGUAL} (or `autofill forget` this one and ingest again)")
+
+
 def model_spec(model: str = DEFAULT_MODEL) -> LocalModel:
     """The row of MODELS for a model name (empty: the default)."""
     spec = MODELS.get(ALIASES.get(model, model) or DEFAULT_MODEL)
