@@ -117,7 +117,8 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage]):
 
     locate = ctx.locator.page_of if ctx.locator is not None else None
     if ctx.chat is None:
-        return evidence_answer(row, top, locate), top
+        across = bool(row.language and ctx.report_language and row.language != ctx.report_language)
+        return evidence_answer(row, top, locate, across_languages=across), top
 
     context = order_context(top, s.retrieval.context_order)
     answer = generate_answer(s, _stage_call(ctx, "answer", usage), ctx.company, row, context, ctx.report_language)
