@@ -86,12 +86,21 @@ class ReembeddedStore:
         return self.store.bm25_search(query, n, language)
 
 
+def retrieval_settings(items: list[str]) -> dict:
+    """{"keyword_weight": 0.5} from ["keyword_weight=0.5"] (values read as TOML)."""
+    import tomllib
+
+    return {k: v for item in items for k, v in tomllib.loads(item.replace("=", " = ", 1)).items()}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sets", nargs="+", help="NAME=DATA:WORKSPACE")
     ap.add_argument("--variant", action="append", required=True, help="NAME=MODEL:TEXT[:PARTS]")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/autofill-reembed"))
     ap.add_argument("--json", type=Path, default=None, help="{set: {variant: per-question rows}}")
+    ap.add_argument("--retrieval", action="append", default=[], metavar="NAME=VALUE",
+                    help="a retrieval setting for every variant, e.g. keyword_weight=0.5 (TOML value syntax)")
     args = ap.parse_args()
 
     from autofill.answer.rerank import NoReranker
@@ -112,7 +121,8 @@ def main() -> int:
         for variant in args.variant:
             vname, _, vspec = variant.partition("=")
             model, kind, *parts = vspec.split(":")
-            overrides = {"retrieval": {"final_k": POOL, **({"query_parts": parts[0]} if parts else {})}}
+            overrides = {"retrieval": {"final_k": POOL, **({"query_parts": parts[0]} if parts else {}),
+                                       **retrieval_settings(args.retrieval)}}
             settings = load_settings(workspace, environ={}, overrides=overrides)
             embedder = embedders.setdefault(model, LocalEmbedder(model))
             rows: list[dict] = []

@@ -149,6 +149,9 @@ def test_tokens_are_stemmed_and_stopped_per_language():
     assert query_tokens("Mitarbeitern Emissionen", ["de", "en"]) == ["mitarbeit", "emission", "mitarbeitern",
                                                                    "emissionen"]
     assert query_tokens("water withdrawn", []) == query_tokens("water withdrawn", ["en", "en"]) == ["water", "withdrawn"]
+    # The query language's stop words stay out of the other languages' passes too.
+    tokens = query_tokens("les émissions de la mine", ["fr", "en"])
+    assert tokens[:2] == ["émiss", "min"] and not {"les", "de", "la"} & set(tokens)
 
 
 def test_a_german_document_is_indexed_in_german_and_found_by_inflected_words(store):

@@ -12,9 +12,10 @@ of financial position"). `expansions` adds the report-side wording of the terms 
 small map of financial-statement and GHG-reporting vocabulary (SYNONYMS), to the lexical query.
 
 Both lists are per language: the row's language (QuestionRow.language, detected from the questionnaire)
-picks its instruction words (English, German, French and Spanish have lists), and the synonyms, all
-English, are added only to English (or unknown-language) rows. A language without a list keeps every
-word: the keyword index drops its stop words (store/bm25_index.py).
+picks its instruction words (English, German, French and Spanish have lists); a language without a list
+keeps every word (the keyword index drops its stop words: store/bm25_index.py). The synonyms, English
+report wording, are added to every row: questions in other languages use the same loan words ("Scope 3",
+"TCFD", "net zero"), and without them French questions lost MRR against English reports (README).
 """
 
 from __future__ import annotations
@@ -164,12 +165,11 @@ def expansions(text: str) -> list[str]:
 
 def lexical_query(row: QuestionRow, clean: bool = True, expand: bool = True) -> str:
     """The BM25 query for `row`: the question, form of answer and explanation, without the instruction
-    words of its language (`clean`), followed by the report-side synonyms of its terms (`expand`, English
-    rows)."""
+    words of its language (`clean`), followed by the report-side synonyms of its terms (`expand`)."""
     parts = [row.question.strip(), row.form_of_answer.strip(), row.explanation.strip()]
     text = "\n".join(p for p in parts if p)
     out = " ".join(content_words(text, row.language)) if clean else text
-    if expand and row.language in ("", "en"):  # the synonyms are English
+    if expand:  # the reports' English wording: loan words ("Scope 3", "TCFD") match in any language
         extra = expansions(text)
         if extra:
             out = f"{out}\n{' '.join(extra)}"

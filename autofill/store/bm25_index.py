@@ -27,6 +27,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -92,20 +93,25 @@ def tokenize(texts: Sequence[str], language: str = "") -> list[list[str]]:
     return [list(t) for t in _tokenize(texts, return_ids=False, language=language)] if texts else []
 
 
+_WORDS = re.compile(r"(?u)\b\w\w+\b")  # bm25s's token pattern
+
+
 def query_tokens(query: str, languages: Sequence[str] = ()) -> list[str]:
     """The tokens of a query: stemmed in the first of `languages` (the questionnaire's; English when
-    none), then the stems each other language adds (the store's documents' languages), each new stem once.
-    With English alone these are exactly the tokens of before."""
-    wanted = [code or ENGLISH for code in languages] or [ENGLISH]
-    out: list[str] = []
-    seen: set[str] = set()
-    for i, code in enumerate(dict.fromkeys(wanted)):
-        tokens = tokenize([query], code)[0]
-        if i == 0:
-            out.extend(tokens)
-            seen.update(tokens)
-            continue
-        for token in tokens:
+    none), then the stems each other language adds (the store's documents' languages), each new stem once;
+    the query language's stop words are no content in any language ("pour", "la" stay out of the English
+    pass of a French question). With English alone these are exactly the tokens of before."""
+    wanted = list(dict.fromkeys(code or ENGLISH for code in languages)) or [ENGLISH]
+    out = tokenize([query], wanted[0])[0]
+    seen = set(out)
+    if len(wanted) > 1:
+        import bm25s.stopwords
+
+        stop = _stopwords(wanted[0])
+        stop = set(bm25s.stopwords.STOPWORDS_EN if stop == "en" else stop or ())
+        query = " ".join(w for w in _WORDS.findall(query) if w.lower() not in stop)
+    for code in wanted[1:]:
+        for token in tokenize([query], code)[0]:
             if token not in seen:
                 seen.add(token)
                 out.append(token)
