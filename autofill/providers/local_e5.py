@@ -6,7 +6,7 @@ marked "query: " and a passage "passage: " by the engine, as the model card asks
 Only the engine (a plain C library loaded through ctypes, so any CPython on x86-64 Linux runs it, though
 the wheel names 3.12) and the model file are used; the file's SHA-256 is checked before it is loaded
 (providers/local.py MODELS). The engine is not known to be safe from several threads: calls are serialised.
-Cost and quality against bge-small-en-v1.5: README, "Questionnaires and reports in other languages"."""
+Cost and quality against bge-small-en-v1.5: README, "Other languages (issue 33)"."""
 
 from __future__ import annotations
 
