@@ -95,3 +95,23 @@ def test_run_line_and_prompt_languages():
     assert prompt_languages("en", "en") == ("", "") and prompt_languages("", "") == ("", "")
     assert prompt_languages("de", "en") == ("English", "German")
     assert prompt_languages("en", "fr") == ("French", "English")
+
+
+def test_prompts_name_the_languages_only_where_one_is_not_english():
+    from autofill.answer.generate import answer_messages
+    from autofill.answer.hyde import hyde_messages
+    from autofill.records import Passage
+    from autofill.settings import Settings
+
+    s = Settings()
+    german = QuestionRow("Q", 4, "Wie hoch waren die Scope-1-Emissionen?", language="de")
+    english = QuestionRow("Q", 4, "What were the Scope 1 emissions?", language="en")
+    passage = Passage("c1", "report.pdf", 2, 2, "Emissions", "Our Scope 1 emissions were 2.4 Mt CO2e.", 1.0, 1)
+    hyde = hyde_messages(s, "Acme", german, "en")[1].content
+    assert "Write the passage in English, the language of Acme's reports" in hyde
+    answer = answer_messages(s, "Acme", german, [passage], "en")[1].content
+    assert "Write the answer and the reasoning in German, the language of the questionnaire" in answer
+    # English questionnaire and reports: the prompts of before, word for word.
+    assert "Write the passage in" not in hyde_messages(s, "Acme", english, "en")[1].content
+    assert "Write the answer and the reasoning in" not in answer_messages(s, "Acme", english, [passage], "en")[1].content
+    assert "Write the passage in German" in hyde_messages(s, "Acme", english, "de")[1].content
