@@ -83,7 +83,7 @@ def stores_summary(stores: Iterable[Any], location: str, runtime: str = "",
                          + (f", {count(d.empty_pages, 'page')} without text" if d.empty_pages else "")
                          + (f", {d.ocr_pages} read by OCR" if getattr(d, "ocr_pages", 0) else "")
                          + f", period {getattr(d, 'period', '') or 'unknown'}"
-                         + f", {language_name(getattr(d, 'language', ''))}")
+                         + (f", {language_name(d.language)}" if getattr(d, "language", "") else ""))
             lines.extend(f"      warning: {why}" for why in getattr(d, "warnings", ()))
     return "\n".join(lines)
 
