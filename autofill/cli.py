@@ -256,23 +256,35 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
 @cli.command()
 @click.argument("questionnaire", type=click.Path(dir_okay=False, path_type=Path))
 @workbook_options
+@click.option("--company", default=None, help="Also name the languages of this company's documents.")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--map-with-model", is_flag=True,
               help="Map rows to framework datapoints with the configured model's help (one call a row).")
 @click.pass_context
 @handle_errors
-def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, as_json, map_with_model):
-    """Show what would be answered in QUESTIONNAIRE (sheets, header row, columns, questions) and the
-    framework datapoints each row asks for, with the questionnaire's coverage of each framework."""
+def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, company, as_json, map_with_model):
+    """Show what would be answered in QUESTIONNAIRE (sheets, header row, columns, questions, language),
+    the framework datapoints each row asks for with the questionnaire's coverage of each framework, and
+    (with --company) the languages of that company's documents."""
     from autofill.frameworks.commands import datapoints_json, datapoints_text
     from autofill.workbook.layout import inspect_workbook
 
     settings = build_settings(ctx, workbook=workbook_overrides(sheet, header_row, question_col, answer_col))
     layout = inspect_workbook(settings, questionnaire)
+    data: dict = {}
+    lines: list[str] = []
+    if company is not None:
+        from autofill.store.reading import open_for_reading
+        from autofill.summaries import documents_languages
+
+        store = open_for_reading(settings, company)
+        data, lines = documents_languages(store, company, layout.language)
     if as_json:
-        emit_json({**layout.to_json(), "datapoints": datapoints_json(settings, layout.questions, map_with_model)})
+        emit_json({**layout.to_json(), **data,
+                   "datapoints": datapoints_json(settings, layout.questions, map_with_model)})
     else:
-        emit(layout.describe() + "\n" + datapoints_text(settings, layout.questions, map_with_model))
+        emit("\n".join([layout.describe(), *([""] + lines if lines else []),
+                        datapoints_text(settings, layout.questions, map_with_model)]))
 
 
 @cli.command()

@@ -109,6 +109,8 @@ class DocumentRecord:
     # Why this document may be incomplete (damaged file, missing pages, mostly pages without text), in
     # plain words; empty for a sound one. Stored in the manifest as a JSON string (Chroma metadata is scalar).
     warnings: list[str] = field(default_factory=list)
+    # Its language (ISO 639-1, autofill/language.py), detected at ingest; "" when unknown or stored before.
+    language: str = ""
 
 
 @dataclass
@@ -214,6 +216,8 @@ class QuestionRow:
     # The framework datapoints the row asks for (autofill/frameworks), as the `Framework datapoints`
     # cell writes them: one "label (strength): requirement ids" line each; "" when none.
     datapoints: str = ""
+    # The questionnaire's language (autofill/language.py), "" when unknown: keyword search stems in it.
+    language: str = ""
 
     @property
     def key(self) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+from autofill.language import name as language_name
 from autofill.records import LLM_STAGES
 
 STAGES = LLM_STAGES
@@ -81,7 +82,8 @@ def stores_summary(stores: Iterable[Any], location: str, runtime: str = "",
             lines.append(f"    {d.file_name}: {count(d.pages, 'page')}, {count(d.chunks, 'chunk')}"
                          + (f", {count(d.empty_pages, 'page')} without text" if d.empty_pages else "")
                          + (f", {d.ocr_pages} read by OCR" if getattr(d, "ocr_pages", 0) else "")
-                         + f", period {getattr(d, 'period', '') or 'unknown'}")
+                         + f", period {getattr(d, 'period', '') or 'unknown'}"
+                         + (f", {language_name(d.language)}" if getattr(d, "language", "") else ""))
             lines.extend(f"      warning: {why}" for why in getattr(d, "warnings", ()))
     return "\n".join(lines)
 
@@ -89,7 +91,24 @@ def stores_summary(stores: Iterable[Any], location: str, runtime: str = "",
 def document_details(d: Any) -> dict:
     """One document of `companies --json`: what it holds, its reporting period and why it may be incomplete."""
     return {"file": d.file_name, "pages": d.pages, "chunks": d.chunks, "period": d.period,
-            "warnings": list(d.warnings)}
+            "language": d.language, "warnings": list(d.warnings)}
+
+
+def documents_languages(store: Any, company: str, questionnaire: str) -> tuple[dict, list[str]]:
+    """`inspect --company`: each document's language, and the warning when the store's embedder was not
+    trained for the questionnaire's or a document's (providers/local.language_warning)."""
+    from autofill.providers.local import language_warning
+
+    docs = sorted(store.documents().values(), key=lambda d: d.file_name)
+    warning = language_warning(store.embedder_name, company, questionnaire, [d.language for d in docs if d.language])
+    lines = [f"Documents of {company} (embedder {store.embedder_name}):"]
+    lines += [f"  {d.file_name}: {language_name(d.language)}" for d in docs]
+    if warning:
+        lines.append(f"Warning: {warning}")
+    data = {"company": company, "embedder": store.embedder_name,
+            "documents": [{"file": d.file_name, "language": d.language} for d in docs],
+            "language_warning": warning}
+    return data, lines
 
 
 def row_counts(report: Any) -> str:

@@ -11,8 +11,8 @@ DATA is a set's folder (as retrieval_dev.py takes it), WORKSPACE the workspace i
 into. MODEL: a bundled local model (bge-small-en-v1.5, all-MiniLM-L6-v2). TEXT: "section" (the section
 path and the passage: Chunk.embed_text today), "header" (company | file | section | page, then the
 passage: the embedded text before issue 27) or "none" (the passage alone). PARTS: retrieval.query_parts
-(row, question, both; default: the settings' default). Vectors are cached in --cache per set, model and
-text, so a second run costs only the queries. The per-question --json feeds retrieval_sets.py.
+(row, question, both; default: the settings' default). Vectors are cached in --cache by model and
+text, so a second run, or another set on the same store, costs only the queries. The per-question --json feeds retrieval_sets.py.
 Example (the four development sets of the README):
 
     python benchmarks/retrieval_reembed.py generated=/tmp/gen:/tmp/ws-gen bhp=../shared/datasets/bhp:/tmp/ws-bhp \\
@@ -82,8 +82,15 @@ class ReembeddedStore:
         order = np.argsort(-scores, kind="stable")[:n]
         return [replace(self.passages[i], score=float(scores[i]), rank=r) for r, i in enumerate(order, start=1)]
 
-    def bm25_search(self, query: str, n: int):
-        return self.store.bm25_search(query, n)
+    def bm25_search(self, query: str, n: int, language: str = ""):
+        return self.store.bm25_search(query, n, language)
+
+
+def retrieval_settings(items: list[str]) -> dict:
+    """{"keyword_weight": 0.5} from ["keyword_weight=0.5"] (values read as TOML)."""
+    import tomllib
+
+    return {k: v for item in items for k, v in tomllib.loads(item.replace("=", " = ", 1)).items()}
 
 
 def main() -> int:
@@ -92,6 +99,8 @@ def main() -> int:
     ap.add_argument("--variant", action="append", required=True, help="NAME=MODEL:TEXT[:PARTS]")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/autofill-reembed"))
     ap.add_argument("--json", type=Path, default=None, help="{set: {variant: per-question rows}}")
+    ap.add_argument("--retrieval", action="append", default=[], metavar="NAME=VALUE",
+                    help="a retrieval setting for every variant, e.g. keyword_weight=0.5 (TOML value syntax)")
     args = ap.parse_args()
 
     from autofill.answer.rerank import NoReranker
@@ -112,7 +121,8 @@ def main() -> int:
         for variant in args.variant:
             vname, _, vspec = variant.partition("=")
             model, kind, *parts = vspec.split(":")
-            overrides = {"retrieval": {"final_k": POOL, **({"query_parts": parts[0]} if parts else {})}}
+            overrides = {"retrieval": {"final_k": POOL, **({"query_parts": parts[0]} if parts else {}),
+                                       **retrieval_settings(args.retrieval)}}
             settings = load_settings(workspace, environ={}, overrides=overrides)
             embedder = embedders.setdefault(model, LocalEmbedder(model))
             rows: list[dict] = []
@@ -121,7 +131,9 @@ def main() -> int:
                 folder = data if (data / "gold.json").is_file() else by_name.get(info.company)
                 if folder is None:
                     continue
-                store = ReembeddedStore(open_store(settings, info.company), embedder, kind, args.cache / name)
+                # One cache for all sets: its files are named by the texts and the model, so sets sharing a
+                # store (a devset and its translations) embed it once.
+                store = ReembeddedStore(open_store(settings, info.company), embedder, kind, args.cache)
                 rows += score_retrieval(settings, folder, store, embedder, NoReranker())
             results.setdefault(name, {})[vname] = rows
             means = " / ".join(f"{sum(r[k] for r in rows) / max(1, len(rows)):.3f}"

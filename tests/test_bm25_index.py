@@ -41,9 +41,9 @@ def counted(monkeypatch):
     seen = []
     real = bm25_index.tokenize
 
-    def spy(texts):
+    def spy(texts, language=""):
         seen.extend(texts)
-        return real(texts)
+        return real(texts, language)
 
     monkeypatch.setattr(bm25_index, "tokenize", spy)
     import autofill.store.keyword as cs
@@ -133,3 +133,45 @@ def test_token_lists_give_the_same_index_as_texts():
     from_tokens = BM25Index.from_tokens(ids, bm25_index.tokenize(texts))
     for q in ["water figures 26", "scope emissions tco2e", "notes year", "the"]:
         assert built.search(q, 5) == from_tokens.search(q, 5)
+
+
+def test_tokens_are_stemmed_and_stopped_per_language():
+    from autofill.store.bm25_index import query_tokens, tokenize
+
+    # English, as before languages: English stop words, the English stemmer (also for unknown languages).
+    assert tokenize(["The emissions of the mines"]) == tokenize(["The emissions of the mines"], "en") == [["emiss", "mine"]]
+    # German: German stop words dropped ("die", "der", "und"), the German stemmer.
+    assert tokenize(["Die Emissionen der Anlagen und Mitarbeiter"], "de") == [["emission", "anlag", "mitarbeit"]]
+    assert tokenize(["Les émissions des sites"], "fr") == [["émiss", "sit"]]
+    assert tokenize(["Las emisiones de las minas"], "es") == [["emision", "min"]]
+    # A query in German against English and German documents: German stems first, then the English
+    # stemmer's new ones, each once.
+    assert query_tokens("Mitarbeitern Emissionen", ["de", "en"]) == ["mitarbeit", "emission", "mitarbeitern",
+                                                                   "emissionen"]
+    assert query_tokens("water withdrawn", []) == query_tokens("water withdrawn", ["en", "en"]) == ["water", "withdrawn"]
+    # The query language's stop words stay out of the other languages' passes too.
+    tokens = query_tokens("les émissions de la mine", ["fr", "en"])
+    assert tokens[:2] == ["émiss", "min"] and not {"les", "de", "la"} & set(tokens)
+
+
+def test_a_german_document_is_indexed_in_german_and_found_by_inflected_words(store):
+    from dataclasses import replace
+
+    emb = FakeEmbedder()
+    german = make_chunks(COMPANY, "bericht.pdf", "v1", [
+        "Unsere Mitarbeiter wurden im Berichtsjahr zur Arbeitssicherheit geschult.",
+        "Die Wasserentnahme der Standorte sank auf 12,4 Gigaliter.",
+    ])
+    store.replace_document(replace(record_for(german), language="de"), german,
+                           emb.embed_documents([c.text for c in german]))
+    add(store, emb, "report.pdf", "v1", ["Our employees were trained in safety during the year."])
+    store.rebuild_bm25()
+    # "Mitarbeitern" and "Mitarbeiter" share the German stem; the English stemmer keeps them apart.
+    assert BM25Index.build(["x"], ["Unsere Mitarbeiter"]).search("Mitarbeitern", 1) == []
+    hits = store.bm25_search("Wie viele Mitarbeitern wurden geschult?", 3, "de")
+    assert [p.file_name for p in hits] == ["bericht.pdf"] and "Mitarbeiter" in hits[0].text
+    # An English question still finds the English document (the German one shares no stem with it).
+    assert [p.file_name for p in store.bm25_search("employees trained in safety", 3)] == ["report.pdf"]
+    # The German document's tokens are kept under a key of its own: a rebuild reads them back unchanged.
+    store._bm25 = None
+    assert store.bm25_search("Wasserentnahmen", 1, "de")[0].file_name == "bericht.pdf"

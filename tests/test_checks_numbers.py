@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autofill.checks.numbers import extract_number_words, extract_quantities, extract_years
+from autofill.checks.numbers import extract_number_words, extract_quantities, extract_years, quantities_match
 
 
 def one(text):
@@ -92,3 +92,41 @@ def test_years_are_read_separately():
 def test_number_words():
     assert [(q.value, q.dim) for q in extract_number_words("three scenarios and fifty per cent")] == \
         [(3, "plain"), (50, "percent")]
+
+
+@pytest.mark.parametrize("text, value, dim", [
+    ("16,2 Mio. t CO2e", 16.2e6, "mass"),  # German: decimal comma, "Mio.", "t CO2e"
+    ("16.200.000 t CO2-Äq.", 16.2e6, "mass"),  # dots between thousands (two groups or more)
+    ("1.234,5 Tonnen", 1234.5, "mass"),
+    ("400 Mio. €", 400e6, "money"),
+    ("1,5 Mrd. EUR", 1.5e9, "money"),
+    ("4,5 Milliarden Euro", 4.5e9, "money"),
+    ("30 %", 30.0, "percent"),
+    ("30 Prozent", 30.0, "percent"),
+    ("12,5 pour cent", 12.5, "percent"),  # French
+    ("2,3 millions de tonnes", 2.3e6, "plain"),
+    ("3 milliards d'euros", 3e9, "plain"),
+    ("12,4 por ciento", 12.4, "percent"),  # Spanish
+    ("3,2 mil millones", 3.2e9, "plain"),
+    ("16\u202f200,5 t", 16200.5, "mass"),  # a narrow no-break space between thousands, a decimal comma
+])
+def test_figures_in_german_french_and_spanish(text, value, dim):
+    (q,) = extract_quantities(text)
+    assert q.value == pytest.approx(value) and q.dim == dim, q
+
+
+def test_continental_and_english_figures_match_each_other():
+    english, german = extract_quantities("16.2 Mt CO2-e"), extract_quantities("16,2 Mio. t CO2e")
+    assert quantities_match(german[0], english[0], 0.001)
+    assert extract_quantities("0,5 %")[0].decimals == 1
+    # A lone group after a dot or a comma stays English: nothing in "1.234" says it is German.
+    assert extract_quantities("1.234 t")[0].value == pytest.approx(1.234)
+    assert extract_quantities("1,234 t")[0].value == 1234.0
+
+
+def test_dates_and_fiscal_years_in_other_languages_are_not_figures():
+    assert extract_quantities("Am 30. Juni 2021 lagen sie bei 5,4 Mt.")[0].value == pytest.approx(5.4e6)
+    assert len(extract_quantities("Am 30. Juni 2021 lagen sie bei 5,4 Mt.")) == 1
+    assert extract_quantities("au 30 juin 2021") == [] and extract_quantities("el 30 de junio de 2021") == []
+    assert [y for y, _ in extract_years("im GJ2021 und bis 2030")] == [2021, 2030]
+    assert [y for y, _ in extract_years("GJ 2021/22")] == [2021, 2022]

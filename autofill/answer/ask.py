@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autofill.errors import InputError
+from autofill.language import detect
 from autofill.providers.base import Providers
 from autofill.checks.tier import failed_text
 from autofill.records import QuestionRow, RowResult, StageUsage, stages_json
@@ -90,7 +91,9 @@ def ask(settings: Settings, company: str, question: str, form_of_answer: str = "
     if not question:
         raise InputError("the question is empty; give it in quotes: autofill ask --company NAME \"question\"")
     opened = open_run(settings, company, providers=providers)  # as a run opens: answer/opening.py
-    opened.announce(lambda line: log.info("%s", line))
-    result = opened.answer(QuestionRow(sheet="ask", row=1, question=question, form_of_answer=form_of_answer))
+    language = detect(f"{question} {form_of_answer}", min_markers=2)
+    opened.announce(lambda line: log.info("%s", line), language)
+    result = opened.answer(QuestionRow(sheet="ask", row=1, question=question, form_of_answer=form_of_answer,
+                                       language=language))
     return AskResult(opened.store.company, result, opened.plan.model, cost_unknown=opened.cost_unknown(),
                      plan=opened.plan.to_json())

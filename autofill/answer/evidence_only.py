@@ -23,6 +23,9 @@ MAX_QUOTE_CHARS = 320
 # Question words count fully; form-of-answer and explanation words less: explanations are long and
 # full of generic instructions ("Answer Yes if ...") that would otherwise drown the question's terms.
 QUESTION_WEIGHT, CONTEXT_WEIGHT = 1.0, 0.4
+# Across languages a passage's retrieval rank (the multilingual embedder's judgement) counts about as
+# much as one shared rare term: rank 1 gets 2.0, rank 2 1.0.
+RANK_WEIGHT_ACROSS = 2.0
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"“(\[]?[A-Z0-9])")
@@ -106,10 +109,13 @@ def _shorten(text: str, limit: int = MAX_QUOTE_CHARS) -> str:
     return cut + " ..."
 
 
-def select_quotes(row: QuestionRow, passages: list[Passage], max_quotes: int = MAX_QUOTES) -> list[Unit]:
+def select_quotes(row: QuestionRow, passages: list[Passage], max_quotes: int = MAX_QUOTES,
+                  across_languages: bool = False) -> list[Unit]:
     """The best-matching units, best first. Score: idf-weighted query terms present in the unit
     (idf over the units of these passages), lightly normalised by length, plus a small bonus for the
-    passage's retrieval rank so ties go to the better passage."""
+    passage's retrieval rank so ties go to the better passage. `across_languages` (the question and the
+    reports are in different languages): shared words are mostly figures and names, so the retrieval rank
+    weighs as much as a shared term and units sharing none are quoted too, best passage first."""
     weights: dict[str, float] = {}
     for term in terms(f"{row.form_of_answer} {row.explanation}"):
         weights[term] = max(weights.get(term, 0.0), CONTEXT_WEIGHT)
@@ -117,7 +123,7 @@ def select_quotes(row: QuestionRow, passages: list[Passage], max_quotes: int = M
         weights[term] = QUESTION_WEIGHT
     units = [Unit(text, i, j, where) for i, p in enumerate(passages, start=1)
              for j, (text, where) in enumerate(_split_units(p.text))]
-    if not units or not weights:
+    if not units or (not weights and not across_languages):
         return []
     # A unit also carries its passage's section path ("Performance > Greenhouse gas emissions"): a
     # table row rarely repeats the words its heading says.
@@ -131,11 +137,11 @@ def select_quotes(row: QuestionRow, passages: list[Passage], max_quotes: int = M
     scored = []
     for u, ts in zip(units, unit_terms):
         hit = ts & weights.keys()
-        if not hit:
+        if not hit and not across_languages:
             continue
         score = sum(weights[t] * math.log(1 + n / df[t]) for t in hit)
         score /= max(1.0, len(ts) / 25) ** 0.5  # very long units (whole paragraphs) do not win by size
-        score += 0.05 / u.passage_index
+        score += (RANK_WEIGHT_ACROSS if across_languages else 0.05) / u.passage_index
         scored.append((score, u))
     scored.sort(key=lambda su: (-su[0], su[1].passage_index, su[1].order))
     chosen: list[Unit] = []
@@ -152,11 +158,12 @@ def select_quotes(row: QuestionRow, passages: list[Passage], max_quotes: int = M
 
 
 def evidence_answer(row: QuestionRow, passages: list[Passage],
-                    locate: Callable[[Passage, str], int] | None = None) -> Answer:
+                    locate: Callable[[Passage, str], int] | None = None, across_languages: bool = False) -> Answer:
     """The evidence-only draft for `row` from `passages` (rank order): an empty answer, the reasoning
     quotes the best sentences with their pages; citations are those pages, cited_passages index `passages`.
-    `locate(passage, text)` finds the page of a quote inside a passage that spans pages."""
-    quotes = select_quotes(row, passages)
+    `locate(passage, text)` finds the page of a quote inside a passage that spans pages;
+    `across_languages`: see select_quotes."""
+    quotes = select_quotes(row, passages, across_languages=across_languages)
     citations: list[Citation] = []
     cited: list[int] = []
     lines = []

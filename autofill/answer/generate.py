@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from autofill.answer.rerank import Call, passage_views
+from autofill.language import prompt_languages
 from autofill.providers.base import ChatMessage
 from autofill.records import Answer, Citation, Passage, QuestionRow
 from autofill.replies import drop_fence_marks
@@ -247,15 +248,21 @@ def parse_answer(text: str, passages: list[Passage], allowed_values: list[str] |
                   confidence=confidence, status=status, raw=text or "", flags=flags)
 
 
-def answer_messages(settings: Settings, company: str, row: QuestionRow, context: list[Passage]) -> list[ChatMessage]:
+def answer_messages(settings: Settings, company: str, row: QuestionRow, context: list[Passage],
+                    report_language: str = "") -> list[ChatMessage]:
+    """`report_language`: the store's; with the row's (the questionnaire's) it decides whether the prompt
+    names the answer's language (language.prompt_languages)."""
+    _, language = prompt_languages(row.language, report_language)
     prompt = render(settings.templates_dir, "answer", company=company, question=row.question,
                     form_of_answer=row.form_of_answer, explanation=row.explanation,
                     allowed_values=list(row.allowed_values), reviewer_guidance=row.reviewer_comment,
-                    approved_answer=row.approved_answer, passages=passage_views(context))
+                    approved_answer=row.approved_answer, passages=passage_views(context),
+                    answer_language=language)
     return [ChatMessage("system", render(settings.templates_dir, "answer_system")), ChatMessage("user", prompt)]
 
 
-def generate_answer(settings: Settings, call: Call, company: str, row: QuestionRow, context: list[Passage]) -> Answer:
+def generate_answer(settings: Settings, call: Call, company: str, row: QuestionRow, context: list[Passage],
+                    report_language: str = "") -> Answer:
     """Ask for the answer over `context` (prompt order) and parse it; citation indexes refer to `context`."""
-    result = call(answer_messages(settings, company, row, context), True)
+    result = call(answer_messages(settings, company, row, context, report_language), True)
     return parse_answer(result.text, context, row.allowed_values)

@@ -5,6 +5,7 @@ in embedding space than a question does. The passage is only a query; it is neve
 from __future__ import annotations
 
 from autofill.answer.rerank import Call
+from autofill.language import prompt_languages
 from autofill.providers.base import ChatMessage
 from autofill.records import QuestionRow
 from autofill.replies import PASSAGE_PREAMBLE, drop_label_line, drop_preamble, unfence
@@ -22,13 +23,18 @@ def parse_hyde(text: str) -> str:
     return text
 
 
-def hyde_messages(settings: Settings, company: str, row: QuestionRow) -> list[ChatMessage]:
+def hyde_messages(settings: Settings, company: str, row: QuestionRow, report_language: str = "") -> list[ChatMessage]:
+    """`report_language`: the store's (language.report_language); the passage is written in it, so that it
+    resembles the real passages, whatever the questionnaire's language."""
+    language, _ = prompt_languages(row.language, report_language)
     prompt = render(settings.templates_dir, "hyde", company=company, question=row.question,
-                    form_of_answer=row.form_of_answer, explanation=row.explanation, hyde_hint=row.hyde_hint)
+                    form_of_answer=row.form_of_answer, explanation=row.explanation, hyde_hint=row.hyde_hint,
+                    report_language=language)
     return [ChatMessage("system", render(settings.templates_dir, "hyde_system")), ChatMessage("user", prompt)]
 
 
-def hypothetical_passage(settings: Settings, call: Call, company: str, row: QuestionRow) -> str:
+def hypothetical_passage(settings: Settings, call: Call, company: str, row: QuestionRow,
+                         report_language: str = "") -> str:
     """The HyDE passage for `row`; "" when the model returned nothing usable (retrieval then falls
     back to the question query)."""
-    return parse_hyde(call(hyde_messages(settings, company, row), False).text)
+    return parse_hyde(call(hyde_messages(settings, company, row, report_language), False).text)

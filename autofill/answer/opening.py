@@ -26,6 +26,7 @@ from autofill.answer.row import RowContext, answer_row
 from autofill.answer.run_report import PRICE_ROW, UNKNOWN_PRICE
 from autofill.answer.trust import Trust, make_trust
 from autofill.errors import InputError
+from autofill.language import languages_clause, report_language
 from autofill.plan import Plan, needs_model_warnings, resolve_plan
 from autofill.providers.base import Providers
 from autofill.providers.cache import forget_reply, refresh_cache
@@ -59,15 +60,23 @@ class OpenedRun:
     def row_context(self) -> RowContext:
         return RowContext(settings=self.settings, company=self.company, store=self.store,
                           embedder=self.providers.embedder, chat=self.chat, reranker=self.reranker,
-                          mode=self.plan.mode, meter=self.meter, locator=self.locator)
+                          mode=self.plan.mode, meter=self.meter, locator=self.locator,
+                          report_language=report_language(self.documents.values()))
 
-    def announce(self, say: Callable[[str], None] | None = None) -> None:
-        """Say the plan's first line (with `say`; batch says it once for all companies) and warn about
-        choices asked for explicitly that cannot run, even under --json: the Run info sheet is not the
-        only place that shows HyDE or the LLM rerank did not run."""
+    def announce(self, say: Callable[[str], None] | None = None, language: str = "") -> None:
+        """Say the plan's first line with the questionnaire's (`language`) and the documents' languages
+        (with `say`; batch says it once for all companies) and warn about choices asked for explicitly that
+        cannot run, even under --json: the Run info sheet is not the only place that shows HyDE or the LLM
+        rerank did not run; and once when the store's embedder does not read those languages."""
+        from autofill.providers.local import language_warning
+
         if say is not None:
-            say(self.plan.first_line())
+            say(f"{self.plan.first_line()}; {languages_clause(language, list(self.documents.values()))}")
         for warning in self.warnings:
+            log.warning("%s", warning)
+        warning = language_warning(self.store.embedder_name, self.company, language,
+                                   [d.language for d in self.documents.values() if getattr(d, "language", "")])
+        if warning:
             log.warning("%s", warning)
 
     def check(self, result: RowResult) -> RowResult:

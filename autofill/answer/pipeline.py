@@ -146,7 +146,9 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     if live:
         # --live drives the workbook open in Excel (its lock is expected); LibreOffice it cannot drive.
         ensure_not_open(questionnaire, allow=("Excel",))
-    opened.announce(rep.message if announce else None)  # after the input checks: bad input stays one line
+    language = rows[0].language if rows else ""
+    # After the input checks: bad input stays one line. The first line names the languages too.
+    opened.announce(rep.message if announce else None, language)
     if chat is None:
         rep.message("No LLM configured: drafting evidence-only rows (quotes with pages, no answers). "
                     "Set OPENAI_API_KEY / OPENAI_BASE_URL or COHERE_API_KEY for answers.")

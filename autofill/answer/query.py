@@ -10,6 +10,12 @@ Questions and reports also name one thing in different words ("capital expenditu
 "purchases of property, plant and equipment" in the cash flow statement; "balance sheet" vs "statement
 of financial position"). `expansions` adds the report-side wording of the terms a query uses, from a
 small map of financial-statement and GHG-reporting vocabulary (SYNONYMS), to the lexical query.
+
+Both lists are per language: the row's language (QuestionRow.language, detected from the questionnaire)
+picks its instruction words (English, German, French and Spanish have lists); a language without a list
+keeps every word (the keyword index drops its stop words: store/bm25_index.py). The synonyms, English
+report wording, are added to every row: questions in other languages use the same loan words ("Scope 3",
+"TCFD", "net zero"), and without them French questions lost MRR against English reports (README).
 """
 
 from __future__ import annotations
@@ -33,7 +39,36 @@ INSTRUCTION_WORDS = frozenset("""
     info stated reference referencing consider considering within here
 """.split())
 
-_TOKEN = re.compile(r"[A-Za-z0-9][\w&'\-]*(?:[.,]\d+)*%?")
+# Instruction words of other languages: the same vocabulary, as questionnaires in them phrase it.
+INSTRUCTION_WORDS_BY_LANGUAGE: dict[str, frozenset[str]] = {
+    "en": INSTRUCTION_WORDS,
+    "de": frozenset("""
+        antwort antworten antwortet beantworten beantwortet frage fragen bitte geben sie angeben angabe angaben
+        nennen nennt beschreiben erläutern erläuterung erläuterungen erklären kurz kurze kurzer
+        kurzantwort text freitext form format ja nein teilweise offengelegt nicht liste auswählen wählen option
+        zahl zahlen einheit einheiten runden gerundet dezimalstellen dezimalstelle stellen annehmen analyst
+        berechnen berechnet verwenden verwendet verwendung nutzen genutzt details detail zeigen gezeigt
+        angegeben grundlage basierend folgenden gefragt information informationen hier gegebenenfalls ggf
+    """.split()),
+    "fr": frozenset("""
+        réponse réponses répondre répondez question questions veuillez merci indiquer indiquez fournir fournissez
+        donner décrire décrivez expliquer expliquez explication explications bref brève brièvement courte court
+        texte libre forme format oui non partiellement publié publiée liste sélectionner choisir option chiffre
+        chiffres unité unités nombre nombres arrondir arrondi décimale décimales supposer analyste calculer
+        calculé utiliser utilisant détails détail montrer fondé fondée base suivant suivante demandé
+        information informations ici cas échéant précisez préciser
+    """.split()),
+    "es": frozenset("""
+        respuesta respuestas responder responda pregunta preguntas por favor indique indicar proporcione
+        proporcionar dar describa describir explique explicar explicación explicaciones breve corta corto texto
+        libre forma formato sí no parcialmente divulgado divulgada lista seleccione seleccionar elegir opción
+        cifra cifras unidad unidades número números redondear redondeado decimal decimales suponer analista
+        calcular calculado utilizar utilizando usar detalles detalle mostrar basado basada siguiente
+        preguntado información aquí caso corresponda especifique especificar
+    """.split()),
+}
+
+_TOKEN = re.compile(r"[^\W_][\w&'\-]*(?:[.,]\d+)*%?")
 
 # Report-side wording for terms questions use (lower case; a key matches whole words). Finance first, then
 # GHG reporting. Kept to equivalences a reader of annual reports would take for granted.
@@ -102,9 +137,15 @@ _SYNONYM_KEYS = sorted(SYNONYMS, key=len, reverse=True)
 _KEY_PATTERNS = {k: re.compile(r"(?<![\w&])" + re.escape(k) + r"(?![\w&])") for k in SYNONYMS}
 
 
-def content_words(text: str) -> list[str]:
-    """The words and numbers of `text` minus INSTRUCTION_WORDS, in order (case kept)."""
-    return [t for t in _TOKEN.findall(text) if t.lower().strip("'-") not in INSTRUCTION_WORDS]
+def instruction_words(language: str = "") -> frozenset[str]:
+    """The instruction words of `language` ("": English); none for a language without a list."""
+    return INSTRUCTION_WORDS_BY_LANGUAGE.get(language or "en", frozenset())
+
+
+def content_words(text: str, language: str = "") -> list[str]:
+    """The words and numbers of `text` minus the instruction words of its language, in order (case kept)."""
+    drop = instruction_words(language)
+    return [t for t in _TOKEN.findall(text) if t.lower().strip("'-") not in drop]
 
 
 def expansions(text: str) -> list[str]:
@@ -123,12 +164,12 @@ def expansions(text: str) -> list[str]:
 
 
 def lexical_query(row: QuestionRow, clean: bool = True, expand: bool = True) -> str:
-    """The BM25 query for `row`: the question, form of answer and explanation, without instruction
-    words (`clean`), followed by the report-side synonyms of its terms (`expand`)."""
+    """The BM25 query for `row`: the question, form of answer and explanation, without the instruction
+    words of its language (`clean`), followed by the report-side synonyms of its terms (`expand`)."""
     parts = [row.question.strip(), row.form_of_answer.strip(), row.explanation.strip()]
     text = "\n".join(p for p in parts if p)
-    out = " ".join(content_words(text)) if clean else text
-    if expand:
+    out = " ".join(content_words(text, row.language)) if clean else text
+    if expand:  # the reports' English wording: loan words ("Scope 3", "TCFD") match in any language
         extra = expansions(text)
         if extra:
             out = f"{out}\n{' '.join(extra)}"

@@ -22,7 +22,7 @@ MODES = tuple(RETRIEVAL_MODES)
 class SearchableStore(Protocol):
     def query(self, embedding: Sequence[float], n: int) -> list[Passage]: ...
 
-    def bm25_search(self, query: str, n: int) -> list[Passage]: ...
+    def bm25_search(self, query: str, n: int, language: str = "") -> list[Passage]: ...
 
 
 class QueryEmbedder(Protocol):
@@ -132,15 +132,23 @@ def fuse(lists: list[list[Passage]], k: int, n: int, weights: Sequence[float] | 
     return _ranked(out)
 
 
+def keyword_search(store: SearchableStore, text: str, n: int, language: str = "") -> list[Passage]:
+    """The store's BM25 search of `text` in the questionnaire's `language` (an English or unknown one asks
+    as before languages, so stores and fakes without a language parameter keep working)."""
+    if language in ("", "en"):
+        return store.bm25_search(text, n)
+    return store.bm25_search(text, n, language)
+
+
 def _extra_lists(store: SearchableStore, embedder: QueryEmbedder, queries: Sequence[str], depth: int,
-                 lexical: bool) -> list[list[Passage]]:
+                 lexical: bool, language: str = "") -> list[list[Passage]]:
     """Multi-query retrieval (answer/multiquery.py): each extra query's dense list, and its BM25 list
     in the hybrid modes, to be fused with the question's own."""
     lists: list[list[Passage]] = []
     for q in (q for q in queries if q.strip()):
         lists.append(_dense(store, embedder, q, depth))
         if lexical:
-            lists.append(_stable(store.bm25_search(q, depth + _SLACK), depth))
+            lists.append(_stable(keyword_search(store, q, depth + _SLACK, language), depth))
     return lists
 
 
@@ -175,9 +183,9 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
     if mode.uses_keyword:
         for q in rows:
             text = lexical_query(q, clean=r.lexical_query == "clean", expand=r.synonyms)
-            lists.append(_stable(store.bm25_search(text, depth + _SLACK), depth))
+            lists.append(_stable(keyword_search(store, text, depth + _SLACK, row.language), depth))
             weights.append(r.keyword_weight)
-    extra = _extra_lists(store, embedder, extra_queries, depth, lexical=mode.uses_keyword)
+    extra = _extra_lists(store, embedder, extra_queries, depth, lexical=mode.uses_keyword, language=row.language)
     lists += extra
     weights += [1.0, r.keyword_weight] * (len(extra) // 2) if mode.uses_keyword else [1.0] * len(extra)
     if r.fusion_weights == "adaptive":

@@ -51,6 +51,8 @@ class RowContext:
     locator: PageLocator | None = None
     # Set when the run stops (Ctrl-C, broken template): rows in flight end before their next call.
     stop: threading.Event = field(default_factory=threading.Event)
+    # The language of most of the store's pages (autofill/language.py): HyDE writes in it.
+    report_language: str = ""
 
 
 class RunStopped(Exception):
@@ -108,7 +110,7 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage], rep
     s = ctx.settings
     hyde_text = ""
     if ctx.chat is not None and ctx.mode.uses_hyde:
-        hyde_text = hypothetical_passage(s, _stage_call(ctx, "hyde", usage, replies), ctx.company, row)
+        hyde_text = hypothetical_passage(s, _stage_call(ctx, "hyde", usage, replies), ctx.company, row, ctx.report_language)
     queries: list[str] = []
     if ctx.chat is not None and s.retrieval.multi_query:
         queries = search_queries(s, _stage_call(ctx, "multiquery", usage, replies), ctx.company, row)
@@ -126,10 +128,11 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage], rep
 
     locate = ctx.locator.page_of if ctx.locator is not None else None
     if ctx.chat is None:
-        return evidence_answer(row, top, locate), top
+        across = bool(row.language and ctx.report_language and row.language != ctx.report_language)
+        return evidence_answer(row, top, locate, across_languages=across), top
 
     context = order_context(top, s.retrieval.context_order)
-    answer = generate_answer(s, _stage_call(ctx, "answer", usage, replies), ctx.company, row, context)
+    answer = generate_answer(s, _stage_call(ctx, "answer", usage, replies), ctx.company, row, context, ctx.report_language)
     # The prompt numbered passages in context order; the RowResult keeps them in rank order, so
     # the cited indexes are translated to ranks (rank i is passages[i-1]).
     answer = replace(answer, cited_passages=[context[i - 1].rank for i in answer.cited_passages],

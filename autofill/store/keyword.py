@@ -12,6 +12,7 @@ import hashlib
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from autofill.language import ENGLISH
 from autofill.records import Chunk, DocumentRecord, Passage
 from autofill.store.bm25_index import BM25Index, TokenCache, bm25_text, build_from_cache, tokenize
 
@@ -23,9 +24,11 @@ class KeywordSearch:
     _bm25: BM25Index | None
     _bm25_guard: Any
 
-    def bm25_search(self, query: str, n: int) -> list[Passage]:
-        """The `n` best chunks for `query` by BM25 (score = BM25 score, rank 1..n)."""
-        hits = self._bm25_index().search(query, n)
+    def bm25_search(self, query: str, n: int, language: str = "") -> list[Passage]:
+        """The `n` best chunks for `query` by BM25 (score = BM25 score, rank 1..n). `language`: the
+        query's ("" English); it is stemmed in that and in each of the documents' languages too."""
+        documents = sorted({r.language or ENGLISH for r in self.documents().values()})
+        hits = self._bm25_index().search(query, n, [language or ENGLISH, *documents])
         passages = {p.chunk_id: p for p in self.get_passages([cid for cid, _ in hits])}
         out = []
         for cid, score in hits:
@@ -63,8 +66,8 @@ class KeywordSearch:
         return TokenCache(self.settings.vectordb_dir / "bm25" / f"{self.collection}.tokens")
 
     def _keep_tokens(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
-        tokens = tokenize([bm25_text(c.section, c.text, c.context) for c in chunks])
-        self.bm25_tokens.save(TokenCache.key(record.file_name, record.sha256, record.chunking),
+        tokens = tokenize([bm25_text(c.section, c.text, c.context) for c in chunks], record.language)
+        self.bm25_tokens.save(TokenCache.key(record.file_name, record.sha256, record.chunking, record.language),
                               [c.id for c in chunks], tokens)
 
     def _build_bm25(self, signature: str, prune: bool = False) -> BM25Index:

@@ -216,8 +216,11 @@ class ReadStore:
         payload = array("d", (float(x) for x in embedding)).tobytes() + f"|{n}".encode()
         return self._cached("query", payload, lambda s: s.query(embedding, n))
 
-    def bm25_search(self, query: str, n: int) -> list[Passage]:
-        return self._cached("bm25", f"{n}|{query}".encode("utf-8"), lambda s: s.bm25_search(query, n))
+    def bm25_search(self, query: str, n: int, language: str = "") -> list[Passage]:
+        if not language:  # the key of before languages
+            return self._cached("bm25", f"{n}|{query}".encode("utf-8"), lambda s: s.bm25_search(query, n))
+        return self._cached("bm25", f"{n}|{language}|{query}".encode("utf-8"),
+                            lambda s: s.bm25_search(query, n, language))
 
     def get_passages(self, ids: Sequence[str]) -> list[Passage]:
         if not ids:

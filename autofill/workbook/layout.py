@@ -14,6 +14,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.utils.cell import column_index_from_string
 
 from autofill.errors import InputError
+from autofill.language import questionnaire_language
 from autofill.records import QuestionRow
 from autofill.workbook import headers as H
 from autofill.workbook.model import (EVIDENCE_COLUMNS, RUN_INFO_COLUMNS, Column, SheetLayout, SkippedRow,
@@ -92,6 +93,7 @@ def read_questions(settings, path: Path) -> tuple[WorkbookLayout, list[QuestionR
         layout.sheets.append(sheet)
     if not layout.questions:
         layout.warnings.append("no question rows found below the header row")
+    questionnaire_language(layout.questions)
     from autofill.frameworks.coverage import tag_rows
 
     tag_rows(settings, layout.questions)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autofill.language import name as language_name
 from autofill.records import QuestionRow
 from autofill.workbook.headers import ROLE_LABELS
 
@@ -103,6 +104,11 @@ class WorkbookLayout:
         return [q for s in self.sheets for q in s.questions]
 
     @property
+    def language(self) -> str:
+        """The questionnaire's language (ISO 639-1, autofill/language.py), "" when unknown."""
+        return next((q.language for q in self.questions if q.language), "")
+
+    @property
     def all_warnings(self) -> list[str]:
         return self.warnings + [f"sheet {s.name!r}: {w}" for s in self.sheets for w in s.warnings]
 
@@ -111,6 +117,7 @@ class WorkbookLayout:
             "path": str(self.path),
             "kind": self.kind,
             "questions": len(self.questions),
+            "language": self.language,
             "sheets": [s.to_json() for s in self.sheets],
             "ignored_sheets": self.ignored_sheets,
             "warnings": self.all_warnings,
@@ -120,6 +127,7 @@ class WorkbookLayout:
         """The human summary `autofill inspect` prints."""
         lines = [f"{Path(self.path).name}: {len(self.questions)} question rows in "
                  f"{len(self.sheets)} sheet{'s' if len(self.sheets) != 1 else ''}"]
+        lines.append(f"  language: {language_name(self.language)}")
         if self.kind == "csv":
             lines.append("  (CSV file: read as a one-sheet workbook; the filled copy is written as .xlsx)")
         for s in self.sheets:

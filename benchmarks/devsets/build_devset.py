@@ -159,7 +159,10 @@ def gold_key(questions: list[dict]) -> str:
     return json.dumps(items, indent=2, ensure_ascii=False)
 
 
-def questionnaire_bytes(questions: list[dict]) -> bytes:
+def questionnaire_bytes(questions: list[dict], title: str = TITLE, header: list[str] = HEADER,
+                        dropdown: str = DROPDOWN, instructions: list = INSTRUCTIONS) -> bytes:
+    """The questionnaire workbook; `title`, `header`, `dropdown`, `instructions`: in another language
+    (translate_devset.py)."""
     from openpyxl import Workbook
     from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
     from openpyxl.worksheet.datavalidation import DataValidation
@@ -174,11 +177,11 @@ def questionnaire_bytes(questions: list[dict]) -> bytes:
     wb = Workbook()
     ws = wb.active
     ws.title = "Questionnaire"
-    ws["A1"] = TITLE
+    ws["A1"] = title
     ws["A1"].font = Font(bold=True, size=14, color="FF1F4E78")
     ws.merge_cells("A1:G1")
     ws.row_dimensions[1].height = 24
-    for col, label in enumerate(HEADER, 1):
+    for col, label in enumerate(header, 1):
         cell = ws.cell(row=3, column=col, value=label)
         cell.font = Font(bold=True, color="FFFFFFFF")
         cell.fill = head_fill
@@ -186,7 +189,7 @@ def questionnaire_bytes(questions: list[dict]) -> bytes:
         cell.border = border
     ws.row_dimensions[3].height = 20
 
-    dv = DataValidation(type="list", formula1=DROPDOWN, allow_blank=True)
+    dv = DataValidation(type="list", formula1=dropdown, allow_blank=True)
     dv.error, dv.errorTitle = "Choose Yes, No, Partially or Not disclosed.", "Answer"
     ws.add_data_validation(dv)
 
@@ -219,7 +222,7 @@ def questionnaire_bytes(questions: list[dict]) -> bytes:
     ws.print_title_rows = "3:3"
 
     ins = wb.create_sheet("Instructions")
-    for r, text in enumerate(INSTRUCTIONS, 1):
+    for r, text in enumerate(instructions, 1):
         if text is None:
             continue
         cell = ins.cell(row=r, column=1, value=text)

@@ -1,0 +1,155 @@
+"""Questionnaires and reports in different languages, through the real CLI in fresh processes, offline
+(no LLM: evidence-only drafts that cite pages): a German questionnaire against an English report and an
+English questionnaire against a German report, both in stores built with the multilingual embedder, cite
+the right pages; the run's first line and `inspect --company` name the languages; a store whose
+embedder reads English only gets one warning for a German questionnaire."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from tests.pdf_factory import make_pdf
+from tests.race_helpers import cli
+
+ENGLISH_PAGES = [
+    [("h1", "Letter from our chief executive"),
+     ("p", "This year we kept our promise to grow while cutting our footprint. I thank our people for their "
+           "work and our customers and shareholders for their trust in the company.")],
+    [("h1", "Greenhouse gas emissions"),
+     ("p", "Our Scope 1 emissions from fuel burned at our own plants were 2.4 million tonnes CO2e in 2023, "
+           "8 per cent lower than in 2022. Scope 2 emissions from purchased electricity were 0.9 million "
+           "tonnes CO2e.")],
+    [("h1", "Water"),
+     ("p", "We withdrew 12.4 gigalitres of water in 2023, most of it from the desalination plant at the "
+           "port. Water recycled at the mills rose to 61 per cent of all water used.")],
+    [("h1", "Health and safety"),
+     ("p", "The total recordable injury frequency was 3.1 per million hours worked. Every employee took "
+           "part in safety training, and no worker lost their life at our sites this year.")],
+    [("h1", "Governance"),
+     ("p", "The sustainability committee of the board oversees climate change, reviews the transition "
+           "plan every year and sets the climate targets in executive pay.")],
+    [("h1", "Renewable electricity"),
+     ("p", "Wind and solar power supplied 45 per cent of the electricity we used, up from 30 per cent, "
+           "under two long-term power purchase agreements.")],
+]
+GERMAN_PAGES = [
+    [("h1", "Brief des Vorstandsvorsitzenden"),
+     ("p", "In diesem Jahr haben wir unser Versprechen gehalten, zu wachsen und zugleich unseren Fußabdruck "
+           "zu verringern. Ich danke unseren Mitarbeitenden und unseren Kunden für ihr Vertrauen.")],
+    [("h1", "Treibhausgasemissionen"),
+     ("p", "Unsere Scope-1-Emissionen aus den in unseren eigenen Werken verbrannten Brennstoffen betrugen "
+           "2023 2,4 Millionen Tonnen CO2e, 8 Prozent weniger als 2022. Die Scope-2-Emissionen aus "
+           "zugekauftem Strom lagen bei 0,9 Millionen Tonnen CO2e.")],
+    [("h1", "Wasser"),
+     ("p", "Wir haben 2023 insgesamt 12,4 Gigaliter Wasser entnommen, den größten Teil aus der "
+           "Entsalzungsanlage im Hafen. Der Anteil des in den Werken wiederverwendeten Wassers stieg auf 61 "
+           "Prozent.")],
+    [("h1", "Arbeitssicherheit und Gesundheit"),
+     ("p", "Die Unfallhäufigkeit lag bei 3,1 meldepflichtigen Verletzungen je Million Arbeitsstunden. Alle "
+           "Beschäftigten nahmen an Sicherheitsschulungen teil, und in diesem Jahr kam an unseren Standorten "
+           "niemand ums Leben.")],
+    [("h1", "Unternehmensführung"),
+     ("p", "Der Nachhaltigkeitsausschuss des Aufsichtsrats überwacht den Klimawandel, prüft den "
+           "Transitionsplan jedes Jahr und legt die Klimaziele in der Vorstandsvergütung fest.")],
+    [("h1", "Strom aus erneuerbaren Quellen"),
+     ("p", "Wind- und Solarenergie deckten 45 Prozent unseres Stromverbrauchs, nach 30 Prozent im Vorjahr, "
+           "über zwei langfristige Stromabnahmeverträge.")],
+]
+# (question, page that answers it), the same five questions in both languages.
+GERMAN_QUESTIONS = [
+    ("Wie hoch waren die Scope-1-Emissionen im Jahr 2023?", 2),
+    ("Wie viel Wasser hat das Unternehmen im Jahr 2023 entnommen?", 3),
+    ("Wie hoch war die Unfallhäufigkeit der Beschäftigten?", 4),
+    ("Welcher Ausschuss des Aufsichtsrats beaufsichtigt den Klimawandel?", 5),
+    ("Welcher Anteil des Stroms stammt aus Wind- und Solarenergie?", 6),
+]
+ENGLISH_QUESTIONS = [
+    ("What were the company's Scope 1 emissions in 2023?", 2),
+    ("How much water did the company withdraw in 2023?", 3),
+    ("What was the injury frequency rate of the workforce?", 4),
+    ("Which board committee oversees climate change?", 5),
+    ("What share of the electricity came from wind and solar power?", 6),
+]
+GERMAN_HEADER = ["Nr.", "Abschnitt", "Frage", "Antwortform", "Antwort", "Kommentare"]
+ENGLISH_HEADER = ["No.", "Section", "Question", "Form of answer", "Answer", "Comments"]
+
+
+def questionnaire(path: Path, header: list[str], questions, section: str, form: str) -> Path:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Fragebogen" if header is GERMAN_HEADER else "Questionnaire"
+    ws.append(header)
+    for i, (question, _) in enumerate(questions, start=1):
+        ws.append([i, section, question, form, None, None])
+    wb.save(path)
+    return path
+
+
+def sources(output: Path) -> dict[str, str]:
+    """{question: Sources cell} of a filled workbook (its own header row, whatever the language)."""
+    ws = openpyxl.load_workbook(output).worksheets[0]
+    head = {c.value: c.column for c in ws[1] if c.value}
+    question_col = head.get("Frage") or head["Question"]
+    return {ws.cell(row=r, column=question_col).value: ws.cell(row=r, column=head["Sources"]).value or ""
+            for r in range(2, ws.max_row + 1)}
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    root = tmp_path_factory.mktemp("languages")
+    ws = ["--workspace", str(root / "ws")]
+    english = make_pdf(root / "Climate Report 2023.pdf", ENGLISH_PAGES)
+    german = make_pdf(root / "Nachhaltigkeitsbericht 2023.pdf", GERMAN_PAGES)
+    for company, pdf in (("Anglo", english), ("Teuto", german)):
+        done = cli([*ws, "ingest", "--company", company, str(pdf), "--embedding-model", "multilingual-e5-small",
+                    "--json"])
+        assert done.returncode == 0, done.stderr[-3000:]
+    done = cli([*ws, "ingest", "--company", "Anglo English-only", str(english), "--json"])  # the default embedder
+    assert done.returncode == 0, done.stderr[-3000:]
+    return root, ws, english, german
+
+
+def run(ws: list[str], company: str, q: Path, out: Path) -> tuple[Path, str]:
+    """The filled workbook and everything the run said (its first line, warnings, summary)."""
+    done = cli([*ws, "run", "--company", company, "--questionnaire", str(q), "--out", str(out)])
+    assert done.returncode == 0, done.stderr[-3000:]
+    (output,) = out.glob("*.xlsx")
+    return output, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("company, pdf, header, questions, section, form, said", [
+    ("Anglo", "Climate Report 2023.pdf", GERMAN_HEADER, GERMAN_QUESTIONS, "Klima", "Kurzer Text",
+     "questionnaire in German; 1 document in English"),
+    ("Teuto", "Nachhaltigkeitsbericht 2023.pdf", ENGLISH_HEADER, ENGLISH_QUESTIONS, "Climate", "Short text",
+     "questionnaire in English; 1 document in German"),
+])
+def test_questions_in_one_language_cite_the_right_pages_of_a_report_in_another(
+        workspace, company, pdf, header, questions, section, form, said):
+    root, ws, _, _ = workspace
+    q = questionnaire(root / f"{company}.xlsx", header, questions, section, form)
+    output, said_all = run(ws, company, q, root / f"out-{company}")
+    assert said in said_all and "reads English only" not in said_all
+    cited = sources(output)
+    for question, page in questions:
+        assert cited[question].split("; ")[0] == f"{pdf} p. {page}", (question, cited[question])
+
+
+def test_an_english_only_store_warns_once_and_inspect_names_the_languages(workspace):
+    root, ws, _, _ = workspace
+    q = questionnaire(root / "de.xlsx", GERMAN_HEADER, GERMAN_QUESTIONS, "Klima", "Kurzer Text")
+    _, stderr = run(ws, "Anglo English-only", q, root / "out-english-only")
+    assert stderr.count("reads English only") == 1, stderr[-3000:]
+    assert "--embedding-model multilingual-e5-small" in stderr
+
+    done = cli([*ws, "inspect", str(q), "--company", "Teuto"])
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "language: German" in done.stdout and "Nachhaltigkeitsbericht 2023.pdf: German" in done.stdout
+    assert "Warning" not in done.stdout
+    done = cli([*ws, "inspect", str(q), "--company", "Anglo English-only", "--json"])
+    data = json.loads(done.stdout)
+    assert data["language"] == "de" and data["documents"] == [{"file": "Climate Report 2023.pdf", "language": "en"}]
+    assert "reads English only" in data["language_warning"]
