@@ -26,6 +26,7 @@ from autofill.hashing import file_sha256
 from autofill.library.runtime import RunLibrary
 from autofill.answer.pages import PageLocator
 from autofill.answer.recheck import recheck
+from autofill.checks.reviewed import approved
 from autofill.answer.rerank import make_reranker
 from autofill.answer.row import RowContext, RunStopped, answer_row
 from autofill.answer.run_report import build_run_info, progress_line
@@ -252,8 +253,10 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     ordered = [results[row.key] for row in to_answer if row.key in results]
     kept_results = [kept_result(row, edited.get(row.key, ())) for row in kept]
     for result in kept_results:
-        if result.outcome is Outcome.EDITED:  # re-checked on the person's text and cited pages
+        if result.outcome in (Outcome.EDITED, Outcome.APPROVED):  # re-checked on the person's text and cited pages
             recheck(trust, store, result, sources=result.question.existing_sources)
+            if result.outcome is Outcome.APPROVED:
+                approved(result)  # Tier Approved, Checks naming every failure (checks/reviewed.py)
     if live_sink is not None:
         for result in kept_results:
             if result.note:
