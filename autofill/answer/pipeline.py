@@ -202,7 +202,7 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     if results:
         rep.message(f"Resuming: {len(results)} of {len(to_answer)} rows were finished by an earlier run.")
     pending = [row for row in to_answer if row.key not in results]
-    library = _library(settings, company, providers, plan, questionnaire, layout, rows, out)
+    library = _library(settings, company, providers, plan, base, layout, rows, out)  # rows are the base's
     if library is not None:
         library.match(to_answer)
         reused = library.reuse(pending)
@@ -318,15 +318,16 @@ def _same_review(before: QuestionRow, now: QuestionRow) -> bool:
         before.reviewer_comment.strip() == now.reviewer_comment.strip()
 
 
-def _library(settings: Settings, company: str, providers: Providers, plan: _RunPlan, questionnaire: Path,
+def _library(settings: Settings, company: str, providers: Providers, plan: _RunPlan, base: Path,
              layout: Any, rows: list[QuestionRow], out: Path) -> RunLibrary | None:
-    """The answer library for this run, having learned the approved rows of the workbook passed in and
-    of an existing output of it (what reviewers approved there since the last run)."""
+    """The answer library for this run, having learned the approved rows of the workbook the run starts
+    from (`layout` and `rows` are its own) and of an existing output of it (what reviewers approved there
+    since the last run)."""
     library = RunLibrary.open(settings, company, providers.embedder, plan.documents)
     if library is None:
         return None
-    library.learn(questionnaire, layout, rows)
-    if out.is_file() and out.resolve() != questionnaire.resolve():
+    library.learn(base, layout, rows)
+    if out.is_file() and out.resolve() != base.resolve():
         try:
             library.learn(out)
         except InputError as exc:

@@ -70,6 +70,13 @@ class RowChecker:
         q = self.row(key)
         return list(q.allowed_values) if q.allowed_values_source == "dropdown" else []
 
+    def canonical(self, key: str, answer: str) -> str:
+        """A drop-down answer in the list's own spelling ("yes" -> "Yes"); any other answer as it is."""
+        from autofill.checks.reviewed import dropdown_value
+
+        choices = self.choices(key)
+        return (dropdown_value(answer, choices) or answer) if choices else answer
+
     def check(self, key: str, state: dict[str, str]) -> Checked:
         row = self.row(key)
         answer = state.get("answer", "")

@@ -180,6 +180,8 @@ class ReviewSession:
                     after[f] = str(v).replace("\r\n", "\n").strip()
             if action in ACTIONS:
                 after["review"] = ACTIONS[action].label
+            if after["answer"] != current["answer"]:
+                after["answer"] = self.checker.canonical(key, after["answer"])
             if after == current:
                 return Saved(None, current, version_of(current), self.trust.get(key))
             cells = self._checked_cells(key, action, current, after, confirm)
