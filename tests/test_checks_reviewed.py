@@ -73,7 +73,8 @@ def test_an_approved_row_keeps_its_failures_under_tier_approved():
     res = RowResult(question=q, answer=None, outcome=Outcome.APPROVED)
     done = approved(res)
     assert done.tier is Tier.APPROVED
-    assert failed_reasons(done.checks) == ["'Maybe' is not one of the drop-down values (Yes, No, Partially, Not disclosed)"]
+    assert failed_reasons(done.checks) == [
+        "'Maybe' is not one of the drop-down values (Yes, No, Partially, Not disclosed)"]
     res = RowResult(question=q, answer=None, outcome=Outcome.APPROVED,
                     checks=check_reviewed(q, "Maybe", [Citation("r.pdf", 3)], [PASSAGE]))
     assert failed_reasons(approved(res).checks) == ["answer is not one of Yes, No, Partially, Not disclosed"]

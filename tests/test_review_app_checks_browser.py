@@ -97,7 +97,8 @@ def test_a_reviewers_answer_is_checked_and_an_approval_over_a_failed_check_is_co
         box.press("Escape")
         refused = dropdown.get_by_role("alertdialog")
         expect(refused).to_contain_text("Save a value that is not in the drop-down list?")
-        expect(refused).to_contain_text("'Maybe' is not one of the drop-down values (Yes, No, Partially, Not disclosed)")
+        expect(refused).to_contain_text(
+            "'Maybe' is not one of the drop-down values (Yes, No, Partially, Not disclosed)")
         refused.get_by_role("button", name="Cancel").click()
         expect(dropdown.get_by_role("status")).to_have_text("Not saved")
         choices = dropdown.get_by_label("Drop-down values")
