@@ -24,7 +24,8 @@ from autofill.library.store import open_library
 from autofill.review_app.apply import read_log
 from autofill.settings import Settings
 from tests.answer_helpers import COMPANY, FACTS
-from tests.review_app_helpers import CHROMIUM_ARGS, ReviewServer, chromium_path, fill_offline, server_env
+from tests.review_app_helpers import ReviewServer, fill_offline, server_env
+from tests.test_review_app_browser import browser  # noqa: F401 - Debian's Chromium, as the other browser tests
 
 pytestmark = pytest.mark.slow
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install 'autofill[test]' (playwright)")
@@ -33,17 +34,6 @@ expect = sync_api.expect
 FIGURE = "987,654 tCO2e of renewable electricity in FY2024"
 FAILED = "987,654 tCO2e not in cited passages"
 DROPDOWN, FIGURE_ROW = FACTS[0], FACTS[2]  # FACTS[0]: a Yes / No / Partially / Not disclosed drop-down
-
-
-@pytest.fixture
-def browser():
-    path = chromium_path()
-    if path is None:
-        pytest.skip("Chromium is not installed: run scripts/install_test_deps.sh")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def _cells(path, question: str) -> dict[str, object]:
