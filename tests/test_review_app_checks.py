@@ -82,3 +82,18 @@ def test_an_undo_is_checked_again(server):
     r = server.client.post("/api/undo", json={"key": key, "base": server.version(key), "reviewer": "Ana"},
                            headers=server.headers)
     assert r.status_code == 200 and FAILED not in r.json()["checks"]
+
+
+def test_without_an_evidence_store_the_workbooks_evidence_sheet_is_checked_against(tmp_path, workspace):
+    from autofill.settings import Settings
+    from tests.review_fixtures import make_output_workbook
+
+    srv = Server(Settings(workspace=workspace), make_output_workbook(tmp_path / "filled.xlsx"))
+    try:
+        key = next(k for k, q in srv.session.questions.items() if q.sources and q.evidence and not q.review)
+        r = _post(srv, key, "Edit", answer="987,654 tCO2e by 2050")
+        assert r.status_code == 200 and FAILED in r.json()["checks"], r.json()
+        cited = srv.session.checker.check(key, {**srv.session.state(key), "sources": "other.pdf p. 9"})
+        assert "cited page not in the workbook's Evidence sheet: other.pdf p. 9" in cited.failed
+    finally:
+        srv.close()

@@ -57,9 +57,13 @@ class RowChecker:
 
         self.session = session
         self.evidence = EvidenceChecker(settings, session.company, fallback=self._evidence_sheet)
+        self._rows: dict[str, QuestionRow] | None = None  # by key, from the layout (made once per session load)
+        self._passages: dict[str, list[Passage]] | None = None  # the Evidence sheet's, by file
 
     def row(self, key: str) -> QuestionRow:
-        q = next((q for q in self.session.layout.questions if q.key == key), None)
+        if self._rows is None:
+            self._rows = {q.key: q for q in self.session.layout.questions}
+        q = self._rows.get(key)
         if q is None:  # not a question row of the layout (should not happen): checked without a list
             rq = self.session.questions[key]
             q = QuestionRow(sheet=rq.sheet, row=rq.row, question=rq.question)
@@ -86,14 +90,18 @@ class RowChecker:
 
     def _evidence_sheet(self, pages: Sequence[tuple[str, int]]) -> list[Passage]:
         """Passages of the workbook's Evidence sheet covering `pages` (any row's), each once."""
-        out: dict[tuple, Passage] = {}
-        for q in self.session.questions.values():
-            for e in q.evidence:
-                if any(e.file_name == f and e.page_start <= n <= max(e.page_start, e.page_end) for f, n in pages):
-                    out.setdefault((e.file_name, e.page_start, e.text), Passage(
-                        chunk_id=f"evidence:{e.file_name}:{e.page_start}:{len(out)}", file_name=e.file_name,
-                        page_start=e.page_start, page_end=max(e.page_start, e.page_end), section="", text=e.text))
-        return list(out.values())
+        if self._passages is None:
+            seen: dict[tuple, Passage] = {}
+            for q in self.session.questions.values():
+                for e in q.evidence:
+                    seen.setdefault((e.file_name, e.page_start, e.text), Passage(
+                        chunk_id=f"evidence:{len(seen)}", file_name=e.file_name, page_start=e.page_start,
+                        page_end=max(e.page_start, e.page_end), section="", text=e.text))
+            self._passages = {}
+            for passage in seen.values():
+                self._passages.setdefault(passage.file_name, []).append(passage)
+        found = {p.chunk_id: p for f, n in pages for p in self._passages.get(f, []) if p.page_start <= n <= p.page_end}
+        return list(found.values())
 
 
 def gate(action: str, before: dict[str, str], after: dict[str, str], checked: Checked,
