@@ -78,10 +78,18 @@ def test_an_off_list_value_waits_for_its_confirmation_and_the_list_spelling_is_k
 
 def test_an_undo_is_checked_again(server):
     key = _key(server, FACTS[2].question)
+    q = server.session.questions[key]
+    _post(server, key, "Edit", answer="46% in FY2024")
     _post(server, key, "Edit", answer="987,654 tCO2e of renewable electricity in FY2024")
-    r = server.client.post("/api/undo", json={"key": key, "base": server.version(key), "reviewer": "Ana"},
-                           headers=server.headers)
-    assert r.status_code == 200 and FAILED not in r.json()["checks"]
+
+    def undo():
+        return server.client.post("/api/undo", json={"key": key, "base": server.version(key), "reviewer": "Ana"},
+                                  headers=server.headers).json()
+
+    back = undo()  # to the first edit: its cells checked again
+    assert back["state"]["answer"] == "46% in FY2024" and FAILED not in back["checks"]
+    back = undo()  # to the workbook as it was: its own Tier and Checks
+    assert (back["tier"], "; ".join(back["checks"])) == (q.tier, q.checks)
 
 
 def test_without_an_evidence_store_the_workbooks_evidence_sheet_is_checked_against(tmp_path, workspace):

@@ -218,7 +218,10 @@ class ReviewSession:
             if {f: current.get(f, "") for f in FIELDS} != {f: last.after.get(f, "") for f in FIELDS}:
                 raise Refused("the row changed after its last decision here; nothing undone")
             after = {f: last.before.get(f, "") for f in FIELDS}
-            cells = self.checker.check(key, after).cells()
+            q = self.questions[key]
+            # Back to what the workbook held: its own Tier and Checks; else the restored cells checked.
+            cells = ({"tier": q.tier, "checks": q.checks} if after == state_of(q)
+                     else self.checker.check(key, after).cells())
             self.trust[key] = cells
             d = self.store.add(key, self.questions[key].question, reviewer or last.reviewer, "Undo", current,
                                {**after, **cells}, note=f"undoes decision {last.id} ({last.action})", undoes=last.id)
