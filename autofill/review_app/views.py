@@ -93,7 +93,8 @@ def select(session: ReviewSession, tier: str = "", review: str = "", section: st
         keys = []
         for key in session.order:
             q, state = session.questions[key], session.states[key]
-            if tier in TIER_FILTERS and parse_tier(q.tier) is not TIER_FILTERS[tier]:
+            now = session.trust.get(key, {}).get("tier", q.tier)  # as the reviewer's last save left it
+            if tier in TIER_FILTERS and parse_tier(now) is not TIER_FILTERS[tier]:
                 continue
             if review in REVIEW_FILTERS and parse_review(state["review"]) is not REVIEW_FILTERS[review]:
                 continue
