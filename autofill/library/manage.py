@@ -106,7 +106,8 @@ def list_entries(settings: Settings, company: str) -> Done:
         lib.close()
     data = {"company": company, "entries": [
         {"id": e.id, "question": e.question, "answer": e.answer, "approved": e.approved_at,
-         "source_questionnaire": e.source_questionnaire, "sources": e.sources, "documents": e.documents}
+         "source_questionnaire": e.source_questionnaire, "sources": e.sources, "documents": e.documents,
+         "checks": e.checks, "override": e.override}
         for e in entries]}
     if not entries:
         return Done(data, [f"{company}: the answer library is empty"])
@@ -114,6 +115,8 @@ def list_entries(settings: Settings, company: str) -> Done:
     for e in entries:
         lines.append(f"  #{e.id} [{e.approved_at}] {_short(e.question, 70)}")
         lines.append(f"      {_short(e.answer, 90)}  ({e.source_questionnaire or 'imported'})")
+        if e.checks:
+            lines.append(f"      approved over failed checks: {_short('; '.join(e.checks), 80)}")
     return Done(data, lines)
 
 
