@@ -91,6 +91,7 @@ def test_a_reviewers_answer_is_checked_and_an_approval_over_a_failed_check_is_co
             "'Maybe' is not one of the drop-down values (Yes, No, Partially, Not disclosed)")
         refused.get_by_role("button", name="Cancel").click()
         expect(dropdown.get_by_role("status")).to_have_text("Not saved")
+        expect(box).to_have_value("")  # back to what is saved
         choices = dropdown.get_by_label("Drop-down values")
         assert choices.locator("option").all_inner_texts() == ["Choose…", "Yes", "No", "Partially", "Not disclosed"]
         choices.select_option("Yes")
