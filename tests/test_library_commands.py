@@ -31,7 +31,7 @@ def filled_workbook(path: Path) -> Path:
     ws.append(["1", "Does the company have a net zero target for Scope 1 and 2?", "Yes", "Net zero by 2050.",
                "report.pdf p. 2", "high", "Answered", "Approved", "Checked"])
     ws.append(["2", "What were Scope 1 emissions in FY2024?", "1,120 kt CO2e", "Table on p. 4.",
-               "report.pdf p. 4; other.pdf p. 1", "high", "Answered", "approved", ""])
+               "report.pdf p. 4", "high", "Answered", "approved", ""])
     ws.append(["3", "Which committee oversees climate risk?", "The board", "", "report.pdf p. 3", "low",
                "Answered", "Needs changes", "Name the committee"])
     ws.append(["4", "Is the report assured?", "", "", "", "", "", "Approved", ""])
@@ -54,6 +54,18 @@ def customer_workbook(path: Path) -> Path:
     return path
 
 
+REPORT_PAGES = ["Contents.", "Net zero by 2050 for Scope 1 and 2.", "The Board Sustainability Committee.",
+                "Scope 1 emissions were 1,120 kt CO2e in FY2024.", "Water withdrawal was 12.4 GL in FY2024."]
+
+
+def report_store(s: Settings):
+    """report.pdf in Acme's evidence store, one chunk a page: what the approved answers are checked against."""
+    store = open_store(s, "Acme", create=True, embedder="fake:hash-64")
+    chunks = make_chunks("Acme", "report.pdf", "v1", REPORT_PAGES)
+    store.replace_document(record_for(chunks), chunks, [[1.0] + [0.0] * 63 for _ in chunks])
+    return chunks
+
+
 def invoke(ws: Path, *args):
     result = CliRunner().invoke(cli, ["--workspace", str(ws), *args], catch_exceptions=False)
     return result
@@ -61,9 +73,7 @@ def invoke(ws: Path, *args):
 
 def test_add_twice_updates_and_the_library_lists_exports_and_imports(workspace, tmp_path):
     s = Settings(workspace=workspace)
-    store = open_store(s, "Acme", create=True, embedder="fake:hash-64")
-    chunks = make_chunks("Acme", "report.pdf", "v1", ["Net zero by 2050 for Scope 1 and 2."])
-    store.replace_document(record_for(chunks), chunks, [[1.0] + [0.0] * 63])
+    chunks = report_store(s)
     filled = filled_workbook(tmp_path / "filled.xlsx")
 
     r = invoke(workspace, "library", "add", "--company", "Acme", str(filled), "--json")
@@ -78,7 +88,7 @@ def test_add_twice_updates_and_the_library_lists_exports_and_imports(workspace, 
         e = lib.get("Does the company have a net zero target for Scope 1 and 2?")
         assert (e.answer, e.reasoning, e.sources, e.reviewer_comment) == ("Yes", "Net zero by 2050.", "report.pdf p. 2",
                                                                           "Checked")
-        # The hash of a cited document comes from the store manifest; an uningested one is left out.
+        # The hash of a cited document comes from the store manifest.
         assert e.documents == {"report.pdf": chunks[0].doc_sha256}
         assert lib.get("What were Scope 1 emissions in FY2024?").documents == {"report.pdf": chunks[0].doc_sha256}
         assert e.source_questionnaire == "filled.xlsx" and e.source_row == "Questionnaire!4"
@@ -94,13 +104,19 @@ def test_add_twice_updates_and_the_library_lists_exports_and_imports(workspace, 
     wb = openpyxl.load_workbook(out)
     ws = wb.active
     assert [c.value for c in ws[1]] == COLUMNS and ws.max_row == 3
-    ws["B3"] = "1,150 kt CO2e (restated)"  # a team edits an answer
+    ws["B3"] = "1,120 kt CO2e (Scope 1, FY2024)"  # a team edits an answer
     wb.save(out)
     imported = json.loads(invoke(workspace, "library", "import", "--company", "Acme", str(out), "--json").output)
     assert (imported["added"], imported["updated"], imported["unchanged"]) == (0, 1, 1)
     with open_library(s, "Acme") as lib:
-        assert lib.get("What were Scope 1 emissions in FY2024?").answer == "1,150 kt CO2e (restated)"
+        assert lib.get("What were Scope 1 emissions in FY2024?").answer == "1,120 kt CO2e (Scope 1, FY2024)"
         first_id = lib.entries()[0].id
+    # An imported answer is checked against today's evidence too: a figure on none of its pages stays out.
+    ws["B3"] = "1,150 kt CO2e (restated)"
+    wb.save(out)
+    refused = invoke(workspace, "library", "import", "--company", "Acme", str(out))
+    assert refused.exit_code == 0 and "not added: Questionnaire!5: failed checks" in refused.output
+    assert "1,150 kt CO2e not in cited passages" in refused.output
 
     assert invoke(workspace, "library", "remove", "--company", "Acme", "--id", str(first_id)).exit_code == 0
     missing = invoke(workspace, "library", "remove", "--company", "Acme", "--id", "999")
@@ -110,13 +126,19 @@ def test_add_twice_updates_and_the_library_lists_exports_and_imports(workspace, 
 
 def test_customer_layout_is_read(workspace, tmp_path):
     path = customer_workbook(tmp_path / "customer.xlsx")
+    # No evidence store: the answer cannot be checked, so the library does not take it.
+    unchecked = invoke(workspace, "library", "add", "--company", "Acme", str(path))
+    assert unchecked.exit_code == 0 and "not added: ESG!2: its answer was not checked" not in unchecked.output
+    assert "not added: ESG!2: failed checks without the reviewer's recorded override: not checked: no evidence " \
+           "store for 'Acme'" in unchecked.output
+    chunks = report_store(Settings(workspace=workspace))
     r = invoke(workspace, "library", "add", "--company", "Acme", str(path))
     assert r.exit_code == 0, r.output
     with open_library(Settings(workspace=workspace), "Acme") as lib:
         [e] = lib.entries()
     assert (e.question, e.answer, e.sources) == ("How much water did the company withdraw in FY2024?", "12.4 GL",
                                                  "report.pdf p. 5")
-    assert e.documents == {}  # no evidence store: hashes unknown, so never reused without a model call
+    assert e.documents == {"report.pdf": chunks[0].doc_sha256} and e.checks == []
 
 
 def test_export_import_round_trip_keeps_every_field(workspace, tmp_path):

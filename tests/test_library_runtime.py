@@ -41,7 +41,7 @@ def library(ingested):
 
     def add(question, answer, approved="2025-01-15", sources=f"{SAMPLE} p. 3", documents=None):
         with open_library(s, COMPANY) as lib:
-            lib.add([Entry(question=question, answer=answer, approved_at=approved, sources=sources,
+            lib.add([Entry(question=question, answer=answer, approved_at=approved, sources=sources, checks=[],
                            reasoning="Approved reasoning.", source_questionnaire="insurer_2025.xlsx",
                            documents={SAMPLE: sha} if documents is None else documents)], "t")
 

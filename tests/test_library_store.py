@@ -13,7 +13,9 @@ from tests.fakes import FakeEmbedder
 
 
 def entry(question="Does the company have a net zero target?", answer="Yes. Net zero by 2050.", **kw) -> Entry:
-    return Entry(question=question, answer=answer, approved_at=kw.pop("approved_at", "2025-03-01"), **kw)
+    # checks=[]: checked, none failed (the store takes only checked entries: test_library_checks.py)
+    return Entry(question=question, answer=answer, approved_at=kw.pop("approved_at", "2025-03-01"),
+                 checks=kw.pop("checks", []), **kw)
 
 
 def test_adding_the_same_question_twice_updates_and_never_duplicates(workspace):

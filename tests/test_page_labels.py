@@ -5,7 +5,7 @@ while Sources still parse to PDF page indexes for eval."""
 from __future__ import annotations
 
 from autofill.ingest.chunking import chunk_document
-from autofill.ingest.page_labels import candidates, detect_printed
+from autofill.ingest.page_labels import candidates, decode_pdf_string, detect_printed, number_label
 from autofill.ingest.pdf import parse_pdf
 from autofill.records import Citation, Passage
 from autofill.review.reader import parse_sources
@@ -55,3 +55,36 @@ def test_citations_show_both_numbers_and_sources_still_parse_to_pdf_pages():
     assert printed_pages(p) == "24-25"
     assert printed_pages(Passage("c2", "R.pdf", 3, 3, "", "t", page_labels=["3"])) == ""
     assert printed_pages(Passage("c3", "R.pdf", 3, 3, "", "t")) == ""
+
+
+def test_labels_stored_as_utf16_hex_strings_are_decoded(tmp_path):
+    """A prefix written as a hex string (`<FEFF0043004F0056>`: "COV" in UTF-16 with its byte order mark, as
+    Acrobat writes non-ASCII labels) and one PyMuPDF writes as UTF-8 bytes are text in the labels,
+    the chunks and the citations, never `(printed <FEFF0043004F0056>b)`."""
+    import pymupdf
+
+    path = tmp_path / "hexlabels.pdf"
+    doc = pymupdf.open()
+    for text in TEXTS:
+        doc.new_page().insert_textbox(pymupdf.Rect(72, 72, 523, 700), text, fontsize=11)
+    doc.xref_set_key(doc.pdf_catalog(), "PageLabels",
+                     "<</Nums[0<</P<FEFF0043004F0056>/S/a>>3<</P<C39C2D>/S/D/St 7>>]>>")
+    doc.save(str(path))
+    parsed = parse_pdf(path, IngestSettings(ocr=False))
+    assert [p.label for p in parsed.pages] == ["COVa", "COVb", "COVc", "Ü-7", "Ü-8"]
+    chunks = chunk_document(parsed, "Acme", IngestSettings(chunk_chars=120, min_chunk_chars=50))
+    page2 = next(c for c in chunks if c.page_start == 2)
+    passage = Passage("c1", "hexlabels.pdf", 2, 2, "", page2.text, page_labels=list(page2.page_labels))
+    assert passage.citation().label() == "hexlabels.pdf p. 2 (printed COVb)"
+
+
+def test_pdf_strings_and_label_numbers():
+    assert decode_pdf_string("<FEFF0043004F0056>") == "COV"
+    assert decode_pdf_string("<feff 0041 00DC>") == "AÜ"  # spaces and lower case in the hex
+    assert decode_pdf_string("<FFFE41004200>") == "AB"  # little-endian mark
+    assert decode_pdf_string("<C39C2D>") == "Ü-"  # UTF-8 bytes
+    assert decode_pdf_string(r"\376\377\000A\000B") == "AB"  # UTF-16 in a literal string, octal escapes
+    assert decode_pdf_string(r"A\(1\)") == "A(1)" and decode_pdf_string("Annex ") == "Annex "
+    assert [number_label("r", n) for n in (1, 4, 9, 14, 49)] == ["i", "iv", "ix", "xiv", "xlix"]
+    assert [number_label("A", n) for n in (1, 26, 27, 53)] == ["A", "Z", "AA", "AAA"]
+    assert (number_label("D", 12), number_label("", 3), number_label("R", 3)) == ("12", "", "III")

@@ -62,10 +62,15 @@ class Server:
     def version(self, key: str) -> str:
         return self.client.get("/api/row", params={"key": key}).json()["version"]
 
-    def decide(self, key, action, reviewer="Ana", base=None, **values):
+    def decide(self, key, action, reviewer="Ana", base=None, confirm=True, **values):
+        """A decision; with `confirm`, failed checks the server asks about (428) are confirmed, as the
+        reviewer does with "Approve anyway" (tests/test_review_app_checks.py tests that step)."""
         body = {"key": key, "base": base or self.version(key), "reviewer": reviewer, "action": action,
                 "values": values}
-        return self.client.post("/api/decide", json=body, headers=self.headers)
+        r = self.client.post("/api/decide", json=body, headers=self.headers)
+        if r.status_code == 428 and confirm:
+            r = self.client.post("/api/decide", json={**body, "confirm": r.json()["confirm"]}, headers=self.headers)
+        return r
 
     def close(self):
         self.state.close()
@@ -101,7 +106,7 @@ def test_requests_without_the_token_are_refused(server):
 
 def test_state_changing_requests_need_the_csrf_token_and_our_origin(server):
     key = next(iter(server.session.questions))
-    body = {"key": key, "base": server.version(key), "reviewer": "Ana", "action": "Approve", "values": {}}
+    body = {"key": key, "base": server.version(key), "reviewer": "Ana", "action": "Needs changes", "values": {}}
     assert server.client.post("/api/decide", json=body).status_code == 403  # no CSRF header
     bad_origin = {**server.headers, "Origin": "http://evil.example"}
     assert server.client.post("/api/decide", json=body, headers=bad_origin).status_code == 403
@@ -162,7 +167,7 @@ def test_approved_rows_are_locked_until_reopened_and_the_last_decision_can_be_un
     r = server.client.post("/api/undo", json={"key": key, "base": server.version(key), "reviewer": "Ana"},
                            headers=server.headers)
     assert r.status_code == 200 and r.json()["state"] == original
-    server.decide(key, "Approve")
+    server.decide(key, "Approve", answer="Approved text")
     assert server.decide(key, "Reopen").json()["state"]["review"] == ""
     assert server.decide(key, "Edit", answer="changed after reopening").status_code == 200
 
@@ -229,7 +234,7 @@ def test_the_review_pack_carries_the_review_log(server):
     from autofill.review.report import write_review_report
 
     key = next(iter(server.session.questions))
-    server.decide(key, "Approve")
+    server.decide(key, "Approve", answer="Yes")
     server.session.flush()
     html = write_review_report(server.session.settings, server.session.path, pack=True)
     packed = openpyxl.load_workbook(html.parent / server.session.path.name)
@@ -240,7 +245,7 @@ def test_the_review_pack_carries_the_review_log(server):
 
 def test_rows_are_filtered_and_counted(server):
     keys = list(server.session.questions)
-    server.decide(keys[0], "Approve")
+    server.decide(keys[0], "Approve", answer="Yes")
     page = server.client.get("/", params={"review": "approved"}).text
     counted = page.replace('<span id="reviewed">', "").replace("</span>", "")
     assert page.count("<article") == 1 and f"1 of {len(keys)} reviewed" in counted

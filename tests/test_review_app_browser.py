@@ -92,7 +92,9 @@ def test_edit_and_approve_in_the_browser_lands_in_the_workbook(browser, workbook
         image.scroll_into_view_if_needed()
         expect(image).to_have_js_property("complete", True)
         assert image.evaluate("i => i.naturalWidth") > 300  # the cited page rendered
-        article.get_by_label("Answer").fill("Yes. Net zero Scope 1 and 2 by 2050, checked on p. 2.")
+        # A drop-down question: the Answer cell takes a value of its list, the explanation goes to Reasoning.
+        article.get_by_label("Answer").fill("Yes")
+        article.get_by_label("Reasoning").fill("Net zero Scope 1 and 2 by 2050, checked on p. 2.")
         article.get_by_role("button", name="Approve").click()
         expect(article.get_by_role("status")).to_have_text("Saved")
         expect(article.get_by_label("Answer")).not_to_be_editable()  # approved: locked until reopened
@@ -100,8 +102,7 @@ def test_edit_and_approve_in_the_browser_lands_in_the_workbook(browser, workbook
         context.close()
         assert server.stop() == 0, server.stderr
     row = _row(path, question)
-    assert row.existing_answer == "Yes. Net zero Scope 1 and 2 by 2050, checked on p. 2."
-    assert row.review == "Approved"
+    assert (row.existing_answer, row.review) == ("Yes", "Approved")
     assert not dialogs
 
 
@@ -123,11 +124,12 @@ def test_two_reviewers_conflict_and_see_both_versions(browser, workbook):
         expect(conflict.locator('[data-version="yours"]')).to_contain_text("Ben: the Audit Committee")
         conflict.get_by_role("button", name="Keep mine").click()
         expect(b.get_by_role("status")).to_have_text("Saved")
-        # Keyboard: j moves to the next row, e focuses its Answer, a approves.
+        # Keyboard: j moves to the next row, e focuses its Answer, a approves (an empty answer never is).
         page_a.reload()
         page_a.keyboard.press("j")
         page_a.keyboard.press("e")
         focused = page_a.evaluate("document.activeElement.closest('article').dataset.key")
+        page_a.keyboard.type("Yes")
         page_a.keyboard.press("Escape")
         page_a.keyboard.press("a")
         keyed = page_a.locator(f'article[data-key="{focused}"]')

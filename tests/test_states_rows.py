@@ -114,13 +114,23 @@ def test_a_reused_answer_whose_figure_is_on_no_cited_page_is_not_ready(tmp_path,
     first = last_json(cli(tmp_path, env, "run", "--company", COMPANY, "--questionnaire", "q.xlsx", "--json"))
     assert first["answered"] == 4
     out = Out(first["output"])
-    out.put(0, "Answer", "55% in FY2024.")  # approved with a figure that is on none of its cited pages
+    out.put(0, "Answer", "55% in FY2024.")  # approved with a figure that is on none of its cited pages ...
     out.put(0, "Review", "Approved")
     out.put(1, "Review", "Approved")  # approved as the model answered it
+    # ... over the failed check, confirmed by the reviewer as `autofill review` records it (the library takes
+    # an answer with failed checks only with that override: tests/test_library_checks.py).
+    from autofill.checks.reviewed import override_note
+    from autofill.review_app.apply import LOG_COLUMNS, REVIEW_LOG_SHEET
+
+    log = out.wb.create_sheet(REVIEW_LOG_SHEET)
+    log.append(LOG_COLUMNS)
+    log.append(["2026-11-26", "Ana", "Questionnaire", out.row[QUESTIONS[0][1]], QUESTIONS[0][1], "Approve", "Review",
+                "", "Approved", override_note(["55% not in cited passages"]), 1])
     out.wb.save(first["output"])
     # The next run learns the approved rows into the library (the output is continued: no calls).
     calls = len(llm_server.chat_requests())
-    assert last_json(cli(tmp_path, env, "run", "--company", COMPANY, "--questionnaire", "q.xlsx", "--json"))["approved"] == 2
+    learned = cli(tmp_path, env, "run", "--company", COMPANY, "--questionnaire", "q.xlsx", "--json")
+    assert last_json(learned)["approved"] == 2 and "not added" not in learned.stderr, learned.stderr
     assert len(llm_server.chat_requests()) == calls
 
     # Another customer's questionnaire asks the same two questions: reused without a model call.

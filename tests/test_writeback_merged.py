@@ -84,3 +84,35 @@ def test_merged_answer_cells_are_written_or_named(tmp_path, llm_server):
     again = cli(tmp_path, env, "run", "--company", COMPANY, "--questionnaire", "merged.xlsx", "--fresh")
     assert again.returncode == 0, again.stderr
     assert "3 answered" in again.stdout and "3 answered but not written (see Status)" in again.stdout
+
+
+def test_a_question_merged_over_the_answer_column_is_reported_not_dropped(tmp_path, llm_server):
+    """Row 6's question cell is merged B6:E6, over the Answer column C: it is a question row (not a
+    section heading dropped without a word), named with its cell and why by `inspect` and `run`."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Questionnaire"
+    ws.append(["No.", "Question", "Answer", "Notes", "Owner"])
+    for row in range(2, 7):
+        ws.cell(row=row, column=1, value=f"{row - 1}")
+        ws.cell(row=row, column=2, value=Q[2] if row % 2 else Q[3])
+    ws.merge_cells("B6:E6")
+    wb.save(tmp_path / "wide.xlsx")
+    company_reports(tmp_path / "reports", COMPANY, RENEWABLE, EMPLOYEES)
+    llm_server.responder = responder()
+    env = env_for(llm_server)
+    why = "the Answer cell C6 is inside the merged cell B6:E6, which holds the question"
+    shown = cli(tmp_path, env, "inspect", "wide.xlsx")
+    assert shown.returncode == 0, shown.stderr
+    assert "5 question rows" in shown.stdout and "question rows (5): 2-6" in shown.stdout
+    assert f"row 6: its answer cannot be written: {why}" in shown.stdout
+    assert cli(tmp_path, env, "ingest", "--company", COMPANY, "reports").returncode == 0
+    proc = cli(tmp_path, env, "run", "--company", COMPANY, "--questionnaire", "wide.xlsx", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = last_json(proc)
+    assert (data["rows"], data["answered"], data["not_written"]) == (5, 4, 1), data
+    assert f"row 6: its answer cannot be written: {why}" in proc.stderr
+    out = openpyxl.load_workbook(data["output"])["Questionnaire"]
+    header = {c.value: c.column for c in out[1] if c.value}
+    assert out.cell(row=6, column=header["Status"]).value.startswith(f"Answer not written: {why}")
+    assert out["B6"].value == Q[3]  # the question cell is left as it was

@@ -26,6 +26,7 @@ from autofill.hashing import file_sha256
 from autofill.library.runtime import RunLibrary
 from autofill.answer.opening import open_run
 from autofill.answer.recheck import recheck
+from autofill.checks.reviewed import approved
 from autofill.answer.row import RowContext, RunStopped, answer_row
 from autofill.answer.run_report import build_run_info, progress_line
 from autofill.checks.tier import tier_counts
@@ -170,7 +171,7 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     if results:
         rep.message(f"Resuming: {len(results)} of {len(to_answer)} rows were finished by an earlier run.")
     pending = [row for row in to_answer if row.key not in results]
-    library = _library(settings, company, providers, plan, questionnaire, layout, rows, out)
+    library = _library(settings, company, providers, plan, base, layout, rows, out)  # rows are the base's
     if library is not None:
         library.match(to_answer)
         reused = library.reuse(pending)
@@ -217,8 +218,10 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     ordered = [results[row.key] for row in to_answer if row.key in results]
     kept_results = [kept_result(row, edited.get(row.key, ())) for row in kept]
     for result in kept_results:
-        if result.outcome is Outcome.EDITED:  # re-checked on the person's text and cited pages
+        if result.outcome in (Outcome.EDITED, Outcome.APPROVED):  # re-checked on the person's text and cited pages
             recheck(trust, store, result, sources=result.question.existing_sources)
+            if result.outcome is Outcome.APPROVED:
+                approved(result)  # Tier Approved, Checks naming every failure (checks/reviewed.py)
     if live_sink is not None:
         for result in kept_results:
             if result.note:
@@ -280,15 +283,16 @@ def _same_review(before: QuestionRow, now: QuestionRow) -> bool:
         before.reviewer_comment.strip() == now.reviewer_comment.strip()
 
 
-def _library(settings: Settings, company: str, providers: Providers, plan: _RunPlan, questionnaire: Path,
+def _library(settings: Settings, company: str, providers: Providers, plan: _RunPlan, base: Path,
              layout: Any, rows: list[QuestionRow], out: Path) -> RunLibrary | None:
-    """The answer library for this run, having learned the approved rows of the workbook passed in and
-    of an existing output of it (what reviewers approved there since the last run)."""
+    """The answer library for this run, having learned the approved rows of the workbook the run starts
+    from (`layout` and `rows` are its own) and of an existing output of it (what reviewers approved there
+    since the last run)."""
     library = RunLibrary.open(settings, company, providers.embedder, plan.documents)
     if library is None:
         return None
-    library.learn(questionnaire, layout, rows)
-    if out.is_file() and out.resolve() != questionnaire.resolve():
+    library.learn(base, layout, rows)
+    if out.is_file() and out.resolve() != base.resolve():
         try:
             library.learn(out)
         except InputError as exc:

@@ -27,12 +27,12 @@ class CheckContext:
 
 
 def outcome_of(result: RowResult) -> Outcome:
-    """How the row ended, as the row records it; a library answer reused as it stands is checked like
-    an answered row."""
+    """How the row ended, as the row records it; a library answer reused as it stands, a row a person
+    edited and one a reviewer approved are checked like an answered row."""
     outcome = result.outcome if result.outcome is not None else answer_outcome(result.answer)
     if result.answer is None:
         return Outcome.FAILED
-    return Outcome.ANSWERED if outcome in (Outcome.REUSED, Outcome.EDITED) else outcome
+    return Outcome.ANSWERED if outcome in (Outcome.REUSED, Outcome.EDITED, Outcome.APPROVED) else outcome
 
 
 def cited_passages(result: RowResult) -> tuple[list[Passage], list[Passage]]:

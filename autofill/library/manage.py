@@ -54,18 +54,32 @@ def _lib(settings: Settings, company: str, create: bool = False):
 
 
 def _counts(r: AddResult) -> str:
-    return f"{r.added} added, {r.updated} updated, {r.unchanged} unchanged"
+    return f"{r.added} added, {r.updated} updated, {r.unchanged} unchanged" + (
+        f", {len(r.refused)} not added (failed checks)" if r.refused else "")
+
+
+def _checker(settings: Settings, company: str):
+    from autofill.library.checking import EvidenceChecker
+
+    return EvidenceChecker(settings, company)
+
+
+def refused_lines(refused: list[tuple[str, str]]) -> list[str]:
+    return [f"  not added: {row}: {why}" for row, why in refused]
 
 
 def add(settings: Settings, company: str, paths: list[Path]) -> Done:
-    """Add the rows marked Approved in each filled workbook (all read before anything is written)."""
+    """Add the rows marked Approved in each filled workbook (all read before anything is written),
+    each checked against its cited pages (an answer whose checks failed needs the reviewer's recorded
+    override)."""
     documents = _documents(settings, company)
+    checker = _checker(settings, company)
     per_file: list[tuple[Path, list[Entry]]] = []
     for path in paths:
         path = Path(path)
         if not path.is_file():
             raise InputError(f"workbook not found: {path}")
-        per_file.append((path, approved_entries(settings, path, documents)))
+        per_file.append((path, approved_entries(settings, path, documents, checker=checker)))
     total = AddResult()
     files = []
     with _lib(settings, company, create=True) as lib:
@@ -75,6 +89,7 @@ def add(settings: Settings, company: str, paths: list[Path]) -> Done:
             files.append({"file": str(path), "approved_rows": len(entries), **r.to_json()})
         size = len(lib)
     lines = [f"  {Path(f['file']).name}: {f['approved_rows']} approved rows" for f in files]
+    lines += refused_lines(total.refused)
     lines.append(f"{company}: {_counts(total)}; the answer library holds {size} answers")
     return Done({"company": company, "files": files, **total.to_json(), "entries": size}, lines)
 
@@ -91,7 +106,8 @@ def list_entries(settings: Settings, company: str) -> Done:
         lib.close()
     data = {"company": company, "entries": [
         {"id": e.id, "question": e.question, "answer": e.answer, "approved": e.approved_at,
-         "source_questionnaire": e.source_questionnaire, "sources": e.sources, "documents": e.documents}
+         "source_questionnaire": e.source_questionnaire, "sources": e.sources, "documents": e.documents,
+         "checks": e.checks, "override": e.override}
         for e in entries]}
     if not entries:
         return Done(data, [f"{company}: the answer library is empty"])
@@ -99,6 +115,8 @@ def list_entries(settings: Settings, company: str) -> Done:
     for e in entries:
         lines.append(f"  #{e.id} [{e.approved_at}] {_short(e.question, 70)}")
         lines.append(f"      {_short(e.answer, 90)}  ({e.source_questionnaire or 'imported'})")
+        if e.checks:
+            lines.append(f"      approved over failed checks: {_short('; '.join(e.checks), 80)}")
     return Done(data, lines)
 
 
@@ -116,11 +134,27 @@ def import_(settings: Settings, company: str, path: Path) -> Done:
     from autofill.library.xlsx import import_workbook
 
     entries = import_workbook(Path(path), _now()[:10])
+    check_entries(entries, _checker(settings, company))
     with _lib(settings, company, create=True) as lib:
         r = lib.add(entries, _now())
         size = len(lib)
     return Done({"company": company, "file": str(path), **r.to_json(), "entries": size},
-                   [f"{company}: imported {Path(path).name}: {_counts(r)}; the answer library holds {size} answers"])
+                refused_lines(r.refused)
+                + [f"{company}: imported {Path(path).name}: {_counts(r)}; the answer library holds {size} answers"])
+
+
+def check_entries(entries: list[Entry], checker) -> None:
+    """Set each entry's checks: its answer against its cited pages in today's evidence (an imported
+    entry is checked here, whatever the file says; its Override column stays the reviewer's)."""
+    from autofill.checks.reviewed import failed_reasons
+    from autofill.records import QuestionRow
+    from autofill.workbook.validations import form_of_answer_values
+
+    for e in entries:
+        row = QuestionRow(sheet="", row=0, question=e.question, form_of_answer=e.form_of_answer,
+                          allowed_values=form_of_answer_values(e.form_of_answer),
+                          allowed_values_source="form of answer" if e.form_of_answer else "")
+        e.checks = failed_reasons(checker.check(row, e.answer, e.sources))
 
 
 def remove(settings: Settings, company: str, ids: list[int], questions: list[str], everything: bool) -> Done:

@@ -48,6 +48,7 @@ class RunLibrary:
         self._conflicts: dict[str, tuple[str, ...]] = {}
         self.size = 0
         self.reused = 0
+        self._checker = None
 
     @classmethod
     def open(cls, settings: Settings, company: str, embedder: Any,
@@ -65,7 +66,12 @@ class RunLibrary:
         """Add the rows marked Approved in the workbook at `path` (a questionnaire or an earlier output)."""
         if not self.settings.library.learn_from_runs:
             return AddResult()
-        entries = approved_entries(self.settings, Path(path), self.documents, layout=layout, rows=rows)
+        if self._checker is None:
+            from autofill.library.checking import EvidenceChecker
+
+            self._checker = EvidenceChecker(self.settings, self.company)
+        entries = approved_entries(self.settings, Path(path), self.documents, layout=layout, rows=rows,
+                                   checker=self._checker)
         if not entries:
             return AddResult()
         from autofill.store.chroma_store import now_iso
@@ -76,6 +82,8 @@ class RunLibrary:
         if result.added or result.updated:
             log.info("answer library: %d approved answers added, %d updated from %s",
                      result.added, result.updated, Path(path).name)
+        for row, why in result.refused:
+            log.warning("answer library: approved row %s of %s not added: %s", row, Path(path).name, why)
         return result
 
     # ------------------------------------------------------------------------------ matching

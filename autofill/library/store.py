@@ -25,7 +25,7 @@ from typing import Iterator, Sequence
 from autofill.errors import InputError
 from autofill.settings import Settings
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: checks and override (an entry carries what was checked at approval)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entries (
@@ -44,11 +44,15 @@ CREATE TABLE IF NOT EXISTS entries (
     added_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
     embedder TEXT NOT NULL DEFAULT '',
-    embedding BLOB
+    embedding BLOB,
+    checks TEXT,
+    override TEXT NOT NULL DEFAULT ''
 );
 """
+# Columns added after version 1, put into a library made before them.
+_ADDED = {"checks": "TEXT", "override": "TEXT NOT NULL DEFAULT ''"}
 _FIELDS = ("question", "form_of_answer", "answer", "reasoning", "sources", "reviewer_comment", "approved_at",
-           "source_questionnaire", "source_row", "documents")
+           "source_questionnaire", "source_row", "documents", "checks", "override")
 
 
 def question_key(question: str) -> str:
@@ -74,10 +78,27 @@ class Entry:
     updated_at: str = ""
     embedder: str = ""
     embedding: list[float] | None = None
+    # The checks of the answer against its cited pages when it was added (checks/reviewed.py): the
+    # failed ones in words; [] all passed; None never checked (an entry from before checks were kept).
+    checks: list[str] | None = None
+    override: str = ""  # the reviewer's recorded confirmation of failed checks (the decision's note)
 
     @property
     def key(self) -> str:
         return question_key(self.question)
+
+    @property
+    def refused(self) -> str:
+        """Why the library does not take this entry ("" when it does): it was never checked, or a
+        check failed that the reviewer's recorded override does not name."""
+        from autofill.checks.reviewed import covers, overridden
+
+        if self.checks is None:
+            return "its answer was not checked against its cited pages"
+        left = [c for c in self.checks if not covers(overridden(self.override), [c])]
+        if left:
+            return "failed checks without the reviewer's recorded override: " + "; ".join(left)
+        return ""
 
 
 @dataclass
@@ -85,15 +106,18 @@ class AddResult:
     added: int = 0
     updated: int = 0
     unchanged: int = 0
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (question or row, why) not taken
 
     def __iadd__(self, other: "AddResult") -> "AddResult":
         self.added += other.added
         self.updated += other.updated
         self.unchanged += other.unchanged
+        self.refused += other.refused
         return self
 
     def to_json(self) -> dict:
-        return {"added": self.added, "updated": self.updated, "unchanged": self.unchanged}
+        return {"added": self.added, "updated": self.updated, "unchanged": self.unchanged,
+                "refused": [{"row": row, "why": why} for row, why in self.refused]}
 
 
 def library_path(settings: Settings, company: str) -> Path:
@@ -132,7 +156,8 @@ def _entry(row: sqlite3.Row) -> Entry:
                  approved_at=row["approved_at"], source_questionnaire=row["source_questionnaire"],
                  source_row=row["source_row"], documents=json.loads(row["documents"] or "{}"),
                  added_at=row["added_at"], updated_at=row["updated_at"], embedder=row["embedder"],
-                 embedding=_vector(row["embedding"]))
+                 embedding=_vector(row["embedding"]),
+                 checks=None if row["checks"] is None else json.loads(row["checks"]), override=row["override"])
 
 
 class Library:
@@ -178,11 +203,16 @@ class Library:
 
     def add(self, entries: Sequence[Entry], now: str) -> AddResult:
         """Add or update entries in one transaction. The same question (normalised) updates its entry;
-        its approval date moves only when the approved answer itself changed."""
+        its approval date moves only when the approved answer itself changed. Only checked answers are
+        taken: one whose checks failed needs the reviewer's recorded override of them (`Entry.refused`)."""
         result = AddResult()
         with self._write() as conn:
             for e in entries:
                 if not question_key(e.question) or not e.answer.strip():
+                    continue
+                why = e.refused
+                if why:
+                    result.refused.append((e.source_row or e.question, why))
                     continue
                 result += self._upsert(conn, e, now)
         return result
@@ -190,6 +220,7 @@ class Library:
     def _upsert(self, conn: sqlite3.Connection, e: Entry, now: str) -> AddResult:
         values = {f: getattr(e, f) for f in _FIELDS}
         values["documents"] = json.dumps(e.documents, sort_keys=True, ensure_ascii=False)
+        values["checks"] = None if e.checks is None else json.dumps(e.checks, ensure_ascii=False)
         old = conn.execute("SELECT * FROM entries WHERE qkey = ?", (e.key,)).fetchone()
         if old is None:
             conn.execute(
@@ -201,7 +232,7 @@ class Library:
             # The same approval seen again (the same workbook added twice, or a later copy of it): the
             # earliest approval date stands, the rest is refreshed.
             values["approved_at"] = min(old["approved_at"], e.approved_at) if e.approved_at else old["approved_at"]
-        if all(str(old[f]) == str(v) for f, v in values.items()):
+        if all(old[f] == v or str(old[f]) == str(v) for f, v in values.items()):
             return AddResult(unchanged=1)
         sets = ", ".join(f"{f} = ?" for f in values)
         # The question's wording may differ (case, punctuation): keep the embedding only for the same text.
@@ -254,6 +285,10 @@ def open_library(settings: Settings, company: str, create: bool = True) -> Libra
         conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
         conn.executescript(_SCHEMA)
+        have = {r[1] for r in conn.execute("PRAGMA table_info(entries)")}
+        for column, kind in _ADDED.items():
+            if column not in have:
+                conn.execute(f"ALTER TABLE entries ADD COLUMN {column} {kind}")
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('company', ?)", (company.strip(),))
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
     except sqlite3.DatabaseError as exc:

@@ -16,8 +16,8 @@ from autofill.library.store import Entry
 
 SHEET = "Answer library"
 COLUMNS = ["Question", "Answer", "Reasoning", "Sources", "Reviewer comment", "Approved", "Source questionnaire",
-           "Source row", "Form of answer", "Documents"]
-WIDTHS = [60, 60, 60, 40, 40, 12, 30, 14, 20, 60]
+           "Source row", "Form of answer", "Documents", "Checks", "Override"]
+WIDTHS = [60, 60, 60, 40, 40, 12, 30, 14, 20, 60, 40, 50]
 _DOC_LINE = re.compile(r"^(.*\S)\s+sha256:([0-9a-f]{64})$", re.IGNORECASE)
 
 
@@ -55,7 +55,8 @@ def export_workbook(entries: list[Entry], out_path: Path, company: str) -> Path:
     ws.freeze_panes = "A2"
     for r, e in enumerate(entries, start=2):
         values = [e.question, e.answer, e.reasoning, e.sources, e.reviewer_comment, e.approved_at,
-                  e.source_questionnaire, e.source_row, e.form_of_answer, _documents_cell(e.documents)]
+                  e.source_questionnaire, e.source_row, e.form_of_answer, _documents_cell(e.documents),
+                  "; ".join(e.checks or []), e.override]
         for c, value in enumerate(values, start=1):
             cell = ws.cell(row=r, column=c)
             set_text(cell, value)
@@ -119,5 +120,6 @@ def import_workbook(path: Path, today: str) -> list[Entry]:
                          reviewer_comment=get("Reviewer comment"),
                          approved_at=_approved(approved, f"{path.name} row {r}") if approved else today,
                          source_questionnaire=get("Source questionnaire"), source_row=get("Source row"),
-                         form_of_answer=get("Form of answer"), documents=_documents(get("Documents"))))
+                         form_of_answer=get("Form of answer"), documents=_documents(get("Documents")),
+                         override=get("Override")))
     return out

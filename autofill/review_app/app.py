@@ -25,6 +25,7 @@ from starlette.routing import Route
 from autofill.errors import InputError
 from autofill.review_app import views
 from autofill.review_app.limits import BadRequest, read_body
+from autofill.review_app.checking import Unconfirmed
 from autofill.review_app.security import Guard, csrf_token
 from autofill.review_app.session import Conflict, Refused, ReviewSession
 from autofill.review_app.sidecar import Stale
@@ -140,8 +141,10 @@ def build_app(state: AppState, lifespan=None) -> Starlette:
     async def decide(request: Request):
         body = await read_body(request, "decide")
         session = state.session(body.get("wb"))
+        confirm = [str(c) for c in body.get("confirm") or [] if isinstance(c, str)]
         saved = await run_in_threadpool(session.decide, body.get("key", ""), body.get("base", ""),
-                                        body.get("reviewer", ""), body.get("action", ""), body.get("values") or {})
+                                        body.get("reviewer", ""), body.get("action", ""), body.get("values") or {},
+                                        "", confirm)
         return _saved(session, saved)
 
     async def undo(request: Request):
@@ -179,7 +182,7 @@ def build_app(state: AppState, lifespan=None) -> Starlette:
               Route("/api/undo", undo, methods=["POST"]), Route("/api/reanswer", reanswer, methods=["POST"]),
               Route("/api/library", library, methods=["POST"])]
     handlers = {Conflict: _conflict, Stale: _conflict, Refused: _refused, InputError: _refused, ValueError: _refused,
-                BadRequest: _bad_request}
+                BadRequest: _bad_request, Unconfirmed: _unconfirmed}
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
     return Guard(app, state.token, state.host, lambda: state.port)
 
@@ -190,7 +193,8 @@ def _saved(session: ReviewSession, saved) -> JSONResponse:
     if st["blocked"]:
         message = f"Saved; not yet in the workbook: {st['blocked']}"
     return JSONResponse({"ok": True, "message": message, "state": saved.state, "version": saved.version,
-                         "decision": saved.decision.id if saved.decision else None, **st})
+                         "decision": saved.decision.id if saved.decision else None, **views.trust_json(saved.trust),
+                         **st})
 
 
 async def _bad_request(request: Request, exc: BadRequest) -> JSONResponse:
@@ -200,6 +204,12 @@ async def _bad_request(request: Request, exc: BadRequest) -> JSONResponse:
 async def _conflict(request: Request, exc: Conflict | Stale) -> JSONResponse:
     return JSONResponse({"ok": False, "conflict": True, "message": str(exc), "theirs": exc.theirs,
                          "version": exc.version}, status_code=409)
+
+
+async def _unconfirmed(request: Request, exc: Unconfirmed) -> JSONResponse:
+    """428: the decision waits for the reviewer to confirm the failed checks it names."""
+    return JSONResponse({"ok": False, "confirm": exc.reasons, "approve": exc.approve, "message": str(exc)},
+                        status_code=428)
 
 
 async def _refused(request: Request, exc: Exception) -> JSONResponse:

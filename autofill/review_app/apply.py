@@ -1,6 +1,7 @@
 """Decisions from the browser written into the workbook, by the rules a decision typed in Excel
 follows: the Review, Reviewer comment, Answer, Reasoning and Sources cells are set as a reviewer
-would set them, and the record of what autofill wrote (workbook/carry.py) is left alone, so the next
+would set them (with the Tier and Checks the decision's checks gave the row: review_app/checking.py),
+and the record of what autofill wrote (workbook/carry.py) is left alone, so the next
 `autofill run` sees an edited Answer as a hand edit and keeps it, an Approved row as approved, and
 answers a Needs-changes row again with the comment as guidance.
 
@@ -20,13 +21,14 @@ from openpyxl.utils.cell import column_index_from_string
 
 from autofill.fileio import atomic_write_bytes, ensure_not_open
 from autofill.review_app.sidecar import Decision
+from autofill.workbook.model import REVIEW_LOG_SHEET
 from autofill.workbook.safety import load_workbook_safely, set_text
 
 log = logging.getLogger(__name__)
 
-REVIEW_LOG_SHEET = "Review log"
 LOG_COLUMNS = ["When", "Reviewer", "Sheet", "Row", "Question", "Action", "Field", "Before", "After", "Note",
                "Decision"]
+TRUST_CELLS = ("tier", "checks")  # the row's Tier and Checks after a checked decision (review_app/checking.py)
 FIELD_LABELS = {"answer": "Answer", "reasoning": "Reasoning", "sources": "Sources", "review": "Review",
                 "reviewer_comment": "Reviewer comment"}
 _WIDTHS = {"A": 21, "B": 16, "C": 14, "D": 6, "E": 50, "F": 16, "G": 16, "H": 50, "I": 50, "J": 30, "K": 9}
@@ -77,11 +79,29 @@ def _apply(settings, workbook: Path, decisions: list[Decision], layout) -> list[
             if isinstance(cell, MergedCell) or (field == "answer" and cell.data_type == "f"):
                 continue  # a merged or formula cell is the customer's, as in writeback
             set_text(cell, after or None)
+        _put_trust(ws, sheet, int(row), d.after)
     _append_log(wb, decisions)
     buffer = io.BytesIO()
     wb.save(buffer)
     atomic_write_bytes(workbook, buffer.getvalue())
     return [d.id for d in decisions]
+
+
+def _put_trust(ws, sheet, row: int, after: dict[str, str]) -> None:
+    """The Tier and Checks a checked decision gave the row (coloured as a run colours them)."""
+    from autofill.states import parse_tier
+
+    for role in TRUST_CELLS:
+        letter = sheet.letter(role)
+        if role not in after or not letter:
+            continue
+        cell = ws.cell(row=row, column=column_index_from_string(letter))
+        if isinstance(cell, MergedCell):
+            continue
+        set_text(cell, after[role] or None)
+        tier = parse_tier(after[role]) if role == "tier" else None
+        if tier is not None:
+            cell.fill = PatternFill(fill_type="solid", start_color=tier.fill, end_color=tier.fill)
 
 
 def _append_log(wb, decisions: list[Decision]) -> None:

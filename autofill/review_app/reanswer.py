@@ -141,13 +141,18 @@ def add_to_library(settings, session: ReviewSession, key: str) -> dict:
     company = session.company
     if not company:
         raise InputError("the workbook's Run info names no company, so there is no answer library to add to")
-    entries = [e for e in approved_entries(settings, session.path, _documents(settings, company))
+    from autofill.library.checking import EvidenceChecker
+
+    entries = [e for e in approved_entries(settings, session.path, _documents(settings, company),
+                                           checker=EvidenceChecker(settings, company))
                if _same(e.question, session.questions[key].question)]
     if not entries:
         raise Refused("this row's approved answer is empty or an evidence-only draft; nothing to add")
     with _lib(settings, company, create=True) as lib:
         added = lib.add(entries[:1], _now())
         size = len(lib)
+    if added.refused:
+        raise Refused(f"not added to the answer library: {added.refused[0][1]}")
     return {"ok": True, "message": f"Added to the answer library of {company} ({size} answers)",
             **added.to_json()}
 

@@ -9,7 +9,13 @@ no edit until it is reopened. Each decision is committed to the sidecar before `
 writer thread then puts pending decisions into the workbook (apply.py), after copying the file into
 history/ once per session, and waits while Excel or LibreOffice has the file open. A change to the file
 made elsewhere (saved in Excel), or a decision another review server put into the shared sidecar, is
-read again before the next page; a save that meets such a decision unseen is a Conflict too (sidecar.py)."""
+read again before the next page; a save that meets such a decision unseen is a Conflict too (sidecar.py).
+
+Every save that changes the Answer, Sources or Review is checked as the next run will check it
+(review_app/checking.py): the row's new Tier and Checks go back to the page at once and into the
+workbook with the decision; an empty answer is never approved, and failed checks or a value off the
+drop-down list need the reviewer's confirmation by name (`Unconfirmed` until then), recorded as the
+decision's note."""
 
 from __future__ import annotations
 
@@ -20,7 +26,8 @@ from pathlib import Path
 
 from autofill.errors import InputError
 from autofill.review.reader import ReviewQuestion, read_filled_workbook
-from autofill.review_app.apply import apply_decisions, ensure_writable, read_layout
+from autofill.review_app.apply import TRUST_CELLS, apply_decisions, ensure_writable, read_layout
+from autofill.review_app.checking import RowChecker, gate
 from autofill.review_app.sidecar import FIELDS, Decision, DecisionStore, Stale, version_of
 from autofill.states import ReviewState, Tier, parse_review, parse_tier
 
@@ -30,6 +37,7 @@ ACTIONS = {"Approve": ReviewState.APPROVED, "Needs changes": ReviewState.NEEDS_C
            "Reject": ReviewState.REJECTED, "Reopen": ReviewState.NONE}
 EDIT = "Edit"
 TIER_RANK = {Tier.NEEDS_WORK: 0, Tier.CHECK: 1, Tier.READY: 2, Tier.APPROVED: 3, None: 4}
+CHECKED_FIELDS = ("answer", "sources", "review")  # what the checks and the tier read
 WRITE_DELAY_S = 0.3  # saves close together go into the workbook in one write
 RETRY_S = 2.0  # how often a workbook open in Excel is looked at again
 
@@ -55,6 +63,7 @@ class Saved:
     decision: Decision | None
     state: dict[str, str]
     version: str
+    trust: dict[str, str] | None = None  # the row's Tier and Checks cells after the save (checking.py)
 
 
 class ReviewSession:
@@ -72,6 +81,8 @@ class ReviewSession:
         self.last_error = ""
         self.closed = False
         self.left = 0  # decisions still pending when the session closed
+        self.trust: dict[str, dict[str, str]] = {}  # row key -> Tier and Checks of its last checked save
+        self._checker: RowChecker | None = None
         self._load()
         self._thread: threading.Thread | None = None
 
@@ -86,10 +97,14 @@ class ReviewSession:
         states = {q.key: state_of(q) for q in book.questions if q.in_sheet}
         position = {q.key: i for i, q in enumerate(book.questions)}
         with self._lock:  # no decision slips in between reading the pending ones and using them
+            trust = {}
             for d in self.store.pending():  # decisions the file does not hold yet
                 if d.row_key in states:
                     states[d.row_key].update({f: d.after.get(f, "") for f, _b, _a in d.changes()})
-            self.book, self.states, self._layout = book, states, None
+                    if "tier" in d.after:
+                        trust[d.row_key] = {k: d.after.get(k, "") for k in TRUST_CELLS}
+            self.trust = trust
+            self.book, self.states, self._layout, self._checker = book, states, None, None
             self.questions = {q.key: q for q in book.questions if q.in_sheet}
             self.order = sorted(self.questions, key=lambda k: (TIER_RANK[parse_tier(self.questions[k].tier)],
                                                               position[k]))
@@ -103,6 +118,12 @@ class ReviewSession:
         if self._layout is None:
             self._layout = read_layout(self.settings, self.path)
         return self._layout
+
+    @property
+    def checker(self) -> RowChecker:
+        if self._checker is None:
+            self._checker = RowChecker(self.settings, self)
+        return self._checker
 
     def refresh(self) -> None:
         """Read the workbook again when someone else saved it (Excel) since it was read."""
@@ -135,9 +156,11 @@ class ReviewSession:
 
     # ------------------------------------------------------------------ deciding
     def decide(self, key: str, base: str, reviewer: str, action: str, values: dict[str, str] | None = None,
-               note: str = "") -> Saved:
+               note: str = "", confirm: list[str] | None = None) -> Saved:
         """Record one decision: `action` is Approve / Needs changes / Reject / Reopen / Edit; `values`
-        the editable cells as the reviewer left them. Refused when the row changed since `base`."""
+        the editable cells as the reviewer left them; `confirm` the failed checks the reviewer has
+        confirmed by name. Refused when the row changed since `base`; Unconfirmed while a failed check
+        of an approval, or a value off the drop-down list, is not confirmed."""
         reviewer = " ".join((reviewer or "").split())[:80]
         if not reviewer:
             raise Refused("say who you are first (reviewer name)")
@@ -154,12 +177,32 @@ class ReviewSession:
                     after[f] = str(v).replace("\r\n", "\n").strip()
             if action in ACTIONS:
                 after["review"] = ACTIONS[action].label
+            if after["answer"] != current["answer"]:
+                after["answer"] = self.checker.canonical(key, after["answer"])
             if after == current:
-                return Saved(None, current, version_of(current))
-            d = self.store.add(key, self.questions[key].question, reviewer, action, current, after, note)
+                return Saved(None, current, version_of(current), self.trust.get(key))
+            cells = self._checked_cells(key, action, current, after, confirm)
+            if cells is not None:
+                note = "\n".join(n for n in (note, cells.pop("note")) if n)
+            d = self.store.add(key, self.questions[key].question, reviewer, action, current,
+                               {**after, **(cells or {})}, note)
             self.states[key] = after
         self._wake.set()
-        return Saved(d, after, version_of(after))
+        return Saved(d, after, version_of(after), self.trust.get(key))
+
+    def _checked_cells(self, key: str, action: str, before: dict, after: dict,
+                       confirm: list[str] | None) -> dict[str, str] | None:
+        """The row's new Tier and Checks (and the decision's note) when the save changes what the checks
+        read (Answer, Sources, Review) or approves; None when it changes neither."""
+        if action != "Approve" and all(before.get(f) == after.get(f) for f in CHECKED_FIELDS):
+            return None
+        checked = self.checker.check(key, after)
+        try:
+            note = gate(action, before, after, checked, confirm or [])
+        except ValueError as exc:
+            raise Refused(str(exc)) from None
+        self.trust[key] = checked.cells()
+        return {**checked.cells(), "note": note}
 
     def undo(self, key: str, base: str, reviewer: str) -> Saved:
         """Take back the row's last decision (its cells as they were before it)."""
@@ -172,11 +215,16 @@ class ReviewSession:
             if {f: current.get(f, "") for f in FIELDS} != {f: last.after.get(f, "") for f in FIELDS}:
                 raise Refused("the row changed after its last decision here; nothing undone")
             after = {f: last.before.get(f, "") for f in FIELDS}
-            d = self.store.add(key, self.questions[key].question, reviewer or last.reviewer, "Undo", current, after,
-                               note=f"undoes decision {last.id} ({last.action})", undoes=last.id)
+            q = self.questions[key]
+            # Back to what the workbook held: its own Tier and Checks; else the restored cells checked.
+            cells = ({"tier": q.tier, "checks": q.checks} if after == state_of(q)
+                     else self.checker.check(key, after).cells())
+            self.trust[key] = cells
+            d = self.store.add(key, self.questions[key].question, reviewer or last.reviewer, "Undo", current,
+                               {**after, **cells}, note=f"undoes decision {last.id} ({last.action})", undoes=last.id)
             self.states[key] = after
         self._wake.set()
-        return Saved(d, after, version_of(after))
+        return Saved(d, after, version_of(after), cells)
 
     def _adopt(self, key: str, stale: Stale) -> None:
         """Another review server saved row `key` (the sidecar said so at save time): its version is the

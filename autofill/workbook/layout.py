@@ -276,8 +276,12 @@ def _read_sheet(ws, header_row: int, roles: dict, reader: _CellReader, ext_valid
             sheet.skipped.append(SkippedRow(r, "merged cell", "merged with the row above"))
             continue
         wide = [m for m in row_merges if m.min_row == r and m.max_col - m.min_col >= 2]
-        if wide and (not qtext or (qmerge is not None and (qmerge.min_col < qcol or
-                                                            (acol and qmerge.max_col >= acol)))):
+        # A question merged from its own cell over the Answer column (B16:E16) is a question whose answer
+        # cannot be written there (_merged_answers says why), not a heading dropped without a word.
+        over_answer = (qmerge is not None and qmerge.min_col == qcol and bool(acol) and qmerge.max_col >= acol
+                       and _looks_like_question(qtext))
+        if wide and not over_answer and (not qtext or (qmerge is not None and (qmerge.min_col < qcol or
+                                                                               (acol and qmerge.max_col >= acol)))):
             m = wide[0]
             heading = vals.get(m.min_col, "") or next(iter(vals.values()), "")
             current_section = heading or current_section
@@ -334,7 +338,8 @@ def _merged_answers(ws, sheet, qcol: int, acol: int) -> None:
     """Question rows whose Answer cell is part of a merged range: the answer goes to the range's
     top-left cell when that cell belongs to this row alone (`answer_cell`, its text read as the
     existing answer); a range that also holds the question or another question row's Answer cannot
-    take this row's answer, and `unwritable` says why (the writer names it in Status)."""
+    take this row's answer, and `unwritable` says why (the writer names it in Status; a sheet warning
+    names it for `inspect` and `run`)."""
     from openpyxl.utils.cell import get_column_letter
 
     ranges = [rng for rng in ws.merged_cells.ranges if rng.min_col <= acol <= rng.max_col]
@@ -361,6 +366,9 @@ def _merged_answers(ws, sheet, qcol: int, acol: int) -> None:
         elif (rng.min_row, rng.min_col) != (q.row, acol):
             q.answer_cell = top_left
             q.existing_answer = _text(ws[top_left].value) if ws[top_left].value is not None else ""
+        if q.unwritable:  # said by `inspect` and `run`, not only in the row's Status
+            sheet.warnings.append(f"row {q.row}: its answer cannot be written: {q.unwritable} (the answer goes "
+                                  "to Reasoning and the Status says so)")
 
 
 def _row_cells(ws, row: int):

@@ -14,6 +14,7 @@ from autofill.workbook.headers import ROLE_LABELS
 # Sheets autofill writes; never read as questionnaires.
 EVIDENCE_SHEET = "Evidence"
 RUN_INFO_SHEET = "Run info"
+REVIEW_LOG_SHEET = "Review log"  # the decisions made in `autofill review` (review_app/apply.py)
 EVIDENCE_COLUMNS = ["Row", "Question", "Rank", "File", "Page", "Cited", "Score", "Text", "Sheet", "Page end",
                     "Printed page", "OCR"]
 RUN_INFO_COLUMNS = ["Key", "Value"]

@@ -17,8 +17,9 @@ accepts), may edit answers and add a comment. Running autofill again:
   comment, and writing it would clear the Review).
 
 Every kept row says what it is (`kept_result`): an approved row's Status names the review and the date
-a run first saw it approved, its Tier is `Approved` and the draft's Checks are cleared; a hand-edited
-row is re-checked on its new text by the pipeline (answer/recheck.py); a waiting row is Needs work."""
+a run first saw it approved, its Tier is `Approved`, and the pipeline checks its answer like a hand-edited
+one (answer/recheck.py, checks/reviewed.approved) so its Checks list every failure the approval stands
+over; a hand-edited row is re-checked on its new text the same way; a waiting row is Needs work."""
 
 from __future__ import annotations
 
@@ -71,7 +72,7 @@ def edited_note(roles: list[str] | tuple[str, ...]) -> str:
 
 def kept_result(row: QuestionRow, edited: list[str] | tuple[str, ...] = (), today: str = "") -> RowResult:
     """The RowResult of a kept row, by what it is (states.KEPT): APPROVED (Status names the review and
-    date, Tier Approved, no Checks; its cells are never touched), WAITING (Rejected / Needs changes and
+    date, Tier Approved; the pipeline fills its Checks; its other cells are never touched), WAITING (Rejected / Needs changes and
     no model), EDITED (a person changed cells autofill wrote; the pipeline re-checks it), or SKIPPED
     (answered before and untouched, or pre-filled by the customer: left exactly as it is)."""
     review = parse_review(row.review)
