@@ -70,10 +70,3 @@ def with_index_pages(settings, store, row: QuestionRow, candidates: list[Passage
     r = settings.retrieval
     return fuse([candidates, extra], k=r.rrf_k, n=len(candidates), per_page=r.page_chunks)
 
-
-def index_note(settings, collection: str, row: QuestionRow, passage: Passage) -> str:
-    """"the report's GRI index points here" when the passage's page is one the index names for the row."""
-    for f, n, rid in pointed(settings, collection, row):
-        if f == passage.file_name and passage.page_start <= n <= max(passage.page_start, passage.page_end):
-            return f"the report's {rid.split(' ')[0]} index points here"
-    return ""
