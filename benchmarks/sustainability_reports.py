@@ -1,7 +1,7 @@
 """A development set of the product's own kind: generated sustainability reports with customer
 questionnaires and gold pages, written once, before any retrieval tuning, and never tuned on.
 
-    python benchmarks/sustainability_reports.py OUT_DIR [--companies N]
+    python benchmarks/sustainability_reports.py OUT_DIR [--companies N] [--index-pages]
 
 Writes one folder per company under OUT_DIR (`<company>/<company> Sustainability Report 2024.pdf`,
 `questionnaire.xlsx`, `gold.json`), the layout `benchmarks/retrieval_dev.py --data OUT_DIR` reads.
@@ -14,7 +14,10 @@ spread over two narrative pages, and the distractors every report has (a GRI con
 naming every topic, financial highlights). The questions use a questionnaire's wording, not the
 report's ("internal carbon price" against "shadow price of carbon", "Scope 1" against "direct
 emissions from our own operations"); phrasings and section order vary by company. Gold pages are
-tracked as the pages are laid out: a question's gold is every page that holds one of its facts."""
+tracked as the pages are laid out: a question's gold is every page that holds one of its facts.
+--index-pages: the GRI content index prints each disclosure's page, as real indexes do (the pages where the
+disclosure is reported, not the question's gold: 305-4 names the intensity table, not the commentary), for
+measuring `retrieval.content_index` (README, "Framework datapoints"); without it the bytes are as before."""
 
 from __future__ import annotations
 

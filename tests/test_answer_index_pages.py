@@ -125,3 +125,25 @@ def test_forget_removes_the_content_index_of_a_document_and_of_the_company(tmp_p
     assert done.returncode == 0, done.stderr
     assert not path.exists() and load(settings, store.collection) == {}
     assert forget(settings, store.collection) is False  # nothing left to remove
+
+
+def test_a_run_shows_the_reviewer_the_page_the_index_names(tmp_path):
+    """Through the run pipeline: with the pool cut to three, the Evidence sheet of the Scope 1 row holds
+    the page the report's GRI index names only with `retrieval.content_index` on."""
+    import openpyxl
+
+    from autofill.answer.pipeline import run_questionnaire
+    from autofill.providers.base import Providers
+    from tests.workbook_builders import build_questionnaire
+
+    settings, _store, emb = _ingested(tmp_path, candidates=3, final_k=3)
+    q = build_questionnaire(tmp_path / "q.xlsx", questions=[("Emissions", QUESTION, "Number", False)])
+    pages = {}
+    for on in (True, False):
+        settings.retrieval = replace(settings.retrieval, content_index=on)
+        out = run_questionnaire(settings, "Calder", q, providers=Providers(embedder=emb),
+                                output=tmp_path / f"out-{on}.xlsx").output
+        ws = openpyxl.load_workbook(out)["Evidence"]
+        head = [c.value for c in ws[1]]
+        pages[on] = {r[head.index("Page")] for r in ws.iter_rows(min_row=2, values_only=True)}
+    assert 2 in pages[True] and 2 not in pages[False]
