@@ -111,12 +111,13 @@ def workspace_line(settings: Settings, explicit: Path | str | None,
 
 # The setting behind each row of the plan, to name where it came from when the plan gives no other reason.
 PLAN_SETTINGS = {"model": "llm.model", "retrieval": "retrieval.mode", "reranker": "retrieval.reranker",
-                 "embedder": "embedding.provider", "multi-query": "retrieval.multi_query"}
+                 "embedder": "embedding.provider", "multi-query": "retrieval.multi_query",
+                 "content index": "retrieval.content_index"}
 
 
 def resolved_choices(settings: Settings) -> list[tuple[str, str, str]]:
     """(choice, value, why) for what a run with these settings uses: the resolved plan's rows
-    (autofill/plan.py `Plan.describe`: model, endpoint host, retrieval, reranker, embedder, multi-query),
+    (autofill/plan.py `Plan.describe`: model, endpoint host, retrieval, reranker, embedder, multi-query, content index),
     each setting given as it is named with where it came from, then the price that applies."""
     from autofill.plan import resolve_plan
     from autofill.providers.cost import chat_endpoint, listed_price, pricing_for

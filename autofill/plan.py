@@ -37,6 +37,7 @@ class Plan:
     reranker_model: str
     embedder: str
     multi_query: bool
+    content_index: bool = False  # pages a report's content index names join the candidates
     why: tuple[tuple[str, str], ...] = ()
 
     @property
@@ -69,13 +70,15 @@ class Plan:
                 ("retrieval", self.mode.name, self.reason("retrieval")),
                 ("reranker", self.reranker_label, self.reason("reranker")),
                 ("embedder", self.embedder or "-", self.reason("embedder")),
-                ("multi-query", "on" if self.multi_query else "off", self.reason("multi-query"))]
+                ("multi-query", "on" if self.multi_query else "off", self.reason("multi-query")),
+                ("content index", "on" if self.content_index else "off", "")]
         return rows
 
     def to_json(self) -> dict[str, Any]:
         return {"provider": self.provider, "model": self.model, "endpoint": self.endpoint,
                 "retrieval": self.mode.name, "reranker": self.reranker.name, "reranker_model": self.reranker_model,
                 "embedder": self.embedder, "multi_query": self.multi_query,
+                "content_index": self.content_index,
                 "why": {name: why for name, why in self.why if why}}
 
 
@@ -156,7 +159,7 @@ def resolve_plan(settings: Settings, chat: Any = _UNSET, embedder: str = "") -> 
         why["multi-query"] = "needs a model"
     return Plan(provider=provider, model=model, endpoint=endpoint, base_url=base_url, mode=mode,
                 reranker=reranker, reranker_model=reranker_model, embedder=embedder, multi_query=multi_query,
-                why=tuple(why.items()))
+                content_index=bool(settings.retrieval.content_index), why=tuple(why.items()))
 
 
 def needs_model_warnings(settings: Settings, plan: Plan) -> list[str]:

@@ -169,6 +169,9 @@ class RetrievalSettings:
     # Multi-query retrieval (`run --multi-query`, answer/multiquery.py): with a model, the question is
     # rewritten into 2-3 search queries, each searched and fused by RRF with the question's own lists.
     multi_query: bool = False
+    # The report's own map (answer/index_pages.py): the pages a report's content index (GRI, ESRS, TCFD)
+    # names for a row's framework datapoints join the row's candidates before rerank.
+    content_index: bool = True
 
 
 @dataclass

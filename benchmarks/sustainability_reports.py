@@ -1,7 +1,7 @@
 """A development set of the product's own kind: generated sustainability reports with customer
 questionnaires and gold pages, written once, before any retrieval tuning, and never tuned on.
 
-    python benchmarks/sustainability_reports.py OUT_DIR [--companies N]
+    python benchmarks/sustainability_reports.py OUT_DIR [--companies N] [--index-pages]
 
 Writes one folder per company under OUT_DIR (`<company>/<company> Sustainability Report 2024.pdf`,
 `questionnaire.xlsx`, `gold.json`), the layout `benchmarks/retrieval_dev.py --data OUT_DIR` reads.
@@ -14,7 +14,10 @@ spread over two narrative pages, and the distractors every report has (a GRI con
 naming every topic, financial highlights). The questions use a questionnaire's wording, not the
 report's ("internal carbon price" against "shadow price of carbon", "Scope 1" against "direct
 emissions from our own operations"); phrasings and section order vary by company. Gold pages are
-tracked as the pages are laid out: a question's gold is every page that holds one of its facts."""
+tracked as the pages are laid out: a question's gold is every page that holds one of its facts.
+--index-pages: the GRI content index prints each disclosure's page, as real indexes do (the pages where the
+disclosure is reported, not the question's gold: 305-4 names the intensity table, not the commentary), for
+measuring `retrieval.content_index` (README, "Framework datapoints"); without it the bytes are as before."""
 
 from __future__ import annotations
 
@@ -85,7 +88,30 @@ def numbers(rng: random.Random) -> dict:
     }
 
 
-def build(name: str, sector: str, unit: str, site: str, seed: int) -> tuple[Report, list[dict]]:
+# The GRI content index: each disclosure and the facts of the pages a report's index names for it (where
+# the disclosure is reported: 305-4 names the intensity table, not the commentary elsewhere that explains it).
+GRI_INDEX = [("GRI 305-1", "Direct (Scope 1) GHG emissions", ("s1",)),
+             ("GRI 305-2", "Energy indirect (Scope 2) GHG emissions", ("s2",)),
+             ("GRI 305-4", "GHG emissions intensity", ("intensity_table",)),
+             ("GRI 305-5", "Reduction of GHG emissions", ("levers",)),
+             ("GRI 302-1", "Energy consumption within the organization", ("energy",)),
+             ("GRI 303-3", "Water withdrawal", ("water",)), ("GRI 306-4", "Waste diverted from disposal", ("waste",)),
+             ("GRI 405-1", "Diversity of governance bodies", ("women",)), ("GRI 403-9", "Work-related injuries", ("safety",)),
+             ("GRI 2-19", "Remuneration policies", ("remuneration",))]
+
+
+def gri_index(r: Report, pages: bool) -> tuple[list[tuple], tuple]:
+    """The GRI content index page: disclosures and topics, and with `pages` the page numbers the report
+    prints (the footer's numbers, which are the PDF's here), as real indexes print them. Laid out last,
+    so the pages are known."""
+    if not pages:
+        return [("h1", "GRI content index"), ("table", ["Disclosure", "Topic"], [[c, t] for c, t, _ in GRI_INDEX])], ()
+    rows = [[c, t, ", ".join(str(p) for p in r.gold(keys))] for c, t, keys in GRI_INDEX]
+    return [("h1", "GRI content index"), ("table", ["Disclosure", "Topic", "Page"], rows)], ()
+
+
+def build(name: str, sector: str, unit: str, site: str, seed: int,
+          index_pages: bool = False) -> tuple[Report, list[dict]]:
     rng = random.Random(f"{seed}:{name}")
     n = numbers(rng)
     y, py = YEAR, YEAR - 1
@@ -180,7 +206,7 @@ def build(name: str, sector: str, unit: str, site: str, seed: int) -> tuple[Repo
                       ("table", ["Energy", str(py), str(y)],
                        [["Total energy consumed (GJ)", fmt(n["energy"] * 1.03), fmt(n["energy"])],
                         ["Electricity from renewable sources (%)", f"{n['re_share'] - 6:.0f}", f"{n['re_share']:.0f}"]])],
-                     ("renewable",)))
+                     ("renewable", "energy")))
     sections.append(([("h1", "Beyond the first steps"),
                       ("p", "Further reductions come from measures that are still maturing:"),
                       ("h3", levers[2][0].capitalize()), ("p", levers[2][1]),
@@ -231,13 +257,7 @@ def build(name: str, sector: str, unit: str, site: str, seed: int) -> tuple[Repo
                   "value chain. Carbon intensity: emissions per unit of output. Internal carbon price: a cost per "
                   "tonne applied to investment decisions. Limited assurance: a lower level of assurance than "
                   "reasonable assurance. Net zero: a state where remaining emissions are balanced by removals.")])
-    r.page([("h1", "GRI content index"),
-            ("table", ["Disclosure", "Topic"],
-             [["GRI 305-1", "Direct (Scope 1) GHG emissions"], ["GRI 305-2", "Energy indirect (Scope 2) GHG emissions"],
-              ["GRI 305-4", "GHG emissions intensity"], ["GRI 305-5", "Reduction of GHG emissions"],
-              ["GRI 302-1", "Energy consumption within the organization"], ["GRI 303-3", "Water withdrawal"],
-              ["GRI 306-4", "Waste diverted from disposal"], ["GRI 405-1", "Diversity of governance bodies"],
-              ["GRI 403-9", "Work-related injuries"], ["GRI 2-19", "Remuneration policies"]])])
+    r.page(*gri_index(r, index_pages))
 
     q = [
         ("Report your gross global Scope 1 emissions for the reporting year in metric tonnes CO2e.", "Number with unit", ("s1",), "number"),
@@ -281,6 +301,8 @@ def main() -> int:
     ap.add_argument("out", type=Path)
     ap.add_argument("--companies", type=int, default=4)
     ap.add_argument("--seed", type=int, default=27)
+    ap.add_argument("--index-pages", action="store_true",
+                    help="the GRI content index prints the page of each disclosure, as real reports' indexes do")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT / "samples"))
     from make_sample_pdf import build_pdf
@@ -288,7 +310,7 @@ def main() -> int:
     for name, sector, unit, site in COMPANIES[: args.companies]:
         folder = args.out / name.replace(" ", "_")
         folder.mkdir(parents=True, exist_ok=True)
-        report, rows = build(name, sector, unit, site, args.seed)
+        report, rows = build(name, sector, unit, site, args.seed, args.index_pages)
         build_pdf(folder / f"{name} Sustainability Report {YEAR}.pdf", report.pages, header=f"{name} | Sustainability Report {YEAR}")
         write_questionnaire(folder / "questionnaire.xlsx", name, rows)
         gold = [{k: v for k, v in row.items() if k != "form"} for row in rows]

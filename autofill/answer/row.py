@@ -12,6 +12,7 @@ from typing import Any
 from autofill.answer.evidence_only import evidence_answer
 from autofill.answer.generate import generate_answer
 from autofill.answer.hyde import hypothetical_passage
+from autofill.answer.index_pages import with_index_pages
 from autofill.answer.multiquery import search_queries
 from autofill.answer.pages import PageLocator
 from autofill.answer.rerank import Call, PassageReranker, order_context, rerank
@@ -117,6 +118,7 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage], rep
     with ctx.search_lock:
         candidates = retrieve(s, ctx.store, ctx.embedder, row, ctx.mode, hyde_passage=hyde_text,
                               extra_queries=queries)
+        candidates = with_index_pages(s, ctx.store, row, candidates)
     if not candidates:
         raise NoEvidence()
 

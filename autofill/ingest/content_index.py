@@ -111,6 +111,28 @@ def record(store, file_name: str, chunks: Sequence, quotes, pdf_pages: int = 0) 
     return index
 
 
+def forget(settings, collection: str, file_name: str | None = None) -> bool:
+    """Remove what the store keeps of its reports' content indexes: one document's entry (`file_name`), or
+    the company's whole file. True when something was removed (`autofill forget` calls this)."""
+    from autofill.fileio import atomic_write_bytes
+
+    path = _path(settings, collection)
+    if not path.is_file():
+        return False
+    if file_name is None:
+        path.unlink(missing_ok=True)
+        return True
+    data = _load(settings, collection)
+    if file_name not in data:
+        return False
+    data.pop(file_name)
+    if not data:
+        path.unlink(missing_ok=True)
+    else:
+        atomic_write_bytes(path, json.dumps(data, indent=1, sort_keys=True).encode())
+    return True
+
+
 def pointed_pages(settings, collection: str, requirement_ids: Iterable[str],
                   data: dict | None = None) -> list[tuple[str, int, str]]:
     """(file name, PDF page, requirement id) for every page the company's reports' indexes name for one

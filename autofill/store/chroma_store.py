@@ -412,7 +412,10 @@ def list_stores(settings: Settings) -> list[StoreInfo]:
 
 
 def forget(settings: Settings, company: str, doc: str | None = None) -> str:
-    """Delete one document from a company's store, or the whole store. Returns what was done."""
+    """Delete one document from a company's store, or the whole store (with what the store keeps beside
+    it of the reports' content indexes). Returns what was done."""
+    from autofill.ingest.content_index import forget as forget_content_index
+
     store = _open(settings, company)
     if store is None:
         raise _missing(settings, company)
@@ -424,6 +427,7 @@ def forget(settings: Settings, company: str, doc: str | None = None) -> str:
         with store.writing():
             store.delete_document(doc)
             store.rebuild_bm25()
+            forget_content_index(settings, store.collection, doc)
         return f"Forgot {doc} ({docs[doc].chunks} chunks) from the evidence store for {store.company}."
     n_docs = len(store.documents())
     with store.writing():
@@ -432,5 +436,6 @@ def forget(settings: Settings, company: str, doc: str | None = None) -> str:
         client.delete_collection(store.collection + cc.DOCS_SUFFIX)
         shutil.rmtree(store.bm25_dir, ignore_errors=True)
         shutil.rmtree(store.bm25_tokens.folder, ignore_errors=True)
+        forget_content_index(settings, store.collection)
     # The lock file stays: deleting it under a waiting process would let two writers in.
     return f"Forgot the evidence store for {store.company} ({n_docs} documents)."
