@@ -10,6 +10,7 @@ from typing import Any
 import autofill
 from autofill.checks.tier import tier_counts
 from autofill.plan import Plan
+from autofill.redact import safe_url
 from autofill.records import LLM_STAGES, RowResult, StageUsage
 from autofill.settings import Settings
 from autofill.states import Outcome
@@ -44,7 +45,7 @@ def build_run_info(settings: Settings, company: str, plan: Plan, usage: dict[str
         "finished": now_iso(),
         "llm provider": plan.provider if plan.has_model else "none (evidence-only drafts)",
         "llm model": plan.model or "none",
-        "llm base url": settings.llm.base_url if plan.has_model else "",
+        "llm base url": safe_url(settings.llm.base_url) if plan.has_model else "",
         "temperature": settings.llm.temperature,
         "embedder": plan.embedder,
         "retrieval mode": plan.mode.name,

@@ -30,6 +30,7 @@ from typing import Any, Iterator, Sequence
 
 from autofill.errors import InputError
 from autofill.records import Chunk, DocumentRecord, Passage, StoreInfo
+from autofill.redact import safe_url
 from autofill.settings import Settings
 from autofill.store import chroma_client as cc
 from autofill.store.bm25_index import BM25Index
@@ -352,7 +353,7 @@ def _open(settings: Settings, company: str) -> CompanyStore | None:
 def store_location(settings: Settings) -> str:
     """Where stores are looked for, for "not found" messages: the folder, or the Chroma server."""
     if settings.store.chroma_url:
-        return f"the Chroma server at {settings.store.chroma_url}"
+        return f"the Chroma server at {safe_url(settings.store.chroma_url)}"
     return str(settings.vectordb_dir)
 
 
