@@ -4,9 +4,10 @@ Like `git config --list --show-origin`: one line per setting, `origin  section.k
 being `default`, `file:<workspace>/autofill.toml`, `--config:<file>`, `env:<VARIABLE>` or
 `flag:<option>` (recorded by settings.load_settings as it applies each layer: settings.origins).
 Keys are never shown: a secret prints as its last four characters at most, and a URL loses its user
-and password and the values of its query (autofill/redact.py). Then the choices a run would make from them (`resolved_choices`: the
-resolved plan, autofill/plan.py, with where each setting came from) and the price that applies (or why
-the cost would be unknown, providers/cost.py). Pure functions of the Settings; the CLI prints them."""
+and password and the values of its query (autofill/redact.py). Then the choices a run would make from
+them (`resolved_choices`: the resolved plan, autofill/plan.py, with where each setting came from) and
+the price that applies (or why the cost would be unknown, providers/cost.py). Pure functions of the
+Settings; the CLI prints them."""
 
 from __future__ import annotations
 

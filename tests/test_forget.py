@@ -7,16 +7,15 @@ company's store is untouched and still answers."""
 
 from __future__ import annotations
 
-import io
 import json
 import sqlite3
-import zipfile
 from pathlib import Path
 
 import openpyxl
 
 from tests.answer_helpers import COMPANY as OTHER
 from tests.answer_helpers import SAMPLE, passages_in, rerank_reply
+from tests.grep_helpers import every_file
 from tests.llm_server import Reply, last_user_text
 from tests.pdf_factory import make_sample_company_pdf, make_text_pdf
 from tests.race_helpers import cli
@@ -49,20 +48,10 @@ def responder(req: dict):
     return f"The {WORD} smelter reported its Scope 1 emissions and its renewable electricity share."
 
 
-def _contents(path: Path, data: bytes | None = None, depth: int = 0):
-    data = path.read_bytes() if data is None else data
-    yield str(path), data
-    if depth < 3 and data[:4] == b"PK\x03\x04":
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            for name in zf.namelist():
-                yield from _contents(Path(f"{path}!{name}"), zf.read(name), depth + 1)
-
-
 def holding(folder: Path, word: str) -> list[str]:
     """Files (zip members) holding `word` in any case or its stem (the keyword index stems, FTS lowers)."""
     stem = word.lower()[:7].encode()
-    return [name for path in sorted(p for p in folder.rglob("*") if p.is_file())
-            for name, data in _contents(path) if stem in data.lower()]
+    return [name for name, data in every_file(folder) if stem in data.lower()]
 
 
 def _approve_first_row(path: Path) -> None:

@@ -7,14 +7,13 @@ searched for the secrets and the API key: none is found, while the endpoint stay
 
 from __future__ import annotations
 
-import io
 import json
-import zipfile
 from pathlib import Path
 
 import openpyxl
 
 from tests.answer_helpers import COMPANY, MARKERS, SAMPLE, make_questionnaire
+from tests.grep_helpers import every_file
 from tests.llm_server import by_marker
 from tests.pdf_factory import make_sample_company_pdf
 from tests.race_helpers import cli
@@ -23,22 +22,11 @@ USER, PASSWORD, QUERY_KEY, API_KEY = "alice7user", "s3cr3tPW", "QSECRET77", "sk-
 SECRETS = (USER, PASSWORD, QUERY_KEY, API_KEY)
 
 
-def _contents(path: Path, data: bytes | None = None, depth: int = 0):
-    """(name, bytes) of a file and, for a zip (a workbook, the review pack), of every member, nested."""
-    data = path.read_bytes() if data is None else data
-    yield str(path), data
-    if depth < 3 and data[:4] == b"PK\x03\x04":
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            for name in zf.namelist():
-                yield from _contents(Path(f"{path}!{name}"), zf.read(name), depth + 1)
-
-
 def secrets_found(folders: list[Path], texts: dict[str, str]) -> list[str]:
     found = []
     for folder in folders:
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            for name, data in _contents(path):
-                found += [f"{name}: {s}" for s in SECRETS if s.encode() in data]
+        for name, data in every_file(folder):
+            found += [f"{name}: {s}" for s in SECRETS if s.encode() in data]
     for name, text in texts.items():
         found += [f"{name}: {s}" for s in SECRETS if s in text]
     return found

@@ -6,9 +6,10 @@ is part of it because the same model name behind another URL is another model: a
 local model's answers must never be served to a run against the real API. The API key is not (a key
 must never reach disk), nor the user, password or query values a URL carries: the key holds a hash of
 the whole URL instead, and an entry names its endpoint by the URL made safe (autofill/redact.py).
-`refresh` (`run --fresh`) skips reading and writes what the model answers now. One JSON file per entry under `<cache_dir>/<2 hex>/<key>.json`,
-written to a temporary file in the same folder and renamed into place, so concurrent threads and
-processes never see half an entry; the worst race is two identical calls both going to the API.
+`refresh` (`run --fresh`) skips reading and writes what the model answers now. One JSON file per
+entry under `<cache_dir>/<2 hex>/<key>.json`, written to a temporary file in the same folder and
+renamed into place, so concurrent threads and processes never see half an entry; the worst race is
+two identical calls both going to the API.
 """
 
 from __future__ import annotations

@@ -182,7 +182,8 @@ def _write_sheet(xml: str, rows: list[tuple], fh: IO[bytes]) -> None:
                 continue
             text = clean_text(str(value))
             style = quoted[c] if text.startswith(FORMULA_PREFIXES) else plain[c]
-            cells.append(f'<c r="{ref}" s="{style}" t="inlineStr"><is><t xml:space="preserve">{escape(text)}</t></is></c>')
+            cells.append(f'<c r="{ref}" s="{style}" t="inlineStr"><is><t xml:space="preserve">{escape(text)}</t></is>'
+                         '</c>')
         fh.write(f'<row r="{r}">{"".join(cells)}</row>'.encode("utf-8"))
     fh.write(xml[probe.end():].encode("utf-8"))
 
