@@ -29,12 +29,15 @@ BUSY_TIMEOUT_S = 60.0
 
 
 DELETE_OPERATION = 3  # chromadb.types.Operation.DELETE, as the queue stores it
-_SCRUB_DELETED = f"""
-    UPDATE embeddings_queue SET metadata = NULL
-    WHERE operation != {DELETE_OPERATION} AND metadata IS NOT NULL AND EXISTS (
-        SELECT 1 FROM embeddings_queue AS later
-        WHERE later.operation = {DELETE_OPERATION} AND later.topic = embeddings_queue.topic
-          AND later.id = embeddings_queue.id AND later.seq_id > embeddings_queue.seq_id)"""
+_SCRUB_DELETED = (
+    "CREATE TEMP TABLE IF NOT EXISTS af_deleted (topic TEXT, id TEXT, last INTEGER, PRIMARY KEY (topic, id))",
+    "DELETE FROM af_deleted",
+    f"INSERT INTO af_deleted SELECT topic, id, MAX(seq_id) FROM embeddings_queue WHERE operation = {DELETE_OPERATION} "
+    "GROUP BY topic, id",
+    f"UPDATE embeddings_queue SET metadata = NULL WHERE operation != {DELETE_OPERATION} AND metadata IS NOT NULL "
+    "AND seq_id < (SELECT last FROM af_deleted d WHERE d.topic = embeddings_queue.topic AND d.id = embeddings_queue.id)",
+    "DROP TABLE af_deleted",
+)
 
 
 @dataclass
@@ -77,7 +80,8 @@ def reclaim(vectordb: Path, deleted_collections: Sequence[str] = ()) -> Reclaime
                     conn.execute("DELETE FROM embeddings_queue WHERE topic LIKE ?", (f"%{cid}%",))
                 # Writes of records deleted since: their text and metadata dropped, the rows kept (an HNSW
                 # index not yet persisted replays them, the add and then the delete: no text needed).
-                conn.execute(_SCRUB_DELETED)
+                for statement in _SCRUB_DELETED:
+                    conn.execute(statement)
             if FTS_TABLE in tables:
                 conn.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES('optimize')")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
