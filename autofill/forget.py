@@ -26,6 +26,7 @@ class Removed:
     what: str
     files: int
     size: int  # bytes
+    unit: str = "file"  # what `files` counts
 
 
 @dataclass
@@ -42,7 +43,7 @@ class ForgetReport:
 
     def text(self) -> str:
         lines = [self.message]
-        lines += [f"  removed {r.what}: {_files(r.files)}, {human_size(r.size)}" for r in self.removed]
+        lines += [f"  removed {r.what}: {_files(r.files, r.unit)}, {human_size(r.size)}" for r in self.removed]
         lines.append(f"  {human_size(self.size)} in all")
         lines += [f"  {note}" for note in self.notes]
         return "\n".join(lines)
@@ -60,8 +61,8 @@ def human_size(n: int) -> str:
     return f"{n} bytes"
 
 
-def _files(n: int) -> str:
-    return f"{n} file{'' if n == 1 else 's'}"
+def _files(n: int, unit: str = "file") -> str:
+    return f"{n} {unit}{'' if n == 1 else 's'}"
 
 
 def _measure(paths: list[Path]) -> tuple[int, int]:
@@ -153,7 +154,8 @@ def forget(settings: Settings, company: str, doc: str | None = None, library: bo
             removed.insert(0, Removed("the deleted chunks, vectors and free pages of chroma.sqlite3", 1,
                                       reclaimed.freed_bytes))
         if reclaimed.folders:
-            removed.insert(1, Removed("orphaned vector folders", reclaimed.folders, reclaimed.folder_bytes))
+            removed.insert(1, Removed("orphaned vector folders", reclaimed.folders, reclaimed.folder_bytes,
+                                      unit="folder"))
         if reclaimed.problem:
             notes.append(f"warning: {reclaimed.problem}")
     elif settings.store.chroma_url:
