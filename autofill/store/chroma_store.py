@@ -450,7 +450,8 @@ def forget_from(store: CompanyStore, doc: str | None = None,
                 client.delete_collection(name)
             shutil.rmtree(store.bm25_dir, ignore_errors=True)
             shutil.rmtree(store.bm25_tokens.folder, ignore_errors=True)
-            message = f"Forgot the evidence store for {store.company} ({len(docs)} document{'' if len(docs) == 1 else 's'})."
+            plural = "" if len(docs) == 1 else "s"
+            message = f"Forgot the evidence store for {store.company} ({len(docs)} document{plural})."
         drop_search_cache(settings, store.collection)  # results of older generations hold passage text
         if also is not None:
             also(store)
