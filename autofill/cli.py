@@ -128,12 +128,18 @@ def companies(ctx, as_json):
 @cli.command()
 @click.option("--company", required=True)
 @click.option("--doc", default=None, help="Forget one document (its file name) instead of the whole store.")
-@click.option("-y", "--yes", is_flag=True, help="Do not ask; needed when there is no terminal to ask on.")
+@click.option("-y", "--yes", is_flag=True, help="Do not ask (the answer library goes too); needed when there is "
+                                                "no terminal to ask on.")
+@click.option("--keep-library", is_flag=True, help="Keep the company's answer library (approved answers).")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
-def forget(ctx, company, doc, yes, as_json):
-    """Delete a company's evidence store, or one document from it (asks first on a terminal)."""
+def forget(ctx, company, doc, yes, keep_library, as_json):
+    """Delete a company's evidence store, or one document from it, and everything autofill keeps of it
+    (keyword index, search, response and query caches, run checkpoints, answer library); asks first on
+    a terminal. The database is rebuilt so the text cannot be read back from its free pages."""
+    from autofill.forget import forget as forget_all
+    from autofill.library.store import library_size
     from autofill.store.chroma_store import forget as forget_store
     from autofill.store.chroma_store import open_store
     from autofill.summaries import count
@@ -146,13 +152,20 @@ def forget(ctx, company, doc, yes, as_json):
     what = (f"{doc} ({count(docs[doc].chunks, 'chunk')}) from the evidence store for {store.company}" if doc
             else f"the evidence store for {store.company} ({count(len(docs), 'document')}, "
                  f"{count(sum(d.chunks for d in docs.values()), 'chunk')}) in {settings.vectordb_dir}")
+    what += (", its run checkpoints and the model response and query caches (shared: other companies' next "
+             "runs ask again)")
+    entries = 0 if doc or keep_library else library_size(settings, company)
+    library = not keep_library
     if not yes:
         if not (sys.stdin.isatty() and not as_json):
             raise InputError(f"forget would delete {what}; add --yes to confirm (no terminal to ask on)")
         if not click.confirm(f"Delete {what}?", default=False, err=True):
             _fail("not confirmed; nothing deleted", 1)
-    message = forget_store(settings, company, doc)
-    emit_json({"company": company, "doc": doc, "result": message}) if as_json else emit(message)
+        if entries:
+            library = click.confirm(f"Also delete the answer library of {store.company} "
+                                    f"({count(entries, 'approved answer')})?", default=False, err=True)
+    report = forget_all(settings, company, doc, library=library)
+    emit_json(report.to_json()) if as_json else emit(report.text())
 
 
 # ------------------------------------------------------------------------------------ answering

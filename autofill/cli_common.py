@@ -50,6 +50,9 @@ def build_settings(ctx: click.Context, flags: dict | None = None, **sections):
     settings = load_settings(obj.get("workspace"), obj.get("configs", ()), overrides,
                              flags={"store.chroma_url": "--chroma-url", **(flags or {})})
     obj["settings"] = settings  # for error messages that name the workspace
+    from autofill.config_view import remember_secrets
+
+    remember_secrets(settings)  # a log line or error that carries a key or the URL's credentials prints them masked
     return settings
 
 
@@ -71,7 +74,9 @@ def progress_kwargs(fn, reporter, as_json: bool) -> dict:
 
 
 def emit_json(data: dict) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, default=str))
+    from autofill.redact import safe_text
+
+    click.echo(safe_text(json.dumps(data, ensure_ascii=False, default=str), headers=False))
 
 
 def emit(text: str) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from autofill.redact import safe_text
 from autofill.reporting import Bar, LogReporter, NullBar
 
 LOGGER = "autofill"
@@ -34,7 +35,8 @@ def _clear_bar_line() -> None:
 
 
 class CliHandler(logging.Handler):
-    """Log records to stderr as the CLI words them: `autofill: warning: ...`, plain messages."""
+    """Log records to stderr as the CLI words them: `autofill: warning: ...`, plain messages; every line
+    made safe (autofill/redact.py: a library's debug line with the endpoint's URL or headers included)."""
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -50,7 +52,7 @@ class CliHandler(logging.Handler):
             if record.exc_info and logging.getLogger(LOGGER).isEnabledFor(logging.DEBUG):
                 line += "\n" + logging.Formatter().formatException(record.exc_info)
             _clear_bar_line()
-            click.echo(line, err=True)
+            click.echo(safe_text(line), err=True)
         except Exception:  # noqa: BLE001 - logging must never break a command
             self.handleError(record)
 
@@ -149,7 +151,7 @@ def make_reporter(as_json: bool = False, quiet: bool = False) -> CliReporter:
 def emit_result(text: str) -> None:
     """A command's human summary: always stdout, the stream the JSON line takes under --json."""
     _clear_bar_line()
-    click.echo(text)
+    click.echo(safe_text(text, headers=False))
 
 
 # ------------------------------------------------------------------------------------ errors
@@ -157,7 +159,7 @@ def emit_result(text: str) -> None:
 
 def fail(message: str, code: int) -> None:
     """An error as one line on stderr, then exit with `code`."""
-    click.echo(f"autofill: {message}", err=True)
+    click.echo(f"autofill: {safe_text(message)}", err=True)
     sys.exit(code)
 
 
@@ -194,7 +196,7 @@ def describe_unexpected(exc: BaseException, debug: bool = False, settings: Any =
     if debug:
         import traceback
 
-        traceback.print_exception(type(exc), exc, exc.__traceback__)
+        sys.stderr.write(safe_text("".join(traceback.format_exception(type(exc), exc, exc.__traceback__))))
     if isinstance(exc, OSError) and exc.errno in PERMISSION_ERRNOS:
         where = exc.filename or "a file autofill needs"
         return f"permission denied: {where} (check who owns it, or choose another --workspace/--out)", 2

@@ -3,10 +3,11 @@
 Like `git config --list --show-origin`: one line per setting, `origin  section.key=value`, the origin
 being `default`, `file:<workspace>/autofill.toml`, `--config:<file>`, `env:<VARIABLE>` or
 `flag:<option>` (recorded by settings.load_settings as it applies each layer: settings.origins).
-Keys are never shown: a secret prints as its last four characters at most, and a URL loses any user,
-password and query string. Then the choices a run would make from them (`resolved_choices`: the
-resolved plan, autofill/plan.py, with where each setting came from) and the price that applies (or why
-the cost would be unknown, providers/cost.py). Pure functions of the Settings; the CLI prints them."""
+Keys are never shown: a secret prints as its last four characters at most, and a URL loses its user
+and password and the values of its query (autofill/redact.py). Then the choices a run would make from
+them (`resolved_choices`: the resolved plan, autofill/plan.py, with where each setting came from) and
+the price that applies (or why the cost would be unknown, providers/cost.py). Pure functions of the
+Settings; the CLI prints them."""
 
 from __future__ import annotations
 
@@ -16,13 +17,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
-from urllib.parse import urlsplit, urlunsplit
 
+from autofill import redact
+from autofill.redact import mask_secret, safe_url
 from autofill.settings import SECTIONS, Secret, Settings
-
-SECRET_TAIL = 4  # characters of a key shown, the way provider dashboards show them
-SECRET_MIN_SHOWN = 16  # a shorter secret shows none of its characters
-
 
 @dataclass(frozen=True)
 class SettingLine:
@@ -41,36 +39,29 @@ class SettingLine:
         return {"key": self.key, "value": self.value, "origin": self.origin, "source": self.source or None}
 
 
-def mask_secret(value: str) -> str:
-    """"****wxyz" for a key (its last four characters only when it is long enough not to give it
-    away), "" when unset."""
-    text = str(value or "")
-    if not text:
-        return ""
-    return "****" + (text[-SECRET_TAIL:] if len(text) >= SECRET_MIN_SHOWN else "")
-
-
-def mask_url(url: str) -> str:
-    """A URL without the user, password or query string it may carry (tokens travel there too)."""
-    if not url or "//" not in url:
-        return url
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        netloc = "***@" + netloc.rpartition("@")[2]
-    return urlunsplit((parts.scheme, netloc, parts.path, "***" if parts.query else "", ""))
-
-
 def show_value(key: str, value: Any) -> str:
     """A setting's value as printed: secrets masked, URLs cleaned, the rest as TOML would write it."""
     name = key.rsplit(".", 1)[-1]
     if isinstance(value, Secret) or name.endswith("api_key") or name.endswith("_key"):
         return mask_secret(str(value))
     if isinstance(value, str):
-        return mask_url(value) if name.endswith("url") else value
+        return safe_url(value) if name.endswith("url") else value
     if isinstance(value, (bool, int, float, list, dict)):
         return json.dumps(value)
     return str(value)
+
+
+def remember_secrets(settings: Settings) -> None:
+    """Every key and every URL's user, password and query values of these settings made known to
+    autofill/redact.py, so that a log line or an error message that happens to carry one (an SDK's
+    debug line, an exception naming its URL) prints it masked."""
+    for section in SECTIONS:
+        for f in dataclasses.fields(getattr(settings, section)):
+            value = getattr(getattr(settings, section), f.name)
+            if isinstance(value, Secret) or f.name.endswith("_key"):
+                redact.remember(value)
+            elif isinstance(value, str) and f.name.endswith("url"):
+                redact.remember_url(value)
 
 
 def setting_lines(settings: Settings) -> list[SettingLine]:

@@ -2,7 +2,10 @@
 fresh process: the time the summary reports against the wall time measured around the process, and
 the process's peak RSS (target under 500 MB at 5,000 rows; an earlier version peaked at 813 MB and
 reported 208.9 s for 296 s of wall time, its clock stopping before the workbook and report were
-written).
+written). Issue 32, shared 2-core machine, same hour: 592 MB and 405.0 s of wall time before, 378-379
+MB and 301.6-355.1 s (two runs) after the Evidence rows were streamed into the saved workbook (workbook/evidence.py) and
+the review report into its file (review/report.py): the peak had been the report held as one string
+and its encoded copy, then the 30,000 Evidence rows as openpyxl cells.
 
     python benchmarks/run_rows.py [ROWS]     (default 5000)
 

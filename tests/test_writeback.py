@@ -167,6 +167,40 @@ def test_evidence_sheet(tmp_path):
     assert ev.freeze_panes == "A2"
 
 
+def test_evidence_rows_are_streamed_as_text_with_the_sheet_styles(tmp_path):
+    """The Evidence rows are streamed into the saved file (workbook/evidence.stream_evidence), never made
+    cells: text that looks like a formula stays text (quote-prefixed, as set_text does), markup and
+    control characters are escaped or dropped, numbers stay numbers, styles and the filter are the
+    sheet's, and a re-run reads the rows back."""
+    from dataclasses import replace
+
+    src = build_questionnaire(tmp_path / "q.xlsx")
+    texts = ["=SUM(A1:A9)", "- a bullet & <b>markup</b>", "bell\x07 gone", "plain ü 東京"]
+
+    def results(q):
+        res = result_for(q)
+        res.passages = [replace(p, text=texts[i % 4]) for i, p in enumerate(res.passages)]
+        return res
+
+    layout, rows, _, out = fill(tmp_path, src, results_for=results)
+    wb = openpyxl.load_workbook(out)
+    ev = wb["Evidence"]
+    assert ev.max_row == 6 * len(rows) + 1 and ev.auto_filter.ref == f"A1:L{ev.max_row}"
+    cells = list(ev.iter_rows(min_row=2, max_row=5))
+    assert [r[7].value for r in cells] == ["=SUM(A1:A9)", "- a bullet & <b>markup</b>", "bell gone", "plain ü 東京"]
+    assert all(r[7].data_type == "s" for r in cells)
+    assert [r[7].quotePrefix for r in cells] == [True, True, False, False]
+    assert cells[0][7].alignment.wrap_text and not cells[0][3].alignment.wrap_text
+    assert cells[0][2].value == 1 and cells[0][6].value == 1.0  # numbers stay numbers
+    assert ev["A1"].font.bold and ev.column_dimensions["H"].width == 100
+    read_only = openpyxl.load_workbook(out, read_only=True)["Evidence"]  # bounded by the sheet's dimension
+    assert sum(1 for _ in read_only.iter_rows()) == ev.max_row
+    # A second run that keeps the rows (no result given for them) carries the streamed rows over.
+    again = write_results(Settings(), src, layout, [], tmp_path / "out" / "again.xlsx", {}, base=out)
+    carried = [[c.value for c in r] for r in openpyxl.load_workbook(again)["Evidence"].iter_rows(min_row=2)]
+    assert carried == [[c.value for c in r] for r in ev.iter_rows(min_row=2)]
+
+
 def test_run_info_sheet(tmp_path):
     src = build_questionnaire(tmp_path / "q.xlsx")
     info = {"company": "Northwind", "models": {"chat": "gpt-4o-mini", "embedder": "local"},

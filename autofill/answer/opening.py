@@ -196,7 +196,7 @@ def _recorded_price(prices: dict[str, list[float]], model: str, recorded: str) -
 def _recorded_endpoint(llm: Any, entry: Any, recorded: str) -> None:
     """Point the provider at the base URL the run used ("" its default endpoint); its key goes with it
     only when the settings already point there."""
-    from autofill.config_view import mask_url
+    from autofill.redact import safe_url as mask_url
 
     if not entry.url_field:
         return

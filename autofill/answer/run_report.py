@@ -9,9 +9,9 @@ from typing import Any
 
 import autofill
 from autofill.checks.tier import tier_counts
-from autofill.config_view import mask_url
 from autofill.plan import Plan
 from autofill.providers.cost import pricing_for
+from autofill.redact import safe_url
 from autofill.records import LLM_STAGES, RowResult, StageUsage
 from autofill.settings import Settings
 from autofill.states import Outcome
@@ -55,8 +55,8 @@ def build_run_info(settings: Settings, company: str, plan: Plan, usage: dict[str
         "finished": now_iso(),
         "llm provider": plan.provider if plan.has_model else "none (evidence-only drafts)",
         "llm model": plan.model or "none",
-        # The endpoint without credentials (config_view.mask_url): a re-answer in `autofill review` uses it.
-        "llm base url": mask_url(plan.base_url) if plan.has_model else "",
+        # The endpoint without credentials (redact.safe_url): a re-answer in `autofill review` uses it.
+        "llm base url": safe_url(plan.base_url) if plan.has_model else "",
         "llm endpoint": plan.endpoint if plan.has_model else "",
         PRICE_ROW: _price(settings, plan),
         "temperature": settings.llm.temperature,

@@ -138,6 +138,19 @@ def library_size(settings: Settings, company: str) -> int:
             return 0
 
 
+def delete_library(settings: Settings, company: str) -> tuple[int, int]:
+    """`forget`: the company's library gone, file and journal (its entries quote the reports).
+    Returns (entries, bytes) removed; (0, 0) without one."""
+    path = library_path(settings, company)
+    entries = library_size(settings, company)
+    removed = 0
+    for part in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal"))):
+        if part.is_file():
+            removed += part.stat().st_size
+            part.unlink()
+    return entries, removed
+
+
 def _blob(vector: Sequence[float] | None) -> bytes | None:
     return None if vector is None else array.array("f", vector).tobytes()
 

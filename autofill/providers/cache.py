@@ -4,10 +4,12 @@ Key: sha256 of the endpoint (provider, base URL, which for Azure names the resou
 deployment, API version) and the request (messages, temperature, max_tokens, json_mode). The endpoint
 is part of it because the same model name behind another URL is another model: a test server's or a
 local model's answers must never be served to a run against the real API. The API key is not (a key
-must never reach disk). `refresh` (`run --fresh`) skips reading and writes what the model answers now.
-One JSON file per entry under `<cache_dir>/<2 hex>/<key>.json`,
-written to a temporary file in the same folder and renamed into place, so concurrent threads and
-processes never see half an entry; the worst race is two identical calls both going to the API.
+must never reach disk), nor the user, password or query values a URL carries: the key holds a hash of
+the whole URL instead, and an entry names its endpoint by the URL made safe (autofill/redact.py).
+`refresh` (`run --fresh`) skips reading and writes what the model answers now. One JSON file per
+entry under `<cache_dir>/<2 hex>/<key>.json`, written to a temporary file in the same folder and
+renamed into place, so concurrent threads and processes never see half an entry; the worst race is
+two identical calls both going to the API.
 
 A reply the run could not use (it could not be parsed, or its answer failed a check of form) is
 forgotten (`forget_reply`) as soon as the run has judged it, so a re-run asks the model again instead of
@@ -28,6 +30,7 @@ from typing import Any, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from autofill.providers.base import ChatMessage, ChatModel, ChatResult
+from autofill.redact import url_identity
 
 log = logging.getLogger("autofill.providers")
 
@@ -42,15 +45,18 @@ def _message_pair(message: ChatMessage | dict) -> list[str]:
 
 def endpoint_identity(chat: Any) -> dict[str, str]:
     """Where `chat` sends its calls, for the key: the base URL (scheme and host lower-cased, no trailing
-    slash) and the API version (Azure); empty for a chat that does not say (test doubles)."""
+    slash) as it may be shown (autofill/redact.url_identity: no user, password or query value; a SHA-256
+    of the whole URL beside it when it carried any, so two keys in a URL stay two endpoints) and the API
+    version (Azure); empty for a chat that does not say (test doubles)."""
     endpoint = getattr(chat, "endpoint", None)
     if endpoint is None:
         return {}
     url = str(getattr(endpoint, "base_url", "") or "").strip()
     parts = urlsplit(url)
     if parts.scheme and parts.netloc:
-        url = urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path.rstrip("/"), parts.query, ""))
-    return {"base_url": url, "api_version": str(getattr(endpoint, "api_version", "") or "")}
+        user, at, host = parts.netloc.rpartition("@")
+        url = urlunsplit((parts.scheme.lower(), user + at + host.lower(), parts.path.rstrip("/"), parts.query, ""))
+    return {**url_identity(url), "api_version": str(getattr(endpoint, "api_version", "") or "")}
 
 
 def cache_key(provider: str, model: str, messages: Sequence[ChatMessage], temperature: float,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import threading
 from typing import Any, Sequence
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from autofill import imports
 from autofill.errors import InputError, ProviderError
@@ -73,7 +73,13 @@ def make_client(llm: LLMSettings, azure: bool | None = None) -> Any:
         endpoint = f"{parts.scheme}://{parts.netloc}"
         return openai.AzureOpenAI(azure_endpoint=endpoint, api_key=key, api_version=llm.azure_api_version,
                                   timeout=llm.timeout_s, max_retries=0)
-    return openai.OpenAI(api_key=key, base_url=llm.base_url or None, timeout=llm.timeout_s, max_retries=0)
+    # A query in the URL (a proxy's ?api-key=...) goes with every request: the SDK appends paths to the
+    # base URL's text, so a query left there would swallow them.
+    parts = urlsplit(llm.base_url)
+    query = dict(parse_qsl(parts.query, keep_blank_values=True)) or None
+    base_url = urlunsplit(parts._replace(query="", fragment="")) if query else llm.base_url
+    return openai.OpenAI(api_key=key, base_url=base_url or None, default_query=query, timeout=llm.timeout_s,
+                         max_retries=0)
 
 
 def classify(exc: BaseException) -> Failure | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from autofill.errors import EndpointError
 from autofill.providers.breaker import Breaker, host_of
 from autofill.providers.retry import Failure
+from autofill.redact import safe_text, safe_url
 
 FATAL_STATUS = {401: "key", 403: "key", 404: "model"}
 
@@ -81,5 +82,5 @@ class Endpoint:
                 "key": f"check {self.key_variable}: the server refused the key",
                 "model": f"check the model name (--model, llm.model) and that {self.url_variable} is the API root "
                          "(ending in /v1 for OpenAI-compatible servers)"}[kind]
-        return EndpointError(f"cannot use {self.provider} model {self.model!r} at {self.base_url}: "
-                             f"{failure.reason}; {what}")
+        return EndpointError(f"cannot use {self.provider} model {self.model!r} at {safe_url(self.base_url)}: "
+                             f"{safe_text(failure.reason)}; {what}")

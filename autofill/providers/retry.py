@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from autofill.errors import ProviderError
+from autofill.redact import safe_text
 
 log = logging.getLogger("autofill.providers")
 
@@ -107,8 +108,9 @@ def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
-    """One line, bounded, with every secret replaced (servers echo wrong keys in 401 messages)."""
-    out = " ".join(str(text).split())
+    """One line, bounded, with every secret replaced (servers echo wrong keys in 401 messages) and
+    made safe to show (autofill/redact.py: URL credentials, key headers, the secrets the CLI knows)."""
+    out = safe_text(" ".join(str(text).split()))
     for secret in secrets:
         if secret and len(secret) >= 4:
             out = out.replace(secret, "***")

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autofill.errors import InputError
+from autofill.redact import safe_text
 from autofill.states import WRITES_ANSWER, Outcome, parse_status
 from autofill.workbook import headers as H
 from autofill.workbook.hyperlinks import parse_sources  # noqa: F401 - re-exported: the review reads Sources cells
@@ -279,7 +280,7 @@ def read_filled_workbook(path: Path) -> FilledWorkbook:
         key = _text(row[0]) if row else ""
         value = _text(row[1]) if len(row) > 1 else ""
         if key and (key.lower(), value.lower()) != ("key", "value"):
-            run_info.append((key, value))
+            run_info.append((key, safe_text(value, headers=False)))  # an older run's URL shown safe
     return FilledWorkbook(path=path, questions=questions, run_info=run_info,
                           has_evidence_sheet=evidence_rows is not None)
 

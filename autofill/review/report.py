@@ -239,7 +239,9 @@ def _summary(book: FilledWorkbook, company: str, views: list[QuestionView]) -> d
     }
 
 
-def _render_html(context: dict) -> str:
+def _render_html(context: dict, path: Path) -> None:
+    """The report into `path`, streamed piece by piece: for 5,000 rows the page as one string (and its
+    encoded copy) was the peak of a run's memory (benchmarks/run_rows.py)."""
     import jinja2
 
     env = jinja2.Environment(
@@ -249,7 +251,8 @@ def _render_html(context: dict) -> str:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    return env.get_template(TEMPLATE).render(**context)
+    with open(path, "w", encoding="utf-8") as fh:
+        env.get_template(TEMPLATE).stream(**context).dump(fh)
 
 
 def _swap_into_place(built: Path, target: Path) -> None:
@@ -321,7 +324,7 @@ def write_review_report(settings, output_xlsx: Path, company: str | None = None,
         notes += [sources[f].note for f in sorted(pages.missing) if sources.get(f) and sources[f].note]
         notes += [s.note for s in sources.values() if s.path is not None and s.note]
         notes += [f"pages of {f} could not be rendered: {why}" for f, why in sorted(pages.failed.items())]
-        html = _render_html({
+        _render_html({
             "title": f"Review: {output_xlsx.name}",
             "output_name": output_xlsx.name,
             "output_uri": quote(output_xlsx.name) if pack else relative_link(output_xlsx, target),
@@ -333,8 +336,7 @@ def write_review_report(settings, output_xlsx: Path, company: str | None = None,
             "review_log": _review_log(output_xlsx),
             "notes": notes,
             "has_evidence_sheet": book.has_evidence_sheet,
-        })
-        (build / "index.html").write_text(html, encoding="utf-8")
+        }, build / "index.html")
         os.chmod(build, 0o755)  # mkdtemp makes it private; the report is meant to be shared
         _swap_into_place(build, target)
     except BaseException:

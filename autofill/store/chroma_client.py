@@ -16,6 +16,7 @@ from urllib.parse import urlparse
 
 from autofill import imports
 from autofill.errors import InputError
+from autofill.redact import safe_text, safe_url
 from autofill.settings import Settings
 
 MARKER = "autofill_store"  # collection metadata key marking an autofill chunk collection
@@ -111,14 +112,14 @@ def make_client(settings: Settings) -> Any:
         if url:
             parsed = urlparse(url if "://" in url else f"http://{url}")
             if not parsed.hostname:
-                raise InputError(f"not a Chroma server URL: {url!r} (expected http://HOST:PORT)")
+                raise InputError(f"not a Chroma server URL: {safe_url(url)!r} (expected http://HOST:PORT)")
             ssl = parsed.scheme == "https"
             port = parsed.port or (443 if ssl else 8000)
             try:
                 client = chromadb.HttpClient(host=parsed.hostname, port=port, ssl=ssl, settings=chroma_settings)
                 client.heartbeat()
             except Exception as exc:  # noqa: BLE001 - any connection failure is the user's URL or server
-                raise InputError(f"cannot reach the Chroma server at {url}: {exc}") from None
+                raise InputError(f"cannot reach the Chroma server at {safe_url(url)}: {safe_text(exc)}") from None
         else:
             settings.vectordb_dir.mkdir(parents=True, exist_ok=True)
             client = chromadb.PersistentClient(path=str(settings.vectordb_dir), settings=chroma_settings)

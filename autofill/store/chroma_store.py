@@ -26,15 +26,16 @@ import json
 import shutil
 import threading
 from datetime import datetime, timezone
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from autofill.errors import InputError
 from autofill.records import Chunk, DocumentRecord, Passage, StoreInfo
+from autofill.redact import safe_url
 from autofill.settings import Settings
 from autofill.store import chroma_client as cc
 from autofill.store.bm25_index import BM25Index
 from autofill.store.keyword import KeywordSearch
-from autofill.store.snapshot import check_embedder, drop_snapshot, write_snapshot
+from autofill.store.snapshot import check_embedder, drop_search_cache, drop_snapshot, write_snapshot
 
 _locks: dict[str, Any] = {}
 _locks_guard = threading.Lock()
@@ -352,7 +353,7 @@ def _open(settings: Settings, company: str) -> CompanyStore | None:
 def store_location(settings: Settings) -> str:
     """Where stores are looked for, for "not found" messages: the folder, or the Chroma server."""
     if settings.store.chroma_url:
-        return f"the Chroma server at {settings.store.chroma_url}"
+        return f"the Chroma server at {safe_url(settings.store.chroma_url)}"
     return str(settings.vectordb_dir)
 
 
@@ -412,30 +413,53 @@ def list_stores(settings: Settings) -> list[StoreInfo]:
 
 
 def forget(settings: Settings, company: str, doc: str | None = None) -> str:
-    """Delete one document from a company's store, or the whole store (with what the store keeps beside
-    it of the reports' content indexes). Returns what was done."""
-    from autofill.ingest.content_index import forget as forget_content_index
-
+    """Delete one document from a company's store, or the whole store (`forget_from`, with what the store
+    keeps beside it of the reports' content indexes). Returns what was done."""
     store = _open(settings, company)
     if store is None:
         raise _missing(settings, company)
-    if doc is not None:
-        docs = store.documents()
-        if doc not in docs:
-            known = ", ".join(docs) or "none"
-            raise InputError(f"no document {doc!r} in the evidence store for {company!r} (documents: {known})")
-        with store.writing():
+    return forget_from(store, doc)[0]
+
+
+def forget_from(store: CompanyStore, doc: str | None = None,
+                also: Callable[[CompanyStore], None] | None = None) -> tuple[str, Any]:
+    """Delete one document from the store, or the whole store, with nothing of it left in the files:
+    the store's search cache goes, and in embedded mode the database is rebuilt and orphaned segment
+    folders removed (store/reclaim.py), all under the store's lock; `also(store)` runs under that lock
+    too, before the rebuild (autofill/forget.py removes the company's other files there). Returns what
+    was done and what the rebuild freed (store/reclaim.Reclaimed; None for a Chroma server)."""
+    from autofill.ingest.content_index import forget as forget_content_index
+    from autofill.store import reclaim
+
+    settings = store.settings
+    docs = store.documents()
+    if doc is not None and doc not in docs:
+        known = ", ".join(docs) or "none"
+        raise InputError(f"no document {doc!r} in the evidence store for {store.company!r} (documents: {known})")
+    embedded = not settings.store.chroma_url
+    reclaimed = None
+    with store.writing():
+        if doc is not None:
             store.delete_document(doc)
             store.rebuild_bm25()
             forget_content_index(settings, store.collection, doc)
-        return f"Forgot {doc} ({docs[doc].chunks} chunks) from the evidence store for {store.company}."
-    n_docs = len(store.documents())
-    with store.writing():
-        client = cc.make_client(settings)
-        client.delete_collection(store.collection)
-        client.delete_collection(store.collection + cc.DOCS_SUFFIX)
-        shutil.rmtree(store.bm25_dir, ignore_errors=True)
-        shutil.rmtree(store.bm25_tokens.folder, ignore_errors=True)
-        forget_content_index(settings, store.collection)
+            deleted: list[str] = []
+            message = f"Forgot {doc} ({docs[doc].chunks} chunks) from the evidence store for {store.company}."
+        else:
+            names = [store.collection, store.collection + cc.DOCS_SUFFIX]
+            deleted = reclaim.collection_ids(settings.vectordb_dir, names) if embedded else []
+            client = cc.make_client(settings)
+            for name in names:
+                client.delete_collection(name)
+            shutil.rmtree(store.bm25_dir, ignore_errors=True)
+            shutil.rmtree(store.bm25_tokens.folder, ignore_errors=True)
+            forget_content_index(settings, store.collection)
+            plural = "" if len(docs) == 1 else "s"
+            message = f"Forgot the evidence store for {store.company} ({len(docs)} document{plural})."
+        drop_search_cache(settings, store.collection)  # results of older generations hold passage text
+        if also is not None:
+            also(store)
+        if embedded:
+            reclaimed = reclaim.reclaim(settings.vectordb_dir, deleted)
     # The lock file stays: deleting it under a waiting process would let two writers in.
-    return f"Forgot the evidence store for {store.company} ({n_docs} documents)."
+    return message, reclaimed

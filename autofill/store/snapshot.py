@@ -19,6 +19,7 @@ write that lands during a run never files new results under an old generation.""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -117,13 +118,29 @@ def _current_generation(settings: Settings, collection: str) -> str:
         return ""
 
 
+def search_cache_path(settings: Settings, collection: str) -> Path:
+    return settings.vectordb_dir / ".query-cache" / f"searches-{collection}.sqlite"
+
+
+def drop_search_cache(settings: Settings, collection: str) -> int:
+    """Called by `forget` holding the store's lock: the store's search results of every generation (they
+    hold passage text, and SQLite keeps deleted rows in free pages) gone with the file. Bytes removed."""
+    path = search_cache_path(settings, collection)
+    removed = 0
+    for part in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with contextlib.suppress(OSError):
+            removed += part.stat().st_size
+            part.unlink()
+    return removed
+
+
 class SearchCache:
     """Search results of one store generation, in one SQLite file per store (sqlite_cache.BlobCache)."""
 
     def __init__(self, settings: Settings, snapshot: Snapshot) -> None:
         self.settings = settings
         self.snapshot = snapshot
-        path = settings.vectordb_dir / ".query-cache" / f"searches-{snapshot.collection}.sqlite"
+        path = search_cache_path(settings, snapshot.collection)
         self.blobs = BlobCache(path, "search cache")
         self._first = threading.Lock()
         self._fresh_known: bool | None = None  # read on first use: a reader that never searches opens nothing

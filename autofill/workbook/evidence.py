@@ -5,19 +5,27 @@ eval`) can check every answer against exactly what the model saw. Columns are th
 `Question`, `Rank`, `File`, `Page`, `Cited`, `Score`, `Text` in that order, then `Sheet`, `Page end`,
 `Printed page` (the number printed on the page, when it differs from the PDF page index) and `OCR`
 ("yes" when some of the passage was read by OCR from an image).
-On a re-run the rows of questions that were not re-answered (approved or kept) are carried over."""
+On a re-run the rows of questions that were not re-answered (approved or kept) are carried over.
+The Evidence rows are streamed into the saved file (`stream_evidence`), never made openpyxl cells."""
 
 from __future__ import annotations
 
-from copy import copy
+import re
+import zipfile
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import IO
+from xml.etree import ElementTree
+from xml.sax.saxutils import escape
 
 from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.utils import get_column_letter
 
 from autofill.records import RowResult
 from autofill.workbook.model import EVIDENCE_COLUMNS, EVIDENCE_SHEET, RUN_INFO_COLUMNS, RUN_INFO_SHEET, WorkbookLayout
-from autofill.workbook.safety import set_text
+from autofill.redact import safe_text
+from autofill.workbook.safety import FORMULA_PREFIXES, clean_text, set_text
 
 _WIDTHS = {"Row": 7, "Question": 50, "Rank": 6, "File": 34, "Page": 7, "Cited": 7, "Score": 9, "Text": 100,
            "Sheet": 18, "Page end": 9, "Printed page": 9, "OCR": 6}
@@ -63,55 +71,121 @@ def _old_rows(ws, layout: WorkbookLayout) -> list[dict]:
 
 
 def write_evidence_sheet(wb, layout: WorkbookLayout, written: list[RowResult],
-                         carried: list[dict] | None = None) -> None:
-    """`carried`: Evidence records of rows carried from an old output (workbook/carry.py), already
-    renumbered to their rows in this workbook."""
+                         carried: list[dict] | None = None) -> "EvidenceRows":
+    """The Evidence sheet in `wb`: its header, widths, styles, frozen header and filter; its rows are
+    not made cells (30,000 rows of passage text were most of a 5,000-row run's memory): they are
+    returned, to be streamed into the saved file by `stream_evidence`. `carried`: Evidence records of
+    rows carried from an old output (workbook/carry.py), already renumbered to their rows here."""
     name, index, old = _own_sheet(wb, EVIDENCE_SHEET, EVIDENCE_COLUMNS)
     question_keys = {q.key for q in layout.questions}
     rewritten = {res.question.key for res in written}
-    records: list[dict] = list(carried or [])
+    rows: list[tuple] = [_row_of(rec) for rec in carried or []]
     if old is not None:
         for rec in _old_rows(old, layout):
             key = f"{rec['Sheet']}!{rec['Row']}"
             if key in question_keys and key not in rewritten:
-                records.append(rec)
+                rows.append(_row_of(rec))
         wb.remove(old)
     for res in written:
         q = res.question
         for i, p in enumerate(res.passages, start=1):
-            records.append({
-                "Row": q.row, "Question": q.question, "Rank": p.rank or i, "File": p.file_name,
-                "Page": p.page_start, "Cited": "yes" if _cited(res, i) else "no", "Score": round(float(p.score), 4),
-                "Text": p.text, "Sheet": q.sheet, "Page end": p.page_end,
-                "Printed page": printed_pages(p), "OCR": "yes" if p.ocr else "",
-            })
+            rows.append((q.row, q.question, p.rank or i, p.file_name, p.page_start, "yes" if _cited(res, i) else "no",
+                         round(float(p.score), 4), p.text, q.sheet, p.page_end, printed_pages(p),
+                         "yes" if p.ocr else ""))
     order = {s.name: i for i, s in enumerate(layout.sheets)}
-    records.sort(key=lambda r: (order.get(r.get("Sheet"), 99), _int(r.get("Row")), _int(r.get("Rank"))))
+    rows.sort(key=lambda r: (order.get(r[_SHEET], 99), _int(r[_ROW]), _int(r[_RANK])))
 
     ws = wb.create_sheet(name, index)
     for c, head in enumerate(EVIDENCE_COLUMNS, start=1):
         cell = ws.cell(row=1, column=c, value=head)
         cell.font, cell.fill = _HEADER_FONT, _HEADER_FILL
         ws.column_dimensions[cell.column_letter].width = _WIDTHS[head]
-    # Two styles, registered once and copied: assigning alignment per cell is slow in openpyxl.
-    probe = ws.cell(row=1, column=len(EVIDENCE_COLUMNS) + 1)
-    probe.alignment = Alignment(wrap_text=True, vertical="top")
-    wrap = copy(probe._style)
-    probe.alignment = Alignment(vertical="top")
-    top = copy(probe._style)
-    del ws._cells[(1, len(EVIDENCE_COLUMNS) + 1)]
-    for r, rec in enumerate(records, start=2):
+    # Two probe rows carry the cell styles the streamed rows use (plain, and quote-prefixed for text that
+    # Excel would read as a formula when a reviewer edits it); stream_evidence puts the rows in their place.
+    for r, quote in ((2, False), (3, True)):
         for c, head in enumerate(EVIDENCE_COLUMNS, start=1):
-            value = rec.get(head)
-            cell = ws.cell(row=r, column=c)
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                cell.value = value
-            else:
-                set_text(cell, value)
-            cell._style = copy(wrap if head in ("Question", "Text") else top)
+            cell = ws.cell(row=r, column=c, value="x")
+            cell.alignment = Alignment(wrap_text=head in ("Question", "Text"), vertical="top")
+            cell.quotePrefix = quote
     ws.freeze_panes = "A2"
-    if records:
-        ws.auto_filter.ref = f"A1:{ws.cell(row=1, column=len(EVIDENCE_COLUMNS)).column_letter}{len(records) + 1}"
+    if rows:
+        ws.auto_filter.ref = f"A1:{ws.cell(row=1, column=len(EVIDENCE_COLUMNS)).column_letter}{len(rows) + 1}"
+    return EvidenceRows(name, rows)
+
+
+_ROW, _RANK, _SHEET = (EVIDENCE_COLUMNS.index(h) for h in ("Row", "Rank", "Sheet"))
+
+
+def _row_of(rec: dict) -> tuple:
+    return tuple(rec.get(head) for head in EVIDENCE_COLUMNS)
+
+
+@dataclass
+class EvidenceRows:
+    """The Evidence sheet's rows (EVIDENCE_COLUMNS order), written by `stream_evidence`."""
+
+    sheet: str
+    rows: list[tuple]
+
+
+def stream_evidence(xlsx: IO[bytes], evidence: EvidenceRows, out: IO[bytes]) -> None:
+    """Write to `out` the workbook `xlsx` (as openpyxl saved it) with the Evidence sheet's probe rows
+    replaced by its rows, streamed into the zip one at a time as inline strings (the styles the probe
+    cells got). Every other part is copied as it is."""
+    with zipfile.ZipFile(xlsx) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+        part = _sheet_part(zin, evidence.sheet)
+        for info in zin.infolist():
+            if info.filename != part:
+                zout.writestr(info, zin.read(info.filename))
+                continue
+            streamed = zipfile.ZipInfo(part, date_time=info.date_time)
+            streamed.compress_type = zipfile.ZIP_DEFLATED
+            with zout.open(streamed, "w", force_zip64=True) as fh:
+                _write_sheet(zin.read(part).decode("utf-8"), evidence.rows, fh)
+
+
+def _sheet_part(zf: zipfile.ZipFile, sheet: str) -> str:
+    """The zip member holding the sheet named `sheet` (workbook.xml, then its relationships)."""
+    ns = {"m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main",
+          "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships",
+          "p": "http://schemas.openxmlformats.org/package/2006/relationships"}
+    book = ElementTree.fromstring(zf.read("xl/workbook.xml"))
+    rid = next(el.get(f"{{{ns['r']}}}id") for el in book.iterfind("m:sheets/m:sheet", ns) if el.get("name") == sheet)
+    rels = ElementTree.fromstring(zf.read("xl/_rels/workbook.xml.rels"))
+    target = next(el.get("Target") for el in rels.iterfind("p:Relationship", ns) if el.get("Id") == rid)
+    return target.lstrip("/") if target.startswith("/") else f"xl/{target}"
+
+
+_PROBE = re.compile(r'<row r="2"[^>]*>.*?</row>\s*<row r="3"[^>]*>.*?</row>', re.S)
+_CELL_STYLE = re.compile(r'<c r="([A-Z]+)[23]"[^>]*?\ss="(\d+)"')
+
+
+def _write_sheet(xml: str, rows: list[tuple], fh: IO[bytes]) -> None:
+    probe = _PROBE.search(xml)
+    if probe is None:
+        raise ValueError("the Evidence sheet's probe rows were not saved as expected")
+    styles = [m.group(2) for m in _CELL_STYLE.finditer(probe.group(0))]
+    width = len(EVIDENCE_COLUMNS)
+    plain, quoted = styles[:width], styles[width:2 * width]
+    letters = [get_column_letter(c) for c in range(1, width + 1)]
+    head = xml[:probe.start()]
+    head = re.sub(r'<dimension ref="[^"]*"\s*/>', f'<dimension ref="A1:{letters[-1]}{len(rows) + 1}"/>', head, count=1)
+    fh.write(head.encode("utf-8"))
+    for r, row in enumerate(rows, start=2):
+        cells = []
+        for c, value in enumerate(row):
+            if value is None or value == "":
+                continue
+            ref = f"{letters[c]}{r}"
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                cells.append(f'<c r="{ref}" s="{plain[c]}"><v>{value!r}</v></c>')
+                continue
+            text = clean_text(str(value))
+            style = quoted[c] if text.startswith(FORMULA_PREFIXES) else plain[c]
+            cells.append(f'<c r="{ref}" s="{style}" t="inlineStr"><is><t xml:space="preserve">{escape(text)}</t></is>'
+                         '</c>')
+        fh.write(f'<row r="{r}">{"".join(cells)}</row>'.encode("utf-8"))
+    fh.write(xml[probe.end():].encode("utf-8"))
 
 
 def printed_pages(p) -> str:
@@ -175,5 +249,5 @@ def write_run_info_sheet(wb, run_info: dict, source: Path, out_path: Path) -> No
         elif isinstance(value, datetime):
             set_text(cell, value.isoformat(timespec="seconds"))
         else:
-            set_text(cell, "" if value is None else str(value))
+            set_text(cell, "" if value is None else safe_text(value, headers=False))
     ws.freeze_panes = "A2"

@@ -27,7 +27,7 @@ from autofill.records import Answer, CheckResult, QuestionRow, RowResult, Severi
 from autofill.states import (DRAFT_PREFIX, KEPT, PREVIOUS_KEPT, REANSWERED_PREFIX, REVIEW_CHOICES, WRITES_ANSWER,
                              Outcome, ReviewState, format_status, parse_review)
 from autofill.workbook.carry import TRACKED_ROLES, read_record, write_record, written_row
-from autofill.workbook.evidence import write_evidence_sheet, write_run_info_sheet
+from autofill.workbook.evidence import EvidenceRows, stream_evidence, write_evidence_sheet, write_run_info_sheet
 from autofill.workbook.hyperlinks import link_sources, pdf_links
 from autofill.workbook.model import SheetLayout, WorkbookLayout
 from autofill.workbook.safety import load_workbook_safely, set_text
@@ -101,13 +101,13 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
             for v in validations:
                 wb[sheet_name].add_data_validation(DataValidation(type="list", formula1=v.formula, sqref=v.sqref,
                                                                   allow_blank=True))
-    write_evidence_sheet(wb, layout, written,
-                         [rec for key, c in carried.items() if key not in {r.question.key for r in written}
-                          for rec in c.evidence])
+    evidence = write_evidence_sheet(wb, layout, written,
+                                    [rec for key, c in carried.items() if key not in {r.question.key for r in written}
+                                     for rec in c.evidence])
     write_run_info_sheet(wb, run_info, source, out_path)
     link_sources(wb, pdf_links((run_info or {}).get("documents"), out_path.parent))
     write_record(wb, record, identity)
-    _save_atomically(wb, out_path)
+    _save_atomically(wb, out_path, evidence)
     return out_path
 
 
@@ -120,11 +120,13 @@ def _output_path(source: Path, out_path: Path, kind: str) -> Path:
     return out_path
 
 
-def _save_atomically(wb, out_path: Path) -> None:
-    # openpyxl writes its zip to any file object; fileio then does the temp file, mode and rename.
-    buffer = io.BytesIO()
-    wb.save(buffer)
-    atomic_write_bytes(out_path, buffer.getvalue())
+def _save_atomically(wb, out_path: Path, evidence: EvidenceRows) -> None:
+    # openpyxl writes its zip to any file object, the Evidence rows are streamed into it (evidence.py);
+    # fileio then does the temp file, mode and rename.
+    saved, out = io.BytesIO(), io.BytesIO()
+    wb.save(saved)
+    stream_evidence(saved, evidence, out)
+    atomic_write_bytes(out_path, out.getvalue())
 
 
 # ------------------------------------------------------------------------------------ cells
