@@ -86,7 +86,7 @@ def test_ask_and_run_warn_alike_and_ask_reads_the_query_cache(tmp_path):
 
 RUN_INFO = {"company": "Northwind Metals", "llm provider": "openai", "llm model": "qwen-local",
             "llm base url": "http://10.1.2.3:8000/v1", "llm endpoint": "10.1.2.3:8000", "retrieval mode": "hybrid",
-            "reranker": "none", "multi-query": "on", "llm price (usd per 1m tokens in / out)": "unknown"}
+            "reranker": "none", "multi-query": "on", "content index": "off", "llm price (usd per 1m tokens in / out)": "unknown"}
 
 
 def _settings(tmp_path, environ=None, **llm) -> Settings:
@@ -99,6 +99,7 @@ def test_the_recorded_plan_replaces_the_settings_but_never_carries_a_key_elsewhe
     s = recorded_settings(_settings(tmp_path, {"OPENAI_API_KEY": "sk-mine"}), RUN_INFO)
     assert (s.llm_provider, s.llm.model, s.llm.base_url) == ("openai", "qwen-local", "http://10.1.2.3:8000/v1")
     assert (s.retrieval.mode, s.retrieval.reranker, s.retrieval.multi_query) == ("hybrid", "none", True)
+    assert s.retrieval.content_index is False  # on by default: the run's recorded "off" holds
     assert not s.llm.api_key  # the key was for the endpoint the settings name, not the workbook's
     assert "qwen-local" not in s.cost.prices  # the run said its cost was unknown: so does the re-answer
     # The same endpoint as the settings': the key goes with it; a recorded price applies anywhere.

@@ -143,7 +143,8 @@ def _clients(settings: Settings, store: Any, providers: Providers | None) -> Pro
 
 def recorded_settings(settings: Settings, run_info: Mapping[str, str]) -> Settings:
     """`settings` with the plan a workbook's run recorded in its Run info (`run_info`: row -> value):
-    provider, model and base URL, retrieval mode, reranker, multi-query and the model's price, each
+    provider, model and base URL, retrieval mode, reranker, multi-query, content index and the model's
+    price, each
     unless the command line named it (settings.origins kind "flag"). A run without a model recorded no
     plan to answer with: the settings stand. The API key is kept only where the recorded endpoint is the
     one the settings point the provider at (a workbook must never send a key to another server)."""
@@ -175,8 +176,9 @@ def recorded_settings(settings: Settings, run_info: Mapping[str, str]) -> Settin
         choice = RERANKERS.get(retrieval.reranker)
         if rest and choice is not None and choice.model_setting:
             setattr(retrieval, choice.model_setting, rest.rstrip(")").strip())
-    if info.get("multi-query") in ("on", "off") and "retrieval.multi_query" not in given:
-        retrieval.multi_query = info["multi-query"] == "on"
+    for row, name in (("multi-query", "multi_query"), ("content index", "content_index")):  # on / off rows
+        if info.get(row) in ("on", "off") and f"retrieval.{name}" not in given:
+            setattr(retrieval, name, info[row] == "on")
     return dataclasses.replace(settings, llm=llm, retrieval=retrieval, cost=cost)
 
 
