@@ -109,3 +109,20 @@ def test_reranker_top_n_is_capped_to_documents(cohere_server):
 def test_missing_key_is_an_input_error():
     with pytest.raises(InputError, match="COHERE_API_KEY"):
         CohereChat(LLMSettings(), model="command-r")
+
+
+def test_a_2xx_body_that_is_not_json_is_a_malformed_reply_retried_and_counted(cohere_server):
+    """The SDK wraps a 200 body it cannot parse in an ApiError: that is the server's fault, retried as a
+    malformed reply (the breaker stops a run against a server sending only these), never a permanent
+    'HTTP 200' failure on the first try."""
+    from autofill.providers.cohere_provider import classify
+
+    cohere_server.responder = lambda req: Reply(body=b"<html>502 Bad Gateway</html>")
+    with pytest.raises(ProviderError) as err:
+        CohereChat(llm_for(cohere_server, max_retries=2), model="command-r").complete(MSGS)
+    assert "malformed response body" in str(err.value)
+    assert cohere_server.count("cohere-chat") == 3  # the first try and two retries
+    ApiError = __import__("cohere.core.api_error", fromlist=["ApiError"]).ApiError  # noqa: N806
+    failure = classify(ApiError(status_code=200, body="<html>"))
+    assert failure.malformed and failure.transient
+    assert not classify(ApiError(status_code=400, body={"message": "bad"})).malformed

@@ -37,6 +37,11 @@ def make_client(llm: LLMSettings) -> Any:
                            max_retries=0, log_warning_experimental_features=False)
 
 
+# The hint of a reply that is not the API's (the openai provider has its own, naming its variable).
+MALFORMED_HINT = ("check that COHERE_BASE_URL (llm.cohere_base_url) is the Cohere API's root, and the server's "
+                  "or proxy's log for replies cut short")
+
+
 def classify(exc: BaseException) -> Failure | None:
     """Map a cohere SDK (or its httpx transport) exception to a retry decision."""
     httpx = imports.load("httpx")
@@ -48,6 +53,11 @@ def classify(exc: BaseException) -> Failure | None:
         refused = connect_failure(exc)
         return Failure(transient=True, reason=refused or f"connection error: {type(exc).__name__}",
                        connect=bool(refused))
+    if isinstance(exc, ApiError) and exc.status_code is not None and 200 <= exc.status_code < 300:
+        # The SDK wraps a 2xx body it could not parse as JSON in an ApiError: the server's fault, retried,
+        # counted as a malformed reply (the breaker stops a run against a server that sends only these).
+        return Failure(transient=True, reason=f"malformed response body (HTTP {exc.status_code}, not JSON: "
+                                              f"{_error_message(exc.body)[:80]})", hint=MALFORMED_HINT, malformed=True)
     if isinstance(exc, ApiError):
         status = exc.status_code
         return Failure(
