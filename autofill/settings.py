@@ -169,6 +169,9 @@ class RetrievalSettings:
     # Multi-query retrieval (`run --multi-query`, answer/multiquery.py): with a model, the question is
     # rewritten into 2-3 search queries, each searched and fused by RRF with the question's own lists.
     multi_query: bool = False
+    # The second stage (answer/second_stage.py): the candidates reordered offline before the LLM reranker's
+    # window or the evidence-only draft's top k. Choices: the table autofill/choices.py SECOND_STAGES.
+    second_stage: str = "none"
 
 
 @dataclass
@@ -491,6 +494,8 @@ def validate(settings: Settings) -> None:
         raise InputError(f"unknown retrieval mode {r.mode!r} ({', '.join(choices.RETRIEVAL_MODES)})")
     if r.reranker not in choices.names(choices.RERANKERS):
         raise InputError(f"unknown reranker {r.reranker!r} ({', '.join(choices.RERANKERS)})")
+    if r.second_stage not in choices.SECOND_STAGES:
+        raise InputError(f"unknown retrieval.second_stage {r.second_stage!r} ({choices.one_of(choices.SECOND_STAGES, auto=False)})")
     if r.fusion_weights not in ("fixed", "adaptive"):
         raise InputError(f"unknown retrieval.fusion_weights {r.fusion_weights!r} (fixed, adaptive)")
     if r.query_parts not in ("row", "question", "both"):

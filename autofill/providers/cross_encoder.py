@@ -96,3 +96,16 @@ class CrossEncoderReranker:
         scored = self.scores(query, documents)
         order = sorted(range(len(scored)), key=lambda i: (-scored[i], i))[:max(0, top_n)]
         return [RerankResult(index=i, score=scored[i]) for i in order]
+
+
+_shared: CrossEncoderReranker | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_reranker() -> CrossEncoderReranker:
+    """One cross-encoder per process (the second stage's signal: its session serves every row)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = CrossEncoderReranker()
+        return _shared
