@@ -1,7 +1,8 @@
 """Second stages (answer/second_stage.py) on every development set at once: the first stage's 30 candidates
 of each question are scored once by every signal (cached, so a new combination costs nothing), then each
 combination orders them as the product would (RRF of the signals' orders, `retrieval.rrf_k`) and is scored
-like `retrieval_dev.py --fast` (page hit@6, recall@6, MRR, recall@30). Writes one per-question file per set
+like `retrieval_dev.py --fast` (page hit@6, recall@6, MRR, recall@30, and recall@10/15/20: what an LLM
+reranker shown only the first N candidates would choose from). Writes one per-question file per set
 for `retrieval_sets.py` (the rule, pooled tests, leave one set out), and the CPU seconds each signal
 costs per row.
 
@@ -9,7 +10,8 @@ costs per row.
                                       [--signals colbert,pages,cross-encoder]
 
 DATA is a set's folder as retrieval_dev.py takes it, WORKSPACE the workspace its stores were ingested
-into (retrieval_dev.py or `autofill ingest`), COMPANY the store of a one-folder set whose store has another
+into (retrieval_dev.py or `autofill ingest`; several joined by "+" when its companies were ingested into
+different ones), COMPANY the store of a one-folder set whose store has another
 name (benchmarks/devsets/bhp_expert: bhp), PDFS where that set's PDFs are (for --plain). --plain adds the
 plain-fusion bar (evaluate/plain_fusion.py; it embeds every page with MiniLM once, cached in DIR/plain).
 Example (the five development sets of the README):
@@ -36,6 +38,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import retrieval_dev  # noqa: E402
 from retrieval_dev import K, POOL, folders  # noqa: E402
 
+WINDOWS = (10, 15, 20)  # smaller LLM rerank windows: their page recall
 # Combinations measured beside the table's rows (choices.SECOND_STAGES): each signal alone, and pairs.
 EXTRA = {
     "colbert-alone": ("colbert",),
@@ -49,17 +52,20 @@ EXTRA = {
 
 
 def candidates_and_signals(settings, folder: Path, company: str, signals: list[str], cache: dict) -> list[dict]:
-    """Per question with gold pages: its candidates (as dicts), every signal's scores and CPU seconds."""
+    """Per question with gold pages: its candidates (as dicts), every signal's scores and CPU seconds; none
+    when the workspace has no store for `company` (a set ingested into several workspaces)."""
     from autofill.answer.retrieval import retrieve
     from autofill.answer.second_stage import SIGNALS
     from autofill.evaluate.gold import load_gold, normalise_number
     from autofill.plan import resolve_plan
     from autofill.providers.factory import make_embedder
     from autofill.providers.query_cache import with_query_cache
-    from autofill.store.reading import open_for_reading
+    from autofill.store.reading import find_for_reading
     from autofill.workbook.layout import read_questions
 
-    store = open_for_reading(settings, company)
+    store = find_for_reading(settings, company)
+    if store is None:
+        return []
     embedder = with_query_cache(settings, make_embedder(settings, store.embedder_name))
     mode = resolve_plan(settings, chat=None, embedder=store.embedder_name).mode
     gold = {item.number: item for item in load_gold(folder / "gold.json").items}
@@ -102,7 +108,9 @@ def score(questions: list[dict], signals: tuple, k: int) -> list[dict]:
         gold = [GoldPage(file=f, page=p) for f, p in q["gold"]]
         at_k, at_pool = page_metrics(passages, gold, K), page_metrics(passages, gold, POOL)
         rows.append({"company": q["company"], "number": q["number"], "question": q["question"], "hit6": at_k.hit,
-                     "recall6": at_k.recall, "mrr": at_k.mrr, "recall30": at_pool.recall})
+                     "recall6": at_k.recall, "mrr": at_k.mrr, "recall30": at_pool.recall,
+                     # what an LLM reranker shown only the first N would have to choose from
+                     **{f"recall{n}": page_metrics(passages, gold, n).recall for n in WINDOWS}})
     return rows
 
 
@@ -126,17 +134,22 @@ def main() -> int:
     for spec in args.sets:
         name, _, paths = spec.partition("=")
         data, workspace, company, pdfs = (paths.split(":") + ["", ""])[:4]
-        data, workspace = Path(data), Path(workspace)
-        if not data.is_dir() or not (workspace / "vectordb").is_dir():
+        data, workspaces = Path(data), [Path(w) for w in workspace.split("+")]
+        if not data.is_dir() or not all((w / "vectordb").is_dir() for w in workspaces):
             print(f"skipped {name}: no data at {data} or no stores in {workspace}")
             continue
-        settings = load_settings(workspace, environ={}, overrides={"retrieval": {"final_k": POOL}})
+        every = [load_settings(w, environ={}, overrides={"retrieval": {"final_k": POOL}}) for w in workspaces]
+        settings = every[0]
         cache_file = args.out / f"{name}.signals.json"
         cache = json.loads(cache_file.read_text()) if cache_file.is_file() else {}
         t0 = time.monotonic()
         questions = []
         for folder in folders(data):
-            questions += candidates_and_signals(settings, folder, company or folder.name, signals, cache)
+            for ws_settings in every:
+                found = candidates_and_signals(ws_settings, folder, company or folder.name, signals, cache)
+                questions += found
+                if found:
+                    break
             cache_file.write_text(json.dumps(cache))
         results = {vname: score(questions, sig, settings.retrieval.rrf_k) for vname, sig in variants.items()}
         if args.plain:
