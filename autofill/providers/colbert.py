@@ -13,7 +13,7 @@ export (48 BHP questions: MaxSim alone MRR 0.68 with all three, 0.73 without aug
 benchmarks/second_stage.py).
 
 Passages' token vectors are kept in memory by chunk id (a run's rows share many candidates), up to
-CACHE_PASSAGES of them. Cost and what it does to page ranking: README, "How good and how fast"
+CACHE_PASSAGES of them, in float16. Cost and what it does to page ranking: README, "How good and how fast"
 (benchmarks/second_stage.py)."""
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ MODEL_NAME = "answerdotai/answerai-colbert-small-v1"
 MODEL_SHA256 = "4980983628c18e4f0a4c756114abd2d7c097c6ccad9cffc70e77302d21e05df0"
 QUERY_MAX_TOKENS = 128
 DOC_MAX_TOKENS = 300  # a 1,000-character chunk is about 250 tokens
-CACHE_PASSAGES = 4096
+# Passages whose token vectors are kept (float16, about 190 KB for a 250-token passage: 512 is under
+# 100 MB); a run's rows share many candidates.
+CACHE_PASSAGES = 512
 
 
 def model_folder() -> Path:
@@ -123,7 +125,7 @@ class ColbertScorer:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
-        vectors = self.encode_passage(text)
+        vectors = self.encode_passage(text).astype("float16")
         with self._lock:
             self._cache[key] = vectors
             while len(self._cache) > CACHE_PASSAGES:
@@ -135,7 +137,7 @@ class ColbertScorer:
         if not passages:
             return []
         q = self.encode_query(query)
-        return [maxsim(q, self.passage_vectors(key, text)) for key, text in passages]
+        return [maxsim(q, self.passage_vectors(key, text).astype("float32")) for key, text in passages]
 
 
 _shared: ColbertScorer | None = None
