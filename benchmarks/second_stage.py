@@ -80,6 +80,9 @@ def candidates_and_signals(settings, folder: Path, company: str, signals: list[s
         t0 = time.process_time()
         candidates = retrieve(settings, store, embedder, row, mode)
         entry["cpu"]["first"] = time.process_time() - t0
+        ids = [p.chunk_id for p in candidates]
+        if entry.setdefault("ids", ids) != ids:  # another store or first stage: scores of other candidates
+            entry.update(scores={}, cpu={"first": entry["cpu"]["first"]}, ids=ids)
         entry["candidates"] = [{"file": p.file_name, "start": p.page_start, "end": p.page_end} for p in candidates]
         for name in signals:
             if name not in entry["scores"]:
@@ -120,6 +123,7 @@ def main() -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--signals", default="colbert,pages,cross-encoder")
     ap.add_argument("--plain", action="store_true", help="add the plain-fusion bar")
+    ap.add_argument("--only", default="", help="comma-separated company folders to use (e.g. those ingested so far)")
     args = ap.parse_args()
 
     from autofill.choices import SECOND_STAGES
@@ -144,7 +148,8 @@ def main() -> int:
         cache = json.loads(cache_file.read_text()) if cache_file.is_file() else {}
         t0 = time.monotonic()
         questions = []
-        for folder in folders(data):
+        only = {n for n in args.only.split(",") if n}
+        for folder in [f for f in folders(data) if not only or f.name in only]:
             for ws_settings in every:
                 found = candidates_and_signals(ws_settings, folder, company or folder.name, signals, cache)
                 questions += found

@@ -18,6 +18,7 @@ CACHE_PASSAGES of them, in float16. Cost and what it does to page ranking: READM
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
@@ -140,14 +141,8 @@ class ColbertScorer:
         return [maxsim(q, self.passage_vectors(key, text).astype("float32")) for key, text in passages]
 
 
-_shared: ColbertScorer | None = None
-_shared_lock = threading.Lock()
 
-
+@functools.lru_cache(maxsize=1)
 def shared_scorer() -> ColbertScorer:
     """One scorer per process (its session and passage cache serve every row and company)."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            _shared = ColbertScorer()
-        return _shared
+    return ColbertScorer()

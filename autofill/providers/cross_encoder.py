@@ -10,6 +10,7 @@ Cost on 2 shared CPU cores and what it does to page recall: README, "How good an
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import threading
@@ -98,14 +99,8 @@ class CrossEncoderReranker:
         return [RerankResult(index=i, score=scored[i]) for i in order]
 
 
-_shared: CrossEncoderReranker | None = None
-_shared_lock = threading.Lock()
 
-
+@functools.lru_cache(maxsize=1)
 def shared_reranker() -> CrossEncoderReranker:
     """One cross-encoder per process (the second stage's signal: its session serves every row)."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            _shared = CrossEncoderReranker()
-        return _shared
+    return CrossEncoderReranker()
