@@ -119,8 +119,8 @@ SECOND_STAGES: dict[str, SecondStageChoice] = {s.name: s for s in (
                       help="late interaction (answerai-colbert-small-v1, offline) fused with the first stage"),
     SecondStageChoice("pages", ("first", "pages"),
                       help="the question's terms over each candidate's whole page, fused with the first stage"),
-    SecondStageChoice("colbert+pages", ("first", "colbert", "pages"),
-                      help="late interaction and page evidence, fused with the first stage"),
+    SecondStageChoice("colbert+cross-encoder", ("first", "colbert", "cross-encoder"),
+                      help="late interaction and the offline cross-encoder, fused with the first stage"),
     SecondStageChoice("colbert+pages+cross-encoder", ("first", "colbert", "pages", "cross-encoder"),
                       help="late interaction, page evidence and the offline cross-encoder, fused with the first stage"),
 )}

@@ -109,13 +109,14 @@ def evaluate_fast(settings, folder: Path, config: Path | None) -> list[dict]:
 
 
 def score_retrieval(settings, folder: Path, store, embedder, ranker) -> list[dict]:
-    """Per-question page metrics at K and POOL of `retrieve` and `rerank` over `store` (anything with
+    """Per-question page metrics at K and POOL of `retrieve`, the second stage and `rerank` over `store` (anything with
     `query` and `bm25_search`) for the questionnaire and gold key in `folder`."""
     from autofill.answer.rerank import rerank
     from autofill.answer.retrieval import retrieve
+    from autofill.answer.second_stage import second_stage
     from autofill.evaluate.gold import load_gold, normalise_number
     from autofill.evaluate.metrics import RetrievedPassage, page_metrics
-    from autofill.plan import resolve_plan
+    from autofill.plan import resolve_plan, second_stage_of
     from autofill.workbook.layout import read_questions
 
     mode = resolve_plan(settings, chat=None, embedder=store.embedder_name).mode
@@ -126,7 +127,8 @@ def score_retrieval(settings, folder: Path, store, embedder, ranker) -> list[dic
         item = gold.get(normalise_number(row.number))
         if item is None or not item.pages:
             continue
-        candidates = retrieve(settings, store, embedder, row, mode)
+        candidates = second_stage(settings, second_stage_of(settings), store, row,
+                                  retrieve(settings, store, embedder, row, mode))
         top = rerank(settings, ranker, row, candidates)
         shown = top + [p for p in candidates if p.chunk_id not in {t.chunk_id for t in top}]
         passages = [RetrievedPassage(rank=i, file=p.file_name, pages=tuple(range(p.page_start, p.page_end + 1)))

@@ -45,7 +45,10 @@ EXTRA = {
     "pages-alone": ("pages",),
     "cross-encoder-alone": ("cross-encoder",),
     "first+cross-encoder": ("first", "cross-encoder"),
-    "colbert+cross-encoder": ("first", "colbert", "cross-encoder"),
+    "colbert+pages": ("first", "colbert", "pages"),
+    "colbert-clean": ("first", "colbert-clean"),
+    "colbert-clean+cross-encoder": ("first", "colbert-clean", "cross-encoder"),
+    "colbert-clean-alone": ("colbert-clean",),
     "pages+cross-encoder": ("first", "pages", "cross-encoder"),
     "colbert+pages (no first)": ("colbert", "pages"),
 }
@@ -121,7 +124,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sets", nargs="+", help="NAME=DATA:WORKSPACE[:COMPANY[:PDFS]]")
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--signals", default="colbert,pages,cross-encoder")
+    ap.add_argument("--signals", default="colbert,colbert-clean,pages,cross-encoder")
     ap.add_argument("--plain", action="store_true", help="add the plain-fusion bar")
     ap.add_argument("--only", default="", help="comma-separated company folders to use (e.g. those ingested so far)")
     args = ap.parse_args()

@@ -72,7 +72,8 @@ def test_colbert_and_pages_reorder_offline_and_none_leaves_the_order(workspace):
     row = QuestionRow("Climate", 4, fact.question, fact.form)
     candidates = retrieve(settings, store, emb, row, "hybrid")
     assert ss.second_stage(settings, choices.SECOND_STAGES["none"], store, row, candidates) == candidates
-    out = ss.second_stage(settings, choices.SECOND_STAGES["colbert+pages"], store, row, candidates)
+    both = choices.SecondStageChoice("colbert+pages", ("first", "colbert", "pages"), help="")
+    out = ss.second_stage(settings, both, store, row, candidates)
     assert sorted(p.chunk_id for p in out) == sorted(p.chunk_id for p in candidates)
     assert [p.rank for p in out] == list(range(1, len(out) + 1))
     assert out[0].page_start in (3, 4)  # the emissions table (pp. 3-4) comes first

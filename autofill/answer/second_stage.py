@@ -26,6 +26,7 @@ from dataclasses import replace
 from typing import Any, Callable, Sequence
 
 from autofill.answer.evidence_only import CONTEXT_WEIGHT, QUESTION_WEIGHT, terms
+from autofill.answer.query import lexical_query
 from autofill.answer.retrieval import build_query, rrf
 from autofill.choices import SecondStageChoice
 from autofill.records import Passage, QuestionRow
@@ -44,6 +45,15 @@ def colbert_scores(store: Any, row: QuestionRow, candidates: Sequence[Passage]) 
     from autofill.providers.colbert import shared_scorer
 
     query = row.question.strip() or build_query(row)
+    return shared_scorer().scores(query, [(_key(p), p.text) for p in candidates])
+
+
+def colbert_clean_scores(store: Any, row: QuestionRow, candidates: Sequence[Passage]) -> list[float]:
+    """MaxSim of the question's search words (the first stage's BM25 query of the question alone:
+    instruction words dropped, the report-side synonyms of its terms added) against each candidate."""
+    from autofill.providers.colbert import shared_scorer
+
+    query = lexical_query(replace(row, form_of_answer="", explanation="")) or build_query(row)
     return shared_scorer().scores(query, [(_key(p), p.text) for p in candidates])
 
 
@@ -95,6 +105,7 @@ def cross_encoder_scores(store: Any, row: QuestionRow, candidates: Sequence[Pass
 
 SIGNALS: dict[str, Callable[[Any, QuestionRow, Sequence[Passage]], list[float]]] = {
     "colbert": colbert_scores,
+    "colbert-clean": colbert_clean_scores,
     "pages": page_scores,
     "cross-encoder": cross_encoder_scores,
 }

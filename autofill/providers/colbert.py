@@ -141,7 +141,6 @@ class ColbertScorer:
         return [maxsim(q, self.passage_vectors(key, text).astype("float32")) for key, text in passages]
 
 
-
 @functools.lru_cache(maxsize=1)
 def shared_scorer() -> ColbertScorer:
     """One scorer per process (its session and passage cache serve every row and company)."""

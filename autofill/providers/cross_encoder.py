@@ -99,7 +99,6 @@ class CrossEncoderReranker:
         return [RerankResult(index=i, score=scored[i]) for i in order]
 
 
-
 @functools.lru_cache(maxsize=1)
 def shared_reranker() -> CrossEncoderReranker:
     """One cross-encoder per process (the second stage's signal: its session serves every row)."""
