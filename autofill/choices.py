@@ -121,8 +121,6 @@ SECOND_STAGES: dict[str, SecondStageChoice] = {s.name: s for s in (
                       help="the question's terms over each candidate's whole page, fused with the first stage"),
     SecondStageChoice("colbert+cross-encoder", ("first", "colbert", "cross-encoder"),
                       help="late interaction and the offline cross-encoder, fused with the first stage"),
-    SecondStageChoice("colbert+pages+cross-encoder", ("first", "colbert", "pages", "cross-encoder"),
-                      help="late interaction, page evidence and the offline cross-encoder, fused with the first stage"),
 )}
 
 

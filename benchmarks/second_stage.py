@@ -46,11 +46,11 @@ EXTRA = {
     "cross-encoder-alone": ("cross-encoder",),
     "first+cross-encoder": ("first", "cross-encoder"),
     "colbert+pages": ("first", "colbert", "pages"),
-    "colbert-clean": ("first", "colbert-clean"),
-    "colbert-clean+cross-encoder": ("first", "colbert-clean", "cross-encoder"),
-    "colbert-clean-alone": ("colbert-clean",),
+    "colbert+pages+cross-encoder": ("first", "colbert", "pages", "cross-encoder"),
     "pages+cross-encoder": ("first", "pages", "cross-encoder"),
-    "colbert+pages (no first)": ("colbert", "pages"),
+    "colbert-question": ("first", "colbert-question"),
+    "colbert-question+cross-encoder": ("first", "colbert-question", "cross-encoder"),
+    "colbert-question-alone": ("colbert-question",),
 }
 
 
@@ -124,7 +124,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sets", nargs="+", help="NAME=DATA:WORKSPACE[:COMPANY[:PDFS]]")
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--signals", default="colbert,colbert-clean,pages,cross-encoder")
+    ap.add_argument("--signals", default="colbert,colbert-question,pages,cross-encoder")
     ap.add_argument("--plain", action="store_true", help="add the plain-fusion bar")
     ap.add_argument("--only", default="", help="comma-separated company folders to use (e.g. those ingested so far)")
     args = ap.parse_args()

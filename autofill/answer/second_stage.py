@@ -7,8 +7,8 @@ signals' orders (`retrieval.rrf_k`, the first stage's own constant: no constant 
 first stage's order among them when the choice says so. Which signals a choice fuses is its row in
 choices.SECOND_STAGES; the signals are:
 
-- `colbert`: late interaction (providers/colbert.py), MaxSim of the question's tokens against each
-  passage's tokens;
+- `colbert`: late interaction (providers/colbert.py), MaxSim of the question's search words (its BM25
+  query: instructions dropped, report-side synonyms added) against each passage's tokens;
 - `pages`: what a candidate's whole page says, not only its best passage: the share of the question's
   terms (idf-weighted over the candidate pages, the question's words counting fully and the rest of the
   row's less, as the evidence-only draft weighs them) that appear anywhere on the page, since gold
@@ -40,20 +40,20 @@ def _key(p: Passage) -> str:
 
 
 def colbert_scores(store: Any, row: QuestionRow, candidates: Sequence[Passage]) -> list[float]:
-    """MaxSim of the question against each candidate (the question alone: the row's instructions are
-    not what a passage says)."""
-    from autofill.providers.colbert import shared_scorer
-
-    query = row.question.strip() or build_query(row)
-    return shared_scorer().scores(query, [(_key(p), p.text) for p in candidates])
-
-
-def colbert_clean_scores(store: Any, row: QuestionRow, candidates: Sequence[Passage]) -> list[float]:
-    """MaxSim of the question's search words (the first stage's BM25 query of the question alone:
-    instruction words dropped, the report-side synonyms of its terms added) against each candidate."""
+    """MaxSim of the question's search words against each candidate: the first stage's BM25 query of the
+    question alone (answer/query.py: instruction words dropped, the report-side synonyms of its terms
+    added), so "capital expenditure" also looks for "purchases of property, plant and equipment"."""
     from autofill.providers.colbert import shared_scorer
 
     query = lexical_query(replace(row, form_of_answer="", explanation="")) or build_query(row)
+    return shared_scorer().scores(query, [(_key(p), p.text) for p in candidates])
+
+
+def colbert_question_scores(store: Any, row: QuestionRow, candidates: Sequence[Passage]) -> list[float]:
+    """MaxSim of the question's own text (measured against `colbert_scores`: it lost on the filings)."""
+    from autofill.providers.colbert import shared_scorer
+
+    query = row.question.strip() or build_query(row)
     return shared_scorer().scores(query, [(_key(p), p.text) for p in candidates])
 
 
@@ -105,7 +105,7 @@ def cross_encoder_scores(store: Any, row: QuestionRow, candidates: Sequence[Pass
 
 SIGNALS: dict[str, Callable[[Any, QuestionRow, Sequence[Passage]], list[float]]] = {
     "colbert": colbert_scores,
-    "colbert-clean": colbert_clean_scores,
+    "colbert-question": colbert_question_scores,
     "pages": page_scores,
     "cross-encoder": cross_encoder_scores,
 }
