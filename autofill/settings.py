@@ -170,7 +170,9 @@ class RetrievalSettings:
     # rewritten into 2-3 search queries, each searched and fused by RRF with the question's own lists.
     multi_query: bool = False
     # The second stage (answer/second_stage.py): the candidates reordered offline before the LLM reranker's
-    # window or the evidence-only draft's top k. Choices: the table autofill/choices.py SECOND_STAGES.
+    # window or the evidence-only draft's top k. Choices: the table autofill/choices.py SECOND_STAGES. "none"
+    # by the rule of issue 35: no second stage gained significantly over the five development sets without
+    # losing the filings (README, "How good and how fast").
     second_stage: str = "none"
 
 
