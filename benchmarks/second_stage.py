@@ -59,25 +59,18 @@ def candidates_and_signals(settings, folder: Path, company: str, signals: list[s
     when the workspace has no store for `company` (a set ingested into several workspaces)."""
     from autofill.answer.retrieval import retrieve
     from autofill.answer.second_stage import SIGNALS
-    from autofill.evaluate.gold import load_gold, normalise_number
     from autofill.plan import resolve_plan
     from autofill.providers.factory import make_embedder
     from autofill.providers.query_cache import with_query_cache
     from autofill.store.reading import find_for_reading
-    from autofill.workbook.layout import read_questions
 
     store = find_for_reading(settings, company)
     if store is None:
         return []
     embedder = with_query_cache(settings, make_embedder(settings, store.embedder_name))
     mode = resolve_plan(settings, chat=None, embedder=store.embedder_name).mode
-    gold = {item.number: item for item in load_gold(folder / "gold.json").items}
-    _, rows = read_questions(settings, folder / "questionnaire.xlsx")
     out = []
-    for row in rows:
-        item = gold.get(normalise_number(row.number))
-        if item is None or not item.pages:
-            continue
+    for row, item in retrieval_dev.gold_rows(settings, folder):
         key = f"{folder.name}|{item.number}"
         entry = cache.setdefault(key, {"scores": {}, "cpu": {}})
         t0 = time.process_time()
