@@ -103,6 +103,27 @@ RERANKERS: dict[str, RerankerChoice] = {r.name: r for r in (
 AUTO_RERANKER = {True: "llm", False: NONE}
 
 
+class SecondStageChoice(_Row):
+    """A second stage over the first stage's candidates (answer/second_stage.py): the signals whose orders
+    are fused by RRF ("first": the first stage's own order; "colbert", "pages", "cross-encoder": that
+    module's SIGNALS). No signal: the first stage's order stands."""
+
+    name: str
+    signals: tuple
+    help: str
+
+
+SECOND_STAGES: dict[str, SecondStageChoice] = {s.name: s for s in (
+    SecondStageChoice(NONE, (), help="the first stage's order"),
+    SecondStageChoice("colbert", ("first", "colbert"),
+                      help="late interaction (answerai-colbert-small-v1, offline) fused with the first stage"),
+    SecondStageChoice("pages", ("first", "pages"),
+                      help="the question's terms over each candidate's whole page, fused with the first stage"),
+    SecondStageChoice("colbert+cross-encoder", ("first", "colbert", "cross-encoder"),
+                      help="late interaction and the offline cross-encoder, fused with the first stage"),
+)}
+
+
 class Provider(_Row):
     """A model provider (simonw/llm's register-a-model table): `module` holds its clients (`chat_class`,
     `embed_class`; the only import of its SDK); default models; the environment variables of its key

@@ -102,6 +102,7 @@ def workspace_line(settings: Settings, explicit: Path | str | None,
 
 # The setting behind each row of the plan, to name where it came from when the plan gives no other reason.
 PLAN_SETTINGS = {"model": "llm.model", "retrieval": "retrieval.mode", "reranker": "retrieval.reranker",
+                 "second stage": "retrieval.second_stage",
                  "embedder": "embedding.provider", "multi-query": "retrieval.multi_query",
                  "content index": "retrieval.content_index"}
 

@@ -16,7 +16,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 from autofill.choices import (AUTO, AUTO_MODE, AUTO_RERANKER, NONE, PROVIDERS, RERANKERS, RETRIEVAL_MODES,
-                              RerankerChoice, RetrievalMode, chat_model_name, embedder_name)
+                              SECOND_STAGES, RerankerChoice, RetrievalMode, SecondStageChoice, chat_model_name,
+                              embedder_name)
 from autofill.settings import Settings
 
 _UNSET: Any = object()
@@ -39,6 +40,7 @@ class Plan:
     multi_query: bool
     content_index: bool = False  # pages a report's content index names join the candidates
     why: tuple[tuple[str, str], ...] = ()
+    second_stage: SecondStageChoice = SECOND_STAGES[NONE]
 
     @property
     def has_model(self) -> bool:
@@ -61,6 +63,7 @@ class Plan:
         """The first thing run, ask and batch say: model, endpoint host, retrieval mode and reranker."""
         model = f"model {self.model} ({self.provider}) at {self.endpoint}" if self.has_model else NO_MODEL
         extra = ", multi-query" if self.multi_query else ""
+        extra += f", second stage {self.second_stage.name}" if self.second_stage.signals else ""
         return f"Using {model}; retrieval {self.mode.name}{extra}, reranker {self.reranker_label}"
 
     def describe(self) -> list[tuple[str, str, str]]:
@@ -68,6 +71,7 @@ class Plan:
         rows = [("model", self.model_label(), self.reason("model")),
                 ("endpoint", self.endpoint or "-", self.reason("endpoint")),
                 ("retrieval", self.mode.name, self.reason("retrieval")),
+                ("second stage", self.second_stage.name, self.reason("second stage")),
                 ("reranker", self.reranker_label, self.reason("reranker")),
                 ("embedder", self.embedder or "-", self.reason("embedder")),
                 ("multi-query", "on" if self.multi_query else "off", self.reason("multi-query")),
@@ -76,7 +80,8 @@ class Plan:
 
     def to_json(self) -> dict[str, Any]:
         return {"provider": self.provider, "model": self.model, "endpoint": self.endpoint,
-                "retrieval": self.mode.name, "reranker": self.reranker.name, "reranker_model": self.reranker_model,
+                "retrieval": self.mode.name, "second_stage": self.second_stage.name, "reranker": self.reranker.name,
+                "reranker_model": self.reranker_model,
                 "embedder": self.embedder, "multi_query": self.multi_query,
                 "content_index": self.content_index,
                 "why": {name: why for name, why in self.why if why}}
@@ -159,7 +164,14 @@ def resolve_plan(settings: Settings, chat: Any = _UNSET, embedder: str = "") -> 
         why["multi-query"] = "needs a model"
     return Plan(provider=provider, model=model, endpoint=endpoint, base_url=base_url, mode=mode,
                 reranker=reranker, reranker_model=reranker_model, embedder=embedder, multi_query=multi_query,
-                content_index=bool(settings.retrieval.content_index), why=tuple(why.items()))
+                content_index=bool(settings.retrieval.content_index), why=tuple(why.items()),
+                second_stage=second_stage_of(settings))
+
+
+def second_stage_of(settings: Settings) -> SecondStageChoice:
+    """The second stage (`retrieval.second_stage`, a row of choices.SECOND_STAGES): it runs offline, with
+    or without a model; the plan and a row without a plan (answer/row.py) both resolve it here."""
+    return SECOND_STAGES[settings.retrieval.second_stage]
 
 
 def needs_model_warnings(settings: Settings, plan: Plan) -> list[str]:

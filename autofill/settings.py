@@ -172,6 +172,11 @@ class RetrievalSettings:
     # The report's own map (answer/index_pages.py): the pages a report's content index (GRI, ESRS, TCFD)
     # names for a row's framework datapoints join the row's candidates before rerank.
     content_index: bool = True
+    # The second stage (answer/second_stage.py): the candidates reordered offline before the LLM reranker's
+    # window or the evidence-only draft's top k. Choices: the table autofill/choices.py SECOND_STAGES. "none"
+    # by the rule of issue 35: no second stage gained significantly over the five development sets without
+    # losing the filings (README, "How good and how fast").
+    second_stage: str = "none"
 
 
 @dataclass
@@ -539,6 +544,8 @@ def validate(settings: Settings) -> None:
         raise InputError(f"unknown retrieval mode {r.mode!r} ({', '.join(choices.RETRIEVAL_MODES)})")
     if r.reranker not in choices.names(choices.RERANKERS):
         raise InputError(f"unknown reranker {r.reranker!r} ({', '.join(choices.RERANKERS)})")
+    if r.second_stage not in choices.SECOND_STAGES:
+        raise InputError(f"unknown retrieval.second_stage {r.second_stage!r} ({choices.one_of(choices.SECOND_STAGES, auto=False)})")
     if r.fusion_weights not in ("fixed", "adaptive"):
         raise InputError(f"unknown retrieval.fusion_weights {r.fusion_weights!r} (fixed, adaptive)")
     if r.query_parts not in ("row", "question", "both"):

@@ -108,26 +108,33 @@ def evaluate_fast(settings, folder: Path, config: Path | None) -> list[dict]:
     return score_retrieval(s, folder, store, embedder, ranker)
 
 
+def gold_rows(settings, folder: Path) -> list[tuple]:
+    """(question row, gold item) for each row of the questionnaire in `folder` whose gold key has pages."""
+    from autofill.evaluate.gold import load_gold, normalise_number
+    from autofill.workbook.layout import read_questions
+
+    gold = {item.number: item for item in load_gold(folder / "gold.json").items}
+    _, rows = read_questions(settings, folder / "questionnaire.xlsx")
+    pairs = [(row, gold.get(normalise_number(row.number))) for row in rows]
+    return [(row, item) for row, item in pairs if item is not None and item.pages]
+
+
 def score_retrieval(settings, folder: Path, store, embedder, ranker) -> list[dict]:
-    """Per-question page metrics at K and POOL of `retrieve` and `rerank` over `store` (anything with
-    `query` and `bm25_search`) for the questionnaire and gold key in `folder`."""
+    """Per-question page metrics at K and POOL of `retrieve`, the content index's pages, the second stage
+    and `rerank` over `store` (anything with `query` and `bm25_search`) for the questionnaire and gold key
+    in `folder`."""
     from autofill.answer.index_pages import with_index_pages
     from autofill.answer.rerank import rerank
     from autofill.answer.retrieval import retrieve
-    from autofill.evaluate.gold import load_gold, normalise_number
+    from autofill.answer.second_stage import second_stage
     from autofill.evaluate.metrics import RetrievedPassage, page_metrics
-    from autofill.plan import resolve_plan
-    from autofill.workbook.layout import read_questions
+    from autofill.plan import resolve_plan, second_stage_of
 
     mode = resolve_plan(settings, chat=None, embedder=store.embedder_name).mode
-    gold = {item.number: item for item in load_gold(folder / "gold.json").items}
-    _, rows = read_questions(settings, folder / "questionnaire.xlsx")
     out = []
-    for row in rows:
-        item = gold.get(normalise_number(row.number))
-        if item is None or not item.pages:
-            continue
+    for row, item in gold_rows(settings, folder):
         candidates = with_index_pages(settings, store, row, retrieve(settings, store, embedder, row, mode))
+        candidates = second_stage(settings, second_stage_of(settings), store, row, candidates)
         top = rerank(settings, ranker, row, candidates)
         shown = top + [p for p in candidates if p.chunk_id not in {t.chunk_id for t in top}]
         passages = [RetrievedPassage(rank=i, file=p.file_name, pages=tuple(range(p.page_start, p.page_end + 1)))

@@ -9,7 +9,8 @@ set left out), from the per-question files `benchmarks/retrieval_dev.py --json` 
 A configuration is kept only where no set shows a significant loss (p < alpha with more losses than wins)
 on hit@6, recall@6, MRR or recall@30 against the baseline. Leave-one-set-out: for each set, the kept
 configuration with the best mean `--select` metric over the other sets (ties: the baseline), then its
-figures on the set left out, beside the baseline's and the bar's there."""
+figures on the set left out, beside the baseline's and the bar's there. Pooled: every configuration's
+means and paired tests against the baseline over all sets' questions at once."""
 
 from __future__ import annotations
 
@@ -61,6 +62,26 @@ def significant_losses(sets: dict, config: str, baseline: str, alpha: float) -> 
     return out
 
 
+def pooled(sets: dict, config: str, baseline: str) -> str:
+    """Means and paired Wilcoxon tests of `config` against `baseline` over every set's questions at once."""
+    from autofill.evaluate.stats import paired_test
+
+    a, b = [], []
+    for results in sets.values():
+        if config not in results or baseline not in results:
+            continue
+        order = sorted({(r["company"], str(r["number"])) for r in results[baseline]})
+        x, y = aligned(results[baseline], order), aligned(results[config], order)
+        if x is not None and y is not None:
+            a, b = a + x, b + y
+    cells = []
+    for _, key in METRICS:
+        t = paired_test([r[key] for r in a], [r[key] for r in b])
+        p = "n/a" if t.p_value is None else f"{t.p_value:.3g}"
+        cells.append(f"{mean(r[key] for r in b):.3f} (p {p}, {t.wins}+/{t.losses}-)")
+    return f"| {config} ({len(b)}) | " + " | ".join(cells) + " |"
+
+
 def means(rows: list[dict]) -> dict[str, float]:
     return {key: mean(r[key] for r in rows) for _, key in METRICS}
 
@@ -78,6 +99,11 @@ def main() -> int:
         print(f"\n### {name} ({n} questions)\n")
         print(table(results, args.baseline))
     configs = [c for c in dict.fromkeys(c for r in sets.values() for c in r) if c not in (args.baseline, BAR)]
+    print(f"\n### Pooled over every set's questions, against {args.baseline}\n")
+    print("| configuration (questions) | " + " | ".join(label for label, _ in METRICS) + " |")
+    print("|---|" + "---|" * len(METRICS))
+    for config in [args.baseline, *configs, BAR]:
+        print(pooled(sets, config, args.baseline))
     print("\n### The rule: no set loses significantly against", args.baseline)
     kept = []
     for config in configs:

@@ -61,7 +61,8 @@ class OpenedRun:
         return RowContext(settings=self.settings, company=self.company, store=self.store,
                           embedder=self.providers.embedder, chat=self.chat, reranker=self.reranker,
                           mode=self.plan.mode, meter=self.meter, locator=self.locator,
-                          report_language=report_language(self.documents.values()))
+                          report_language=report_language(self.documents.values()),
+                          second_stage=self.plan.second_stage)
 
     def announce(self, say: Callable[[str], None] | None = None, language: str = "") -> None:
         """Say the plan's first line with the questionnaire's (`language`) and the documents' languages

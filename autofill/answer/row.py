@@ -17,8 +17,10 @@ from autofill.answer.multiquery import search_queries
 from autofill.answer.pages import PageLocator
 from autofill.answer.rerank import Call, PassageReranker, order_context, rerank
 from autofill.answer.retrieval import retrieve
-from autofill.choices import RetrievalMode
+from autofill.answer.second_stage import second_stage
+from autofill.choices import RetrievalMode, SecondStageChoice
 from autofill.errors import InputError
+from autofill.plan import second_stage_of
 from autofill.providers.base import ChatMessage, ChatModel, ChatResult, Embedder
 from autofill.providers.cost import UsageMeter
 from autofill.providers.retry import unread_replies
@@ -54,6 +56,8 @@ class RowContext:
     stop: threading.Event = field(default_factory=threading.Event)
     # The language of most of the store's pages (autofill/language.py): HyDE writes in it.
     report_language: str = ""
+    # The plan's second stage (answer/second_stage.py); None: the settings' (plan.second_stage_of).
+    second_stage: SecondStageChoice | None = None
 
 
 class RunStopped(Exception):
@@ -119,6 +123,7 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage], rep
         candidates = retrieve(s, ctx.store, ctx.embedder, row, ctx.mode, hyde_passage=hyde_text,
                               extra_queries=queries)
         candidates = with_index_pages(s, ctx.store, row, candidates)
+        candidates = second_stage(s, ctx.second_stage or second_stage_of(s), ctx.store, row, candidates)
     if not candidates:
         raise NoEvidence()
 

@@ -10,6 +10,7 @@ Cost on 2 shared CPU cores and what it does to page recall: README, "How good an
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import threading
@@ -96,3 +97,9 @@ class CrossEncoderReranker:
         scored = self.scores(query, documents)
         order = sorted(range(len(scored)), key=lambda i: (-scored[i], i))[:max(0, top_n)]
         return [RerankResult(index=i, score=scored[i]) for i in order]
+
+
+@functools.lru_cache(maxsize=1)
+def shared_reranker() -> CrossEncoderReranker:
+    """One cross-encoder per process (the second stage's signal: its session serves every row)."""
+    return CrossEncoderReranker()

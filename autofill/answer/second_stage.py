@@ -1,0 +1,135 @@
+"""The second stage: the first stage's candidates (answer/retrieval.py, one passage per page) put in a
+better order, offline, before the LLM reranker sees them (its window) or, without one, before the
+evidence-only draft takes its top k.
+
+Each signal scores every candidate; the candidates are then ordered by reciprocal rank fusion of the
+signals' orders (`retrieval.rrf_k`, the first stage's own constant: no constant is fitted here), the
+first stage's order among them when the choice says so. Which signals a choice fuses is its row in
+choices.SECOND_STAGES; the signals are:
+
+- `colbert`: late interaction (providers/colbert.py), MaxSim of the question's search words (its BM25
+  query: instructions dropped, report-side synonyms added) against each passage's tokens;
+- `pages`: what a candidate's whole page says, not only its best passage: the share of the question's
+  terms (idf-weighted over the candidate pages, the question's words counting fully and the rest of the
+  row's less, as the evidence-only draft weighs them) that appear anywhere on the page, since gold
+  answers and reviewers are page-level;
+- `cross-encoder`: the offline cross-encoder's logit for the row and the passage (providers/cross_encoder.py).
+
+Candidates keep their set (recall@30 does not move); ties keep the first stage's order. The figures that
+chose the default: README, "How good and how fast" (benchmarks/second_stage.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import replace
+from typing import Any, Callable, Sequence
+
+from autofill.answer.evidence_only import CONTEXT_WEIGHT, QUESTION_WEIGHT, terms
+from autofill.answer.query import lexical_query
+from autofill.answer.retrieval import build_query, rrf
+from autofill.choices import SecondStageChoice
+from autofill.records import Passage, QuestionRow
+from autofill.settings import Settings
+
+FIRST = "first"  # the first stage's own order, as a signal
+
+
+def _key(p: Passage) -> str:
+    return f"{p.chunk_id}:{hashlib.sha1(p.text.encode('utf-8', 'replace')).hexdigest()[:12]}"
+
+
+def colbert_scores(store: Any, row: QuestionRow, candidates: Sequence[Passage]) -> list[float]:
+    """MaxSim of the question's search words against each candidate: the first stage's BM25 query of the
+    question alone (answer/query.py: instruction words dropped, the report-side synonyms of its terms
+    added), so "capital expenditure" also looks for "purchases of property, plant and equipment"."""
+    from autofill.providers.colbert import shared_scorer
+
+    query = lexical_query(replace(row, form_of_answer="", explanation="")) or build_query(row)
+    return shared_scorer().scores(query, [(_key(p), p.text) for p in candidates])
+
+
+def colbert_question_scores(store: Any, row: QuestionRow, candidates: Sequence[Passage]) -> list[float]:
+    """MaxSim of the question's own text (measured against `colbert_scores`: it lost on the filings)."""
+    from autofill.providers.colbert import shared_scorer
+
+    query = row.question.strip() or build_query(row)
+    return shared_scorer().scores(query, [(_key(p), p.text) for p in candidates])
+
+
+def term_weights(row: QuestionRow) -> dict[str, float]:
+    """The row's search terms: the question's count fully, form of answer's and explanation's less."""
+    weights: dict[str, float] = {}
+    for term in terms(f"{row.form_of_answer} {row.explanation}"):
+        weights[term] = max(weights.get(term, 0.0), CONTEXT_WEIGHT)
+    for term in terms(row.question):
+        weights[term] = QUESTION_WEIGHT
+    return weights
+
+
+def coverage(weights: dict[str, float], pages: Sequence[set[str]]) -> list[float]:
+    """For each page's term set, the idf-weighted share of `weights`' terms it holds (idf over `pages`)."""
+    n = len(pages)
+    df = {t: sum(1 for ts in pages if t in ts) for t in weights}
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in weights}
+    total = sum(weights[t] * idf[t] for t in weights) or 1.0
+    return [sum(weights[t] * idf[t] for t in weights if t in ts) / total for ts in pages]
+
+
+def page_scores(store: Any, row: QuestionRow, candidates: Sequence[Passage]) -> list[float]:
+    """How much of the row's terms each candidate's whole page holds (all its passages and their
+    section paths), relative to the other candidates' pages."""
+    weights = term_weights(row)
+    if not weights:
+        return [0.0] * len(candidates)
+    wanted = list(dict.fromkeys((p.file_name, page) for p in candidates
+                                for page in range(p.page_start, p.page_end + 1)))
+    on_page: dict[tuple[str, int], set[str]] = {key: set() for key in wanted}
+    fetch = getattr(store, "page_passages", None)
+    found = fetch(wanted) if fetch is not None else []
+    for p in [*found, *candidates]:
+        words = set(terms(f"{p.section}\n{p.text}"))
+        for page in range(p.page_start, p.page_end + 1):
+            if (p.file_name, page) in on_page:
+                on_page[(p.file_name, page)] |= words
+    per_candidate = [set().union(*(on_page[(p.file_name, page)] for page in range(p.page_start, p.page_end + 1)))
+                     for p in candidates]
+    return coverage(weights, per_candidate)
+
+
+def cross_encoder_scores(store: Any, row: QuestionRow, candidates: Sequence[Passage]) -> list[float]:
+    from autofill.providers.cross_encoder import shared_reranker
+
+    return shared_reranker().scores(build_query(row), [p.text for p in candidates])
+
+
+SIGNALS: dict[str, Callable[[Any, QuestionRow, Sequence[Passage]], list[float]]] = {
+    "colbert": colbert_scores,
+    "colbert-question": colbert_question_scores,
+    "pages": page_scores,
+    "cross-encoder": cross_encoder_scores,
+}
+
+
+def order_by(scores: Sequence[float]) -> list[int]:
+    """Candidate indexes by score, best first; ties keep the first stage's order."""
+    return sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+
+
+def fuse_orders(candidates: Sequence[Passage], orders: Sequence[Sequence[int]], k: int) -> list[Passage]:
+    """The candidates by RRF over `orders` (lists of candidate indexes, best first), rank renumbered and
+    the fused score kept."""
+    fused = rrf([[str(i) for i in order] for order in orders], k=k)
+    return [replace(candidates[int(i)], score=score, rank=r) for r, (i, score) in enumerate(fused, start=1)]
+
+
+def second_stage(settings: Settings, choice: SecondStageChoice, store: Any, row: QuestionRow,
+                 candidates: list[Passage]) -> list[Passage]:
+    """`candidates` reordered by the signals `choice` fuses (the first stage's order among them when
+    it lists FIRST); as they are for a choice with no signal or fewer than two candidates."""
+    signals = [s for s in choice.signals if s != FIRST]
+    if not signals or len(candidates) < 2:
+        return candidates
+    orders = [list(range(len(candidates)))] if FIRST in choice.signals else []
+    orders += [order_by(SIGNALS[name](store, row, candidates)) for name in signals]
+    return fuse_orders(candidates, orders, settings.retrieval.rrf_k)

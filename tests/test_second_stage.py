@@ -1,0 +1,117 @@
+"""The second stage (answer/second_stage.py): page evidence over a real store, RRF of the signals' orders,
+the choice declared once (choices.SECOND_STAGES, retrieval.second_stage) and resolved by the plan, and the
+CLI choosing it: the run's first line, `autofill config` and `run --json`'s plan, in fresh processes."""
+
+from __future__ import annotations
+
+import pytest
+
+from autofill import choices
+from autofill.answer import second_stage as ss
+from autofill.answer.retrieval import retrieve
+from autofill.errors import InputError
+from autofill.plan import resolve_plan
+from autofill.records import Passage, QuestionRow
+from autofill.settings import Settings, validate
+from tests.answer_helpers import COMPANY, FACTS, SAMPLE, make_workspace
+
+
+def _passage(i: int, text: str, page: int | None = None) -> Passage:
+    return Passage(chunk_id=f"c{i}", file_name="r.pdf", page_start=page or i, page_end=page or i, section="",
+                   text=text, rank=i)
+
+
+def test_coverage_weighs_rare_terms_and_the_question_over_the_explanation():
+    weights = {"scope": 1.0, "emiss": 1.0, "kiln": 0.4}
+    pages = [{"scope", "emiss"}, {"emiss", "kiln"}, {"emiss"}, set()]
+    cov = ss.coverage(weights, pages)
+    assert cov[0] > cov[1] > cov[2] > cov[3] == 0.0
+    assert ss.coverage(weights, [set(weights)]) == [pytest.approx(1.0)]
+
+
+def test_fusion_keeps_the_set_and_breaks_ties_by_the_first_stage():
+    cands = [_passage(i, f"text {i}") for i in range(1, 5)]
+    # The first stage's order and a signal that puts the last candidate first: it moves up, none is lost.
+    fused = ss.fuse_orders(cands, [[0, 1, 2, 3], [3, 0, 1, 2]], k=20)
+    assert [p.chunk_id for p in fused] == ["c1", "c4", "c2", "c3"]
+    assert [p.rank for p in fused] == [1, 2, 3, 4]
+    assert ss.order_by([0.5, 0.9, 0.5]) == [1, 0, 2]  # ties keep the first stage's order
+    # Two opposite orders: the ends tie above the middle, each tie kept in the first stage's order.
+    assert [p.chunk_id for p in ss.fuse_orders(cands, [[0, 1, 2, 3], [3, 2, 1, 0]], k=20)] == ["c1", "c4", "c2", "c3"]
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    return make_workspace(tmp_path_factory.mktemp("ws"))
+
+
+def test_page_evidence_reads_the_whole_page_from_the_store(workspace):
+    settings, emb = workspace
+    from autofill.store.reading import open_for_reading
+
+    store = open_for_reading(settings, COMPANY)
+    fact = next(f for f in FACTS if "renewable" in f.question)
+    row = QuestionRow("Climate", 2, fact.question, fact.form)
+    candidates = retrieve(settings, store, emb, row, "hybrid")
+    scores = ss.page_scores(store, row, candidates)
+    assert len(scores) == len(candidates) and all(0.0 <= s <= 1.0 for s in scores)
+    best = candidates[max(range(len(scores)), key=scores.__getitem__)]
+    assert (best.file_name, best.page_start) == (SAMPLE, fact.page), [(c.page_start, s) for c, s in zip(candidates, scores)]
+    # A passage that is not its page's whole text: the page's other passages count too.
+    only_first_words = [Passage(**{**c.__dict__, "text": c.text[:40]}) for c in candidates]
+    assert ss.page_scores(store, row, only_first_words) == pytest.approx(scores)
+
+
+def test_colbert_and_pages_reorder_offline_and_none_leaves_the_order(workspace):
+    pytest.importorskip("onnxruntime")
+    settings, emb = workspace
+    from autofill.store.reading import open_for_reading
+
+    store = open_for_reading(settings, COMPANY)
+    fact = next(f for f in FACTS if "Scope 1 emissions in FY2024" in f.question)
+    row = QuestionRow("Climate", 4, fact.question, fact.form)
+    candidates = retrieve(settings, store, emb, row, "hybrid")
+    assert ss.second_stage(settings, choices.SECOND_STAGES["none"], store, row, candidates) == candidates
+    both = choices.SecondStageChoice("colbert+pages", ("first", "colbert", "pages"), help="")
+    out = ss.second_stage(settings, both, store, row, candidates)
+    assert sorted(p.chunk_id for p in out) == sorted(p.chunk_id for p in candidates)
+    assert [p.rank for p in out] == list(range(1, len(out) + 1))
+    assert out[0].page_start in (3, 4)  # the emissions table (pp. 3-4) comes first
+    assert out != candidates  # the fake embedder's first stage did not put it first
+
+
+def test_the_choice_is_one_row_validated_and_resolved_by_the_plan(tmp_path):
+    s = Settings(workspace=tmp_path)
+    assert s.retrieval.second_stage in choices.SECOND_STAGES
+    s.retrieval.second_stage = "colbert"
+    validate(s)
+    plan = resolve_plan(s)
+    assert plan.second_stage.name == "colbert" and plan.to_json()["second_stage"] == "colbert"
+    assert "second stage colbert" in plan.first_line()
+    assert ("second stage", "colbert", "") in plan.describe()
+    s.retrieval.second_stage = "bogus"
+    with pytest.raises(InputError, match="retrieval.second_stage 'bogus'.*colbert"):
+        validate(s)
+    s.retrieval.second_stage = "none"
+    assert "second stage" not in resolve_plan(s).first_line()
+
+
+@pytest.mark.slow
+def test_the_cli_chooses_it_first_line_config_and_run_json(tmp_path, llm_server):
+    from tests.rows_helpers import QUESTIONS, cli, company_reports, env_for, last_json, questionnaire
+
+    company = "Stage Co"
+    questionnaire(tmp_path / "q.xlsx")
+    company_reports(tmp_path / "reports", company, 61, 4200)
+    env = {**env_for(llm_server, offline=True), "AUTOFILL_RETRIEVAL__SECOND_STAGE": "colbert"}
+    assert cli(tmp_path, env, "ingest", "--company", company, "reports").returncode == 0
+    config = last_json(cli(tmp_path, env, "config", "--json"))
+    assert config["resolved"]["second stage"]["value"] == "colbert"
+    assert "AUTOFILL_RETRIEVAL__SECOND_STAGE" in config["resolved"]["second stage"]["why"]
+    proc = cli(tmp_path, env, "run", "--company", company, "--questionnaire", "q.xlsx")
+    assert proc.returncode == 0, proc.stderr
+    assert "retrieval hybrid, second stage colbert, reranker none" in (proc.stderr + proc.stdout).splitlines()[0], proc.stderr
+    result = last_json(cli(tmp_path, env, "run", "--company", company, "--questionnaire", "q.xlsx", "--fresh", "--json"))
+    assert result["plan"]["second_stage"] == "colbert" and result["drafted"] == len(QUESTIONS)
+    bad = cli(tmp_path, {**env, "AUTOFILL_RETRIEVAL__SECOND_STAGE": "bogus"}, "config")
+    assert bad.returncode == 2 and "retrieval.second_stage" in bad.stderr
