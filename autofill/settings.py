@@ -175,7 +175,7 @@ class RetrievalSettings:
     # The second stage (answer/second_stage.py): the candidates reordered offline before the LLM reranker's
     # window or the evidence-only draft's top k. Choices: the table autofill/choices.py SECOND_STAGES. "none"
     # by the rule of issue 35: no second stage gained significantly over the five development sets without
-    # losing the filings (README, "How good and how fast").
+    # losing the filings, whatever the cross-encoder reads as its query (README, "How good and how fast").
     second_stage: str = "none"
 
 

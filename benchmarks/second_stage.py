@@ -51,6 +51,13 @@ EXTRA = {
     "colbert-question": ("first", "colbert-question"),
     "colbert-question+cross-encoder": ("first", "colbert-question", "cross-encoder"),
     "colbert-question-alone": ("colbert-question",),
+    # the cross-encoder reading the question's search words or its own text instead of the whole row
+    "cross-encoder-search-alone": ("cross-encoder-search",),
+    "first+cross-encoder-search": ("first", "cross-encoder-search"),
+    "colbert+cross-encoder-search": ("first", "colbert", "cross-encoder-search"),
+    "cross-encoder-question-alone": ("cross-encoder-question",),
+    "first+cross-encoder-question": ("first", "cross-encoder-question"),
+    "colbert+cross-encoder-question": ("first", "colbert", "cross-encoder-question"),
 }
 
 

@@ -40,6 +40,19 @@ def test_fusion_keeps_the_set_and_breaks_ties_by_the_first_stage():
     assert [p.chunk_id for p in ss.fuse_orders(cands, [[0, 1, 2, 3], [3, 2, 1, 0]], k=20)] == ["c1", "c4", "c2", "c3"]
 
 
+def test_each_cross_encoder_signal_reads_its_own_query_and_colbert_reads_the_search_words():
+    row = QuestionRow("Finance", 1, "Please state the capital expenditure for FY2022.",
+                      form_of_answer="Number in USD millions", explanation="Include leases.")
+    queries = {name: query(row) for name, query in ss.CROSS_ENCODER_QUERIES.items()}
+    assert queries["cross-encoder"] == "Please state the capital expenditure for FY2022.\nNumber in USD millions\nInclude leases."
+    assert queries["cross-encoder-question"] == "Please state the capital expenditure for FY2022."
+    search = queries["cross-encoder-search"]
+    assert search == ss.search_words(row)  # one query for ColBERT and this cross-encoder signal
+    assert "purchases of property, plant and equipment" in search  # the report-side synonym added
+    assert "please" not in search.lower() and "millions" not in search.lower() and "leases" not in search.lower()
+    assert set(ss.CROSS_ENCODER_QUERIES) <= set(ss.SIGNALS)
+
+
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
     return make_workspace(tmp_path_factory.mktemp("ws"))

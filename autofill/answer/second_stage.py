@@ -13,7 +13,9 @@ choices.SECOND_STAGES; the signals are:
   terms (idf-weighted over the candidate pages, the question's words counting fully and the rest of the
   row's less, as the evidence-only draft weighs them) that appear anywhere on the page, since gold
   answers and reviewers are page-level;
-- `cross-encoder`: the offline cross-encoder's logit for the row and the passage (providers/cross_encoder.py).
+- `cross-encoder`: the offline cross-encoder's logit for the row and the passage (providers/cross_encoder.py);
+  `cross-encoder-search` and `cross-encoder-question` give it the question's search words (as ColBERT's)
+  or the question's own text instead of the whole row.
 
 Candidates keep their set (recall@30 does not move); ties keep the first stage's order. The figures that
 chose the default: README, "How good and how fast" (benchmarks/second_stage.py)."""
@@ -23,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import replace
+from functools import partial
 from typing import Any, Callable, Sequence
 
 from autofill.answer.evidence_only import CONTEXT_WEIGHT, QUESTION_WEIGHT, terms
@@ -39,14 +42,18 @@ def _key(p: Passage) -> str:
     return f"{p.chunk_id}:{hashlib.sha1(p.text.encode('utf-8', 'replace')).hexdigest()[:12]}"
 
 
+def search_words(row: QuestionRow) -> str:
+    """The question's search words: the first stage's BM25 query of the question alone (answer/query.py:
+    instruction words dropped, the report-side synonyms of its terms added), so "capital expenditure"
+    also looks for "purchases of property, plant and equipment"."""
+    return lexical_query(replace(row, form_of_answer="", explanation="")) or build_query(row)
+
+
 def colbert_scores(store: Any, row: QuestionRow, candidates: Sequence[Passage]) -> list[float]:
-    """MaxSim of the question's search words against each candidate: the first stage's BM25 query of the
-    question alone (answer/query.py: instruction words dropped, the report-side synonyms of its terms
-    added), so "capital expenditure" also looks for "purchases of property, plant and equipment"."""
+    """MaxSim of the question's search words against each candidate."""
     from autofill.providers.colbert import shared_scorer
 
-    query = lexical_query(replace(row, form_of_answer="", explanation="")) or build_query(row)
-    return shared_scorer().scores(query, [(_key(p), p.text) for p in candidates])
+    return shared_scorer().scores(search_words(row), [(_key(p), p.text) for p in candidates])
 
 
 def colbert_question_scores(store: Any, row: QuestionRow, candidates: Sequence[Passage]) -> list[float]:
@@ -97,17 +104,28 @@ def page_scores(store: Any, row: QuestionRow, candidates: Sequence[Passage]) -> 
     return coverage(weights, per_candidate)
 
 
-def cross_encoder_scores(store: Any, row: QuestionRow, candidates: Sequence[Passage]) -> list[float]:
+# What the cross-encoder reads as its query, per signal: the whole row (question, form of answer,
+# explanation), the question's search words (as ColBERT's), or the question's own text.
+CROSS_ENCODER_QUERIES: dict[str, Callable[[QuestionRow], str]] = {
+    "cross-encoder": build_query,
+    "cross-encoder-search": search_words,
+    "cross-encoder-question": lambda row: row.question.strip() or build_query(row),
+}
+
+
+def cross_encoder_scores(store: Any, row: QuestionRow, candidates: Sequence[Passage],
+                         query: Callable[[QuestionRow], str] = build_query) -> list[float]:
+    """The offline cross-encoder's logit for `query(row)` and each candidate."""
     from autofill.providers.cross_encoder import shared_reranker
 
-    return shared_reranker().scores(build_query(row), [p.text for p in candidates])
+    return shared_reranker().scores(query(row), [p.text for p in candidates])
 
 
 SIGNALS: dict[str, Callable[[Any, QuestionRow, Sequence[Passage]], list[float]]] = {
     "colbert": colbert_scores,
     "colbert-question": colbert_question_scores,
     "pages": page_scores,
-    "cross-encoder": cross_encoder_scores,
+    **{name: partial(cross_encoder_scores, query=query) for name, query in CROSS_ENCODER_QUERIES.items()},
 }
 
 
