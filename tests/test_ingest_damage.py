@@ -169,7 +169,8 @@ def test_damaged_files_are_stored_with_warnings_everywhere(workspace, tmp_path, 
     details = {d["file"]: d for d in store["document_details"]}
     assert set(details) == {"report.pdf", "truncated.pdf", "broken_xref.pdf"}
     assert details["report.pdf"] == {"file": "report.pdf", "pages": 30, "chunks": records["report.pdf"].chunks,
-                                     "period": records["report.pdf"].period, "warnings": []}
+                                     "period": records["report.pdf"].period, "warnings": [],
+                                     "language": records["report.pdf"].language}  # issue 33: each document's
     assert details["truncated.pdf"]["warnings"] == records["truncated.pdf"].warnings
     text = runner.invoke(cli, ["--workspace", str(workspace), "companies"]).stdout
     assert "warning: damaged file: it ends early" in text and "warning: its page list declares 30 pages" in text
