@@ -78,8 +78,23 @@ def _path(settings, collection: str):
     return settings.vectordb_dir / FOLDER / f"{collection}.json"
 
 
+_READ: dict[str, tuple[tuple[int, int], dict]] = {}  # path -> ((mtime_ns, size), index) for readers
+
+
 def load(settings, collection: str) -> dict[str, dict[str, list[int]]]:
-    return _load(settings, collection)
+    """The company's indexes for reading (every row of a run asks): parsed once per version of the file,
+    a stat per call after that. Not to be changed: `record` and `forget` read their own copy."""
+    path = _path(settings, collection)
+    try:
+        st = path.stat()
+    except OSError:
+        return {}
+    stamp = (st.st_mtime_ns, st.st_size)
+    cached = _READ.get(str(path))
+    if cached is None or cached[0] != stamp:
+        cached = (stamp, _load(settings, collection))
+        _READ[str(path)] = cached
+    return cached[1]
 
 
 def _load(settings, collection: str) -> dict[str, dict[str, list[int]]]:
