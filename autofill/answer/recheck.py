@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from autofill.checks.reviewed import missing_pages
 from autofill.checks.tier import decide_tier
 from autofill.library.changes import cited_pages
 from autofill.records import Answer, CheckResult, Citation, RowResult, Severity
@@ -33,9 +34,7 @@ def recheck(trust: Any, store: Any, result: RowResult, sources: str | None = Non
     result.answer.cited_passages = list(range(1, len(passages) + 1))
     result.passages = passages
     trust.assess(result, verify=False)
-    missing = [c.label() for c in citations
-               if not any(p.file_name == c.file_name and p.page_start <= c.page <= max(p.page_start, p.page_end)
-                          for p in passages)]
+    missing = missing_pages(citations, passages)
     if missing:
         result.checks.append(CheckResult("citations", False, Severity.HARD,
                                          f"cited page not in today's evidence store: {', '.join(missing)}"))

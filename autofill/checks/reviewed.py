@@ -73,8 +73,14 @@ def check_reviewed(row: QuestionRow, answer: str, citations: Sequence[Citation],
     if missing:
         checks.append(CheckResult("citations", False, Severity.HARD,
                                   f"cited page not in {where}: {', '.join(missing)}"))
-    form_flagged = any(c.name == "form" and not c.passed and "not one of" in c.reason for c in checks)
-    return checks + ([] if form_flagged else dropdown_checks(row, answer))
+    return checks + ([] if _list_checked(checks) else dropdown_checks(row, answer))
+
+
+def _list_checked(checks: Iterable[CheckResult]) -> bool:
+    """Whether `checks` already judge the answer against its list: the drop-down rule, or the form
+    check's own "not one of" failure (then the drop-down rule would say it twice)."""
+    return any(c.name == "dropdown" or (c.name == "form" and not c.passed and "not one of" in c.reason)
+               for c in checks)
 
 
 def failed_reasons(checks: Iterable[CheckResult]) -> list[str]:
@@ -87,8 +93,7 @@ def approved(result: RowResult) -> RowResult:
     """A row kept as approved, after its checks ran (answer/recheck.py): the drop-down rule added,
     Tier `Approved`; its Checks keep every failure, so approval never hides one."""
     answer = result.answer.answer if result.answer is not None else result.question.existing_answer
-    if not any(c.name in ("dropdown",) or (c.name == "form" and not c.passed and "not one of" in c.reason)
-               for c in result.checks):
+    if not _list_checked(result.checks):
         result.checks = list(result.checks) + dropdown_checks(result.question, answer)
     result.tier = Tier.APPROVED
     return result
