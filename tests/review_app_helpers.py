@@ -120,5 +120,5 @@ def send_big_body(server: "ReviewServer", size: int, chunked: bool) -> tuple[str
                     break
                 reply += part
         except OSError:
-            pass
+            pass  # reset after the status line: the status line is what the caller reads
     return reply.split(b"\r\n", 1)[0].decode(errors="replace"), time.perf_counter() - start

@@ -6,7 +6,8 @@ server that needs no key (a self-hosted endpoint); the review app, started with 
 with review-m at that endpoint, says so on the page, and prices it as the run priced it: "unknown" when
 the run had no price, in dollars when the run had one (from a --config file the review is not given).
 The key meant for another endpoint is never sent to the workbook's (the server refuses any key but
-the self-hosted placeholder). `review --model` (the real CLI in its own process) overrides the model."""
+the no-key value the openai provider sends to a self-hosted server). `review --model` (the real CLI in its
+own process) overrides the model."""
 
 from __future__ import annotations
 
