@@ -113,7 +113,7 @@ def documents_languages(store: Any, company: str, questionnaire: str) -> tuple[d
 
 def row_counts(report: Any) -> str:
     """A run's rows in words, each count on its own (a draft is never called an answer): `run`'s summary
-    and each company's line of `batch` (portfolio/runner.CompanyOutcome carries RunReport's counts under
+    and each company's line of `batch` (portfolio/outcome.CompanyOutcome carries RunReport's counts under
     the same names). Counts a report does not carry are left out."""
     drafted = getattr(report, "drafted", 0)
     if report.evidence_only and not drafted:

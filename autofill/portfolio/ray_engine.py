@@ -37,7 +37,8 @@ from autofill.errors import InputError
 from autofill.portfolio.budget import Budget, SerialEmbedder
 from autofill.portfolio.estimate import PortfolioEstimate
 from autofill.portfolio.interrupts import Interrupts
-from autofill.portfolio.runner import FAILED, CompanyOutcome, EngineRun, Prepared, _run_company, _Shared, company_done
+from autofill.portfolio.outcome import FAILED, CompanyOutcome
+from autofill.portfolio.runner import EngineRun, Prepared, _run_company, _Shared, company_done
 from autofill.settings import Settings
 
 log = logging.getLogger(__name__)
