@@ -211,6 +211,6 @@ def test_an_unreadable_settings_file_is_named_with_what_is_wrong(tmp_path, conte
 
 
 def test_a_settings_file_with_a_byte_order_mark_is_read():
-    from autofill.settings import parse_toml
+    from autofill.settings_files import parse_toml
 
     assert parse_toml(b'\xef\xbb\xbf[llm]\nmodel = "m"\n', "x.toml") == {"llm": {"model": "m"}}
