@@ -147,3 +147,19 @@ def test_a_run_shows_the_reviewer_the_page_the_index_names(tmp_path):
         head = [c.value for c in ws[1]]
         pages[on] = {r[head.index("Page")] for r in ws.iter_rows(min_row=2, values_only=True)}
     assert 2 in pages[True] and 2 not in pages[False]
+
+
+def test_ask_gets_the_page_the_index_names_as_a_run_does(tmp_path):
+    """`autofill ask` tags its one question with its datapoints as a questionnaire's rows are tagged, so the
+    report's own index joins its candidates too (the same pool of three as the run above)."""
+    from autofill.answer.ask import ask
+    from autofill.providers.base import Providers
+
+    settings, _store, emb = _ingested(tmp_path, candidates=3, final_k=3)
+    pages = {}
+    for on in (True, False):
+        settings.retrieval = replace(settings.retrieval, content_index=on)
+        result = ask(settings, "Calder", QUESTION, providers=Providers(embedder=emb)).result
+        assert "Gross Scope 1" in result.question.datapoints
+        pages[on] = set(_pages(result.passages))
+    assert 2 in pages[True] and 2 not in pages[False]

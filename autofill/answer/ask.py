@@ -86,6 +86,7 @@ class AskResult:
 def ask(settings: Settings, company: str, question: str, form_of_answer: str = "",
         providers: Providers | None = None) -> AskResult:
     from autofill.answer.opening import open_run
+    from autofill.frameworks.coverage import tag_rows
 
     question = " ".join((question or "").split())
     if not question:
@@ -93,7 +94,8 @@ def ask(settings: Settings, company: str, question: str, form_of_answer: str = "
     opened = open_run(settings, company, providers=providers)  # as a run opens: answer/opening.py
     language = detect(f"{question} {form_of_answer}", min_markers=2)
     opened.announce(lambda line: log.info("%s", line), language)
-    result = opened.answer(QuestionRow(sheet="ask", row=1, question=question, form_of_answer=form_of_answer,
-                                       language=language))
+    row = QuestionRow(sheet="ask", row=1, question=question, form_of_answer=form_of_answer, language=language)
+    tag_rows(settings, [row])  # its datapoints, as a questionnaire's rows get them: the report's index joins in
+    result = opened.answer(row)
     return AskResult(opened.store.company, result, opened.plan.model, cost_unknown=opened.cost_unknown(),
                      plan=opened.plan.to_json())
