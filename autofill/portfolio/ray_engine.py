@@ -233,8 +233,15 @@ class _RayShared(_Shared):
     an ingest that stores the documents the document tasks embedded."""
 
     def __init__(self, settings: Settings, budget: Any, slots: Any, documents: tuple[EmbeddedDocument, ...]) -> None:
+        from filelock import FileLock
+
         super().__init__(settings, _BudgetProxy(budget), limiter=_SlotsProxy(slots))
         self.documents = documents
+        # One ingest at a time across the company tasks' processes, as runner's thread lock is within one:
+        # two processes writing one embedded Chroma database met SQLite's "database is locked" (CI saw a
+        # company fail with it instead of its own error). flock: released if the process dies.
+        settings.vectordb_dir.mkdir(parents=True, exist_ok=True)
+        self.ingest_lock = FileLock(str(settings.vectordb_dir / ".ingest-turn.lock"))
 
     def embedder(self, name: str) -> Any:
         return _embedder(self.settings, name)
