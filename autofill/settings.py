@@ -167,6 +167,11 @@ class RetrievalSettings:
     # The report's own map (answer/index_pages.py): the pages a report's content index (GRI, ESRS, TCFD)
     # names for a row's framework datapoints join the row's candidates before rerank.
     content_index: bool = True
+    # Rows in a language the store's embedder was not trained for (a German questionnaire against a store
+    # of English reports built with bge-small-en-v1.5), or against documents in such a language, are
+    # searched with the store's multilingual index (store/multilingual.py: multilingual-e5-small, built
+    # on first use); English against English is searched as before.
+    multilingual_index: bool = True
     # The second stage (answer/second_stage.py): the candidates reordered offline before the LLM reranker's
     # window or the evidence-only draft's top k. Choices: the table autofill/choices.py SECOND_STAGES. "none"
     # by the rule of issue 35: no second stage gained significantly over the five development sets without

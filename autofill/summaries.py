@@ -94,20 +94,22 @@ def document_details(d: Any) -> dict:
             "language": d.language, "warnings": list(d.warnings)}
 
 
-def documents_languages(store: Any, company: str, questionnaire: str) -> tuple[dict, list[str]]:
-    """`inspect --company`: each document's language, and the warning when the store's embedder was not
-    trained for the questionnaire's or a document's (providers/local.language_warning)."""
-    from autofill.providers.local import language_warning
+def documents_languages(store: Any, company: str, questionnaire: str,
+                        multilingual: bool = False) -> tuple[dict, list[str]]:
+    """`inspect --company`: each document's language, and what a run does across languages
+    (store/multilingual.language_lines: the multilingual index when `multilingual`, the plan's, serves them;
+    else a warning when the store's embedder was not trained for the questionnaire's or a document's)."""
+    from autofill.store.multilingual import language_lines
 
     docs = sorted(store.documents().values(), key=lambda d: d.file_name)
-    warning = language_warning(store.embedder_name, company, questionnaire, [d.language for d in docs if d.language])
+    note, warning = language_lines(multilingual, store.embedder_name, company, questionnaire,
+                                   [d.language for d in docs if d.language])
     lines = [f"Documents of {company} (embedder {store.embedder_name}):"]
     lines += [f"  {d.file_name}: {language_name(d.language)}" for d in docs]
-    if warning:
-        lines.append(f"Warning: {warning}")
+    lines += [f"Note: {note}"] * bool(note) + [f"Warning: {warning}"] * bool(warning)
     data = {"company": company, "embedder": store.embedder_name,
             "documents": [{"file": d.file_name, "language": d.language} for d in docs],
-            "language_warning": warning}
+            "language_note": note, "language_warning": warning}
     return data, lines
 
 

@@ -1,7 +1,9 @@
 """Questionnaires and reports in different languages, through the real CLI in fresh processes, offline
 (no LLM: evidence-only drafts that cite pages): a German questionnaire against an English report and an
-English questionnaire against a German report, both in stores built with the multilingual embedder, cite
-the right pages; the run's first line and `inspect --company` name the languages; a store whose
+English questionnaire against a German report cite the right pages, both in stores built with the
+multilingual embedder and in stores of the default English-only embedder, searched across languages with
+their multilingual index (store/multilingual.py, built on the first such run, kept after); the run's
+first line and `inspect --company` name the languages; with the index switched off, a store whose
 embedder reads English only gets one warning for a German questionnaire."""
 
 from __future__ import annotations
@@ -108,48 +110,76 @@ def workspace(tmp_path_factory):
         done = cli([*ws, "ingest", "--company", company, str(pdf), "--embedding-model", "multilingual-e5-small",
                     "--json"])
         assert done.returncode == 0, done.stderr[-3000:]
-    done = cli([*ws, "ingest", "--company", "Anglo English-only", str(english), "--json"])  # the default embedder
-    assert done.returncode == 0, done.stderr[-3000:]
+    for company, pdf in (("Anglo English-only", english), ("Teuto English-only", german)):  # the default embedder
+        done = cli([*ws, "ingest", "--company", company, str(pdf), "--json"])
+        assert done.returncode == 0, done.stderr[-3000:]
     return root, ws, english, german
 
 
-def run(ws: list[str], company: str, q: Path, out: Path) -> tuple[Path, str]:
+def run(ws: list[str], company: str, q: Path, out: Path, *options: str) -> tuple[Path, str]:
     """The filled workbook and everything the run said (its first line, warnings, summary)."""
-    done = cli([*ws, "run", "--company", company, "--questionnaire", str(q), "--out", str(out)])
+    done = cli([*ws, *options, "run", "--company", company, "--questionnaire", str(q), "--out", str(out)])
     assert done.returncode == 0, done.stderr[-3000:]
     (output,) = out.glob("*.xlsx")
     return output, done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("company, pdf, header, questions, section, form, said", [
-    ("Anglo", "Climate Report 2023.pdf", GERMAN_HEADER, GERMAN_QUESTIONS, "Klima", "Kurzer Text",
-     "questionnaire in German; 1 document in English"),
-    ("Teuto", "Nachhaltigkeitsbericht 2023.pdf", ENGLISH_HEADER, ENGLISH_QUESTIONS, "Climate", "Short text",
-     "questionnaire in English; 1 document in German"),
-])
+ACROSS = [("Anglo", "Climate Report 2023.pdf", GERMAN_HEADER, GERMAN_QUESTIONS, "Klima", "Kurzer Text",
+           "questionnaire in German; 1 document in English"),
+          ("Teuto", "Nachhaltigkeitsbericht 2023.pdf", ENGLISH_HEADER, ENGLISH_QUESTIONS, "Climate", "Short text",
+           "questionnaire in English; 1 document in German")]
+
+
+@pytest.mark.parametrize("store", ["", " English-only"])
+@pytest.mark.parametrize("company, pdf, header, questions, section, form, said", ACROSS)
 def test_questions_in_one_language_cite_the_right_pages_of_a_report_in_another(
-        workspace, company, pdf, header, questions, section, form, said):
+        workspace, store, company, pdf, header, questions, section, form, said):
     root, ws, _, _ = workspace
+    company += store
     q = questionnaire(root / f"{company}.xlsx", header, questions, section, form)
     output, said_all = run(ws, company, q, root / f"out-{company}")
     assert said in said_all and "reads English only" not in said_all
+    # Only the default English-only store needs its multilingual index, and says so once.
+    assert said_all.count("multilingual index") == (2 if store else 0), said_all[-3000:]
     cited = sources(output)
     for question, page in questions:
         assert cited[question].split("; ")[0] == f"{pdf} p. {page}", (question, cited[question])
 
 
-def test_an_english_only_store_warns_once_and_inspect_names_the_languages(workspace):
+def test_the_multilingual_index_is_built_once_and_forgotten_with_the_store(workspace, tmp_path):
+    root, ws, english, _ = workspace
+    index = root / "ws" / "vectordb" / ".multilingual"
+    done = cli([*ws, "ingest", "--company", "Anglo Forgotten", str(english), "--json"])
+    assert done.returncode == 0, done.stderr[-3000:]
+    q = questionnaire(tmp_path / "de.xlsx", GERMAN_HEADER, GERMAN_QUESTIONS, "Klima", "Kurzer Text")
+    run(ws, "Anglo Forgotten", q, tmp_path / "out-1")
+    stamps = {p: p.stat().st_mtime_ns for p in index.glob("*.npz")}  # one per English-only store run so far
+    output, said = run(ws, "Anglo Forgotten", q, tmp_path / "out-2")
+    assert "building the multilingual index" not in said  # kept, not built again
+    assert {p: p.stat().st_mtime_ns for p in index.glob("*.npz")} == stamps
+    assert sources(output)[GERMAN_QUESTIONS[0][0]].startswith("Climate Report 2023.pdf p. 2")
+    done = cli([*ws, "forget", "--company", "Anglo Forgotten", "--yes"])
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert len(set(stamps) - set(index.glob("*.npz"))) == 1  # its own, not the other company's
+
+
+def test_with_the_index_off_an_english_only_store_warns_once_and_inspect_names_the_languages(workspace, tmp_path):
     root, ws, _, _ = workspace
+    off = tmp_path / "off.toml"
+    off.write_text("[retrieval]\nmultilingual_index = false\n")
     q = questionnaire(root / "de.xlsx", GERMAN_HEADER, GERMAN_QUESTIONS, "Klima", "Kurzer Text")
-    _, stderr = run(ws, "Anglo English-only", q, root / "out-english-only")
+    _, stderr = run(ws, "Teuto English-only", q, root / "out-english-only", "--config", str(off))
     assert stderr.count("reads English only") == 1, stderr[-3000:]
-    assert "--embedding-model multilingual-e5-small" in stderr
+    assert "--embedding-model multilingual-e5-small" in stderr and "multilingual index" not in stderr
+    done = cli([*ws, "inspect", str(q), "--company", "Anglo English-only"])
+    assert "Note: questions and passages in different languages are searched with the store's multilingual " \
+           "index" in done.stdout and "Warning" not in done.stdout
 
     done = cli([*ws, "inspect", str(q), "--company", "Teuto"])
     assert done.returncode == 0, done.stderr[-3000:]
     assert "language: German" in done.stdout and "Nachhaltigkeitsbericht 2023.pdf: German" in done.stdout
     assert "Warning" not in done.stdout
-    done = cli([*ws, "inspect", str(q), "--company", "Anglo English-only", "--json"])
+    done = cli([*ws, "--config", str(off), "inspect", str(q), "--company", "Anglo English-only", "--json"])
     data = json.loads(done.stdout)
     assert data["language"] == "de" and data["documents"] == [{"file": "Climate Report 2023.pdf", "language": "en"}]
-    assert "reads English only" in data["language_warning"]
+    assert "reads English only" in data["language_warning"] and not data["language_note"]

@@ -45,7 +45,7 @@ def test_a_loopback_url_is_the_endpoint_host_with_its_port_and_no_path(tmp_path)
     assert plan.first_line().endswith("at 127.0.0.1:8123; retrieval hyde, multi-query, reranker llm")
     names = [name for name, _value, _why in plan.describe()]
     assert names == ["model", "endpoint", "retrieval", "second stage", "reranker", "embedder", "multi-query",
-                     "content index"]
+                     "content index", "multilingual index"]
 
 
 def test_the_cohere_key_alone_picks_cohere_and_its_url_alone_does_not(tmp_path):

@@ -51,6 +51,7 @@ class OpenedRun:
     meter: UsageMeter  # prices of the plan's endpoint (providers/cost.pricing_for): unknown, never $0
     trust: Trust
     locator: PageLocator
+    multilingual: Any = None  # the store's multilingual index (store/multilingual.py), when the plan has it
     warnings: list[str] = field(default_factory=list)  # choices asked for that cannot run (no model)
 
     @property
@@ -62,21 +63,28 @@ class OpenedRun:
                           embedder=self.providers.embedder, chat=self.chat, reranker=self.reranker,
                           mode=self.plan.mode, meter=self.meter, locator=self.locator,
                           report_language=report_language(self.documents.values()),
-                          second_stage=self.plan.second_stage)
+                          second_stage=self.plan.second_stage, multilingual=self.multilingual,
+                          document_languages=self.document_languages)
+
+    @property
+    def document_languages(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(d.language for d in self.documents.values() if getattr(d, "language", "")))
 
     def announce(self, say: Callable[[str], None] | None = None, language: str = "") -> None:
         """Say the plan's first line with the questionnaire's (`language`) and the documents' languages
         (with `say`; batch says it once for all companies) and warn about choices asked for explicitly that
         cannot run, even under --json: the Run info sheet is not the only place that shows HyDE or the LLM
         rerank did not run; and once when the store's embedder does not read those languages."""
-        from autofill.providers.local import language_warning
+        from autofill.store.multilingual import language_lines
 
         if say is not None:
             say(f"{self.plan.first_line()}; {languages_clause(language, list(self.documents.values()))}")
         for warning in self.warnings:
             log.warning("%s", warning)
-        warning = language_warning(self.store.embedder_name, self.company, language,
-                                   [d.language for d in self.documents.values() if getattr(d, "language", "")])
+        note, warning = language_lines(self.multilingual is not None, self.store.embedder_name, self.company,
+                                       language, self.document_languages)
+        if note:
+            log.info("%s", note)
         if warning:
             log.warning("%s", warning)
 
@@ -118,7 +126,21 @@ def open_run(settings: Settings, company: str, *, providers: Providers | None = 
                      providers=providers, plan=plan, reranker=make_reranker(settings, plan.reranker, chat,
                                                                              providers.reranker),
                      meter=meter, trust=make_trust(settings, documents, chat, meter),
-                     locator=PageLocator(documents), warnings=needs_model_warnings(settings, plan))
+                     locator=PageLocator(documents), warnings=needs_model_warnings(settings, plan),
+                     multilingual=_multilingual(settings, store, plan))
+
+
+def _multilingual(settings: Settings, store: Any, plan: Plan) -> Any:
+    """The store's multilingual index when the plan has one and the store's embedder is a bundled one
+    trained for fewer languages (nothing is read or embedded until a row needs it)."""
+    from autofill.store.multilingual import MODEL, MultilingualIndex, crosses
+
+    if not plan.multilingual_index or not crosses(store.embedder_name, ["*"]):
+        return None
+    from autofill.providers.local import LocalEmbedder
+    from autofill.providers.query_cache import with_query_cache
+
+    return MultilingualIndex(settings, store, with_query_cache(settings, LocalEmbedder(MODEL)))
 
 
 def _clients(settings: Settings, store: Any, providers: Providers | None) -> Providers:
@@ -177,7 +199,8 @@ def recorded_settings(settings: Settings, run_info: Mapping[str, str]) -> Settin
         choice = RERANKERS.get(retrieval.reranker)
         if rest and choice is not None and choice.model_setting:
             setattr(retrieval, choice.model_setting, rest.rstrip(")").strip())
-    for row, name in (("multi-query", "multi_query"), ("content index", "content_index")):  # on / off rows
+    for row, name in (("multi-query", "multi_query"), ("content index", "content_index"),  # on / off rows
+                      ("multilingual index", "multilingual_index")):
         if info.get(row) in ("on", "off") and f"retrieval.{name}" not in given:
             setattr(retrieval, name, info[row] == "on")
     return dataclasses.replace(settings, llm=llm, retrieval=retrieval, cost=cost)

@@ -58,6 +58,19 @@ class RowContext:
     report_language: str = ""
     # The plan's second stage (answer/second_stage.py); None: the settings' (plan.second_stage_of).
     second_stage: SecondStageChoice | None = None
+    # The store's multilingual index (store/multilingual.py) and the languages of its documents: a row in
+    # a language the store's embedder does not read, or against such documents, is searched with it.
+    multilingual: Any = None
+    document_languages: tuple[str, ...] = ()
+
+    def searched_with(self, row: QuestionRow) -> tuple[Any, Any]:
+        """(store, query embedder) a row's dense search uses: the multilingual index's across languages."""
+        from autofill.store.multilingual import crosses
+
+        if self.multilingual is not None and crosses(self.store.embedder_name,
+                                                     (row.language, *self.document_languages)):
+            return self.multilingual, self.multilingual.embedder
+        return self.store, self.embedder
 
 
 class RunStopped(Exception):
@@ -120,8 +133,8 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage], rep
     if ctx.chat is not None and s.retrieval.multi_query:
         queries = search_queries(s, _stage_call(ctx, "multiquery", usage, replies), ctx.company, row)
     with ctx.search_lock:
-        candidates = retrieve(s, ctx.store, ctx.embedder, row, ctx.mode, hyde_passage=hyde_text,
-                              extra_queries=queries)
+        store, embedder = ctx.searched_with(row)
+        candidates = retrieve(s, store, embedder, row, ctx.mode, hyde_passage=hyde_text, extra_queries=queries)
         candidates = with_index_pages(s, ctx.store, row, candidates)
         candidates = second_stage(s, ctx.second_stage or second_stage_of(s), ctx.store, row, candidates)
     if not candidates:

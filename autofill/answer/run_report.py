@@ -65,6 +65,7 @@ def build_run_info(settings: Settings, company: str, plan: Plan, usage: dict[str
         "reranker": plan.reranker_label,
         "multi-query": "on" if plan.multi_query else "off",
         "content index": "on" if plan.content_index else "off",
+        "multilingual index": "on" if plan.multilingual_index else "off",
         "candidates": r.candidates,
         "final k": r.final_k,
         "rrf k": r.rrf_k,

@@ -202,6 +202,16 @@ class CompanyStore(KeywordSearch):
                  zip(got["ids"], got["documents"], got["metadatas"]) if self._is_current(meta, current)}
         return [found[i] for i in ids if i in found]
 
+    def embed_texts(self) -> dict[str, str]:
+        """Every current chunk's id and the text its vector was made from (records.Chunk.embed_text), for
+        an index of other vectors (store/multilingual.py). A full scan, made once per run that needs it."""
+        current = self._current()
+        got = self._chunks.get(include=["documents", "metadatas"])
+        return {cid: "\n".join(part for part in (str(meta.get("section") or ""), str(meta.get("context") or ""),
+                                                 text or "") if part)
+                for cid, text, meta in zip(got["ids"], got["documents"], got["metadatas"])
+                if self._is_current(meta, current)}
+
     def page_passages(self, pages: Sequence[tuple[str, int]]) -> list[Passage]:
         """The current chunks covering each (file name, page), in the order asked (a chunk once): what a
         Sources cell cites, for checking an answer that was not retrieved in this run (a reused library
@@ -429,6 +439,7 @@ def forget_from(store: CompanyStore, doc: str | None = None,
     too, before the rebuild (autofill/forget.py removes the company's other files there). Returns what
     was done and what the rebuild freed (store/reclaim.Reclaimed; None for a Chroma server)."""
     from autofill.ingest.content_index import forget as forget_content_index
+    from autofill.store.multilingual import forget as forget_multilingual
     from autofill.store import reclaim
 
     settings = store.settings
@@ -443,6 +454,7 @@ def forget_from(store: CompanyStore, doc: str | None = None,
             store.delete_document(doc)
             store.rebuild_bm25()
             forget_content_index(settings, store.collection, doc)
+            forget_multilingual(settings, store.collection)  # holds vectors of the document's chunks
             deleted: list[str] = []
             message = f"Forgot {doc} ({docs[doc].chunks} chunks) from the evidence store for {store.company}."
         else:
@@ -454,6 +466,7 @@ def forget_from(store: CompanyStore, doc: str | None = None,
             shutil.rmtree(store.bm25_dir, ignore_errors=True)
             shutil.rmtree(store.bm25_tokens.folder, ignore_errors=True)
             forget_content_index(settings, store.collection)
+            forget_multilingual(settings, store.collection)
             plural = "" if len(docs) == 1 else "s"
             message = f"Forgot the evidence store for {store.company} ({len(docs)} document{plural})."
         drop_search_cache(settings, store.collection)  # results of older generations hold passage text

@@ -244,6 +244,9 @@ class ReadStore:
             return []
         return self._cached("ids", "\x00".join(ids).encode("utf-8"), lambda s: s.get_passages(ids))
 
+    def embed_texts(self) -> dict[str, str]:
+        return self._chroma().embed_texts()
+
     def page_passages(self, pages: Sequence[tuple[str, int]]) -> list[Passage]:
         if not pages:
             return []
