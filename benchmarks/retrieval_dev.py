@@ -90,22 +90,20 @@ def evaluate_fast(settings, folder: Path, config: Path | None) -> list[dict]:
     """The same per-question metrics straight from the pipeline's own retrieval and offline ordering
     (`retrieve`, then `rerank` as an offline run calls them), without writing workbooks or reports: for
     trying configurations quickly. The figures equal `evaluate`'s for offline configurations."""
+    from autofill.answer.opening import open_run
     from autofill.answer.rerank import NoReranker, ProviderReranker
     from autofill.evaluate.runner import config_settings
-    from autofill.providers.factory import make_embedder
-    from autofill.providers.query_cache import with_query_cache
-    from autofill.store.reading import open_for_reading
 
     s = config_settings(settings, config) if config else settings
-    store = open_for_reading(s, company(folder))
-    embedder = with_query_cache(s, make_embedder(s, store.embedder_name))
+    opened = open_run(s, company(folder))  # as a run opens it: the store, its embedder, the multilingual index
+    store, embedder = opened.store, opened.providers.embedder
     if s.retrieval.reranker == "cross-encoder":  # offline; a row of choices.RERANKERS once registered
         from autofill.providers.cross_encoder import CrossEncoderReranker
 
         ranker = ProviderReranker("cross-encoder", CrossEncoderReranker())
     else:
         ranker = NoReranker()
-    return score_retrieval(s, folder, store, embedder, ranker)
+    return score_retrieval(s, folder, store, embedder, ranker, route=opened.row_context().searched_with)
 
 
 def gold_rows(settings, folder: Path) -> list[tuple]:
@@ -119,10 +117,11 @@ def gold_rows(settings, folder: Path) -> list[tuple]:
     return [(row, item) for row, item in pairs if item is not None and item.pages]
 
 
-def score_retrieval(settings, folder: Path, store, embedder, ranker) -> list[dict]:
+def score_retrieval(settings, folder: Path, store, embedder, ranker, route=None) -> list[dict]:
     """Per-question page metrics at K and POOL of `retrieve`, the content index's pages, the second stage
     and `rerank` over `store` (anything with `query` and `bm25_search`) for the questionnaire and gold key
-    in `folder`."""
+    in `folder`. `route(row)`: the (store, embedder) a row's search uses, as a run's RowContext.searched_with
+    picks them (the multilingual index across languages); None: `store` and `embedder` for every row."""
     from autofill.answer.index_pages import with_index_pages
     from autofill.answer.rerank import rerank
     from autofill.answer.retrieval import retrieve
@@ -133,7 +132,8 @@ def score_retrieval(settings, folder: Path, store, embedder, ranker) -> list[dic
     mode = resolve_plan(settings, chat=None, embedder=store.embedder_name).mode
     out = []
     for row, item in gold_rows(settings, folder):
-        candidates = with_index_pages(settings, store, row, retrieve(settings, store, embedder, row, mode))
+        searched, query_embedder = route(row) if route is not None else (store, embedder)
+        candidates = with_index_pages(settings, store, row, retrieve(settings, searched, query_embedder, row, mode))
         candidates = second_stage(settings, second_stage_of(settings), store, row, candidates)
         top = rerank(settings, ranker, row, candidates)
         shown = top + [p for p in candidates if p.chunk_id not in {t.chunk_id for t in top}]
