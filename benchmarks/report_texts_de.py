@@ -10,7 +10,8 @@ TITLE = "Nachhaltigkeitsbericht"
 
 # Per company: the sector (with its article), the unit of output, the site in the singular, the plural
 # (nominative, also genitive) and the dative plural, and "one older site" in the genitive.
-_TERMS = {
+TERM_FIELDS = ("sector", "unit", "site", "sites", "sites_dat", "older_site")
+TERMS = {
     "Calder Cement": ("ein Zementhersteller", "Tonne Zementprodukt", "Werk", "Werke", "Werken", "eines älteren Werks"),
     "Harbourline Logistics": ("ein Logistikunternehmen", "1.000 Tonnenkilometer", "Logistikzentrum",
                               "Logistikzentren", "Logistikzentren", "eines älteren Logistikzentrums"),
@@ -23,32 +24,15 @@ _TERMS = {
     "Aurora Paper": ("ein Zellstoff- und Papierhersteller", "Tonne lutro", "Werk", "Werke", "Werken",
                      "eines älteren Werks"),
 }
-
-
-def terms(name: str, sector: str, unit: str, site: str) -> dict:
-    sector, unit, site, sites, sites_dat, older = _TERMS[name]
-    return {"sector": sector, "unit": unit, "site": site, "sites": sites, "sites_dat": sites_dat, "older_site": older}
-
-
-def num(x: float) -> str:
-    return f"{x:,.0f}".replace(",", ".")
-
-
-def dec(x: float, places: int) -> str:
-    return f"{x:.{places}f}".replace(".", ",")
-
-
-def signed_pct(x: float) -> str:
-    return f"{x:+.1f}".replace(".", ",") + " %"
-
+THOUSANDS, DECIMAL, PERCENT = ".", ",", " %"  # 1.234.567; 12,3 %
 
 LEVERS = {
     "electrification": "Die Elektrifizierung von Prozesswärme und mobilen Maschinen an unseren {sites_dat}, beginnend "
                        "mit den beiden größten, ersetzt die Verbrennung von Diesel und Erdgas.",
     "renewables": "Langfristige Stromlieferverträge (PPAs) für Wind- und Solarstrom werden den Anteil erneuerbarer "
                   "Energien an unserem Strombezug von {re_share} % auf {re_target} % erhöhen.",
-    "efficiency": "Ein Energieeffizienzprogramm mit Wärmerückgewinnung, drehzahlgeregelten Antrieben und der Beseitigung "
-                  "von Druckluftleckagen an allen {n_sites} {sites_dat}.",
+    "efficiency": "Ein Energieeffizienzprogramm mit Wärmerückgewinnung, drehzahlgeregelten Antrieben und der "
+                  "Beseitigung von Druckluftleckagen an allen {n_sites} {sites_dat}.",
     "fuels": "Der Ersatz von Kohle und schwerem Heizöl durch Biomasse, Biogas und hydriertes Pflanzenöl (HVO), soweit "
              "die Versorgung nachweislich nachhaltig zertifiziert ist.",
     "ccus": "Ein Pilotprojekt zur CO2-Abscheidung an unserem größten Standort; über eine Abscheidung im industriellen "
@@ -67,8 +51,8 @@ T = {
     "reason2": ("teilweise aufgezehrt durch einen kälteren Winter, der mehr Brennstoff für die Beheizung erforderte",
                 "teilweise aufgezehrt durch eine geringere Auslastung während eines planmäßigen Wartungsstillstands",
                 "bei weitgehend unveränderten Produktionsmengen"),
-    "cover_intro": "{name} ist {sector} mit {employees} Beschäftigten und {n_sites} {sites_dat}. Dieser Bericht umfasst "
-                   "das Geschäftsjahr {y} und unsere Fortschritte in den Bereichen Klima, Natur und Mensch.",
+    "cover_intro": "{name} ist {sector} mit {employees} Beschäftigten und {n_sites} {sites_dat}. Dieser Bericht "
+                   "umfasst das Geschäftsjahr {y} und unsere Fortschritte in den Bereichen Klima, Natur und Mensch.",
     "ceo_heading": "Vorwort des Vorstandsvorsitzenden",
     "ceo": ("Der Klimawandel ist die zentrale Herausforderung unserer Branche. In diesem Jahr sind wir bei der "
             "Umsetzung unserer Zusagen deutlich vorangekommen, und wir halten entschlossen an unserem Ziel fest, "
@@ -76,21 +60,21 @@ T = {
             "Wir wollen beim Übergang zu einer kohlenstoffarmen Wirtschaft in unserer Branche vorangehen. Das "
             "vergangene Jahr hat gezeigt, dass Dekarbonisierung und Wertschöpfung Hand in Hand gehen."),
     "ceo_thanks": "Mein Dank gilt unseren Mitarbeiterinnen und Mitarbeitern, deren Einsatz für Sicherheit und für die "
-                  "Gemeinden an unseren Standorten dieses Jahr möglich gemacht hat. Wir werden weiterhin den Dialog mit "
-                  "unseren Stakeholdern suchen und offen darüber berichten, wo wir hinter unseren Ansprüchen "
+                  "Gemeinden an unseren Standorten dieses Jahr möglich gemacht hat. Wir werden weiterhin den Dialog "
+                  "mit unseren Stakeholdern suchen und offen darüber berichten, wo wir hinter unseren Ansprüchen "
                   "zurückbleiben.",
     "gov_heading": "Nachhaltigkeitsgovernance",
     "gov_board": ("Der Nachhaltigkeitsausschuss des Aufsichtsrats überwacht die klimabezogenen Risiken und Chancen und "
                   "tritt viermal im Jahr zusammen.",
-                  "Die Aufsicht über Klimathemen liegt beim Aufsichtsrat, der sie über seinen Ausschuss für Sicherheit, "
-                  "Gesundheit und Umwelt wahrnimmt; dieser hat sich im Berichtsjahr zweimal mit unserem "
+                  "Die Aufsicht über Klimathemen liegt beim Aufsichtsrat, der sie über seinen Ausschuss für "
+                  "Sicherheit, Gesundheit und Umwelt wahrnimmt; dieser hat sich im Berichtsjahr zweimal mit unserem "
                   "Transformationsplan befasst."),
     "gov_pay": ("Vorstandsvergütung: In der Zielvereinbarung für die kurzfristige variable Vergütung des Vorstands ist "
                 "das Erreichen des jährlichen Meilensteins zur Emissionsminderung mit 15 % gewichtet.",
                 "Zwanzig Prozent der langfristigen variablen Vergütung der oberen Führungskräfte hängen von den "
                 "Fortschritten bei unserem betrieblichen Emissionsziel für {y6} ab."),
-    "gov_price": ("Investitionsentscheidungen über 10 Mio. USD werden mit einem Schattenpreis von {carbon_price} USD je "
-                  "Tonne CO2 bewertet, der im Zeitverlauf ansteigt.",
+    "gov_price": ("Investitionsentscheidungen über 10 Mio. USD werden mit einem Schattenpreis von {carbon_price} USD "
+                  "je Tonne CO2 bewertet, der im Zeitverlauf ansteigt.",
                   "Bei der Bewertung von Investitionsprojekten setzen wir für jede Tonne CO2-Äq., die ein Projekt "
                   "verursachen würde, kalkulatorische Kosten von {carbon_price} USD an."),
     "target_heading": "Unsere Klimaziele",
@@ -101,8 +85,8 @@ T = {
     "netzero": "Langfristig streben wir bis {nz} Netto-Null-Emissionen in unserem Betrieb und entlang der gesamten "
                "Wertschöpfungskette an. Eine externe Stelle hat bestätigt, dass unser kurzfristiges Ziel mit einer "
                "Begrenzung der Erderwärmung auf 1,5 Grad vereinbar ist.",
-    "target_more": "Außerdem wollen wir bis {y6} {re_target} % unseres Stroms aus erneuerbaren Quellen beziehen und die "
-                   "Wasserentnahme in Einzugsgebieten mit Wasserstress halbieren.",
+    "target_more": "Außerdem wollen wir bis {y6} {re_target} % unseres Stroms aus erneuerbaren Quellen beziehen und "
+                   "die Wasserentnahme in Einzugsgebieten mit Wasserstress halbieren.",
     "ghg_heading": "Treibhausgasemissionen",
     "ghg_intro": "Die Emissionen werden in Tonnen CO2-Äquivalent nach dem Ansatz der operativen Kontrolle berichtet.",
     "ghg_unit": "Emissionen (t CO2-Äq.)",
@@ -118,13 +102,13 @@ T = {
     "intensity_note": "Die Intensität ergibt sich aus den betrieblichen Emissionen geteilt durch die Produktionsmenge; "
                       "die Bezugsgröße ist unverändert.",
     "commentary_heading": "Erläuterungen zur Entwicklung",
-    "commentary": "Gegenüber {py} hat sich der Fußabdruck unserer Standorte je erzeugter Einheit um {change} verändert. "
-                  "Hauptgrund war {reason}, {reason2}.",
-    "commentary_grid": "Auch die absoluten Emissionen aus zugekauftem Strom gingen zurück, da die Stromnetze, aus denen "
-                       "wir beziehen, weiter dekarbonisiert wurden; dies zeigen die standortbasierten Werte.",
+    "commentary": "Gegenüber {py} hat sich der Fußabdruck unserer Standorte je erzeugter Einheit um {change} "
+                  "verändert. Hauptgrund war {reason}, {reason2}.",
+    "commentary_grid": "Auch die absoluten Emissionen aus zugekauftem Strom gingen zurück, da die Stromnetze, aus "
+                       "denen wir beziehen, weiter dekarbonisiert wurden; dies zeigen die standortbasierten Werte.",
     "pathway_heading": "Unser Weg bis 2030",
-    "pathway_intro": "Das Erreichen unseres kurzfristigen Ziels stützt sich auf wenige bewährte Maßnahmen, bemessen nach "
-                     "ihrem Minderungspotenzial und ihren Kosten je Tonne.",
+    "pathway_intro": "Das Erreichen unseres kurzfristigen Ziels stützt sich auf wenige bewährte Maßnahmen, bemessen "
+                     "nach ihrem Minderungspotenzial und ihren Kosten je Tonne.",
     "first": "Erstens: {lever}",
     "second": "Zweitens: {lever}",
     "energy_heading": "Energie",
@@ -139,27 +123,27 @@ T = {
     "water_note": "Unser Wasser entnehmen wir überwiegend aus Oberflächengewässern und leiten es nach der Aufbereitung "
                   "wieder ein.",
     "people_heading": "Unsere Mitarbeitenden",
-    "safety": "Arbeitssicherheit: Die Rate meldepflichtiger Unfälle (TRIFR) lag bei {trifr} je eine Million geleisteter "
-              "Arbeitsstunden. Jede Mitarbeiterin und jeder Mitarbeiter absolvierte im Durchschnitt {training} Stunden "
-              "Weiterbildung.",
+    "safety": "Arbeitssicherheit: Die Rate meldepflichtiger Unfälle (TRIFR) lag bei {trifr} je eine Million "
+              "geleisteter Arbeitsstunden. Jede Mitarbeiterin und jeder Mitarbeiter absolvierte im Durchschnitt "
+              "{training} Stunden Weiterbildung.",
     "women": "Zum Jahresende waren {women} % der Positionen in der oberen Führungsebene mit Frauen besetzt; unser Ziel "
              "sind 40 % bis {y6}.",
     "suppliers_heading": "Zusammenarbeit mit Lieferanten",
     "suppliers": "Wir haben unsere größten Lieferanten, auf die {suppliers} % unseres Einkaufsvolumens entfallen, "
                  "aufgefordert, ihren CO2-Fußabdruck über eine gemeinsame Plattform offenzulegen und sich "
-                 "Reduktionsziele zu setzen. CO2-arme Kriterien sind inzwischen Bestandteil jeder Ausschreibung über "
-                 "1 Mio. USD.",
+                 "Reduktionsziele zu setzen. CO2-arme Kriterien sind inzwischen Bestandteil jeder Ausschreibung über 1 "
+                 "Mio. USD.",
     "risk_heading": "Klimarisiken und Resilienz",
-    "physical": ("Die Szenarioanalyse hat Überschwemmungen an küstennahen {sites_dat}, Hitzebelastung der Beschäftigten "
-                 "und Wasserknappheit an Standorten im Landesinneren als die wesentlichsten akuten und chronischen "
-                 "Gefahren ermittelt.",
+    "physical": ("Die Szenarioanalyse hat Überschwemmungen an küstennahen {sites_dat}, Hitzebelastung der "
+                 "Beschäftigten und Wasserknappheit an Standorten im Landesinneren als die wesentlichsten akuten und "
+                 "chronischen Gefahren ermittelt.",
                  "Die für unsere {sites} bedeutendsten Gefahren sind Flusshochwasser, extreme Hitze und anhaltende "
                  "Dürre; sie könnten die Produktion unterbrechen und die Kosten erhöhen."),
-    "transition": "Zu den transitorischen Risiken zählen die CO2-Bepreisung, veränderte Kundenpräferenzen und die Kosten "
-                  "neuer Technologien.",
+    "transition": "Zu den transitorischen Risiken zählen die CO2-Bepreisung, veränderte Kundenpräferenzen und die "
+                  "Kosten neuer Technologien.",
     "assurance_heading": "Vermerk des unabhängigen Prüfers",
-    "assurance": "Wir wurden von {name} beauftragt, ausgewählte Nachhaltigkeitsinformationen für das Geschäftsjahr {y}, "
-                 "darunter die Emissions- und Energiedaten, einer Prüfung zur Erlangung begrenzter Sicherheit zu "
+    "assurance": "Wir wurden von {name} beauftragt, ausgewählte Nachhaltigkeitsinformationen für das Geschäftsjahr "
+                 "{y}, darunter die Emissions- und Energiedaten, einer Prüfung zur Erlangung begrenzter Sicherheit zu "
                  "unterziehen. Auf Grundlage der durchgeführten Prüfungshandlungen sind uns keine Sachverhalte bekannt "
                  "geworden, die uns zu der Auffassung gelangen lassen, dass die ausgewählten Informationen nicht in "
                  "allen wesentlichen Belangen in Übereinstimmung mit den Berichtskriterien aufgestellt wurden. Der "
@@ -192,8 +176,10 @@ QUESTIONS = (
     ("Erläutern Sie die Veränderung Ihrer CO2-Intensität gegenüber dem Vorjahr und die wesentlichen Gründe dafür.",
      "Text"),
     ("Beschreiben Sie die wichtigsten Hebel, mit denen Sie Ihr Emissionsreduktionsziel erreichen wollen.", "Text"),
-    ("Nennen Sie Ihr Reduktionsziel für Scope-1- und Scope-2-Emissionen einschließlich Basisjahr und Zieljahr.", "Text"),
-    ("Ist die Vergütung der Geschäftsleitung an klimabezogene Leistungskriterien gekoppelt?", "Ja/Nein mit Erläuterung"),
+    ("Nennen Sie Ihr Reduktionsziel für Scope-1- und Scope-2-Emissionen einschließlich Basisjahr und Zieljahr.",
+     "Text"),
+    ("Ist die Vergütung der Geschäftsleitung an klimabezogene Leistungskriterien gekoppelt?",
+     "Ja/Nein mit Erläuterung"),
     ("Verwendet Ihre Organisation einen internen CO2-Preis?", "Ja/Nein und Höhe des Preises"),
     ("Wird Ihr THG-Inventar von einer unabhängigen dritten Partei verifiziert? Nennen Sie den Prüfungsgrad.",
      "Ja/Nein mit Erläuterung"),

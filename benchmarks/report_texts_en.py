@@ -2,7 +2,7 @@
 written; report_texts_de.py and report_texts_fr.py hold the same pages written in German and French).
 
 Every text is a `str.format` template over the fields the generator fills in (`{name}`, `{site}`, the
-numbers already formatted the language's way by `num`, `dec` and `signed_pct`). A tuple is a choice the
+numbers already formatted the language's way: THOUSANDS, DECIMAL, PERCENT). A tuple is a choice the
 generator draws with its random generator, so every language has the same number of options in the same
 place and a seed gives the same numbers, section order and gold pages in every language."""
 
@@ -11,22 +11,11 @@ from __future__ import annotations
 TITLE = "Sustainability Report"
 
 
-def terms(name: str, sector: str, unit: str, site: str) -> dict:
-    """The company's words: its sector, unit of output and kind of site (singular and plural)."""
-    return {"sector": sector, "unit": unit, "site": site, "sites": f"{site}s"}
-
-
-def num(x: float) -> str:
-    return f"{x:,.0f}"
-
-
-def dec(x: float, places: int) -> str:
-    return f"{x:.{places}f}"
-
-
-def signed_pct(x: float) -> str:
-    return f"{x:+.1f}%"
-
+# The company's words (its sector, unit of output and kind of site) are sustainability_reports.COMPANIES'
+# own, the site's plural with an "s"; the other languages name theirs per company.
+TERM_FIELDS: tuple[str, ...] = ()
+TERMS = None
+THOUSANDS, DECIMAL, PERCENT = ",", ".", "%"  # 1,234,567; 12.3%
 
 LEVERS = {
     "electrification": "Electrifying process heat and mobile equipment at our {sites}, starting with the two largest, "
@@ -35,8 +24,8 @@ LEVERS = {
                   "electricity from {re_share}% to {re_target}%.",
     "efficiency": "An energy-efficiency programme of heat recovery, variable-speed drives and compressed-air leak "
                   "repair across all {n_sites} {sites}.",
-    "fuels": "Switching from coal and heavy fuel oil to biomass, biogas and hydrotreated vegetable oil where supply "
-             "is certified sustainable.",
+    "fuels": "Switching from coal and heavy fuel oil to biomass, biogas and hydrotreated vegetable oil where supply is "
+             "certified sustainable.",
     "ccus": "A carbon capture pilot at our largest site, with a decision on full-scale capture expected by 2027.",
 }
 # A lever's name in "First, <name>" and as a heading of its own.
@@ -57,7 +46,8 @@ T = {
             "Our ambition is to lead our sector in the transition to a low-carbon economy. The year showed that "
             "decarbonisation and value creation go hand in hand."),
     "ceo_thanks": "I want to thank our people, whose commitment to safety and to our communities made this year "
-                  "possible. We will keep listening to our stakeholders and report transparently on where we fall short.",
+                  "possible. We will keep listening to our stakeholders and report transparently on where we fall "
+                  "short.",
     "gov_heading": "Governance of sustainability",
     "gov_board": ("The Board's Sustainability Committee oversees climate-related risks and opportunities and meets "
                   "four times a year.",
@@ -69,8 +59,8 @@ T = {
                 "{y6} operational emissions goal."),
     "gov_price": ("Investment decisions above USD 10 million are tested against a shadow price of carbon of USD "
                   "{carbon_price} per tonne, rising over time.",
-                  "We apply a notional cost of USD {carbon_price} for every tonne of CO2e a project would emit when "
-                  "we appraise capital projects."),
+                  "We apply a notional cost of USD {carbon_price} for every tonne of CO2e a project would emit when we "
+                  "appraise capital projects."),
     "target_heading": "Our climate commitments",
     "target": ("We will cut the direct emissions from our own operations and those from the energy we buy by "
                "{target_pct}% by {y6}, measured against {base}.",
@@ -93,8 +83,8 @@ T = {
     "production_row": "Production (million units)",
     "intensity_note": "Intensity is operational emissions divided by output; the output basis did not change.",
     "commentary_heading": "Performance commentary",
-    "commentary": "Compared with {py}, the footprint of our sites per unit produced moved by {change}. The main "
-                  "driver was {reason}, {reason2}.",
+    "commentary": "Compared with {py}, the footprint of our sites per unit produced moved by {change}. The main driver "
+                  "was {reason}, {reason2}.",
     "commentary_grid": "Absolute emissions from purchased electricity also fell as the grids we draw on decarbonised, "
                        "which the location-based figures show.",
     "pathway_heading": "Our pathway to 2030",
@@ -117,8 +107,8 @@ T = {
     "women": "Women held {women}% of senior leadership roles at year end, against a goal of 40% by {y6}.",
     "suppliers_heading": "Working with suppliers",
     "suppliers": "We asked our largest suppliers, covering {suppliers}% of purchasing spend, to disclose their "
-                 "footprint through a common platform and to set reduction goals. Low-carbon criteria now form part "
-                 "of every tender above USD 1 million.",
+                 "footprint through a common platform and to set reduction goals. Low-carbon criteria now form part of "
+                 "every tender above USD 1 million.",
     "risk_heading": "Climate risk and resilience",
     "physical": ("Scenario analysis identified flooding of coastal {sites}, heat stress on workers and water scarcity "
                  "at inland sites as the most material acute and chronic hazards.",

@@ -10,7 +10,8 @@ TITLE = "Rapport de durabilité"
 
 # Per company: the sector (with its article), the unit of output, the site in the singular and plural,
 # "our two largest sites" and "of one older site" (agreeing with the site's gender).
-_TERMS = {
+TERM_FIELDS = ("sector", "unit", "site", "sites", "two_largest", "older_site")
+TERMS = {
     "Calder Cement": ("un cimentier", "tonne de produit cimentaire", "cimenterie", "cimenteries",
                       "nos deux plus grandes cimenteries", "d'une cimenterie plus ancienne"),
     "Harbourline Logistics": ("un groupe de logistique", "millier de tonnes-kilomètres", "entrepôt", "entrepôts",
@@ -25,31 +26,13 @@ _TERMS = {
     "Aurora Paper": ("un groupe papetier", "tonne séchée à l'air", "usine", "usines", "nos deux plus grandes usines",
                      "d'une usine plus ancienne"),
 }
-
-
-def terms(name: str, sector: str, unit: str, site: str) -> dict:
-    sector, unit, site, sites, two_largest, older = _TERMS[name]
-    return {"sector": sector, "unit": unit, "site": site, "sites": sites, "two_largest": two_largest,
-            "older_site": older}
-
-
-def num(x: float) -> str:
-    return f"{x:,.0f}".replace(",", " ")
-
-
-def dec(x: float, places: int) -> str:
-    return f"{x:.{places}f}".replace(".", ",")
-
-
-def signed_pct(x: float) -> str:
-    return f"{x:+.1f}".replace(".", ",") + " %"
-
+THOUSANDS, DECIMAL, PERCENT = " ", ",", " %"  # 1 234 567 ; 12,3 %
 
 LEVERS = {
     "electrification": "L'électrification de la chaleur industrielle et des engins mobiles de nos {sites}, en "
                        "commençant par les deux plus importants, remplace la combustion de gazole et de gaz naturel.",
-    "renewables": "Des contrats d'achat d'électricité (PPA) éolienne et solaire porteront la part renouvelable de notre "
-                  "électricité de {re_share} % à {re_target} %.",
+    "renewables": "Des contrats d'achat d'électricité (PPA) éolienne et solaire porteront la part renouvelable de "
+                  "notre électricité de {re_share} % à {re_target} %.",
     "efficiency": "Un programme d'efficacité énergétique, fondé sur la récupération de chaleur, les variateurs de "
                   "vitesse et la réparation des fuites d'air comprimé, sur l'ensemble de nos {n_sites} {sites}.",
     "fuels": "Le remplacement du charbon et du fioul lourd par de la biomasse, du biogaz et des huiles végétales "
@@ -75,16 +58,17 @@ T = {
                    "couvre l'exercice {y} et rend compte de nos progrès en matière de climat, de nature et de capital "
                    "humain.",
     "ceo_heading": "Le mot du Directeur général",
-    "ceo": ("Le changement climatique est le défi majeur de notre secteur. Cette année, nous avons réellement progressé "
-            "dans la tenue de nos engagements, et nous restons déterminés à atteindre la neutralité carbone.",
+    "ceo": ("Le changement climatique est le défi majeur de notre secteur. Cette année, nous avons réellement "
+            "progressé dans la tenue de nos engagements, et nous restons déterminés à atteindre la neutralité carbone.",
             "Notre ambition est d'être le leader de notre secteur dans la transition vers une économie bas carbone. "
             "L'année écoulée a montré que décarbonation et création de valeur vont de pair."),
     "ceo_thanks": "Je tiens à remercier nos équipes, dont l'engagement en faveur de la sécurité et des territoires où "
-                  "nous sommes implantés a rendu cette année possible. Nous continuerons d'être à l'écoute de nos parties "
-                  "prenantes et de rendre compte en toute transparence des points sur lesquels nous devons progresser.",
+                  "nous sommes implantés a rendu cette année possible. Nous continuerons d'être à l'écoute de nos "
+                  "parties prenantes et de rendre compte en toute transparence des points sur lesquels nous devons "
+                  "progresser.",
     "gov_heading": "Gouvernance de la durabilité",
-    "gov_board": ("Le Comité RSE du Conseil d'administration supervise les risques et opportunités liés au climat et se "
-                  "réunit quatre fois par an.",
+    "gov_board": ("Le Comité RSE du Conseil d'administration supervise les risques et opportunités liés au climat et "
+                  "se réunit quatre fois par an.",
                   "Les questions climatiques sont suivies par le Conseil d'administration au travers de son Comité "
                   "Sécurité, Santé et Environnement, qui a examiné notre plan de transition à deux reprises au cours "
                   "de l'exercice."),
@@ -150,8 +134,8 @@ T = {
     "suppliers_heading": "Agir avec nos fournisseurs",
     "suppliers": "Nous avons demandé à nos principaux fournisseurs, qui représentent {suppliers} % de nos dépenses "
                  "d'achats, de publier leur empreinte carbone via une plateforme commune et de se fixer des objectifs "
-                 "de réduction. Des critères bas carbone font désormais partie de tout appel d'offres supérieur à "
-                 "1 million USD.",
+                 "de réduction. Des critères bas carbone font désormais partie de tout appel d'offres supérieur à 1 "
+                 "million USD.",
     "risk_heading": "Risques climatiques et résilience",
     "physical": ("L'analyse de scénarios a identifié les inondations de nos {sites} en bord de mer, le stress "
                  "thermique subi par les salariés et la pénurie d'eau sur les sites situés à l'intérieur des terres "
@@ -175,14 +159,14 @@ T = {
                 "Scope 2 : émissions indirectes liées à l'électricité, à la vapeur, à la chaleur et au froid achetés. "
                 "Scope 3 : toutes les autres émissions indirectes de la chaîne de valeur. Intensité carbone : "
                 "émissions par unité produite. Prix interne du carbone : coût à la tonne appliqué aux décisions "
-                "d'investissement. Assurance modérée : niveau d'assurance inférieur à l'assurance raisonnable. "
-                "Zéro émission nette : situation dans laquelle les émissions restantes sont compensées par des "
-                "absorptions.",
+                "d'investissement. Assurance modérée : niveau d'assurance inférieur à l'assurance raisonnable. Zéro "
+                "émission nette : situation dans laquelle les émissions restantes sont compensées par des absorptions.",
     "gri_heading": "Index du contenu GRI",
     "gri_columns": ("Élément d'information", "Thème", "Page"),
 }
 
-GRI_TOPICS = ("Émissions directes de GES (Scope 1)", "GES indirects liés à l'énergie (Scope 2)", "Intensité des émissions de GES",
+GRI_TOPICS = ("Émissions directes de GES (Scope 1)", "GES indirects liés à l'énergie (Scope 2)",
+              "Intensité des émissions de GES",
               "Réduction des émissions de GES", "Consommation d'énergie de l'organisation",
               "Prélèvement d'eau", "Déchets non destinés à l'élimination", "Diversité des organes de gouvernance",
               "Accidents du travail", "Politiques de rémunération")

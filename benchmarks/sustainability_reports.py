@@ -1,7 +1,8 @@
 """A development set of the product's own kind: generated sustainability reports with customer
 questionnaires and gold pages, written once, before any retrieval tuning, and never tuned on.
 
-    python benchmarks/sustainability_reports.py OUT_DIR [--companies N] [--index-pages]
+    python benchmarks/sustainability_reports.py OUT_DIR [--companies N] [--index-pages] [--language {en,de,fr}]
+                                                [--questions {en,de,fr}]
 
 Writes one folder per company under OUT_DIR (`<company>/<company> Sustainability Report 2024.pdf`,
 `questionnaire.xlsx`, `gold.json`), the layout `benchmarks/retrieval_dev.py --data OUT_DIR` reads.
@@ -17,7 +18,16 @@ emissions from our own operations"); phrasings and section order vary by company
 tracked as the pages are laid out: a question's gold is every page that holds one of its facts.
 --index-pages: the GRI content index prints each disclosure's page, as real indexes do (the pages where the
 disclosure is reported, not the question's gold: 305-4 names the intensity table, not the commentary), for
-measuring `retrieval.content_index` (README, "Framework datapoints"); without it the bytes are as before."""
+measuring `retrieval.content_index` (README, "Framework datapoints"); without it the bytes are as before.
+--language de|fr: the reports are written in German or French (`<company> Nachhaltigkeitsbericht 2024.pdf`,
+`<company> Rapport de durabilité 2024.pdf`), every page by hand as a German or French company words it,
+numbers the local way (1.234.567 / 1 234 567, decimal commas), from report_texts_de.py / report_texts_fr.py
+(English: report_texts_en.py, the bytes as before). The draws do not depend on the language, so a seed gives
+the same numbers, section order and gold pages in every language. --questions en|de|fr: the questionnaire's
+language (default: the reports'; hand-written questions in a customer's wording, not the report's); cross-
+language sets are two runs into two folders, the same PDFs with their own questionnaires and gold keys,
+e.g. `--language de` (German questions) and `--language de --questions en` (English questions), or English
+reports with `--questions de`."""
 
 from __future__ import annotations
 
@@ -113,6 +123,29 @@ def texts(language: str):
     return importlib.import_module(f"report_texts_{language}")
 
 
+def words(L, name: str, sector: str, unit: str, site: str) -> dict:
+    """The company's words in the language of `L` (a report_texts module): its sector, unit of output and
+    site; English's are COMPANIES' own."""
+    if L.TERMS is None:
+        return {"sector": sector, "unit": unit, "site": site, "sites": f"{site}s"}
+    return dict(zip(L.TERM_FIELDS, L.TERMS[name]))
+
+
+def number_formats(L):
+    """num (whole numbers with thousands separators), dec (places after the decimal sign) and signed_pct
+    (a change in per cent) in the language of `L`."""
+    def num(x: float) -> str:
+        return f"{x:,.0f}".replace(",", L.THOUSANDS)
+
+    def dec(x: float, places: int) -> str:
+        return f"{x:.{places}f}".replace(".", L.DECIMAL)
+
+    def signed_pct(x: float) -> str:
+        return f"{x:+.1f}".replace(".", L.DECIMAL) + L.PERCENT
+
+    return num, dec, signed_pct
+
+
 def report_file(name: str, language: str = "en") -> str:
     return f"{name} {texts(language).TITLE} {YEAR}.pdf"
 
@@ -142,11 +175,11 @@ def build(name: str, sector: str, unit: str, site: str, seed: int, index_pages: 
     inten = (n["s1"] + n["s2m"]) / n["out"]
     prev_inten = (n["prev"][0] + n["prev"][1]) / n["prev_out"]
     change = 100 * (inten / prev_inten - 1)
-    num, dec, T = L.num, L.dec, L.T
-    v = {"name": name, **L.terms(name, sector, unit, site), "employees": num(n["employees"]), "n_sites": n["sites"],
+    (num, dec, signed_pct), T = number_formats(L), L.T
+    v = {"name": name, **words(L, name, sector, unit, site), "employees": num(n["employees"]), "n_sites": n["sites"],
          "y": y, "py": py, "y6": y + 6, "carbon_price": n["carbon_price"], "target_pct": n["target_pct"],
          "base": n["base"], "nz": n["nz"], "re_share": dec(n["re_share"], 0), "re_target": n["re_target"],
-         "change": L.signed_pct(change), "trifr": dec(n["trifr"], 2), "training": dec(n["training"], 0),
+         "change": signed_pct(change), "trifr": dec(n["trifr"], 2), "training": dec(n["training"], 0),
          "women": dec(n["women"], 0), "suppliers": dec(n["suppliers"], 0)}
 
     def say(template: str) -> str:
@@ -178,7 +211,7 @@ def build(name: str, sector: str, unit: str, site: str, seed: int, index_pages: 
     sections.append((ghg, ("s1", "s2")))
     sections.append(([("h1", T["intensity_heading"]),
                       ("table", [T["indicator"], str(py), str(y), T["change"]],
-                       [[say(T["intensity_row"]), dec(prev_inten * 1000, 1), dec(inten * 1000, 1), L.signed_pct(change)],
+                       [[say(T["intensity_row"]), dec(prev_inten * 1000, 1), dec(inten * 1000, 1), signed_pct(change)],
                         [T["production_row"], dec(n["prev_out"] / 1e6, 2), dec(n["out"] / 1e6, 2), ""]]),
                       ("p", T["intensity_note"])],
                      ("intensity_table",)))
