@@ -1,7 +1,8 @@
 """A development set of the product's own kind: generated sustainability reports with customer
 questionnaires and gold pages, written once, before any retrieval tuning, and never tuned on.
 
-    python benchmarks/sustainability_reports.py OUT_DIR [--companies N] [--index-pages]
+    python benchmarks/sustainability_reports.py OUT_DIR [--companies N] [--index-pages] [--language {en,de,fr}]
+                                                [--questions {en,de,fr}]
 
 Writes one folder per company under OUT_DIR (`<company>/<company> Sustainability Report 2024.pdf`,
 `questionnaire.xlsx`, `gold.json`), the layout `benchmarks/retrieval_dev.py --data OUT_DIR` reads.
@@ -17,7 +18,16 @@ emissions from our own operations"); phrasings and section order vary by company
 tracked as the pages are laid out: a question's gold is every page that holds one of its facts.
 --index-pages: the GRI content index prints each disclosure's page, as real indexes do (the pages where the
 disclosure is reported, not the question's gold: 305-4 names the intensity table, not the commentary), for
-measuring `retrieval.content_index` (README, "Framework datapoints"); without it the bytes are as before."""
+measuring `retrieval.content_index` (README, "Framework datapoints"); without it the bytes are as before.
+--language de|fr: the reports are written in German or French (`<company> Nachhaltigkeitsbericht 2024.pdf`,
+`<company> Rapport de durabilité 2024.pdf`), every page by hand as a German or French company words it,
+numbers the local way (1.234.567 / 1 234 567, decimal commas), from report_texts_de.py / report_texts_fr.py
+(English: report_texts_en.py, the bytes as before). The draws do not depend on the language, so a seed gives
+the same numbers, section order and gold pages in every language. --questions en|de|fr: the questionnaire's
+language (default: the reports'; hand-written questions in a customer's wording, not the report's); cross-
+language sets are two runs into two folders, the same PDFs with their own questionnaires and gold keys,
+e.g. `--language de` (German questions) and `--language de --questions en` (English questions), or English
+reports with `--questions de`."""
 
 from __future__ import annotations
 
@@ -29,6 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 COMPANIES = [
     ("Calder Cement", "cement", "tonne of cementitious product", "kiln"),
@@ -39,6 +50,7 @@ COMPANIES = [
     ("Aurora Paper", "pulp and paper", "air-dried tonne", "mill"),
 ]
 YEAR = 2024
+LANGUAGES = ("en", "de", "fr")  # each with its page texts in benchmarks/report_texts_<language>.py
 
 
 def fmt(x: float) -> str:
@@ -90,207 +102,173 @@ def numbers(rng: random.Random) -> dict:
 
 # The GRI content index: each disclosure and the facts of the pages a report's index names for it (where
 # the disclosure is reported: 305-4 names the intensity table, not the commentary elsewhere that explains it).
-GRI_INDEX = [("GRI 305-1", "Direct (Scope 1) GHG emissions", ("s1",)),
-             ("GRI 305-2", "Energy indirect (Scope 2) GHG emissions", ("s2",)),
-             ("GRI 305-4", "GHG emissions intensity", ("intensity_table",)),
-             ("GRI 305-5", "Reduction of GHG emissions", ("levers",)),
-             ("GRI 302-1", "Energy consumption within the organization", ("energy",)),
-             ("GRI 303-3", "Water withdrawal", ("water",)), ("GRI 306-4", "Waste diverted from disposal", ("waste",)),
-             ("GRI 405-1", "Diversity of governance bodies", ("women",)), ("GRI 403-9", "Work-related injuries", ("safety",)),
-             ("GRI 2-19", "Remuneration policies", ("remuneration",))]
+# The disclosures' titles are the language's (report_texts_*.GRI_TOPICS, in this order).
+GRI_INDEX = [("GRI 305-1", ("s1",)), ("GRI 305-2", ("s2",)), ("GRI 305-4", ("intensity_table",)),
+             ("GRI 305-5", ("levers",)), ("GRI 302-1", ("energy",)), ("GRI 303-3", ("water",)),
+             ("GRI 306-4", ("waste",)), ("GRI 405-1", ("women",)), ("GRI 403-9", ("safety",)),
+             ("GRI 2-19", ("remuneration",))]
+
+# The questionnaire's rows: the facts whose pages are a question's gold, and the kind of answer; the
+# questions themselves are the language's (report_texts_*.QUESTIONS, in this order).
+QUESTIONS = [(("s1",), "number"), (("s2",), "number"), (("renewable",), "number"), (("water",), "number"),
+             (("women",), "number"), (("intensity_table", "intensity_reason"), "text"), (("levers",), "text"),
+             (("target",), "text"), (("remuneration",), "yesno"), (("carbon_price",), "yesno"),
+             (("assurance",), "yesno"), (("suppliers",), "text"), (("physical",), "text")]
 
 
-def gri_index(r: Report, pages: bool) -> tuple[list[tuple], tuple]:
+def texts(language: str):
+    """The module holding a language's page texts and questions (benchmarks/report_texts_<language>.py)."""
+    import importlib
+
+    return importlib.import_module(f"report_texts_{language}")
+
+
+def words(L, name: str, sector: str, unit: str, site: str) -> dict:
+    """The company's words in the language of `L` (a report_texts module): its sector, unit of output and
+    site; English's are COMPANIES' own."""
+    if L.TERMS is None:
+        return {"sector": sector, "unit": unit, "site": site, "sites": f"{site}s"}
+    return dict(zip(L.TERM_FIELDS, L.TERMS[name]))
+
+
+def number_formats(L):
+    """num (whole numbers with thousands separators), dec (places after the decimal sign) and signed_pct
+    (a change in per cent) in the language of `L`."""
+    def num(x: float) -> str:
+        return f"{x:,.0f}".replace(",", L.THOUSANDS)
+
+    def dec(x: float, places: int) -> str:
+        return f"{x:.{places}f}".replace(".", L.DECIMAL)
+
+    def signed_pct(x: float) -> str:
+        return f"{x:+.1f}".replace(".", L.DECIMAL) + L.PERCENT
+
+    return num, dec, signed_pct
+
+
+def report_file(name: str, language: str = "en") -> str:
+    return f"{name} {texts(language).TITLE} {YEAR}.pdf"
+
+
+def gri_index(r: Report, pages: bool, L=None) -> tuple[list[tuple], tuple]:
     """The GRI content index page: disclosures and topics, and with `pages` the page numbers the report
     prints (the footer's numbers, which are the PDF's here), as real indexes print them. Laid out last,
     so the pages are known."""
+    L = L or texts("en")
+    disclosure, topic, page = L.T["gri_columns"]
     if not pages:
-        return [("h1", "GRI content index"), ("table", ["Disclosure", "Topic"], [[c, t] for c, t, _ in GRI_INDEX])], ()
-    rows = [[c, t, ", ".join(str(p) for p in r.gold(keys))] for c, t, keys in GRI_INDEX]
-    return [("h1", "GRI content index"), ("table", ["Disclosure", "Topic", "Page"], rows)], ()
+        rows = [[c, t] for (c, _), t in zip(GRI_INDEX, L.GRI_TOPICS)]
+        return [("h1", L.T["gri_heading"]), ("table", [disclosure, topic], rows)], ()
+    rows = [[c, t, ", ".join(str(p) for p in r.gold(keys))] for (c, keys), t in zip(GRI_INDEX, L.GRI_TOPICS)]
+    return [("h1", L.T["gri_heading"]), ("table", [disclosure, topic, page], rows)], ()
 
 
-def build(name: str, sector: str, unit: str, site: str, seed: int,
-          index_pages: bool = False) -> tuple[Report, list[dict]]:
+def build(name: str, sector: str, unit: str, site: str, seed: int, index_pages: bool = False,
+          language: str = "en", questions: str = "") -> tuple[Report, list[dict]]:
+    """One company's report in `language` and its questionnaire rows in `questions` (default: the report's
+    language). The random draws do not depend on the language: a seed gives the same numbers, choices,
+    section order and gold pages in every language."""
+    L, Q = texts(language), texts(questions or language)
     rng = random.Random(f"{seed}:{name}")
     n = numbers(rng)
     y, py = YEAR, YEAR - 1
     inten = (n["s1"] + n["s2m"]) / n["out"]
     prev_inten = (n["prev"][0] + n["prev"][1]) / n["prev_out"]
     change = 100 * (inten / prev_inten - 1)
-    levers = [
-        ("electrification", f"Electrifying process heat and mobile equipment at our {site}s, starting with the two "
-                            f"largest, replaces diesel and natural gas combustion."),
-        ("renewables", f"Power purchase agreements for wind and solar electricity will lift the renewable share of our "
-                       f"electricity from {n['re_share']:.0f}% to {n['re_target']}%."),
-        ("efficiency", f"An energy-efficiency programme of heat recovery, variable-speed drives and compressed-air "
-                       f"leak repair across all {n['sites']} {site}s."),
-        ("fuels", "Switching from coal and heavy fuel oil to biomass, biogas and hydrotreated vegetable oil where "
-                  "supply is certified sustainable."),
-        ("ccus", "A carbon capture pilot at our largest site, with a decision on full-scale capture expected by 2027."),
-    ]
+    (num, dec, signed_pct), T = number_formats(L), L.T
+    v = {"name": name, **words(L, name, sector, unit, site), "employees": num(n["employees"]), "n_sites": n["sites"],
+         "y": y, "py": py, "y6": y + 6, "carbon_price": n["carbon_price"], "target_pct": n["target_pct"],
+         "base": n["base"], "nz": n["nz"], "re_share": dec(n["re_share"], 0), "re_target": n["re_target"],
+         "change": signed_pct(change), "trifr": dec(n["trifr"], 2), "training": dec(n["training"], 0),
+         "women": dec(n["women"], 0), "suppliers": dec(n["suppliers"], 0)}
+
+    def say(template: str) -> str:
+        return template.format(**v)
+
+    def choose(key: str) -> str:
+        return say(pick(rng, *T[key]))
+
+    levers = [(key, say(text)) for key, text in L.LEVERS.items()]
     rng.shuffle(levers)
-    reason = pick(rng, "a fuel switch from coal to natural gas at our two largest {s}s",
-                  "the commissioning of a 60 MW solar power purchase agreement", "higher output from our most "
-                  "efficient {s}s and the closure of an older {s}").format(s=site)
-    reason2 = pick(rng, "partly offset by a colder winter that raised heating fuel use",
-                   "partly offset by lower utilisation during a planned maintenance shutdown",
-                   "while production volumes were broadly flat")
+    v["reason"], v["reason2"] = choose("reason"), choose("reason2")
     r = Report()
     # Cover and CEO letter: generic commitments, numbers rounded and unspecific.
-    r.page([("h1", f"{name}"), ("h2", f"Sustainability Report {y}"),
-            ("p", f"{name} is a {sector} company with {n['employees']:,} employees and {n['sites']} {site}s. This report "
-                  f"covers the financial year {y} and our progress on climate, nature and people."),
-            ("h2", "A message from our Chief Executive"),
-            ("p", pick(rng, "Climate change is the defining challenge of our industry. This year we made real progress "
-                            "against our commitments, and we remain determined to reach net zero.",
-                       "Our ambition is to lead our sector in the transition to a low-carbon economy. The year showed "
-                       "that decarbonisation and value creation go hand in hand.")),
-            ("p", "I want to thank our people, whose commitment to safety and to our communities made this year possible. "
-                  "We will keep listening to our stakeholders and report transparently on where we fall short.")])
+    r.page([("h1", f"{name}"), ("h2", f"{L.TITLE} {y}"), ("p", say(T["cover_intro"])),
+            ("h2", T["ceo_heading"]), ("p", choose("ceo")), ("p", T["ceo_thanks"])])
     sections = []
 
-    sections.append(([("h1", "Governance of sustainability"),
-                      ("p", pick(rng, "The Board's Sustainability Committee oversees climate-related risks and "
-                                      "opportunities and meets four times a year.",
-                                 "Climate matters are overseen by the Board through its Safety, Health and Environment "
-                                 "Committee, which reviewed our transition plan twice during the year.")),
-                      ("p", pick(rng, f"Executive pay: the annual incentive scorecard of the executive team gives a 15% "
-                                      f"weighting to delivering the year's emissions reduction milestone.",
-                                 f"Twenty per cent of the long-term incentive plan for senior executives vests on "
-                                 f"progress against our {y + 6} operational emissions goal.")),
-                      ("p", pick(rng, f"Investment decisions above USD 10 million are tested against a shadow price of "
-                                      f"carbon of USD {n['carbon_price']} per tonne, rising over time.",
-                                 f"We apply a notional cost of USD {n['carbon_price']} for every tonne of CO2e a project "
-                                 f"would emit when we appraise capital projects."))],
+    sections.append(([("h1", T["gov_heading"]), ("p", choose("gov_board")), ("p", choose("gov_pay")),
+                      ("p", choose("gov_price"))],
                      ("remuneration", "carbon_price")))
-    sections.append(([("h1", "Our climate commitments"),
-                      ("p", pick(rng, f"We will cut the direct emissions from our own operations and those from the "
-                                      f"energy we buy by {n['target_pct']}% by {y + 6}, measured against {n['base']}.",
-                                 f"By {y + 6} our operational footprint (fuel burned on our sites plus purchased power) "
-                                 f"will be {n['target_pct']}% below its {n['base']} level.")),
-                      ("p", f"Our long-term goal is net-zero emissions across our operations and value chain by "
-                            f"{n['nz']}. The near-term goal has been validated by an external body as consistent with "
-                            f"limiting warming to 1.5 C."),
-                      ("p", f"We also aim to source {n['re_target']}% of our electricity from renewable sources by "
-                            f"{y + 6} and to halve the water we withdraw in stressed catchments.")],
+    sections.append(([("h1", T["target_heading"]), ("p", choose("target")), ("p", say(T["netzero"])),
+                      ("p", say(T["target_more"]))],
                      ("target", "netzero")))
-    ghg = [("h1", "Greenhouse gas emissions"),
-           ("p", "Emissions are reported in tonnes of CO2 equivalent under the operational control approach."),
-           ("table", ["Emissions (t CO2e)", str(y - 2), str(py), str(y)],
-            [["Direct emissions from own operations", fmt(n["prev"][0] * 1.04), fmt(n["prev"][0]), fmt(n["s1"])],
-             ["Purchased energy, market-based", fmt(n["prev"][1] * 1.05), fmt(n["prev"][1]), fmt(n["s2m"])],
-             ["Purchased energy, location-based", fmt(n["prev"][2] * 1.03), fmt(n["prev"][2]), fmt(n["s2l"])],
-             ["Value chain (upstream and downstream)", fmt(n["prev"][3] * 1.02), fmt(n["prev"][3]), fmt(n["s3"])]]),
-           ("p", "Direct emissions correspond to Scope 1 and purchased energy to Scope 2 of the GHG Protocol.")]
+    ghg = [("h1", T["ghg_heading"]), ("p", T["ghg_intro"]),
+           ("table", [T["ghg_unit"], str(y - 2), str(py), str(y)],
+            [[label, num(prev * grow), num(prev), num(now)] for label, prev, grow, now in
+             zip(T["ghg_rows"], n["prev"], (1.04, 1.05, 1.03, 1.02), (n["s1"], n["s2m"], n["s2l"], n["s3"]))]),
+           ("p", T["ghg_note"])]
     sections.append((ghg, ("s1", "s2")))
-    sections.append(([("h1", "Carbon intensity"),
-                      ("table", ["Indicator", str(py), str(y), "Change"],
-                       [[f"kg CO2e per {unit}", f"{prev_inten * 1000:.1f}", f"{inten * 1000:.1f}", f"{change:+.1f}%"],
-                        ["Production (million units)", f"{n['prev_out'] / 1e6:.2f}", f"{n['out'] / 1e6:.2f}", ""]]),
-                      ("p", "Intensity is operational emissions divided by output; the output basis did not change.")],
+    sections.append(([("h1", T["intensity_heading"]),
+                      ("table", [T["indicator"], str(py), str(y), T["change"]],
+                       [[say(T["intensity_row"]), dec(prev_inten * 1000, 1), dec(inten * 1000, 1), signed_pct(change)],
+                        [T["production_row"], dec(n["prev_out"] / 1e6, 2), dec(n["out"] / 1e6, 2), ""]]),
+                      ("p", T["intensity_note"])],
                      ("intensity_table",)))
-    sections.append(([("h1", "Performance commentary"),
-                      ("p", f"Compared with {py}, the footprint of our sites per unit produced moved by {change:+.1f}%. "
-                            f"The main driver was {reason}, {reason2}."),
-                      ("p", "Absolute emissions from purchased electricity also fell as the grids we draw on "
-                            "decarbonised, which the location-based figures show.")],
+    sections.append(([("h1", T["commentary_heading"]), ("p", say(T["commentary"])), ("p", T["commentary_grid"])],
                      ("intensity_reason",)))
-    sections.append(([("h1", "Our pathway to 2030"),
-                      ("p", "Reaching our near-term goal rests on a small number of proven measures, sized by their "
-                            "abatement and their cost per tonne."),
-                      ("h3", "First, " + levers[0][0]), ("p", levers[0][1]),
-                      ("h3", "Second, " + levers[1][0]), ("p", levers[1][1])],
+    sections.append(([("h1", T["pathway_heading"]), ("p", T["pathway_intro"]),
+                      ("h3", T["first"].format(lever=L.LEVER_NAMES[levers[0][0]][0])), ("p", levers[0][1]),
+                      ("h3", T["second"].format(lever=L.LEVER_NAMES[levers[1][0]][0])), ("p", levers[1][1])],
                      _lever_facts(levers[:2])))
-    sections.append(([("h1", "Energy"),
-                      ("table", ["Energy", str(py), str(y)],
-                       [["Total energy consumed (GJ)", fmt(n["energy"] * 1.03), fmt(n["energy"])],
-                        ["Electricity from renewable sources (%)", f"{n['re_share'] - 6:.0f}", f"{n['re_share']:.0f}"]])],
+    sections.append(([("h1", T["energy_heading"]),
+                      ("table", [T["energy_col"], str(py), str(y)],
+                       [[T["energy_rows"][0], num(n["energy"] * 1.03), num(n["energy"])],
+                        [T["energy_rows"][1], dec(n["re_share"] - 6, 0), dec(n["re_share"], 0)]])],
                      ("renewable", "energy")))
-    sections.append(([("h1", "Beyond the first steps"),
-                      ("p", "Further reductions come from measures that are still maturing:"),
-                      ("h3", levers[2][0].capitalize()), ("p", levers[2][1]),
-                      ("h3", levers[3][0].capitalize()), ("p", levers[3][1]),
-                      ("p", "Residual emissions after these measures will be addressed with high-quality removals.")],
+    sections.append(([("h1", T["beyond_heading"]), ("p", T["beyond_intro"]),
+                      ("h3", L.LEVER_NAMES[levers[2][0]][1]), ("p", levers[2][1]),
+                      ("h3", L.LEVER_NAMES[levers[3][0]][1]), ("p", levers[3][1]),
+                      ("p", T["beyond_residual"])],
                      _lever_facts(levers[2:4])))
-    sections.append(([("h1", "Water and circularity"),
-                      ("table", ["Indicator", str(y)],
-                       [["Water withdrawn (million m3)", f"{n['water']:.1f}"],
-                        ["Waste diverted from landfill (%)", f"{n['recycled']:.0f}"]]),
-                      ("p", "Most of our water is withdrawn from surface sources and returned after treatment.")],
+    sections.append(([("h1", T["water_heading"]),
+                      ("table", [T["indicator"], str(y)],
+                       [[T["water_rows"][0], dec(n["water"], 1)], [T["water_rows"][1], dec(n["recycled"], 0)]]),
+                      ("p", T["water_note"])],
                      ("water", "waste")))
-    sections.append(([("h1", "Our people"),
-                      ("p", f"Safety: the total recordable injury frequency was {n['trifr']:.2f} per million hours "
-                            f"worked. Every employee received {n['training']:.0f} hours of training on average."),
-                      ("p", f"Women held {n['women']:.0f}% of senior leadership roles at year end, against a goal "
-                            f"of 40% by {y + 6}.")],
+    sections.append(([("h1", T["people_heading"]), ("p", say(T["safety"])), ("p", say(T["women"]))],
                      ("women", "safety")))
-    sections.append(([("h1", "Working with suppliers"),
-                      ("p", f"We asked our largest suppliers, covering {n['suppliers']:.0f}% of purchasing spend, to "
-                            f"disclose their footprint through a common platform and to set reduction goals. "
-                            f"Low-carbon criteria now form part of every tender above USD 1 million.")],
-                     ("suppliers",)))
-    sections.append(([("h1", "Climate risk and resilience"),
-                      ("p", pick(rng, f"Scenario analysis identified flooding of coastal {site}s, heat stress on workers "
-                                      f"and water scarcity at inland sites as the most material acute and chronic hazards.",
-                                 f"The hazards that matter most to our {site}s are river flooding, extreme heat and "
-                                 f"prolonged drought, which could interrupt production and raise costs.")),
-                      ("p", "Transition risks include carbon pricing, changing customer preferences and the cost of new "
-                            "technology.")],
-                     ("physical",)))
+    sections.append(([("h1", T["suppliers_heading"]), ("p", say(T["suppliers"]))], ("suppliers",)))
+    sections.append(([("h1", T["risk_heading"]), ("p", choose("physical")), ("p", T["transition"])], ("physical",)))
     rng.shuffle(sections)
     for items, facts in sections:
         r.page(items, facts)
-    r.page([("h1", "Independent assurance statement"),
-            ("p", f"We were engaged by {name} to provide limited assurance over selected sustainability information for "
-                  f"{y}, including the emissions and energy data. Based on the procedures performed, nothing has come to "
-                  f"our attention that causes us to believe the selected information is not prepared, in all material "
-                  f"respects, in accordance with the reporting criteria. ISAE 3000 and ISAE 3410 were applied.")],
-           ("assurance",))
-    r.page([("h1", "Financial highlights"),
-            ("table", ["USD billion", str(py), str(y)],
-             [["Revenue", f"{n['revenue'] * 0.95:.1f}", f"{n['revenue']:.1f}"],
-              ["Capital expenditure", f"{n['revenue'] * 0.08:.2f}", f"{n['revenue'] * 0.09:.2f}"]])])
-    r.page([("h1", "Glossary"),
-            ("p", "Scope 1: direct GHG emissions from sources a company owns or controls. Scope 2: indirect emissions "
-                  "from purchased electricity, steam, heat and cooling. Scope 3: all other indirect emissions in the "
-                  "value chain. Carbon intensity: emissions per unit of output. Internal carbon price: a cost per "
-                  "tonne applied to investment decisions. Limited assurance: a lower level of assurance than "
-                  "reasonable assurance. Net zero: a state where remaining emissions are balanced by removals.")])
-    r.page(*gri_index(r, index_pages))
+    r.page([("h1", T["assurance_heading"]), ("p", say(T["assurance"]))], ("assurance",))
+    r.page([("h1", T["finance_heading"]),
+            ("table", [T["finance_unit"], str(py), str(y)],
+             [[T["finance_rows"][0], dec(n["revenue"] * 0.95, 1), dec(n["revenue"], 1)],
+              [T["finance_rows"][1], dec(n["revenue"] * 0.08, 2), dec(n["revenue"] * 0.09, 2)]])])
+    r.page([("h1", T["glossary_heading"]), ("p", T["glossary"])])
+    r.page(*gri_index(r, index_pages, L))
 
-    q = [
-        ("Report your gross global Scope 1 emissions for the reporting year in metric tonnes CO2e.", "Number with unit", ("s1",), "number"),
-        ("What were your Scope 2 emissions (market-based) for the reporting year?", "Number with unit", ("s2",), "number"),
-        ("What share of the electricity you consume comes from renewable sources?", "Percentage", ("renewable",), "number"),
-        ("Total water withdrawal in the reporting year.", "Number with unit", ("water",), "number"),
-        ("Percentage of women in senior management positions.", "Percentage", ("women",), "number"),
-        ("Explain the change in your carbon intensity compared with the previous year and its main reasons.", "Text", ("intensity_table", "intensity_reason"), "text"),
-        ("Describe the main levers you will use to meet your emissions reduction target.", "Text", ("levers",), "text"),
-        ("State your Scope 1 and 2 emissions reduction target, including the base year and target year.", "Text", ("target",), "text"),
-        ("Is executive remuneration linked to climate-related performance?", "Yes/No and explanation", ("remuneration",), "yesno"),
-        ("Does your organisation use an internal carbon price?", "Yes/No and the price", ("carbon_price",), "yesno"),
-        ("Is your GHG inventory verified by a third party? Give the assurance level.", "Yes/No and explanation", ("assurance",), "yesno"),
-        ("How do you engage your suppliers on climate change?", "Text", ("suppliers",), "text"),
-        ("Which physical climate risks have you identified for your operations?", "Text", ("physical",), "text"),
-    ]
     rows = []
-    for i, (question, form, keys, kind) in enumerate(q, start=1):
+    for i, ((keys, kind), (question, form)) in enumerate(zip(QUESTIONS, Q.QUESTIONS), start=1):
         pages = r.gold(keys)
         rows.append({"no": i, "question": question, "form": form, "gold_answer": "", "answer_type": kind,
-                     "gold": [{"file": f"{name} Sustainability Report {y}.pdf", "page": p, "evidence": ""} for p in pages]})
+                     "gold": [{"file": report_file(name, language), "page": p, "evidence": ""} for p in pages]})
     return r, rows
 
 
-def write_questionnaire(path: Path, company: str, rows: list[dict]) -> None:
+def write_questionnaire(path: Path, company: str, rows: list[dict], language: str = "en") -> None:
     from openpyxl import Workbook
 
+    Q = texts(language)
     wb = Workbook()
     ws = wb.active
     ws.title = "Questionnaire"
-    ws.append([f"{company}: sustainability questionnaire {YEAR}"])
+    ws.append([Q.QUESTIONNAIRE_TITLE.format(company=company, year=YEAR)])
     ws.append([])
-    ws.append(["No.", "Question", "Form of answer", "Answer"])
+    ws.append(list(Q.QUESTIONNAIRE_HEADER))
     for row in rows:
         ws.append([row["no"], row["question"], row["form"], None])
     wb.save(path)
@@ -303,6 +281,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=27)
     ap.add_argument("--index-pages", action="store_true",
                     help="the GRI content index prints the page of each disclosure, as real reports' indexes do")
+    ap.add_argument("--language", choices=LANGUAGES, default="en", help="the language the reports are written in")
+    ap.add_argument("--questions", choices=LANGUAGES, default="",
+                    help="the language of the questionnaires (default: the reports')")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT / "samples"))
     from make_sample_pdf import build_pdf
@@ -310,9 +291,10 @@ def main() -> int:
     for name, sector, unit, site in COMPANIES[: args.companies]:
         folder = args.out / name.replace(" ", "_")
         folder.mkdir(parents=True, exist_ok=True)
-        report, rows = build(name, sector, unit, site, args.seed, args.index_pages)
-        build_pdf(folder / f"{name} Sustainability Report {YEAR}.pdf", report.pages, header=f"{name} | Sustainability Report {YEAR}")
-        write_questionnaire(folder / "questionnaire.xlsx", name, rows)
+        report, rows = build(name, sector, unit, site, args.seed, args.index_pages, args.language, args.questions)
+        build_pdf(folder / report_file(name, args.language), report.pages,
+                  header=f"{name} | {texts(args.language).TITLE} {YEAR}")
+        write_questionnaire(folder / "questionnaire.xlsx", name, rows, args.questions or args.language)
         gold = [{k: v for k, v in row.items() if k != "form"} for row in rows]
         (folder / "gold.json").write_text(json.dumps(gold, indent=1))
         print(f"{folder}: {len(report.pages)} pages, {len(rows)} questions")

@@ -31,11 +31,14 @@ HEADING_SIZES = {"h1": 20.0, "h2": 15.0, "h3": 12.5}
 def _wrap(text: str, width: float, fontname: str, size: float) -> list[str]:
     import pymupdf
 
+    # Font.text_length, not get_text_length, which counts a non-ASCII letter (é, ü, ß) at half its width
+    # and let German and French lines run past the margin; ASCII widths are the same in both.
+    font = pymupdf.Font(fontname)
     lines: list[str] = []
     line = ""
     for word in text.split():
         candidate = f"{line} {word}" if line else word
-        if line and pymupdf.get_text_length(candidate, fontname=fontname, fontsize=size) > width:
+        if line and font.text_length(candidate, fontsize=size) > width:
             lines.append(line)
             line = word
         else:
