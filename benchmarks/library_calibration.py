@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from autofill.library.match import COEFS, cosines, features, prepare, strength  # noqa: E402
+from autofill.library.match import COEF, COEFS, cosines, features, prepare, strength  # noqa: E402
 
 SAME = [
     ("Does the company have a net zero target for its operational emissions?",
@@ -149,7 +149,7 @@ def main() -> None:
 
     for model in MODELS:
         embedder = LocalEmbedder(model)
-        current = COEFS[embedder.name]
+        current = COEFS.get(embedder.name, COEF)
         print(f"== {embedder.name}")
         feats, labels = dataset(embedder)
         for (a, b), f in zip(SAME + DIFFERENT, feats):

