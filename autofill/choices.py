@@ -121,6 +121,9 @@ SECOND_STAGES: dict[str, SecondStageChoice] = {s.name: s for s in (
                       help="the question's terms over each candidate's whole page, fused with the first stage"),
     SecondStageChoice("colbert+cross-encoder", ("first", "colbert", "cross-encoder"),
                       help="late interaction and the offline cross-encoder, fused with the first stage"),
+    SecondStageChoice("colbert-question+cross-encoder", ("first", "colbert-question", "cross-encoder"),
+                      help="late interaction on the question's own text and the offline cross-encoder, fused "
+                           "with the first stage"),
 )}
 
 

@@ -240,6 +240,7 @@ class Passage:
     ocr: bool = False  # some of the text was read by OCR
     page_labels: list[str] = field(default_factory=list)  # printed number of pages page_start..page_end
     context: str = ""  # the chunk's model-written context line (Chunk.context); searched, never shown as evidence
+    has_table: bool = False  # the chunk holds a table (Chunk.has_table): the second stage leaves it in place
 
     @property
     def page_label(self) -> str:

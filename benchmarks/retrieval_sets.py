@@ -74,6 +74,8 @@ def pooled(sets: dict, config: str, baseline: str) -> str:
         x, y = aligned(results[baseline], order), aligned(results[config], order)
         if x is not None and y is not None:
             a, b = a + x, b + y
+    if not b:  # not measured on these sets (the plain-fusion bar of files written without it)
+        return f"| {config} (0) | " + " | ".join("-" for _ in METRICS) + " |"
     cells = []
     for _, key in METRICS:
         t = paired_test([r[key] for r in a], [r[key] for r in b])

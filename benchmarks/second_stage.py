@@ -86,7 +86,8 @@ def candidates_and_signals(settings, folder: Path, company: str, signals: list[s
         ids = [p.chunk_id for p in candidates]
         if entry.setdefault("ids", ids) != ids:  # another store or first stage: scores of other candidates
             entry.update(scores={}, cpu={"first": entry["cpu"]["first"]}, ids=ids)
-        entry["candidates"] = [{"file": p.file_name, "start": p.page_start, "end": p.page_end} for p in candidates]
+        entry["candidates"] = [{"file": p.file_name, "start": p.page_start, "end": p.page_end, "table": p.has_table}
+                               for p in candidates]
         for name in signals:
             if name not in entry["scores"]:
                 t0 = time.process_time()
@@ -98,7 +99,7 @@ def candidates_and_signals(settings, folder: Path, company: str, signals: list[s
 
 
 def score(questions: list[dict], signals: tuple, k: int) -> list[dict]:
-    from autofill.answer.second_stage import FIRST, order_by
+    from autofill.answer.second_stage import FIRST, keep_table_places, order_by
     from autofill.answer.retrieval import rrf
     from autofill.evaluate.gold import GoldPage
     from autofill.evaluate.metrics import RetrievedPassage, page_metrics
@@ -109,6 +110,8 @@ def score(questions: list[dict], signals: tuple, k: int) -> list[dict]:
         orders = [list(range(len(cands)))] if FIRST in signals or not signals else []
         orders += [order_by(scores[s]) for s in signals if s != FIRST]
         order = [int(i) for i, _ in rrf([[str(i) for i in o] for o in orders], k=k)]
+        if signals:  # as the product orders them: tables keep their first-stage places
+            order = keep_table_places(order, [bool(c.get("table")) for c in cands])
         passages = [RetrievedPassage(rank=r, file=cands[i]["file"], pages=tuple(range(cands[i]["start"], cands[i]["end"] + 1)))
                     for r, i in enumerate(order, start=1)]
         gold = [GoldPage(file=f, page=p) for f, p in q["gold"]]

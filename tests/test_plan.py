@@ -23,7 +23,7 @@ def test_auto_without_a_model_drafts_from_hybrid_retrieval(tmp_path):
     plan = resolve_plan(settings_with(tmp_path))
     assert (plan.provider, plan.model, plan.endpoint) == ("none", "", "")
     assert (plan.mode.name, plan.reranker.name, plan.embedder) == ("hybrid", "none", "local:bge-small-en-v1.5")
-    assert plan.first_line() == f"Using {NO_MODEL}; retrieval hybrid, reranker none"
+    assert plan.first_line() == f"Using {NO_MODEL}; retrieval hybrid, second stage colbert-question+cross-encoder, reranker none"
     assert "no model" in plan.reason("retrieval") and "auto" in plan.reason("reranker")
 
 
@@ -33,7 +33,8 @@ def test_auto_with_a_key_names_model_endpoint_and_why_without_the_key(tmp_path):
     assert (plan.mode.name, plan.reranker.name) == ("hyde", "llm")
     assert "OPENAI_API_KEY is set" in plan.reason("model") and "default model" in plan.reason("model")
     line = plan.first_line()
-    assert line == "Using model gpt-4o-mini (openai) at api.openai.com; retrieval hyde, reranker llm"
+    assert line == ("Using model gpt-4o-mini (openai) at api.openai.com; retrieval hyde, second stage "
+                    "colbert-question+cross-encoder, reranker llm")
     everything = repr(plan) + str(plan.describe()) + str(plan.to_json()) + line
     assert "sk-secret" not in everything
 
@@ -42,7 +43,8 @@ def test_a_loopback_url_is_the_endpoint_host_with_its_port_and_no_path(tmp_path)
     env = {"OPENAI_BASE_URL": "http://127.0.0.1:8123/v1", "OPENAI_API_KEY": "sk-x"}
     plan = resolve_plan(settings_with(tmp_path, env, llm={"model": "qwen2.5"}, retrieval={"multi_query": True}))
     assert plan.endpoint == "127.0.0.1:8123" and plan.model == "qwen2.5" and plan.multi_query
-    assert plan.first_line().endswith("at 127.0.0.1:8123; retrieval hyde, multi-query, reranker llm")
+    assert plan.first_line().endswith("at 127.0.0.1:8123; retrieval hyde, multi-query, second stage "
+                                      "colbert-question+cross-encoder, reranker llm")
     names = [name for name, _value, _why in plan.describe()]
     assert names == ["model", "endpoint", "retrieval", "second stage", "reranker", "embedder", "multi-query",
                      "content index", "multilingual index"]

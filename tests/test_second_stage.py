@@ -40,6 +40,20 @@ def test_fusion_keeps_the_set_and_breaks_ties_by_the_first_stage():
     assert [p.chunk_id for p in ss.fuse_orders(cands, [[0, 1, 2, 3], [3, 2, 1, 0]], k=20)] == ["c1", "c4", "c2", "c3"]
 
 
+def test_tables_keep_their_first_stage_places_and_prose_is_reordered_around_them():
+    assert ss.keep_table_places([3, 0, 1, 2], [False, True, False, False]) == [3, 1, 0, 2]
+    assert ss.keep_table_places([2, 1, 0], [True, True, True]) == [0, 1, 2]  # all tables: the first stage's
+    assert ss.keep_table_places([2, 1, 0], [False] * 3) == [2, 1, 0]  # no table: the fused order
+    cands = [_passage(i, f"text {i}") for i in range(1, 5)]
+    cands[1] = Passage(**{**cands[1].__dict__, "has_table": True})  # c2: a KPI table, second in the first stage
+    # A signal that ranks the table last and prose c4 first: c4 rises, c2 stays second.
+    fused = ss.fuse_orders(cands, [[0, 1, 2, 3], [3, 0, 2, 1]], k=20)
+    assert [p.chunk_id for p in fused] == ["c1", "c2", "c4", "c3"] and [p.rank for p in fused] == [1, 2, 3, 4]
+    # Without the table flag the same signals move c2 down (the rule is what holds it).
+    plain = ss.fuse_orders([_passage(i, f"text {i}") for i in range(1, 5)], [[0, 1, 2, 3], [3, 0, 2, 1]], k=20)
+    assert [p.chunk_id for p in plain].index("c2") > 1
+
+
 def test_each_cross_encoder_signal_reads_its_own_query_and_colbert_reads_the_search_words():
     row = QuestionRow("Finance", 1, "Please state the capital expenditure for FY2022.",
                       form_of_answer="Number in USD millions", explanation="Include leases.")

@@ -17,8 +17,11 @@ choices.SECOND_STAGES; the signals are:
   `cross-encoder-search` and `cross-encoder-question` give it the question's search words (as ColBERT's)
   or the question's own text instead of the whole row.
 
-Candidates keep their set (recall@30 does not move); ties keep the first stage's order. The figures that
-chose the default: README, "How good and how fast" (benchmarks/second_stage.py)."""
+Candidates keep their set (recall@30 does not move); ties keep the first stage's order. Passages that
+hold a table keep the first stage's places (`keep_table_places`): the signals' models read prose, and
+ranked prose that names a table's terms above the table that holds the figures (every second stage lost
+the filings' MRR before this, none does with it). The figures that chose the default: README, "How good
+and how fast" (benchmarks/second_stage.py)."""
 
 from __future__ import annotations
 
@@ -134,11 +137,19 @@ def order_by(scores: Sequence[float]) -> list[int]:
     return sorted(range(len(scores)), key=lambda i: (-scores[i], i))
 
 
+def keep_table_places(order: Sequence[int], tables: Sequence[bool]) -> list[int]:
+    """`order` (candidate indexes, best first) with every table candidate back at its first-stage place
+    (its index) and the other candidates filling the remaining places in `order`'s order."""
+    prose = iter([i for i in order if not tables[i]])
+    return [i if tables[i] else next(prose) for i in range(len(tables))]
+
+
 def fuse_orders(candidates: Sequence[Passage], orders: Sequence[Sequence[int]], k: int) -> list[Passage]:
-    """The candidates by RRF over `orders` (lists of candidate indexes, best first), rank renumbered and
-    the fused score kept."""
-    fused = rrf([[str(i) for i in order] for order in orders], k=k)
-    return [replace(candidates[int(i)], score=score, rank=r) for r, (i, score) in enumerate(fused, start=1)]
+    """The candidates by RRF over `orders` (lists of candidate indexes, best first), tables kept in their
+    places (`keep_table_places`), rank renumbered and the fused score kept."""
+    fused = dict(rrf([[str(i) for i in order] for order in orders], k=k))
+    order = keep_table_places([int(i) for i in fused], [p.has_table for p in candidates])
+    return [replace(candidates[i], score=fused[str(i)], rank=r) for r, i in enumerate(order, start=1)]
 
 
 def second_stage(settings: Settings, choice: SecondStageChoice, store: Any, row: QuestionRow,

@@ -102,6 +102,7 @@ def _passage(chunk_id: str, text: str | None, meta: dict[str, Any], score: float
         ocr=bool(meta.get("ocr", False)),
         page_labels=str(meta.get("page_labels", "")).split("|") if meta.get("page_labels") else [],
         context=str(meta.get("context", "") or ""),
+        has_table=bool(meta.get("has_table", False)),
     )
 
 

@@ -40,8 +40,9 @@ from autofill.store import chroma_client as cc
 log = logging.getLogger(__name__)
 
 SNAPSHOT_VERSION = 1
-# Bump when what a search returns changes for the same store (query depth, filtering, BM25 scoring).
-SEARCH_VERSION = 1
+# Bump when what a search returns changes for the same store (query depth, filtering, BM25 scoring,
+# the Passage fields: 2 added has_table, which cached results of version 1 lack).
+SEARCH_VERSION = 2
 _GENERATION_KEY = "\x00generation"
 _DOC_FIELDS = {f.name for f in dataclasses.fields(DocumentRecord)}
 _PASSAGE_FIELDS = {f.name for f in dataclasses.fields(Passage)}
