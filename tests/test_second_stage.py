@@ -54,6 +54,28 @@ def test_tables_keep_their_first_stage_places_and_prose_is_reordered_around_them
     assert [p.chunk_id for p in plain].index("c2") > 1
 
 
+def test_rows_across_languages_keep_the_first_stages_order():
+    """The signals' models read English: a German row, or an English row against German documents, is left
+    as the first stage ordered it; an English row (or one of unknown language) is reordered."""
+    from dataclasses import replace
+
+    cands = [_passage(i, f"text {i}") for i in range(1, 4)]
+    calls = []
+    ss.SIGNALS["test-signal"] = lambda store, row, candidates: calls.append(row.language) or [0.0, 0.0, 1.0]
+    try:
+        choice = choices.SecondStageChoice("t", ("first", "test-signal"), help="")
+        row = QuestionRow("S", 1, "What were Scope 1 emissions?")
+        settings = Settings()
+        assert ss.second_stage(settings, choice, None, replace(row, language="de"), cands, ("en",)) == cands
+        assert ss.second_stage(settings, choice, None, replace(row, language="en"), cands, ("en", "de")) == cands
+        assert calls == []
+        moved = ss.second_stage(settings, choice, None, replace(row, language="en"), cands, ("en",))
+        assert [p.chunk_id for p in moved] != [p.chunk_id for p in cands] and calls == ["en"]
+        assert ss.second_stage(settings, choice, None, row, cands) != cands  # unknown languages: read
+    finally:
+        del ss.SIGNALS["test-signal"]
+
+
 def test_each_cross_encoder_signal_reads_its_own_query_and_colbert_reads_the_search_words():
     row = QuestionRow("Finance", 1, "Please state the capital expenditure for FY2022.",
                       form_of_answer="Number in USD millions", explanation="Include leases.")

@@ -136,7 +136,8 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage], rep
         store, embedder = ctx.searched_with(row)
         candidates = retrieve(s, store, embedder, row, ctx.mode, hyde_passage=hyde_text, extra_queries=queries)
         candidates = with_index_pages(s, ctx.store, row, candidates)
-        candidates = second_stage(s, ctx.second_stage or second_stage_of(s), ctx.store, row, candidates)
+        candidates = second_stage(s, ctx.second_stage or second_stage_of(s), ctx.store, row, candidates,
+                                  ctx.document_languages)
     if not candidates:
         raise NoEvidence()
 

@@ -39,6 +39,14 @@ from autofill.records import Passage, QuestionRow
 from autofill.settings import Settings
 
 FIRST = "first"  # the first stage's own order, as a signal
+# The languages the signals' models read (answerai-colbert-small-v1 and the cross-encoder: English). A row
+# in another language, or against documents in one, keeps the first stage's order.
+LANGUAGES = ("en",)
+
+
+def reads(languages: Sequence[str]) -> bool:
+    """Whether the signals' models read every one of these languages (unknown ones, "", count as read)."""
+    return all(not code or code in LANGUAGES for code in languages)
 
 
 def _key(p: Passage) -> str:
@@ -153,11 +161,12 @@ def fuse_orders(candidates: Sequence[Passage], orders: Sequence[Sequence[int]], 
 
 
 def second_stage(settings: Settings, choice: SecondStageChoice, store: Any, row: QuestionRow,
-                 candidates: list[Passage]) -> list[Passage]:
+                 candidates: list[Passage], documents: Sequence[str] = ()) -> list[Passage]:
     """`candidates` reordered by the signals `choice` fuses (the first stage's order among them when
-    it lists FIRST); as they are for a choice with no signal or fewer than two candidates."""
+    it lists FIRST); as they are for a choice with no signal, fewer than two candidates, or a row whose
+    language or documents' (`documents`) the models do not read (`reads`)."""
     signals = [s for s in choice.signals if s != FIRST]
-    if not signals or len(candidates) < 2:
+    if not signals or len(candidates) < 2 or not reads((row.language, *documents)):
         return candidates
     orders = [list(range(len(candidates)))] if FIRST in choice.signals else []
     orders += [order_by(SIGNALS[name](store, row, candidates)) for name in signals]
