@@ -98,7 +98,7 @@ def candidates_and_signals(settings, folder: Path, company: str, signals: list[s
     return out
 
 
-def score(questions: list[dict], signals: tuple, k: int) -> list[dict]:
+def score(questions: list[dict], signals: tuple, k: int, depth: int = 0) -> list[dict]:
     from autofill.answer.second_stage import FIRST, keep_table_places, order_by
     from autofill.answer.retrieval import rrf
     from autofill.evaluate.gold import GoldPage
@@ -107,11 +107,13 @@ def score(questions: list[dict], signals: tuple, k: int) -> list[dict]:
     rows = []
     for q in questions:
         cands, scores = q["entry"]["candidates"], q["entry"]["scores"]
-        orders = [list(range(len(cands)))] if FIRST in signals or not signals else []
-        orders += [order_by(scores[s]) for s in signals if s != FIRST]
+        n = min(depth or len(cands), len(cands))  # as the product: only the first `depth` are reordered
+        orders = [list(range(n))] if FIRST in signals or not signals else []
+        orders += [order_by(scores[s][:n]) for s in signals if s != FIRST]
         order = [int(i) for i, _ in rrf([[str(i) for i in o] for o in orders], k=k)]
         if signals:  # as the product orders them: tables keep their first-stage places
-            order = keep_table_places(order, [bool(c.get("table")) for c in cands])
+            order = keep_table_places(order, [bool(c.get("table")) for c in cands[:n]])
+        order += list(range(n, len(cands)))
         passages = [RetrievedPassage(rank=r, file=cands[i]["file"], pages=tuple(range(cands[i]["start"], cands[i]["end"] + 1)))
                     for r, i in enumerate(order, start=1)]
         gold = [GoldPage(file=f, page=p) for f, p in q["gold"]]
@@ -162,7 +164,11 @@ def main() -> int:
                 if found:
                     break
             cache_file.write_text(json.dumps(cache))
-        results = {vname: score(questions, sig, settings.retrieval.rrf_k) for vname, sig in variants.items()}
+        results = {vname: score(questions, sig, settings.retrieval.rrf_k, settings.retrieval.second_stage_depth)
+                   for vname, sig in variants.items()}
+        if settings.retrieval.second_stage_depth:  # the default's signals over every candidate, for comparison
+            results["default, all 30"] = score(questions, SECOND_STAGES[settings.retrieval.second_stage].signals,
+                                               settings.retrieval.rrf_k)
         if args.plain:
             sets = folders(data)
             if pdfs and len(sets) == 1:

@@ -76,6 +76,28 @@ def test_rows_across_languages_keep_the_first_stages_order():
         del ss.SIGNALS["test-signal"]
 
 
+def test_only_the_first_candidates_to_the_depth_are_read_and_reordered():
+    cands = [_passage(i, f"text {i}") for i in range(1, 6)]
+    read: list[int] = []
+    ss.SIGNALS["test-signal"] = lambda store, row, head: read.append(len(head)) or [0.0] * (len(head) - 1) + [1.0]
+    try:
+        choice = choices.SecondStageChoice("t", ("test-signal",), help="")
+        settings = Settings()
+        settings.retrieval.second_stage_depth = 3
+        out = ss.second_stage(settings, choice, None, QuestionRow("S", 1, "Q?"), cands)
+        assert read == [3] and [p.chunk_id for p in out] == ["c3", "c1", "c2", "c4", "c5"]
+        assert [p.rank for p in out[3:]] == [4, 5]  # the rest keep their places and ranks
+        settings.retrieval.second_stage_depth = 0  # all of them
+        ss.second_stage(settings, choice, None, QuestionRow("S", 1, "Q?"), cands)
+        assert read == [3, 5]
+    finally:
+        del ss.SIGNALS["test-signal"]
+    bad = Settings()
+    bad.retrieval.second_stage_depth = -1
+    with pytest.raises(InputError, match="second_stage_depth"):
+        validate(bad)
+
+
 def test_each_cross_encoder_signal_reads_its_own_query_and_colbert_reads_the_search_words():
     row = QuestionRow("Finance", 1, "Please state the capital expenditure for FY2022.",
                       form_of_answer="Number in USD millions", explanation="Include leases.")

@@ -163,11 +163,14 @@ def fuse_orders(candidates: Sequence[Passage], orders: Sequence[Sequence[int]], 
 def second_stage(settings: Settings, choice: SecondStageChoice, store: Any, row: QuestionRow,
                  candidates: list[Passage], documents: Sequence[str] = ()) -> list[Passage]:
     """`candidates` reordered by the signals `choice` fuses (the first stage's order among them when
-    it lists FIRST); as they are for a choice with no signal, fewer than two candidates, or a row whose
-    language or documents' (`documents`) the models do not read (`reads`)."""
+    it lists FIRST), the first `retrieval.second_stage_depth` of them only (the rest keep their places and
+    ranks); as they are for a choice with no signal, fewer than two candidates, or a row whose language
+    or documents' (`documents`) the models do not read (`reads`)."""
     signals = [s for s in choice.signals if s != FIRST]
     if not signals or len(candidates) < 2 or not reads((row.language, *documents)):
         return candidates
-    orders = [list(range(len(candidates)))] if FIRST in choice.signals else []
-    orders += [order_by(SIGNALS[name](store, row, candidates)) for name in signals]
-    return fuse_orders(candidates, orders, settings.retrieval.rrf_k)
+    depth = settings.retrieval.second_stage_depth or len(candidates)
+    head, rest = candidates[:depth], candidates[depth:]  # only the first `depth` are read and reordered
+    orders = [list(range(len(head)))] if FIRST in choice.signals else []
+    orders += [order_by(SIGNALS[name](store, row, head)) for name in signals]
+    return fuse_orders(head, orders, settings.retrieval.rrf_k) + rest
