@@ -109,6 +109,15 @@ def test_the_recorded_plan_replaces_the_settings_but_never_carries_a_key_elsewhe
     assert same.llm.api_key == "sk-mine" and same.cost.prices["qwen-local"] == [0.5, 1.5]
 
 
+def test_the_recorded_second_stage_orders_a_reanswer_as_the_run_did(tmp_path):
+    s = recorded_settings(_settings(tmp_path), {**RUN_INFO, "second stage": "none"})
+    assert s.retrieval.second_stage == "none"
+    s = recorded_settings(_settings(tmp_path), {**RUN_INFO, "second stage": "colbert+cross-encoder (first 20)"})
+    assert (s.retrieval.second_stage, s.retrieval.second_stage_depth) == ("colbert+cross-encoder", 20)
+    s = recorded_settings(_settings(tmp_path), {**RUN_INFO, "second stage": "a-later-one (first 5)"})
+    assert (s.retrieval.second_stage, s.retrieval.second_stage_depth) == ("colbert-question+cross-encoder", 10)
+
+
 def test_the_command_line_overrides_the_recorded_plan(tmp_path):
     s = recorded_settings(_settings(tmp_path, model="other-model"), RUN_INFO)
     assert (s.llm.model, s.llm.base_url) == ("other-model", "http://10.1.2.3:8000/v1")  # at the run's endpoint

@@ -161,13 +161,14 @@ def _clients(settings: Settings, store: Any, providers: Providers | None) -> Pro
 # ---------------------------------------------------------------------------- the plan a run recorded
 
 # The Run info rows that record the plan are answer/run_report.build_run_info's ("llm provider", "llm
-# model", "llm base url", "retrieval mode", "reranker", "multi-query" and PRICE_ROW).
+# model", "llm base url", "retrieval mode", "reranker", "multi-query", "content index", "multilingual
+# index", "second stage" and PRICE_ROW).
 
 
 def recorded_settings(settings: Settings, run_info: Mapping[str, str]) -> Settings:
     """`settings` with the plan a workbook's run recorded in its Run info (`run_info`: row -> value):
-    provider, model and base URL, retrieval mode, reranker, multi-query, content index and the model's
-    price, each
+    provider, model and base URL, retrieval mode, reranker, multi-query, content and multilingual index,
+    second stage and the model's price, each
     unless the command line named it (settings.origins kind "flag"). A run without a model recorded no
     plan to answer with: the settings stand. The API key is kept only where the recorded endpoint is the
     one the settings point the provider at (a workbook must never send a key to another server)."""
@@ -203,7 +204,22 @@ def recorded_settings(settings: Settings, run_info: Mapping[str, str]) -> Settin
                       ("multilingual index", "multilingual_index")):
         if info.get(row) in ("on", "off") and f"retrieval.{name}" not in given:
             setattr(retrieval, name, info[row] == "on")
+    _recorded_second_stage(retrieval, info.get("second stage", ""), given)
     return dataclasses.replace(settings, llm=llm, retrieval=retrieval, cost=cost)
+
+
+def _recorded_second_stage(retrieval: Any, recorded: str, given: set[str]) -> None:
+    """The run's second stage and depth ("colbert-question+cross-encoder (first 10)", "none"); a value
+    not in choices.SECOND_STAGES (a workbook of a later version) leaves the settings' own."""
+    from autofill.choices import SECOND_STAGES
+
+    name, _, rest = recorded.partition(" (first ")
+    if name.strip() not in SECOND_STAGES or "retrieval.second_stage" in given:
+        return
+    retrieval.second_stage = name.strip()
+    depth = rest.rstrip(")").strip()
+    if "retrieval.second_stage_depth" not in given:
+        retrieval.second_stage_depth = int(depth) if depth.isdigit() else 0
 
 
 def _recorded_price(prices: dict[str, list[float]], model: str, recorded: str) -> None:
