@@ -104,7 +104,8 @@ def workspace_line(settings: Settings, explicit: Path | str | None,
 PLAN_SETTINGS = {"model": "llm.model", "retrieval": "retrieval.mode", "reranker": "retrieval.reranker",
                  "second stage": "retrieval.second_stage",
                  "embedder": "embedding.provider", "multi-query": "retrieval.multi_query",
-                 "content index": "retrieval.content_index", "multilingual index": "retrieval.multilingual_index"}
+                 "content index": "retrieval.content_index", "multilingual index": "retrieval.multilingual_index",
+                 "query translation": "retrieval.translate_queries"}
 
 
 def resolved_choices(settings: Settings) -> list[tuple[str, str, str]]:

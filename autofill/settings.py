@@ -172,6 +172,12 @@ class RetrievalSettings:
     # searched with the store's multilingual index (store/multilingual.py: multilingual-e5-small, built
     # on first use); English against English is searched as before.
     multilingual_index: bool = True
+    # Rows searched with the multilingual index against English documents are searched in English words
+    # too: their words translated by a bilingual dictionary (answer/translation.py; FreeDict's, as the
+    # Debian packages dict-freedict-deu-eng and the like install them in `dictionaries`). No dictionary
+    # for the row's language: searched as before, and the run says which package to install.
+    translate_queries: bool = True
+    dictionaries: str = "/usr/share/dictd"
     # The second stage (answer/second_stage.py): the candidates reordered offline before the LLM reranker's
     # window or the evidence-only draft's top k, passages holding a table left in their places. Choices: the
     # table autofill/choices.py SECOND_STAGES. ColBERT on the question's text and the cross-encoder by the

@@ -105,7 +105,7 @@ def evaluate_fast(settings, folder: Path, config: Path | None) -> list[dict]:
         ranker = NoReranker()
     ctx = opened.row_context()
     return score_retrieval(s, folder, store, embedder, ranker, route=ctx.searched_with,
-                           documents=ctx.document_languages)
+                           documents=ctx.document_languages, extra=ctx.translations)
 
 
 def gold_rows(settings, folder: Path) -> list[tuple]:
@@ -119,12 +119,14 @@ def gold_rows(settings, folder: Path) -> list[tuple]:
     return [(row, item) for row, item in pairs if item is not None and item.pages]
 
 
-def score_retrieval(settings, folder: Path, store, embedder, ranker, route=None, documents=()) -> list[dict]:
+def score_retrieval(settings, folder: Path, store, embedder, ranker, route=None, documents=(),
+                    extra=None) -> list[dict]:
     """Per-question page metrics at K and POOL of `retrieve`, the content index's pages, the second stage
     and `rerank` over `store` (anything with `query` and `bm25_search`) for the questionnaire and gold key
     in `folder`. `route(row)`: the (store, embedder) a row's search uses, as a run's RowContext.searched_with
     picks them (the multilingual index across languages); None: `store` and `embedder` for every row.
-    `documents`: the store's documents' languages (the second stage keeps its order across languages)."""
+    `documents`: the store's documents' languages (the second stage keeps its order across languages).
+    `extra(row)`: more queries searched beside the row's, as a run's RowContext.translations gives them."""
     from autofill.answer.index_pages import with_index_pages
     from autofill.answer.rerank import rerank
     from autofill.answer.retrieval import retrieve
@@ -136,7 +138,9 @@ def score_retrieval(settings, folder: Path, store, embedder, ranker, route=None,
     out = []
     for row, item in gold_rows(settings, folder):
         searched, query_embedder = route(row) if route is not None else (store, embedder)
-        candidates = with_index_pages(settings, store, row, retrieve(settings, searched, query_embedder, row, mode))
+        queries = extra(row) if extra is not None else []
+        candidates = with_index_pages(settings, store, row, retrieve(settings, searched, query_embedder, row, mode,
+                                                                     extra_queries=queries))
         candidates = second_stage(settings, second_stage_of(settings), store, row, candidates, documents)
         top = rerank(settings, ranker, row, candidates)
         shown = top + [p for p in candidates if p.chunk_id not in {t.chunk_id for t in top}]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Install one Debian package when it is missing, for the scripts that need a system program:
+# Install Debian packages when missing, for the scripts that need a system program or data:
 #   bash scripts/apt_install.sh WHO PACKAGE WITHOUT
-# WHO names the caller in messages, PACKAGE is the Debian package, WITHOUT says what happens without it.
+# WHO names the caller in messages, PACKAGE the Debian package (or several, space-separated), WITHOUT says
+# what happens without it.
 # Without apt-get, or without root or password-less sudo, it installs nothing and says so. It never
 # fails the caller: a missing package shows up where it is used, with its reason.
 set -u
@@ -22,7 +23,8 @@ fi
 echo "$who: installing $package (Debian package)" >&2
 export DEBIAN_FRONTEND=noninteractive
 log="/tmp/$who.log"
-if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends "$package"; } >"$log" 2>&1; then
+# $package unquoted on purpose: several packages are split into words.
+if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends $package; } >"$log" 2>&1; then
     echo "$who: installing $package failed (see $log; $without)" >&2
     tail -5 "$log" >&2 || true
 fi

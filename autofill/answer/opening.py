@@ -52,6 +52,7 @@ class OpenedRun:
     trust: Trust
     locator: PageLocator
     multilingual: Any = None  # the store's multilingual index (store/multilingual.py), when the plan has it
+    translator: Any = None  # answer/translation.QueryTranslator, when the plan translates queries
     warnings: list[str] = field(default_factory=list)  # choices asked for that cannot run (no model)
 
     @property
@@ -64,7 +65,7 @@ class OpenedRun:
                           mode=self.plan.mode, meter=self.meter, locator=self.locator,
                           report_language=report_language(self.documents.values()),
                           second_stage=self.plan.second_stage, multilingual=self.multilingual,
-                          document_languages=self.document_languages)
+                          document_languages=self.document_languages, translator=self.translator)
 
     @property
     def document_languages(self) -> tuple[str, ...]:
@@ -85,6 +86,8 @@ class OpenedRun:
                                        language, self.document_languages)
         if note:
             log.info("%s", note)
+            if self.translator is not None and self.translator.note(language):
+                log.info("%s", self.translator.note(language))
         if warning:
             log.warning("%s", warning)
 
@@ -122,12 +125,24 @@ def open_run(settings: Settings, company: str, *, providers: Providers | None = 
         refresh_cache(chat)
     plan = resolve_plan(settings, chat=chat, embedder=store.embedder_name)
     meter = UsageMeter(pricing_for(settings))
+    multilingual = _multilingual(settings, store, plan)
     return OpenedRun(settings=settings, company=company, store=store, documents=documents,
                      providers=providers, plan=plan, reranker=make_reranker(settings, plan.reranker, chat,
                                                                              providers.reranker),
                      meter=meter, trust=make_trust(settings, documents, chat, meter),
                      locator=PageLocator(documents), warnings=needs_model_warnings(settings, plan),
-                     multilingual=_multilingual(settings, store, plan))
+                     multilingual=multilingual, translator=_translator(settings, plan, multilingual, documents))
+
+
+def _translator(settings: Settings, plan: Plan, multilingual: Any, documents: dict[str, Any]) -> Any:
+    """The run's query translation (answer/translation.py) when the plan has it and the store has a
+    multilingual index (its model chooses among a word's translations)."""
+    if multilingual is None or not plan.query_translation:
+        return None
+    from autofill.answer.translation import QueryTranslator
+
+    return QueryTranslator(settings.retrieval.dictionaries, multilingual.embedder,
+                           [getattr(d, "language", "") for d in documents.values()])
 
 
 def _multilingual(settings: Settings, store: Any, plan: Plan) -> Any:

@@ -62,6 +62,8 @@ class RowContext:
     # a language the store's embedder does not read, or against such documents, is searched with it.
     multilingual: Any = None
     document_languages: tuple[str, ...] = ()
+    # answer/translation.QueryTranslator: such a row is searched in the documents' words too.
+    translator: Any = None
 
     def searched_with(self, row: QuestionRow) -> tuple[Any, Any]:
         """(store, query embedder) a row's dense search uses: the multilingual index's across languages."""
@@ -71,6 +73,14 @@ class RowContext:
                                                      (row.language, *self.document_languages)):
             return self.multilingual, self.multilingual.embedder
         return self.store, self.embedder
+
+    def translations(self, row: QuestionRow) -> list[str]:
+        """The row's text in its documents' words (answer/translation.py), searched beside it: for a row
+        searched with the multilingual index only."""
+        if self.translator is None or self.searched_with(row)[0] is self.store:
+            return []
+        text = self.translator.for_row(row)
+        return [text] if text.strip() else []
 
 
 class RunStopped(Exception):
@@ -134,6 +144,7 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage], rep
         queries = search_queries(s, _stage_call(ctx, "multiquery", usage, replies), ctx.company, row)
     with ctx.search_lock:
         store, embedder = ctx.searched_with(row)
+        queries = queries + ctx.translations(row)
         candidates = retrieve(s, store, embedder, row, ctx.mode, hyde_passage=hyde_text, extra_queries=queries)
         candidates = with_index_pages(s, ctx.store, row, candidates)
         candidates = second_stage(s, ctx.second_stage or second_stage_of(s), ctx.store, row, candidates,

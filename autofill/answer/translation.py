@@ -1,0 +1,150 @@
+"""A question searched in its documents' language as well (issue 33): its words translated one by one
+with a bilingual dictionary (autofill/dictionaries.py), each word's translation the one the multilingual
+model finds nearest to the whole question, and the result searched as one more query beside the question
+(dense and BM25, fused like multi-query's: answer/retrieval.retrieve's `extra_queries`).
+
+Where it applies, as measured (README, "Other languages"): a row searched with the store's multilingual
+index (store/multilingual.py) whose documents are all English and whose language has a dictionary into
+English. Into other languages it lost: German compounds and inflections do not meet dictionary forms, and
+the English-French dictionary is small. No dictionary: the row is searched as before, and the run says how
+to install one.
+
+`translate_query` is pure (the dictionary, stop words and similarity are given); `QueryTranslator` is
+what a run holds."""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any, Callable, Sequence
+
+from autofill.dictionaries import Dictionary, find, open_dictionary, package
+from autofill.language import ENGLISH, LANGUAGES
+from autofill.records import QuestionRow
+
+_WORD = re.compile(r"[^\W_][\w\-]*", re.UNICODE)
+# Candidate translations read per sense (its first ones are its commonest).
+PER_SENSE = 2
+
+
+def _known(dictionary: Dictionary, word: str) -> list[list[str]]:
+    return dictionary.senses(word) if word in dictionary else []
+
+
+def split_compound(dictionary: Dictionary, word: str) -> list[str] | None:
+    """A closed compound as (modifier, head), both in the dictionary, the longest head first; a linking
+    "s" or "n" of the modifier may go ("klimarisiken" -> klima + risiken)."""
+    for i in range(3, len(word) - 3):
+        modifier, head = word[:i], word[i:]
+        if not _known(dictionary, head):
+            continue
+        for m in (modifier, modifier[:-1] if modifier[-1] in "sn" else ""):
+            if m and _known(dictionary, m):
+                return [m, head]
+    return None
+
+
+def _candidates(dictionary: Dictionary, word: str) -> list[str]:
+    out: list[str] = []
+    for sense in _known(dictionary, word):
+        out += [t for t in sense[:PER_SENSE] if t not in out]
+    return out
+
+
+def translate_query(text: str, dictionary: Dictionary, stopwords: set[str],
+                    similarity: Callable[[str], float], per_word: int = 1) -> str:
+    """`text` word by word into the dictionary's target language: stop words dropped, figures kept, a
+    word the dictionary lacks split at hyphens or into a compound's parts, still unknown parts kept as
+    they are (names, acronyms); of a word's candidate translations the `per_word` most `similar` to the
+    whole text (`similarity(candidate)`), in the dictionary's order."""
+    out: list[str] = []
+    for token in _WORD.findall(text):
+        word = token.lower()
+        if word in stopwords:
+            continue
+        if any(c.isdigit() for c in word) and "-" not in word:
+            out.append(token)
+            continue
+        groups: list[list[str]] = []
+        if _known(dictionary, word):
+            groups.append(_candidates(dictionary, word))
+        else:
+            parts = [p for p in word.split("-") if p] if "-" in word else (split_compound(dictionary, word) or [word])
+            for part in parts:
+                if part.isdigit():
+                    out.append(part)
+                elif part not in stopwords:
+                    groups.append(_candidates(dictionary, part) or [part])
+        for group in groups:
+            if len(group) <= per_word:
+                out += group
+                continue
+            scores = [similarity(c) for c in group]
+            best = sorted(sorted(range(len(group)), key=lambda i: -scores[i])[:per_word])
+            out += [group[i] for i in best]
+    return " ".join(out)
+
+
+def _stopwords(language: str) -> set[str]:
+    import bm25s.stopwords
+
+    name = LANGUAGES[language].stopwords if language in LANGUAGES else ""
+    return {w.lower() for w in getattr(bm25s.stopwords, name, ())} if name else set()
+
+
+class QueryTranslator:
+    """A run's query translation: `for_row(row)` -> the row's text in its documents' language, or "".
+    `embedder`: the multilingual index's (its query vectors choose among a word's translations)."""
+
+    def __init__(self, folder: str, embedder: Any, document_languages: Sequence[str]) -> None:
+        self.folder, self.embedder = folder, embedder
+        self.target = _target(document_languages)
+        self._guard = threading.Lock()
+        self._done: dict[tuple[str, str], str] = {}
+
+    def dictionary_for(self, language: str) -> Dictionary | None:
+        if not self.target or not language or language == self.target:
+            return None
+        index = find(self.folder, language, self.target)
+        return open_dictionary(index) if index is not None else None
+
+    def for_row(self, row: QuestionRow) -> str:
+        from autofill.answer.retrieval import build_query
+
+        dictionary = self.dictionary_for(row.language)
+        if dictionary is None:
+            return ""
+        text = build_query(row)
+        with self._guard:
+            if (row.language, text) not in self._done:
+                self._done[(row.language, text)] = translate_query(text, dictionary, _stopwords(row.language),
+                                                                   self._similarity(text))
+            return self._done[(row.language, text)]
+
+    def _similarity(self, text: str) -> Callable[[str], float]:
+        import numpy as np
+
+        whole = np.asarray(self.embedder.embed_query(text), dtype=np.float32)
+        return lambda candidate: float(whole @ np.asarray(self.embedder.embed_query(candidate), dtype=np.float32))
+
+    def note(self, language: str) -> str:
+        """What the run says for a questionnaire in `language`: that its rows are searched in the
+        documents' language too, or which package would make them so; "" where it does not apply."""
+        if not self.target or not language or language == self.target or language not in LANGUAGES:
+            return ""
+        names = f"{LANGUAGES[language].name}-{LANGUAGES[self.target].name}"
+        if find(self.folder, language, self.target) is not None:
+            return (f"{LANGUAGES[language].name} questions are searched in "
+                    f"{LANGUAGES[self.target].name} words too ({names} dictionary in {self.folder})")
+        if package(language, self.target):
+            return (f"no {names} dictionary in {self.folder}: install the Debian package "
+                    f"{package(language, self.target)} (bash scripts/install_dictionaries.sh) to search "
+                    f"{LANGUAGES[language].name} questions in {LANGUAGES[self.target].name} words too")
+        return ""
+
+
+def _target(document_languages: Sequence[str]) -> str:
+    """The language questions are translated into: English, when every document is English (or of
+    unknown language, read as English everywhere else too); "" otherwise."""
+    languages = {code or ENGLISH for code in document_languages} or {ENGLISH}
+    return ENGLISH if languages == {ENGLISH} else ""

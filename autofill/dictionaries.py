@@ -1,0 +1,124 @@
+"""Bilingual dictionaries in the dictd format (FreeDict, as Debian installs them: `dict-freedict-deu-eng`
+puts `freedict-deu-eng.index` and `freedict-deu-eng.dict.dz` in /usr/share/dictd), read without a
+dictd server: headword -> its senses, each sense the translations it lists.
+
+Used to search a question in the documents' language as well as its own (answer/translation.py, issue
+33). Nothing is downloaded: a dictionary is there (scripts/install_dictionaries.sh installs the Debian
+packages) or the question is searched as before. The reader keeps single-word headwords only (a query
+is translated word by word) and decompresses the dictionary's text once per process."""
+
+from __future__ import annotations
+
+import gzip
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+# ISO 639-1 (autofill/language.py) -> ISO 639-3, as FreeDict names its dictionaries.
+ISO3 = {"en": "eng", "de": "deu", "fr": "fra", "es": "spa", "it": "ita", "nl": "nld", "pt": "por",
+        "da": "dan", "sv": "swe", "fi": "fin", "tr": "tur", "pl": "pol", "ru": "rus", "el": "ell"}
+_B64 = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}
+# Labels and grammar in a translation line: "[envir.] emission <n>", "decrease (of sth.)".
+_MARKUP = re.compile(r"\[[^\]]*\]|<[^>]*>|\([^)]*\)|\{[^}]*\}")
+_NUMBERING = re.compile(r"^\s*\d+\.\s*")
+# Translations kept per sense: its first ones are its commonest (answer/translation.py reads two).
+KEEP = 2
+# Lines of an entry that are not its translations.
+_NOT_TRANSLATIONS = ("Note:", "Synonym", "see:", '"')
+
+
+def _number(text: str) -> int:
+    """dictd's base-64 offsets and lengths."""
+    n = 0
+    for c in text:
+        n = n * 64 + _B64[c]
+    return n
+
+
+def file_stem(source: str, target: str) -> str:
+    """"freedict-deu-eng": the dictionary translating `source` into `target` (ISO 639-1 codes); "" when
+    FreeDict names no such pair."""
+    if source not in ISO3 or target not in ISO3:
+        return ""
+    return f"freedict-{ISO3[source]}-{ISO3[target]}"
+
+
+def package(source: str, target: str) -> str:
+    """The Debian package of that dictionary ("dict-freedict-deu-eng")."""
+    stem = file_stem(source, target)
+    return stem.replace("freedict-", "dict-freedict-", 1) if stem else ""
+
+
+def find(folder: Path | str, source: str, target: str) -> Path | None:
+    """The index file of the `source` -> `target` dictionary in `folder`, when it is there whole."""
+    stem = file_stem(source, target)
+    if not stem or not str(folder):
+        return None
+    index = Path(folder) / f"{stem}.index"
+    data = index.with_suffix(".dict.dz")
+    return index if index.is_file() and (data.is_file() or index.with_suffix(".dict").is_file()) else None
+
+
+def translation_terms(line: str) -> list[str]:
+    """The translations one sense lists, labels and grammar removed: "[envir.] emission <n>, output <n>"
+    -> ["emission", "output"]."""
+    if line.strip().startswith(_NOT_TRANSLATIONS):
+        return []
+    terms = (_NUMBERING.sub("", t).strip(" .;") for t in _MARKUP.sub("", line).split(","))
+    return [t for t in terms if t and len(t) <= 40]
+
+
+@dataclass
+class Dictionary:
+    """One dictd dictionary: `senses(word)` -> each sense's first `KEEP` translations, in the dictionary's
+    order. Held compactly (one string per headword; the German-English dictionary's 95 MB of text are read
+    as a stream, not kept)."""
+
+    path: Path
+    _senses: dict[str, str]  # word -> senses joined by "\n", a sense's translations by "\t"
+
+    @classmethod
+    def read(cls, index: Path) -> "Dictionary":
+        entries: list[tuple[int, int, str]] = []
+        with open(index, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) == 3 and " " not in parts[0] and not parts[0].startswith("00database"):
+                    entries.append((_number(parts[1]), _number(parts[2]), parts[0].lower()))
+        entries.sort()
+        data = index.with_suffix(".dict.dz")
+        found: dict[str, list[str]] = {}
+        with (gzip.open(data, "rb") if data.is_file() else open(index.with_suffix(".dict"), "rb")) as f:
+            at, last, body = 0, (-1, -1), b""
+            for offset, length, word in entries:
+                if (offset, length) != last:  # headwords sharing an entry read it once
+                    if offset < at:
+                        continue  # overlapping the entry before: not in FreeDict's
+                    if offset > at:
+                        f.seek(offset)  # forward only: a gzip stream reads up to it
+                    body, at, last = f.read(length), offset + length, (offset, length)
+                lines = body.split(b"\n", 2)
+                terms = translation_terms(lines[1].decode("utf-8", "replace")) if len(lines) > 1 else []
+                if terms:
+                    found.setdefault(word, []).append("\t".join(terms[:KEEP]))
+        return cls(index, {word: "\n".join(senses) for word, senses in found.items()})
+
+    def __contains__(self, word: str) -> bool:
+        return word.lower() in self._senses
+
+    def senses(self, word: str) -> list[list[str]]:
+        joined = self._senses.get(word.lower(), "")
+        return [sense.split("\t") for sense in joined.split("\n")] if joined else []
+
+
+_lock = threading.Lock()
+_open: dict[Path, Dictionary] = {}
+
+
+def open_dictionary(index: Path) -> Dictionary:
+    """The dictionary of `index`, read once per process."""
+    with _lock:
+        if index not in _open:
+            _open[index] = Dictionary.read(index)
+        return _open[index]
