@@ -183,3 +183,31 @@ def test_with_the_index_off_an_english_only_store_warns_once_and_inspect_names_t
     data = json.loads(done.stdout)
     assert data["language"] == "de" and data["documents"] == [{"file": "Climate Report 2023.pdf", "language": "en"}]
     assert "reads English only" in data["language_warning"] and not data["language_note"]
+
+
+def test_german_questions_are_searched_in_english_words_with_a_dictionary_and_told_which_to_install(
+        workspace, tmp_path):
+    """A German-English dictionary (FreeDict's layout, written here) in `retrieval.dictionaries`: the run
+    says German questions are searched in English words too and still cites the right pages; without one
+    it says which Debian package would do it."""
+    from tests.dictd_factory import write_dictd
+
+    root, ws, _, _ = workspace
+    folder = tmp_path / "dictd"
+    write_dictd(folder, "freedict-deu-eng", [
+        ("Emissionen", "emissions"), ("Wasser", "water <n>"), ("Unternehmen", "company <n>"),
+        ("entnommen", "withdrawn"), ("Unfallhäufigkeit", "injury frequency <n>"), ("Beschäftigten", "employees"),
+        ("Ausschuss", "committee <n>"), ("Aufsichtsrats", "board"), ("Klimawandel", "climate change <n>"),
+        ("Anteil", "share <n>"), ("Stroms", "electricity"), ("Solarenergie", "solar power <n>")])
+    with_dictionary, empty = tmp_path / "with.toml", tmp_path / "empty.toml"
+    with_dictionary.write_text(f"[retrieval]\ndictionaries = {json.dumps(str(folder))}\n")
+    empty.write_text(f"[retrieval]\ndictionaries = {json.dumps(str(tmp_path / 'none'))}\n")
+    q = questionnaire(tmp_path / "de.xlsx", GERMAN_HEADER, GERMAN_QUESTIONS, "Klima", "Kurzer Text")
+    output, said = run(ws, "Anglo English-only", q, tmp_path / "out-with", "--config", str(with_dictionary))
+    assert said.count("German questions are searched in English words too") == 1, said[-3000:]
+    cited = sources(output)
+    for question, page in GERMAN_QUESTIONS:
+        assert cited[question].split("; ")[0] == f"Climate Report 2023.pdf p. {page}", (question, cited[question])
+    _, said = run(ws, "Anglo English-only", q, tmp_path / "out-without", "--config", str(empty))
+    assert said.count("install the Debian package dict-freedict-deu-eng") == 1, said[-3000:]
+    assert "searched in English words too" not in said

@@ -47,7 +47,7 @@ def test_a_loopback_url_is_the_endpoint_host_with_its_port_and_no_path(tmp_path)
                                       "colbert-question+cross-encoder, reranker llm")
     names = [name for name, _value, _why in plan.describe()]
     assert names == ["model", "endpoint", "retrieval", "second stage", "reranker", "embedder", "multi-query",
-                     "content index", "multilingual index"]
+                     "content index", "multilingual index", "query translation"]
 
 
 def test_the_cohere_key_alone_picks_cohere_and_its_url_alone_does_not(tmp_path):
@@ -162,3 +162,13 @@ def test_a_new_retrieval_mode_is_one_row_read_by_its_flags(tmp_path, monkeypatch
     store = ListStore()
     retrieve(s, store, Embedder(), QuestionRow("S", 1, "What were Scope 1 emissions?"), row)
     assert store.searches == ["dense", "bm25"]  # uses_keyword: BM25 joins the dense list
+
+
+def test_query_translation_rides_on_the_multilingual_index(tmp_path):
+    """Translations are chosen among by the multilingual model, so without its index there are none."""
+    plan = resolve_plan(settings_with(tmp_path))
+    assert plan.query_translation and plan.to_json()["query_translation"] is True
+    plan = resolve_plan(settings_with(tmp_path, retrieval={"multilingual_index": False}))
+    assert not plan.query_translation and plan.reason("query translation") == "needs the multilingual index"
+    plan = resolve_plan(settings_with(tmp_path, retrieval={"translate_queries": False}))
+    assert not plan.query_translation and plan.reason("query translation") == ""

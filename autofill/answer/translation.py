@@ -65,24 +65,24 @@ def translate_query(text: str, dictionary: Dictionary, stopwords: set[str],
         if any(c.isdigit() for c in word) and "-" not in word:
             out.append(token)
             continue
-        groups: list[list[str]] = []
         if _known(dictionary, word):
-            groups.append(_candidates(dictionary, word))
+            parts = [word]
         else:
             parts = [p for p in word.split("-") if p] if "-" in word else (split_compound(dictionary, word) or [word])
-            for part in parts:
-                if part.isdigit():
-                    out.append(part)
-                elif part not in stopwords:
-                    groups.append(_candidates(dictionary, part) or [part])
-        for group in groups:
-            if len(group) <= per_word:
-                out += group
-                continue
-            scores = [similarity(c) for c in group]
-            best = sorted(sorted(range(len(group)), key=lambda i: -scores[i])[:per_word])
-            out += [group[i] for i in best]
+        for part in parts:
+            if part.isdigit():
+                out.append(part)
+            elif part not in stopwords:
+                out += _chosen(_candidates(dictionary, part) or [part], similarity, per_word)
     return " ".join(out)
+
+
+def _chosen(group: list[str], similarity: Callable[[str], float], per_word: int) -> list[str]:
+    """The `per_word` candidates most similar to the whole text, in the dictionary's order."""
+    if len(group) <= per_word:
+        return group
+    scores = [similarity(c) for c in group]
+    return [group[i] for i in sorted(sorted(range(len(group)), key=lambda i: -scores[i])[:per_word])]
 
 
 def _stopwords(language: str) -> set[str]:
