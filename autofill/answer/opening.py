@@ -177,13 +177,13 @@ def _clients(settings: Settings, store: Any, providers: Providers | None) -> Pro
 
 # The Run info rows that record the plan are answer/run_report.build_run_info's ("llm provider", "llm
 # model", "llm base url", "retrieval mode", "reranker", "multi-query", "content index", "multilingual
-# index", "second stage" and PRICE_ROW).
+# index", "query translation", "second stage" and PRICE_ROW).
 
 
 def recorded_settings(settings: Settings, run_info: Mapping[str, str]) -> Settings:
     """`settings` with the plan a workbook's run recorded in its Run info (`run_info`: row -> value):
     provider, model and base URL, retrieval mode, reranker, multi-query, content and multilingual index,
-    second stage and the model's price, each
+    query translation, second stage and the model's price, each
     unless the command line named it (settings.origins kind "flag"). A run without a model recorded no
     plan to answer with: the settings stand. The API key is kept only where the recorded endpoint is the
     one the settings point the provider at (a workbook must never send a key to another server)."""
@@ -216,7 +216,7 @@ def recorded_settings(settings: Settings, run_info: Mapping[str, str]) -> Settin
         if rest and choice is not None and choice.model_setting:
             setattr(retrieval, choice.model_setting, rest.rstrip(")").strip())
     for row, name in (("multi-query", "multi_query"), ("content index", "content_index"),  # on / off rows
-                      ("multilingual index", "multilingual_index")):
+                      ("multilingual index", "multilingual_index"), ("query translation", "translate_queries")):
         if info.get(row) in ("on", "off") and f"retrieval.{name}" not in given:
             setattr(retrieval, name, info[row] == "on")
     _recorded_second_stage(retrieval, info.get("second stage", ""), given)
