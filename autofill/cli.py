@@ -293,8 +293,9 @@ def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, com
         store = open_for_reading(settings, company)
         from autofill.plan import resolve_plan
 
-        multilingual = resolve_plan(settings, embedder=store.embedder_name).multilingual_index
-        data, lines = documents_languages(store, company, layout.language, multilingual)
+        plan = resolve_plan(settings, embedder=store.embedder_name)
+        data, lines = documents_languages(store, company, layout.language, plan.multilingual_index,
+                                          settings.retrieval.dictionaries if plan.query_translation else "")
     if as_json:
         emit_json({**layout.to_json(), **data,
                    "datapoints": datapoints_json(settings, layout.questions, map_with_model)})

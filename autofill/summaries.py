@@ -95,15 +95,21 @@ def document_details(d: Any) -> dict:
 
 
 def documents_languages(store: Any, company: str, questionnaire: str,
-                        multilingual: bool = False) -> tuple[dict, list[str]]:
+                        multilingual: bool = False, dictionaries: str = "") -> tuple[dict, list[str]]:
     """`inspect --company`: each document's language, and what a run does across languages
     (store/multilingual.language_lines: the multilingual index when `multilingual`, the plan's, serves them;
-    else a warning when the store's embedder was not trained for the questionnaire's or a document's)."""
+    else a warning when the store's embedder was not trained for the questionnaire's or a document's), with
+    the query translation's line (answer/translation.py) when the plan translates from `dictionaries`."""
     from autofill.store.multilingual import language_lines
 
     docs = sorted(store.documents().values(), key=lambda d: d.file_name)
     note, warning = language_lines(multilingual, store.embedder_name, company, questionnaire,
                                    [d.language for d in docs if d.language])
+    if note and dictionaries:
+        from autofill.answer.translation import QueryTranslator
+
+        translation = QueryTranslator(dictionaries, None, [d.language for d in docs]).note(questionnaire)
+        note += f"; {translation}" if translation else ""
     lines = [f"Documents of {company} (embedder {store.embedder_name}):"]
     lines += [f"  {d.file_name}: {language_name(d.language)}" for d in docs]
     lines += [f"Note: {note}"] * bool(note) + [f"Warning: {warning}"] * bool(warning)

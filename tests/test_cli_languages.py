@@ -208,6 +208,8 @@ def test_german_questions_are_searched_in_english_words_with_a_dictionary_and_to
     cited = sources(output)
     for question, page in GERMAN_QUESTIONS:
         assert cited[question].split("; ")[0] == f"Climate Report 2023.pdf p. {page}", (question, cited[question])
+    done = cli([*ws, "--config", str(with_dictionary), "inspect", str(q), "--company", "Anglo English-only"])
+    assert "German questions are searched in English words too" in done.stdout, done.stdout[-2000:]
     _, said = run(ws, "Anglo English-only", q, tmp_path / "out-without", "--config", str(empty))
     assert said.count("install the Debian package dict-freedict-deu-eng") == 1, said[-3000:]
     assert "searched in English words too" not in said
