@@ -5,7 +5,7 @@ dictd server: headword -> its senses, each sense the translations it lists.
 Used to search a question in the documents' language as well as its own (answer/translation.py, issue
 33). Nothing is downloaded: a dictionary is there (scripts/install_dictionaries.sh installs the Debian
 packages) or the question is searched as before. The reader keeps single-word headwords only (a query
-is translated word by word) and decompresses the dictionary's text once per process."""
+is translated word by word), reads a dictionary once per process and keeps each sense's first translations."""
 
 from __future__ import annotations
 
@@ -50,14 +50,19 @@ def package(source: str, target: str) -> str:
     return stem.replace("freedict-", "dict-freedict-", 1) if stem else ""
 
 
+def _text_of(index: Path) -> Path:
+    """The entries' file beside an index: `.dict.dz` (dictzip, gzip-readable) as Debian ships it, or `.dict`."""
+    data = index.with_suffix(".dict.dz")
+    return data if data.is_file() else index.with_suffix(".dict")
+
+
 def find(folder: Path | str, source: str, target: str) -> Path | None:
     """The index file of the `source` -> `target` dictionary in `folder`, when it is there whole."""
     stem = file_stem(source, target)
     if not stem or not str(folder):
         return None
     index = Path(folder) / f"{stem}.index"
-    data = index.with_suffix(".dict.dz")
-    return index if index.is_file() and (data.is_file() or index.with_suffix(".dict").is_file()) else None
+    return index if index.is_file() and _text_of(index).is_file() else None
 
 
 def translation_terms(line: str) -> list[str]:
@@ -87,9 +92,9 @@ class Dictionary:
                 if len(parts) == 3 and " " not in parts[0] and not parts[0].startswith("00database"):
                     entries.append((_number(parts[1]), _number(parts[2]), parts[0].lower()))
         entries.sort()
-        data = index.with_suffix(".dict.dz")
+        data = _text_of(index)
         found: dict[str, list[str]] = {}
-        with (gzip.open(data, "rb") if data.is_file() else open(index.with_suffix(".dict"), "rb")) as f:
+        with (gzip.open(data, "rb") if data.suffix == ".dz" else open(data, "rb")) as f:
             at, last, body = 0, (-1, -1), b""
             for offset, length, word in entries:
                 if (offset, length) != last:  # headwords sharing an entry read it once

@@ -106,9 +106,9 @@ def documents_languages(store: Any, company: str, questionnaire: str,
     note, warning = language_lines(multilingual, store.embedder_name, company, questionnaire,
                                    [d.language for d in docs if d.language])
     if note and dictionaries:
-        from autofill.answer.translation import QueryTranslator
+        from autofill.answer.translation import target_language, translation_note
 
-        translation = QueryTranslator(dictionaries, None, [d.language for d in docs]).note(questionnaire)
+        translation = translation_note(dictionaries, questionnaire, target_language([d.language for d in docs]))
         note += f"; {translation}" if translation else ""
     lines = [f"Documents of {company} (embedder {store.embedder_name}):"]
     lines += [f"  {d.file_name}: {language_name(d.language)}" for d in docs]

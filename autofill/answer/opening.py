@@ -84,10 +84,10 @@ class OpenedRun:
             log.warning("%s", warning)
         note, warning = language_lines(self.multilingual is not None, self.store.embedder_name, self.company,
                                        language, self.document_languages)
-        if note:
-            log.info("%s", note)
-            if self.translator is not None and self.translator.note(language):
-                log.info("%s", self.translator.note(language))
+        translation = self.translator.note(language) if note and self.translator is not None else ""
+        for line in (note, translation):
+            if line:
+                log.info("%s", line)
         if warning:
             log.warning("%s", warning)
 

@@ -16,19 +16,16 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 from autofill.dictionaries import Dictionary, find, open_dictionary, package
 from autofill.language import ENGLISH, LANGUAGES
 from autofill.records import QuestionRow
+from autofill.store.bm25_index import stop_words
 
 _WORD = re.compile(r"[^\W_][\w\-]*", re.UNICODE)
 # Candidate translations read per sense (its first ones are its commonest).
 PER_SENSE = 2
-
-
-def _known(dictionary: Dictionary, word: str) -> list[list[str]]:
-    return dictionary.senses(word) if word in dictionary else []
 
 
 def split_compound(dictionary: Dictionary, word: str) -> list[str] | None:
@@ -36,22 +33,22 @@ def split_compound(dictionary: Dictionary, word: str) -> list[str] | None:
     "s" or "n" of the modifier may go ("klimarisiken" -> klima + risiken)."""
     for i in range(3, len(word) - 3):
         modifier, head = word[:i], word[i:]
-        if not _known(dictionary, head):
+        if head not in dictionary:
             continue
         for m in (modifier, modifier[:-1] if modifier[-1] in "sn" else ""):
-            if m and _known(dictionary, m):
+            if m and m in dictionary:
                 return [m, head]
     return None
 
 
 def _candidates(dictionary: Dictionary, word: str) -> list[str]:
     out: list[str] = []
-    for sense in _known(dictionary, word):
+    for sense in dictionary.senses(word):
         out += [t for t in sense[:PER_SENSE] if t not in out]
     return out
 
 
-def translate_query(text: str, dictionary: Dictionary, stopwords: set[str],
+def translate_query(text: str, dictionary: Dictionary, stopwords: Collection[str],
                     similarity: Callable[[str], float], per_word: int = 1) -> str:
     """`text` word by word into the dictionary's target language: stop words dropped, figures kept, a
     word the dictionary lacks split at hyphens or into a compound's parts, still unknown parts kept as
@@ -65,7 +62,7 @@ def translate_query(text: str, dictionary: Dictionary, stopwords: set[str],
         if any(c.isdigit() for c in word) and "-" not in word:
             out.append(token)
             continue
-        if _known(dictionary, word):
+        if word in dictionary:
             parts = [word]
         else:
             parts = [p for p in word.split("-") if p] if "-" in word else (split_compound(dictionary, word) or [word])
@@ -85,28 +82,25 @@ def _chosen(group: list[str], similarity: Callable[[str], float], per_word: int)
     return [group[i] for i in sorted(sorted(range(len(group)), key=lambda i: -scores[i])[:per_word])]
 
 
-def _stopwords(language: str) -> set[str]:
-    import bm25s.stopwords
-
-    name = LANGUAGES[language].stopwords if language in LANGUAGES else ""
-    return {w.lower() for w in getattr(bm25s.stopwords, name, ())} if name else set()
-
-
 class QueryTranslator:
     """A run's query translation: `for_row(row)` -> the row's text in its documents' language, or "".
     `embedder`: the multilingual index's (its query vectors choose among a word's translations)."""
 
     def __init__(self, folder: str, embedder: Any, document_languages: Sequence[str]) -> None:
         self.folder, self.embedder = folder, embedder
-        self.target = _target(document_languages)
+        self.target = target_language(document_languages)
         self._guard = threading.Lock()
         self._done: dict[tuple[str, str], str] = {}
+        self._dictionaries: dict[str, Dictionary | None] = {}  # looked for once per language
 
     def dictionary_for(self, language: str) -> Dictionary | None:
         if not self.target or not language or language == self.target:
             return None
-        index = find(self.folder, language, self.target)
-        return open_dictionary(index) if index is not None else None
+        with self._guard:
+            if language not in self._dictionaries:
+                index = find(self.folder, language, self.target)
+                self._dictionaries[language] = open_dictionary(index) if index is not None else None
+            return self._dictionaries[language]
 
     def for_row(self, row: QuestionRow) -> str:
         from autofill.answer.retrieval import build_query
@@ -117,7 +111,7 @@ class QueryTranslator:
         text = build_query(row)
         with self._guard:
             if (row.language, text) not in self._done:
-                self._done[(row.language, text)] = translate_query(text, dictionary, _stopwords(row.language),
+                self._done[(row.language, text)] = translate_query(text, dictionary, stop_words(row.language),
                                                                    self._similarity(text))
             return self._done[(row.language, text)]
 
@@ -128,22 +122,27 @@ class QueryTranslator:
         return lambda candidate: float(whole @ np.asarray(self.embedder.embed_query(candidate), dtype=np.float32))
 
     def note(self, language: str) -> str:
-        """What the run says for a questionnaire in `language`: that its rows are searched in the
-        documents' language too, or which package would make them so; "" where it does not apply."""
-        if not self.target or not language or language == self.target or language not in LANGUAGES:
-            return ""
-        names = f"{LANGUAGES[language].name}-{LANGUAGES[self.target].name}"
-        if find(self.folder, language, self.target) is not None:
-            return (f"{LANGUAGES[language].name} questions are searched in "
-                    f"{LANGUAGES[self.target].name} words too ({names} dictionary in {self.folder})")
-        if package(language, self.target):
-            return (f"no {names} dictionary in {self.folder}: install the Debian package "
-                    f"{package(language, self.target)} (bash scripts/install_dictionaries.sh) to search "
-                    f"{LANGUAGES[language].name} questions in {LANGUAGES[self.target].name} words too")
+        return translation_note(self.folder, language, self.target)
+
+
+def translation_note(folder: str, language: str, target: str) -> str:
+    """What run and inspect say for a questionnaire in `language` against documents in `target` (the
+    translator's): that its rows are searched in the documents' language too, or which package would make
+    them so; "" where it does not apply."""
+    if not target or not language or language == target or language not in LANGUAGES:
         return ""
+    names = f"{LANGUAGES[language].name}-{LANGUAGES[target].name}"
+    if find(folder, language, target) is not None:
+        return (f"{LANGUAGES[language].name} questions are searched in "
+                f"{LANGUAGES[target].name} words too ({names} dictionary in {folder})")
+    if package(language, target):
+        return (f"no {names} dictionary in {folder}: install the Debian package "
+                f"{package(language, target)} (bash scripts/install_dictionaries.sh) to search "
+                f"{LANGUAGES[language].name} questions in {LANGUAGES[target].name} words too")
+    return ""
 
 
-def _target(document_languages: Sequence[str]) -> str:
+def target_language(document_languages: Sequence[str]) -> str:
     """The language questions are translated into: English, when every document is English (or of
     unknown language, read as English everywhere else too); "" otherwise."""
     languages = {code or ENGLISH for code in document_languages} or {ENGLISH}

@@ -23,6 +23,7 @@ still built over all chunks; that part is cheap next to reading and stemming
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -73,6 +74,16 @@ def _stopwords(language: str) -> Any:
     import bm25s.stopwords
 
     return list(getattr(bm25s.stopwords, lang.stopwords))
+
+
+@functools.lru_cache(maxsize=None)
+def stop_words(language: str) -> frozenset[str]:
+    """The stop words the index drops for `language`, as a set (answer/translation.py drops them too)."""
+    import bm25s.stopwords
+
+    words = _stopwords(language)
+    words = bm25s.stopwords.STOPWORDS_EN if words == "en" else words or ()
+    return frozenset(w.lower() for w in words)
 
 
 def _tokenize(texts: Sequence[str], return_ids: bool, language: str = "") -> Any:
