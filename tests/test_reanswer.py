@@ -145,3 +145,43 @@ def test_review_model_overrides_the_recorded_model(filled, llm, tmp_path):
         assert done["ok"] and done["model"] == "review-x", done
         assert {r.json["model"] for r in llm.chat_requests()[seen:]} == {"review-x"}
         assert server.stop() == 0, server.stderr
+
+
+def test_a_reanswer_of_a_german_row_searches_the_english_words_too(filled, llm, tmp_path, monkeypatch):
+    """The query translation (answer/translation.py) on the review page's path: a German row of a run
+    against the English sample report, re-answered, is searched with its English words as the run's was."""
+    from autofill.answer.translation import QueryTranslator
+    from tests.dictd_factory import write_dictd
+    from tests.workbook_builders import build_questionnaire
+
+    workspace, _ = filled
+    folder = write_dictd(tmp_path / "dictd", "freedict-deu-eng", [
+        ("Unternehmen", "company <n>"), ("Ziel", "target <n>"), ("Emissionen", "emissions")]).parent
+    config = tmp_path / "dictd.toml"
+    config.write_text(f"[retrieval]\ndictionaries = {json.dumps(str(folder))}\n")
+    question = "Hat das Unternehmen ein Netto-Null-Ziel für die Scope-1- und Scope-2-Emissionen festgelegt?"
+    german = build_questionnaire(tmp_path / "de.xlsx", questions=[("Klima", question, "Ja/Nein", False)],
+                                 extras=False)
+    done = cli(["--workspace", str(workspace), "--config", str(config), "run", "--company", COMPANY,
+                "--questionnaire", str(german), "--llm", "openai", "--model", "review-m", "--out",
+                str(tmp_path / "out"), "--yes", "--json"], {"OPENAI_BASE_URL": llm.base_url})
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report["plan"]["query_translation"] is True, report["plan"]
+    path = report["output"]
+    settings = load_settings(workspace, environ={}, overrides={"retrieval": {"dictionaries": str(folder)}})
+    _, rows = read_questions(settings, path)
+    key = next(q.key for q in rows if q.question == question)
+
+    translated = []
+    for_row = QueryTranslator.for_row
+    monkeypatch.setattr(QueryTranslator, "for_row", lambda self, row: translated.append(for_row(self, row))
+                        or translated[-1])
+    app = App(settings, path)
+    try:
+        assert app.post("/api/decide", key, action="Needs changes",
+                        values={"reviewer_comment": "Say the year"}).json()["ok"]
+        assert app.post("/api/reanswer", key).json()["ok"]
+    finally:
+        app.state.close()
+    assert translated and "company" in translated[-1] and "target" in translated[-1], translated
