@@ -105,7 +105,7 @@ PLAN_SETTINGS = {"model": "llm.model", "retrieval": "retrieval.mode", "reranker"
                  "second stage": "retrieval.second_stage",
                  "embedder": "embedding.provider", "multi-query": "retrieval.multi_query",
                  "content index": "retrieval.content_index", "multilingual index": "retrieval.multilingual_index",
-                 "query translation": "retrieval.translate_queries"}
+                 "query translation": "retrieval.translate_queries", "query centring": "retrieval.centre_queries"}
 
 
 def resolved_choices(settings: Settings) -> list[tuple[str, str, str]]:

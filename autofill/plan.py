@@ -41,6 +41,7 @@ class Plan:
     content_index: bool = False  # pages a report's content index names join the candidates
     multilingual_index: bool = False  # rows in languages the store's embedder does not read: store/multilingual.py
     query_translation: bool = False  # such rows searched in the documents' words too: answer/translation.py
+    query_centring: bool = False  # and relative to their questionnaire: answer/centring.py
     why: tuple[tuple[str, str], ...] = ()
     second_stage: SecondStageChoice = SECOND_STAGES[NONE]
 
@@ -79,7 +80,8 @@ class Plan:
                 ("multi-query", "on" if self.multi_query else "off", self.reason("multi-query")),
                 ("content index", "on" if self.content_index else "off", ""),
                 ("multilingual index", "on" if self.multilingual_index else "off", self.reason("multilingual index")),
-                ("query translation", "on" if self.query_translation else "off", self.reason("query translation"))]
+                ("query translation", "on" if self.query_translation else "off", self.reason("query translation")),
+                ("query centring", "on" if self.query_centring else "off", self.reason("query centring"))]
         return rows
 
     def to_json(self) -> dict[str, Any]:
@@ -88,7 +90,7 @@ class Plan:
                 "reranker_model": self.reranker_model,
                 "embedder": self.embedder, "multi_query": self.multi_query,
                 "content_index": self.content_index, "multilingual_index": self.multilingual_index,
-                "query_translation": self.query_translation,
+                "query_translation": self.query_translation, "query_centring": self.query_centring,
                 "why": {name: why for name, why in self.why if why}}
 
 
@@ -170,13 +172,16 @@ def resolve_plan(settings: Settings, chat: Any = _UNSET, embedder: str = "") -> 
     translation = bool(settings.retrieval.translate_queries and multilingual)
     if settings.retrieval.translate_queries and not multilingual:
         why["query translation"] = "needs the multilingual index"
+    centring = bool(settings.retrieval.centre_queries and multilingual)
+    if settings.retrieval.centre_queries and not multilingual:
+        why["query centring"] = "needs the multilingual index"
     multi_query = bool(settings.retrieval.multi_query and model)
     if settings.retrieval.multi_query and not model:
         why["multi-query"] = "needs a model"
     return Plan(provider=provider, model=model, endpoint=endpoint, base_url=base_url, mode=mode,
                 reranker=reranker, reranker_model=reranker_model, embedder=embedder, multi_query=multi_query,
                 content_index=bool(settings.retrieval.content_index), multilingual_index=multilingual,
-                query_translation=translation, why=tuple(why.items()),
+                query_translation=translation, query_centring=centring, why=tuple(why.items()),
                 second_stage=second_stage_of(settings))
 
 

@@ -178,6 +178,10 @@ class RetrievalSettings:
     # for the row's language: searched as before, and the run says which package to install.
     translate_queries: bool = True
     dictionaries: str = "/usr/share/dictd"
+    # Such rows are searched relative to their questionnaire too (answer/centring.py): each search text and
+    # the index's passages minus their means, that list fused with the plain one. A questionnaire of
+    # fewer than five such rows (`ask`'s one question) is searched plainly.
+    centre_queries: bool = True
     # The second stage (answer/second_stage.py): the candidates reordered offline before the LLM reranker's
     # window or the evidence-only draft's top k, passages holding a table left in their places. Choices: the
     # table autofill/choices.py SECOND_STAGES. ColBERT on the question's text and the cross-encoder by the

@@ -103,6 +103,9 @@ def evaluate_fast(settings, folder: Path, config: Path | None) -> list[dict]:
         ranker = ProviderReranker("cross-encoder", CrossEncoderReranker())
     else:
         ranker = NoReranker()
+    from autofill.workbook.layout import read_questions
+
+    opened.centre_on(read_questions(s, folder / "questionnaire.xlsx")[1])  # as a run centres its rows
     ctx = opened.row_context()
     return score_retrieval(s, folder, store, embedder, ranker, route=ctx.searched_with,
                            documents=ctx.document_languages, extra=ctx.translations)

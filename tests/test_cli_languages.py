@@ -213,3 +213,76 @@ def test_german_questions_are_searched_in_english_words_with_a_dictionary_and_to
     _, said = run(ws, "Anglo English-only", q, tmp_path / "out-without", "--config", str(empty))
     assert said.count("install the Debian package dict-freedict-deu-eng") == 1, said[-3000:]
     assert "searched in English words too" not in said
+
+
+def test_a_questionnaire_across_languages_is_centred_on_all_its_rows_and_a_few_rows_are_not(workspace, tmp_path):
+    """answer/centring.py through answer/opening.OpenedRun.centre_on, on the stores the CLI built: German
+    rows against the English-only store are centred on the mean of all five rows' texts (a row answered
+    alone, as a re-answer does, is searched with the same centre); four rows are too few; English rows
+    against English documents never meet the multilingual index; the setting turns it off."""
+    import numpy as np
+
+    from autofill.answer.centring import MIN_ROWS, CentredSearch
+    from autofill.answer.opening import open_run
+    from autofill.answer.retrieval import build_query
+    from autofill.settings import load_settings
+    from autofill.workbook.layout import read_questions
+
+    root, _, _, _ = workspace
+    settings = load_settings(root / "ws", environ={}, overrides={"retrieval": {"query_parts": "row"}})
+    german = read_questions(settings, questionnaire(tmp_path / "de.xlsx", GERMAN_HEADER, GERMAN_QUESTIONS,
+                                                    "Klima", "Kurzer Text"))[1]
+    assert len(german) == MIN_ROWS
+    opened = open_run(settings, "Anglo English-only")
+    opened.centre_on(german)
+    e5 = opened.multilingual.embedder
+    mean = np.mean([e5.embed_query(build_query(row)) for row in german], axis=0)
+    for row in german:
+        assert np.allclose(opened.centre.mean_for(build_query(row)), mean, atol=1e-6)
+    searched, _ = opened.row_context().searched_with(german[0])
+    assert isinstance(searched, CentredSearch)
+    top = searched.search_text(build_query(german[1]), e5, 3)
+    assert (top[0].file_name, top[0].page_start) == ("Climate Report 2023.pdf", GERMAN_QUESTIONS[1][1])
+
+    few = open_run(settings, "Anglo English-only")
+    few.centre_on(german[:MIN_ROWS - 1])
+    assert not few.centre and few.row_context().searched_with(german[0])[0] is few.multilingual
+    english = read_questions(settings, questionnaire(tmp_path / "en.xlsx", ENGLISH_HEADER, ENGLISH_QUESTIONS,
+                                                     "Climate", "Short text"))[1]
+    same = open_run(settings, "Anglo English-only")
+    same.centre_on(english)
+    assert not same.centre and same.row_context().searched_with(english[0])[0] is same.store
+    off = open_run(load_settings(root / "ws", environ={}, overrides={"retrieval": {"centre_queries": False}}),
+                   "Anglo English-only")
+    off.centre_on(german)
+    assert off.centre is None and not isinstance(off.row_context().searched_with(german[0])[0], CentredSearch)
+
+
+def test_a_run_centres_every_row_across_languages_on_its_questionnaire(workspace, tmp_path, monkeypatch):
+    """The run path (answer/pipeline.py, as `run`, `batch` and `eval` take it): each German row's search
+    against the English-only store goes through the questionnaire's centre, every row on the same mean,
+    and each still cites its page."""
+    import numpy as np
+
+    from autofill.answer.centring import CentredSearch
+    from autofill.answer.pipeline import run_questionnaire
+    from autofill.settings import load_settings
+
+    root, _, _, _ = workspace
+    settings = load_settings(root / "ws", environ={})
+    q = questionnaire(tmp_path / "de.xlsx", GERMAN_HEADER, GERMAN_QUESTIONS, "Klima", "Kurzer Text")
+    centred: dict[str, object] = {}
+    search_text = CentredSearch.search_text
+
+    def recording(self, text, embedder, n):
+        centred[text] = self.centre.mean_for(text)
+        return search_text(self, text, embedder, n)
+
+    monkeypatch.setattr(CentredSearch, "search_text", recording)
+    report = run_questionnaire(settings, "Anglo English-only", q, out_dir=tmp_path / "out", resume=False)
+    means = [centred.get(f"{question}\nKurzer Text") for question, _ in GERMAN_QUESTIONS]
+    assert all(m is not None for m in means), sorted(centred)
+    assert all(np.allclose(m, means[0]) for m in means)
+    cited = sources(report.output)
+    for question, page in GERMAN_QUESTIONS:
+        assert cited[question].split("; ")[0] == f"Climate Report 2023.pdf p. {page}", (question, cited[question])

@@ -101,8 +101,9 @@ def test_the_recorded_plan_replaces_the_settings_but_never_carries_a_key_elsewhe
     assert (s.retrieval.mode, s.retrieval.reranker, s.retrieval.multi_query) == ("hybrid", "none", True)
     assert s.retrieval.content_index is False  # on by default: the run's recorded "off" holds
     assert s.retrieval.translate_queries is True  # not recorded (a workbook from before it): the settings'
-    off = recorded_settings(_settings(tmp_path), {**RUN_INFO, "query translation": "off"})
-    assert off.retrieval.translate_queries is False
+    off = recorded_settings(_settings(tmp_path), {**RUN_INFO, "query translation": "off", "query centring": "off"})
+    assert off.retrieval.translate_queries is False and off.retrieval.centre_queries is False
+    assert s.retrieval.centre_queries is True  # not recorded: the settings'
     assert not s.llm.api_key  # the key was for the endpoint the settings name, not the workbook's
     assert "qwen-local" not in s.cost.prices  # the run said its cost was unknown: so does the re-answer
     # The same endpoint as the settings': the key goes with it; a recorded price applies anywhere.

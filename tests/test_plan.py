@@ -47,7 +47,7 @@ def test_a_loopback_url_is_the_endpoint_host_with_its_port_and_no_path(tmp_path)
                                       "colbert-question+cross-encoder, reranker llm")
     names = [name for name, _value, _why in plan.describe()]
     assert names == ["model", "endpoint", "retrieval", "second stage", "reranker", "embedder", "multi-query",
-                     "content index", "multilingual index", "query translation"]
+                     "content index", "multilingual index", "query translation", "query centring"]
 
 
 def test_the_cohere_key_alone_picks_cohere_and_its_url_alone_does_not(tmp_path):
@@ -172,3 +172,13 @@ def test_query_translation_rides_on_the_multilingual_index(tmp_path):
     assert not plan.query_translation and plan.reason("query translation") == "needs the multilingual index"
     plan = resolve_plan(settings_with(tmp_path, retrieval={"translate_queries": False}))
     assert not plan.query_translation and plan.reason("query translation") == ""
+
+
+def test_query_centring_rides_on_the_multilingual_index_and_can_be_turned_off(tmp_path):
+    plan = resolve_plan(settings_with(tmp_path))
+    assert plan.query_centring and plan.to_json()["query_centring"] is True
+    assert ("query centring", "on", "") in plan.describe()
+    plan = resolve_plan(settings_with(tmp_path, retrieval={"multilingual_index": False}))
+    assert not plan.query_centring and plan.reason("query centring") == "needs the multilingual index"
+    plan = resolve_plan(settings_with(tmp_path, retrieval={"centre_queries": False}))
+    assert not plan.query_centring and plan.reason("query centring") == ""

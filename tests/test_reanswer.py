@@ -15,6 +15,7 @@ import json
 import shutil
 import urllib.request
 
+import openpyxl
 import pytest
 from starlette.testclient import TestClient
 
@@ -148,11 +149,15 @@ def test_review_model_overrides_the_recorded_model(filled, llm, tmp_path):
 
 
 def test_a_reanswer_of_a_german_row_searches_the_english_words_too(filled, llm, tmp_path, monkeypatch):
-    """The query translation (answer/translation.py) on the review page's path: a German row of a run
-    against the English sample report, re-answered, is searched with its English words as the run's was."""
+    """The query translation (answer/translation.py) and centring (answer/centring.py) on the review page's
+    path: a German row of a run against the English sample report, re-answered, is searched with its
+    English words as the run's was, and centred on the whole questionnaire's rows as the run centred it."""
+    import numpy as np
+
+    from autofill.answer.centring import CentredSearch
+    from autofill.answer.opening import open_run
     from autofill.answer.translation import QueryTranslator
     from tests.dictd_factory import write_dictd
-    from tests.workbook_builders import build_questionnaire
 
     workspace, _ = filled
     folder = write_dictd(tmp_path / "dictd", "freedict-deu-eng", [
@@ -160,23 +165,39 @@ def test_a_reanswer_of_a_german_row_searches_the_english_words_too(filled, llm, 
     config = tmp_path / "dictd.toml"
     config.write_text(f"[retrieval]\ndictionaries = {json.dumps(str(folder))}\n")
     question = "Hat das Unternehmen ein Netto-Null-Ziel für die Scope-1- und Scope-2-Emissionen festgelegt?"
-    german = build_questionnaire(tmp_path / "de.xlsx", questions=[("Klima", question, "Ja/Nein", False)],
-                                 extras=False)
+    others = ["Wie hoch waren die Scope-1-Emissionen im letzten Jahr?",
+              "Welcher Ausschuss des Aufsichtsrats beaufsichtigt den Klimawandel?",
+              "Nutzt das Unternehmen einen internen CO2-Preis?",
+              "Welcher Anteil des Stroms stammt aus erneuerbaren Quellen?"]
+    book = openpyxl.Workbook()  # German throughout (the builder's explanations are English)
+    book.active.append(["Nr.", "Abschnitt", "Frage", "Antwortform", "Antwort", "Kommentare"])
+    for i, q in enumerate([question, *others], start=1):
+        book.active.append([i, "Klima", q, "Ja/Nein und kurze Erläuterung", None, None])
+    german = tmp_path / "de.xlsx"
+    book.save(german)
     done = cli(["--workspace", str(workspace), "--config", str(config), "run", "--company", COMPANY,
                 "--questionnaire", str(german), "--llm", "openai", "--model", "review-m", "--out",
                 str(tmp_path / "out"), "--yes", "--json"], {"OPENAI_BASE_URL": llm.base_url})
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.splitlines()[-1])
-    assert report["plan"]["query_translation"] is True, report["plan"]
+    assert report["plan"]["query_translation"] is True and report["plan"]["query_centring"] is True, report["plan"]
     path = report["output"]
     settings = load_settings(workspace, environ={}, overrides={"retrieval": {"dictionaries": str(folder)}})
     _, rows = read_questions(settings, path)
     key = next(q.key for q in rows if q.question == question)
+    as_run = open_run(settings, COMPANY)
+    as_run.centre_on(read_questions(settings, german)[1])  # what the run centred on: its questionnaire's rows
 
-    translated = []
-    for_row = QueryTranslator.for_row
+    translated, centred = [], {}
+    for_row, search_text = QueryTranslator.for_row, CentredSearch.search_text
     monkeypatch.setattr(QueryTranslator, "for_row", lambda self, row: translated.append(for_row(self, row))
                         or translated[-1])
+
+    def recording(self, text, embedder, n):
+        centred[text] = self.centre.mean_for(text)
+        return search_text(self, text, embedder, n)
+
+    monkeypatch.setattr(CentredSearch, "search_text", recording)
     app = App(settings, path)
     try:
         assert app.post("/api/decide", key, action="Needs changes",
@@ -184,4 +205,8 @@ def test_a_reanswer_of_a_german_row_searches_the_english_words_too(filled, llm, 
         assert app.post("/api/reanswer", key).json()["ok"]
     finally:
         app.state.close()
-    assert translated and "company" in translated[-1] and "target" in translated[-1], translated
+    assert translated and "company" in translated[-1] and "target" in translated[-1], (translated, centred)
+    means = {text: mean for text, mean in centred.items() if mean is not None}
+    assert means and translated[-1] in means, centred.keys()  # the row and its English words were centred
+    for text, mean in means.items():
+        assert np.allclose(mean, as_run.centre.mean_for(text), atol=1e-6), text

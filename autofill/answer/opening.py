@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from autofill.answer.pages import PageLocator
 from autofill.answer.rerank import PassageReranker, make_reranker
@@ -53,6 +53,7 @@ class OpenedRun:
     locator: PageLocator
     multilingual: Any = None  # the store's multilingual index (store/multilingual.py), when the plan has it
     translator: Any = None  # answer/translation.QueryTranslator, when the plan translates queries
+    centre: Any = None  # answer/centring.Centre of the questionnaire (centre_on), for the multilingual index
     warnings: list[str] = field(default_factory=list)  # choices asked for that cannot run (no model)
 
     @property
@@ -65,7 +66,22 @@ class OpenedRun:
                           mode=self.plan.mode, meter=self.meter, locator=self.locator,
                           report_language=report_language(self.documents.values()),
                           second_stage=self.plan.second_stage, multilingual=self.multilingual,
-                          document_languages=self.document_languages, translator=self.translator)
+                          document_languages=self.document_languages, translator=self.translator,
+                          centre=self.centre)
+
+    def centre_on(self, rows: Sequence[QuestionRow]) -> None:
+        """Centre the searches of the multilingual index on the questionnaire's `rows` (all of them, as read
+        from the workbook, so that a row answered alone is searched as in its run: answer/centring.py)."""
+        from autofill.answer.centring import centre_of
+        from autofill.answer.retrieval import build_query, query_rows
+
+        if self.multilingual is None or not self.plan.query_centring:
+            return
+        ctx = self.row_context()
+        crossing = [row for row in rows if ctx.crosses(row)]
+        kinds = [[build_query(query_rows(self.settings, row)[0]) for row in crossing],
+                 [text for row in crossing for text in ctx.translations(row)[:1]]]
+        self.centre = centre_of(kinds, self.multilingual.embedder.embed_query)
 
     @property
     def document_languages(self) -> tuple[str, ...]:
@@ -216,7 +232,8 @@ def recorded_settings(settings: Settings, run_info: Mapping[str, str]) -> Settin
         if rest and choice is not None and choice.model_setting:
             setattr(retrieval, choice.model_setting, rest.rstrip(")").strip())
     for row, name in (("multi-query", "multi_query"), ("content index", "content_index"),  # on / off rows
-                      ("multilingual index", "multilingual_index"), ("query translation", "translate_queries")):
+                      ("multilingual index", "multilingual_index"), ("query translation", "translate_queries"),
+                      ("query centring", "centre_queries")):
         if info.get(row) in ("on", "off") and f"retrieval.{name}" not in given:
             setattr(retrieval, name, info[row] == "on")
     _recorded_second_stage(retrieval, info.get("second stage", ""), given)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import replace
-from typing import Protocol, Sequence
+from typing import Callable, Protocol, Sequence
 
 from autofill.answer.query import lexical_query
 from autofill.choices import RETRIEVAL_MODES, RetrievalMode
@@ -102,8 +102,17 @@ def _stable(passages: list[Passage], n: int) -> list[Passage]:
     return sorted(passages, key=lambda p: (-round(p.score, SCORE_DECIMALS), p.chunk_id))[:n]
 
 
+def dense_list(query: Callable[[Sequence[float], int], list[Passage]], embedding: Sequence[float],
+               n: int) -> list[Passage]:
+    """The `n` best passages by `query(embedding, depth)`, in the stable order (rounded score, chunk id)."""
+    return _stable(query(embedding, n + _SLACK), n)
+
+
 def _dense(store: SearchableStore, embedder: QueryEmbedder, text: str, n: int) -> list[Passage]:
-    return _stable(store.query(embedder.embed_query(text), n + _SLACK), n)
+    search_text = getattr(store, "search_text", None)  # a questionnaire's centred search (answer/centring.py)
+    if search_text is not None:
+        return search_text(text, embedder, n)
+    return dense_list(store.query, embedder.embed_query(text), n)
 
 
 def _ranked(passages: list[Passage]) -> list[Passage]:

@@ -64,6 +64,8 @@ class RowContext:
     document_languages: tuple[str, ...] = ()
     # answer/translation.QueryTranslator: such a row is searched in the documents' words too.
     translator: Any = None
+    # answer/centring.Centre: the questionnaire's means its rows are centred on in the multilingual index.
+    centre: Any = None
 
     def searched_with(self, row: QuestionRow) -> tuple[Any, Any]:
         """(store, query embedder) a row's dense search uses: the multilingual index's across languages."""
@@ -71,13 +73,22 @@ class RowContext:
 
         if self.multilingual is not None and crosses(self.store.embedder_name,
                                                      (row.language, *self.document_languages)):
+            if self.centre:
+                from autofill.answer.centring import CentredSearch
+
+                return CentredSearch(self.multilingual, self.centre, self.settings.retrieval.rrf_k), \
+                    self.multilingual.embedder
             return self.multilingual, self.multilingual.embedder
         return self.store, self.embedder
+
+    def crosses(self, row: QuestionRow) -> bool:
+        """Whether the row is searched with the multilingual index."""
+        return self.searched_with(row)[0] is not self.store
 
     def translations(self, row: QuestionRow) -> list[str]:
         """The row's text in its documents' words (answer/translation.py), searched beside it: for a row
         searched with the multilingual index only."""
-        if self.translator is None or self.searched_with(row)[0] is self.store:
+        if self.translator is None or not self.crosses(row):
             return []
         text = self.translator.for_row(row)
         return [text] if text.strip() else []

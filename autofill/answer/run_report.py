@@ -67,6 +67,7 @@ def build_run_info(settings: Settings, company: str, plan: Plan, usage: dict[str
         "content index": "on" if plan.content_index else "off",
         "multilingual index": "on" if plan.multilingual_index else "off",
         "query translation": "on" if plan.query_translation else "off",
+        "query centring": "on" if plan.query_centring else "off",
         # "colbert-question+cross-encoder (first 10)": a re-answer orders its candidates as this run did
         "second stage": plan.second_stage.name + (f" (first {r.second_stage_depth})"
                                                   if plan.second_stage.signals and r.second_stage_depth else ""),

@@ -29,7 +29,7 @@ def _row(settings, path: Path, key: str):
     row = next((q for q in rows if q.key == key), None)
     if row is None:
         raise Refused(f"no question row {key} in {path.name}")
-    return layout, row
+    return layout, row, rows
 
 
 def run_settings(settings, session: ReviewSession):
@@ -67,7 +67,7 @@ def estimate_row(settings, session: ReviewSession, key: str) -> dict:
     settings = run_settings(settings, session)
     if not settings.llm_configured:
         raise Refused(NEEDS_MODEL)
-    _layout, row = _row(settings, session.path, key)
+    _layout, row, _rows = _row(settings, session.path, key)
     store = open_for_reading(settings, session.company)
     plan = resolve_plan(settings, embedder=store.embedder_name)
     est = _estimate(settings, session.company, row, plan, store.documents())
@@ -96,8 +96,9 @@ def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer
 
     session.flush()  # the comment and every pending decision into the workbook first (InputError if open)
     with session._file_lock:
-        layout, row = _row(settings, session.path, key)
+        layout, row, rows = _row(settings, session.path, key)
         opened = open_run(settings, session.company)  # as `autofill run` opens: answer/opening.py
+        opened.centre_on(rows)  # the whole questionnaire's, as its run centred it
         opened.announce()
         est = _estimate(settings, session.company, row, opened.plan, opened.documents)
         result = opened.answer(row)

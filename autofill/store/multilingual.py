@@ -90,6 +90,7 @@ class MultilingualIndex:
         self.path = index_path(settings, store.collection)
         self._ids: list[str] | None = None
         self._vectors: Any = None
+        self._centred: Any = None  # the vectors minus their mean, normalised (centred_query)
         self._guard = threading.Lock()
         self.embedded = 0  # chunks embedded by this process (the first use of a store embeds them all)
 
@@ -146,13 +147,29 @@ class MultilingualIndex:
 
     # ------------------------------------------------------------------ SearchableStore
     def query(self, embedding: Sequence[float], n: int) -> list[Passage]:
+        self.ensure()
+        return self._search(self._vectors, embedding, n)
+
+    def centred_query(self, embedding: Sequence[float], n: int) -> list[Passage]:
+        """`query` against the passages minus their mean (answer/centring.py): `embedding` is a centred
+        query vector."""
         import numpy as np
 
         self.ensure()
+        with self._guard:
+            if self._centred is None:
+                centred = self._vectors - self._vectors.mean(axis=0) if len(self._vectors) else self._vectors
+                norms = np.linalg.norm(centred, axis=1, keepdims=True)
+                self._centred = centred / np.where(norms == 0.0, 1.0, norms)
+        return self._search(self._centred, embedding, n)
+
+    def _search(self, matrix: Any, embedding: Sequence[float], n: int) -> list[Passage]:
+        import numpy as np
+
         assert self._ids is not None
         if n <= 0 or not self._ids:
             return []
-        scores = self._vectors @ np.asarray(embedding, dtype=np.float32)
+        scores = matrix @ np.asarray(embedding, dtype=np.float32)
         order = np.argsort(-scores, kind="stable")[:n]
         ids = [self._ids[i] for i in order]
         found = {p.chunk_id: p for p in self.store.get_passages(ids)}
