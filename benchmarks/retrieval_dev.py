@@ -108,7 +108,7 @@ def evaluate_fast(settings, folder: Path, config: Path | None) -> list[dict]:
     opened.centre_on(read_questions(s, folder / "questionnaire.xlsx")[1])  # as a run centres its rows
     ctx = opened.row_context()
     return score_retrieval(s, folder, store, embedder, ranker, route=ctx.searched_with,
-                           documents=ctx.document_languages, extra=ctx.translations)
+                           documents=ctx.document_languages, translation=ctx.translation)
 
 
 def gold_rows(settings, folder: Path) -> list[tuple]:
@@ -123,13 +123,13 @@ def gold_rows(settings, folder: Path) -> list[tuple]:
 
 
 def score_retrieval(settings, folder: Path, store, embedder, ranker, route=None, documents=(),
-                    extra=None) -> list[dict]:
+                    translation=None) -> list[dict]:
     """Per-question page metrics at K and POOL of `retrieve`, the content index's pages, the second stage
     and `rerank` over `store` (anything with `query` and `bm25_search`) for the questionnaire and gold key
     in `folder`. `route(row)`: the (store, embedder) a row's search uses, as a run's RowContext.searched_with
     picks them (the multilingual index across languages); None: `store` and `embedder` for every row.
     `documents`: the store's documents' languages (the second stage keeps its order across languages).
-    `extra(row)`: more queries searched beside the row's, as a run's RowContext.translations gives them."""
+    `translation(row)`: the row in its documents' words, as a run's RowContext.translation gives it."""
     from autofill.answer.index_pages import with_index_pages
     from autofill.answer.rerank import rerank
     from autofill.answer.retrieval import retrieve
@@ -141,9 +141,8 @@ def score_retrieval(settings, folder: Path, store, embedder, ranker, route=None,
     out = []
     for row, item in gold_rows(settings, folder):
         searched, query_embedder = route(row) if route is not None else (store, embedder)
-        queries = extra(row) if extra is not None else []
         candidates = with_index_pages(settings, store, row, retrieve(settings, searched, query_embedder, row, mode,
-                                                                     extra_queries=queries))
+                                                                     translation=translation(row) if translation else ""))
         candidates = second_stage(settings, second_stage_of(settings), store, row, candidates, documents)
         top = rerank(settings, ranker, row, candidates)
         shown = top + [p for p in candidates if p.chunk_id not in {t.chunk_id for t in top}]

@@ -287,3 +287,46 @@ def test_query_parts_question_or_both(store_and_embedder):
 
     with pytest.raises(InputError, match="query_parts"):
         validate(bad)
+
+
+class RecordingStore:
+    """Records what each search was asked (dense: the text embedded; BM25: the query) and finds nothing."""
+
+    def __init__(self):
+        self.dense: list[str] = []
+        self.bm25: list[tuple[str, str]] = []
+
+    def query(self, embedding, n):
+        self.dense.append(embedding)
+        return []
+
+    def bm25_search(self, query, n, language=""):
+        self.bm25.append((query, language))
+        return []
+
+
+class TextEmbedder:
+    def embed_query(self, text):
+        return text  # what the store is handed is the text itself, so the test can read it
+
+
+def test_a_translated_row_is_keyword_searched_in_its_english_words_only():
+    """A row across languages with a translation (answer/translation.py): dense searches read the row and
+    the translation; BM25 reads the translation as an English row (English instruction words dropped,
+    English synonyms added), not the row's own words, which English documents do not hold."""
+    s = Settings()
+    row = QuestionRow("S", 2, "Beschreiben Sie Ihre Scope-1-Emissionen.", form_of_answer="Zahl", language="de")
+    store = RecordingStore()
+    retrieve(s, store, TextEmbedder(), row, "hybrid", translation="describe your scope 1 emissions figure")
+    assert store.dense == [build_query(row), "Beschreiben Sie Ihre Scope-1-Emissionen.",
+                           "describe your scope 1 emissions figure"]
+    (query, language), = store.bm25
+    assert language == "" and "describe" not in query and "scope 1 emissions" in query  # "" is English
+    assert "direct emissions" in query  # the English synonyms of "scope 1"
+    # Without a translation the row's own words are keyword-searched, in its language, as before.
+    plain = RecordingStore()
+    retrieve(s, plain, TextEmbedder(), row, "hybrid")
+    assert [lang for _, lang in plain.bm25] == ["de", "de"] and "Beschreiben" not in plain.bm25[0][0]
+    dense = RecordingStore()
+    retrieve(s, dense, TextEmbedder(), row, "dense", translation="describe your scope 1 emissions figure")
+    assert dense.dense[-1] == "describe your scope 1 emissions figure" and dense.bm25 == []

@@ -82,8 +82,8 @@ def test_a_translator_serves_rows_whose_documents_are_english(tmp_path):
     assert other.for_row(row("Ziel", "de")) == "" and other.note("de") == ""
 
 
-def test_a_row_searched_with_the_multilingual_index_gets_its_translation_as_one_more_query(tmp_path, monkeypatch):
-    """answer/row.py: the translation joins the row's searches (retrieve's extra queries), for rows searched
+def test_a_row_searched_with_the_multilingual_index_is_searched_in_its_translation_too(tmp_path, monkeypatch):
+    """answer/row.py: the translation joins the row's searches (retrieve's `translation`), for rows searched
     with the multilingual index only."""
     import threading
 
@@ -96,8 +96,9 @@ def test_a_row_searched_with_the_multilingual_index_gets_its_translation_as_one_
     write_dictd(folder, "freedict-deu-eng", ENTRIES)
     seen = []
 
-    def fake_retrieve(settings, store, embedder, row, mode, hyde_passage="", n=None, extra_queries=()):
-        seen.append((store, list(extra_queries)))
+    def fake_retrieve(settings, store, embedder, row, mode, hyde_passage="", n=None, extra_queries=(),
+                      translation=""):
+        seen.append((store, list(extra_queries), translation))
         return []
 
     monkeypatch.setattr(row_module, "retrieve", fake_retrieve)
@@ -115,4 +116,4 @@ def test_a_row_searched_with_the_multilingual_index_gets_its_translation_as_one_
                      translator=QueryTranslator(str(folder), index.embedder, ["en"]))
     answer_row(ctx, row("Ziel", "de"))
     answer_row(ctx, row("Target", "en"))
-    assert seen == [(index, ["target"]), (store, [])]
+    assert seen == [(index, [], "target"), (store, [], "")]

@@ -80,7 +80,7 @@ class OpenedRun:
         ctx = self.row_context()
         crossing = [row for row in rows if ctx.crosses(row)]
         kinds = [[build_query(query_rows(self.settings, row)[0]) for row in crossing],
-                 [text for row in crossing for text in ctx.translations(row)[:1]]]
+                 [ctx.translation(row) for row in crossing]]
         self.centre = centre_of(kinds, self.multilingual.embedder.embed_query)
 
     @property

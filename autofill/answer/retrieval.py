@@ -12,6 +12,7 @@ from typing import Callable, Protocol, Sequence
 
 from autofill.answer.query import lexical_query
 from autofill.choices import RETRIEVAL_MODES, RetrievalMode
+from autofill.language import ENGLISH
 from autofill.records import Passage, QuestionRow
 from autofill.settings import Settings
 
@@ -34,6 +35,12 @@ def build_query(row: QuestionRow) -> str:
     which often name the exact terms a report uses ("Scope 1 and Scope 2", "base year")."""
     parts = [row.question.strip(), row.form_of_answer.strip(), row.explanation.strip()]
     return "\n".join(p for p in parts if p)
+
+
+def translated_row(row: QuestionRow, translation: str) -> QuestionRow:
+    """The row as its English words (answer/translation.py) for keyword search: English instruction words
+    dropped and English synonyms added, as an English row's are."""
+    return replace(row, question=translation, form_of_answer="", explanation="", language=ENGLISH)
 
 
 def query_rows(settings: Settings, row: QuestionRow) -> list[QuestionRow]:
@@ -163,7 +170,7 @@ def _extra_lists(store: SearchableStore, embedder: QueryEmbedder, queries: Seque
 
 def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder, row: QuestionRow,
              mode: RetrievalMode | str, hyde_passage: str = "", n: int | None = None,
-             extra_queries: Sequence[str] = ()) -> list[Passage]:
+             extra_queries: Sequence[str] = (), translation: str = "") -> list[Passage]:
     """The top `n` (default `retrieval.candidates`) passages for `row`, best first, rank 1-based.
 
     Each query of `query_rows` (the row, the question alone, or both) is searched by the mode's searches:
@@ -172,8 +179,12 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
     in place of the first query's text; hyde+hybrid: HyDE dense plus BM25. All lists are fused by weighted
     RRF (`rrf_k`; dense lists weigh 1, BM25 lists `keyword_weight`), at most `page_chunks` passages per
     page. `extra_queries` (multi-query retrieval, answer/multiquery.py): each is searched too (dense, plus
-    BM25 in the hybrid modes, weighted alike) and its lists join the fusion. Each list feeding a fusion is
-    twice as deep as the result so that a passage ranked moderately by both searches can still surface."""
+    BM25 in the hybrid modes, weighted alike) and its lists join the fusion. `translation` (a row across
+    languages in its documents' words: answer/translation.py) is searched last, dense and, in the hybrid
+    modes, by BM25 as an English row (`translated_row`); the row's own words are then not searched by BM25,
+    since English documents hold none of them (its names and figures the translation keeps). Each list
+    feeding a fusion is twice as deep as the result so that a passage ranked moderately by both searches can
+    still surface."""
     if isinstance(mode, str):
         if mode not in RETRIEVAL_MODES:
             raise ValueError(f"unknown retrieval mode {mode!r}")
@@ -184,12 +195,13 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
     dense_texts = [build_query(q) for q in rows]
     if mode.uses_hyde and hyde_passage.strip():
         dense_texts[0] = hyde_passage
-    if not mode.uses_keyword and len(dense_texts) == 1 and not any(q.strip() for q in extra_queries):
+    translation = translation.strip()
+    if not mode.uses_keyword and len(dense_texts) == 1 and not any(q.strip() for q in [*extra_queries, translation]):
         return _ranked(_dense(store, embedder, dense_texts[0], n))
     depth = 2 * n
     lists = [_dense(store, embedder, text, depth) for text in dense_texts]
     weights = [1.0] * len(lists)
-    if mode.uses_keyword:
+    if mode.uses_keyword and not translation:
         for q in rows:
             text = lexical_query(q, clean=r.lexical_query == "clean", expand=r.synonyms)
             lists.append(_stable(keyword_search(store, text, depth + _SLACK, row.language), depth))
@@ -197,6 +209,14 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
     extra = _extra_lists(store, embedder, extra_queries, depth, lexical=mode.uses_keyword, language=row.language)
     lists += extra
     weights += [1.0, r.keyword_weight] * (len(extra) // 2) if mode.uses_keyword else [1.0] * len(extra)
+    if translation:
+        lists.append(_dense(store, embedder, translation, depth))
+        weights.append(1.0)
+        if mode.uses_keyword:
+            text = lexical_query(translated_row(row, translation), clean=r.lexical_query == "clean",
+                                 expand=r.synonyms)
+            lists.append(_stable(keyword_search(store, text, depth + _SLACK), depth))
+            weights.append(r.keyword_weight)
     if r.fusion_weights == "adaptive":
         weights = adaptive_weights(lists, weights)
     return fuse(lists, k=r.rrf_k, n=n, weights=weights, per_page=r.page_chunks)

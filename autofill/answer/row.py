@@ -85,13 +85,12 @@ class RowContext:
         """Whether the row is searched with the multilingual index."""
         return self.searched_with(row)[0] is not self.store
 
-    def translations(self, row: QuestionRow) -> list[str]:
+    def translation(self, row: QuestionRow) -> str:
         """The row's text in its documents' words (answer/translation.py), searched beside it: for a row
-        searched with the multilingual index only."""
+        searched with the multilingual index only; "" for any other, or without a dictionary."""
         if self.translator is None or not self.crosses(row):
-            return []
-        text = self.translator.for_row(row)
-        return [text] if text.strip() else []
+            return ""
+        return self.translator.for_row(row).strip()
 
 
 class RunStopped(Exception):
@@ -155,8 +154,8 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage], rep
         queries = search_queries(s, _stage_call(ctx, "multiquery", usage, replies), ctx.company, row)
     with ctx.search_lock:
         store, embedder = ctx.searched_with(row)
-        queries = queries + ctx.translations(row)
-        candidates = retrieve(s, store, embedder, row, ctx.mode, hyde_passage=hyde_text, extra_queries=queries)
+        candidates = retrieve(s, store, embedder, row, ctx.mode, hyde_passage=hyde_text, extra_queries=queries,
+                              translation=ctx.translation(row))
         candidates = with_index_pages(s, ctx.store, row, candidates)
         candidates = second_stage(s, ctx.second_stage or second_stage_of(s), ctx.store, row, candidates,
                                   ctx.document_languages)

@@ -1,7 +1,8 @@
 """A question searched in its documents' language as well (issue 33): its words translated one by one
 with a bilingual dictionary (autofill/dictionaries.py), each word's translation the one the multilingual
-model finds nearest to the whole question, and the result searched as one more query beside the question
-(dense and BM25, fused like multi-query's: answer/retrieval.retrieve's `extra_queries`).
+model finds nearest to the whole question, and the result searched beside the question (answer/retrieval.
+retrieve's `translation`): dense, and by BM25 in place of the question's own words, which English
+documents do not hold (the translation keeps its names and figures).
 
 Where it applies, as measured (README, "Other languages"): a row searched with the store's multilingual
 index (store/multilingual.py) whose documents are all English and whose language has a dictionary into
