@@ -295,7 +295,8 @@ def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, com
 
         plan = resolve_plan(settings, embedder=store.embedder_name)
         data, lines = documents_languages(store, company, layout.language, plan.multilingual_index,
-                                          settings.retrieval.dictionaries if plan.query_translation else "")
+                                          settings.retrieval.dictionaries if plan.query_translation else "",
+                                          settings.retrieval.apertium if plan.query_translation else "")
     if as_json:
         emit_json({**layout.to_json(), **data,
                    "datapoints": datapoints_json(settings, layout.questions, map_with_model)})

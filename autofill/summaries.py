@@ -95,7 +95,7 @@ def document_details(d: Any) -> dict:
 
 
 def documents_languages(store: Any, company: str, questionnaire: str,
-                        multilingual: bool = False, dictionaries: str = "") -> tuple[dict, list[str]]:
+                        multilingual: bool = False, dictionaries: str = "", apertium: str = "") -> tuple[dict, list[str]]:
     """`inspect --company`: each document's language, and what a run does across languages
     (store/multilingual.language_lines: the multilingual index when `multilingual`, the plan's, serves them;
     else a warning when the store's embedder was not trained for the questionnaire's or a document's), with
@@ -108,7 +108,8 @@ def documents_languages(store: Any, company: str, questionnaire: str,
     if note and dictionaries:
         from autofill.answer.translation import target_language, translation_note
 
-        translation = translation_note(dictionaries, questionnaire, target_language([d.language for d in docs]))
+        translation = translation_note(dictionaries, questionnaire, target_language([d.language for d in docs]),
+                                       apertium)
         note += f"; {translation}" if translation else ""
     lines = [f"Documents of {company} (embedder {store.embedder_name}):"]
     lines += [f"  {d.file_name}: {language_name(d.language)}" for d in docs]

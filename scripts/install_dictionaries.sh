@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# FreeDict's bilingual dictionaries into English (Debian packages dict-freedict-deu-eng and the like, in
-# /usr/share/dictd), for searching questions in other languages in English reports' words too
-# (autofill/answer/translation.py). Idempotent and quick when installed. Without root (and without
-# password-less sudo) or apt-get it installs nothing and says how; autofill then searches such questions
-# without them and says which package would help. It never fails the caller.
+# Translation into English for searching questions in other languages in English reports' words too
+# (autofill/answer/translation.py): FreeDict's bilingual dictionaries (Debian packages dict-freedict-deu-eng
+# and the like, in /usr/share/dictd) and Apertium's machine translation with its Spanish-English and
+# French-Spanish pairs (apertium, apertium-eng-spa, apertium-fr-es, in /usr/share/apertium; French reaches
+# English through Spanish). Idempotent and quick when installed. Without root (and without password-less
+# sudo) or apt-get it installs nothing and says how; autofill then searches such questions without them
+# and says which package would help. It never fails the caller.
 set -u
 
 want=""
@@ -12,8 +14,14 @@ for lang in deu fra spa ita nld por dan swe fin tur pol; do
         want="$want dict-freedict-$lang-eng"
     fi
 done
+command -v apertium >/dev/null 2>&1 || want="$want apertium"
+for mode in spa-eng fr-es; do
+    if [ ! -f "/usr/share/apertium/modes/$mode.mode" ]; then
+        case $mode in spa-eng) want="$want apertium-eng-spa" ;; fr-es) want="$want apertium-fr-es" ;; esac
+    fi
+done
 if [ -z "$want" ]; then
     exit 0
 fi
 bash "$(dirname "$0")/apt_install.sh" install_dictionaries "${want# }" \
-    "questions in other languages are searched without a dictionary"
+    "questions in other languages are searched without a dictionary or Apertium"

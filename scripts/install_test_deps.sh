@@ -8,6 +8,8 @@ set -u
 
 # Tesseract for the OCR tests (tests/test_ocr.py); its own script, also run by the README's set-up.
 bash "$(dirname "$0")/install_ocr.sh"
+# Apertium and the dictionaries for the translation tests (tests/test_apertium.py); also the README's set-up.
+bash "$(dirname "$0")/install_dictionaries.sh"
 
 if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
     exit 0

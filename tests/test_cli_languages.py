@@ -95,7 +95,7 @@ def sources(output: Path) -> dict[str, str]:
     """{question: Sources cell} of a filled workbook (its own header row, whatever the language)."""
     ws = openpyxl.load_workbook(output).worksheets[0]
     head = {c.value: c.column for c in ws[1] if c.value}
-    question_col = head.get("Frage") or head["Question"]
+    question_col = head.get("Frage") or head.get("Pregunta") or head["Question"]
     return {ws.cell(row=r, column=question_col).value: ws.cell(row=r, column=head["Sources"]).value or ""
             for r in range(2, ws.max_row + 1)}
 
@@ -285,4 +285,30 @@ def test_a_run_centres_every_row_across_languages_on_its_questionnaire(workspace
     assert all(np.allclose(m, means[0]) for m in means)
     cited = sources(report.output)
     for question, page in GERMAN_QUESTIONS:
+        assert cited[question].split("; ")[0] == f"Climate Report 2023.pdf p. {page}", (question, cited[question])
+
+
+SPANISH_QUESTIONS = [
+    ("¿Cuáles fueron las emisiones de alcance 1 de la empresa y su variación con respecto al año anterior?", 2),
+    ("¿Cuánta agua extrajo la empresa en 2023 y cuál es su fuente principal?", 3),
+    ("¿Cuál fue la frecuencia de lesiones de los trabajadores y su formación en seguridad?", 4),
+    ("¿Qué comité del consejo supervisa el cambio climático y revisa el plan de transición?", 5),
+    ("¿Qué parte de la electricidad que se consume procede de la energía eólica y solar?", 6),
+]
+SPANISH_HEADER = ["N.º", "Sección", "Pregunta", "Forma de respuesta", "Respuesta", "Comentarios"]
+
+
+def test_spanish_questions_are_machine_translated_by_apertium_and_cite_the_right_pages(workspace, tmp_path):
+    """With Debian's Apertium and its Spanish-English pair (scripts/install_dictionaries.sh), Spanish rows
+    against the English-only store are searched in Apertium's English too; the run says so once."""
+    from autofill.apertium import DATA, route
+
+    if not route(DATA, "es", "en"):
+        pytest.skip("Apertium with apertium-eng-spa not installed (bash scripts/install_dictionaries.sh)")
+    root, ws, _, _ = workspace
+    q = questionnaire(tmp_path / "es.xlsx", SPANISH_HEADER, SPANISH_QUESTIONS, "Clima", "Texto breve y cifras")
+    output, said = run(ws, "Anglo English-only", q, tmp_path / "out-es")
+    assert "questionnaire in Spanish" in said and said.count("(Apertium spa-eng)") == 1, said[-3000:]
+    cited = sources(output)
+    for question, page in SPANISH_QUESTIONS:
         assert cited[question].split("; ")[0] == f"Climate Report 2023.pdf p. {page}", (question, cited[question])

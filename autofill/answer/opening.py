@@ -158,7 +158,7 @@ def _translator(settings: Settings, plan: Plan, multilingual: Any, documents: di
     from autofill.answer.translation import QueryTranslator
 
     return QueryTranslator(settings.retrieval.dictionaries, multilingual.embedder,
-                           [getattr(d, "language", "") for d in documents.values()])
+                           [getattr(d, "language", "") for d in documents.values()], settings.retrieval.apertium)
 
 
 def _multilingual(settings: Settings, store: Any, plan: Plan) -> Any:
