@@ -21,8 +21,6 @@ DATA = "/usr/share/apertium"
 CODES = {"en": ("eng", "en"), "es": ("spa", "es"), "fr": ("fra", "fr"), "de": ("deu", "de"), "it": ("ita", "it"),
          "pt": ("por", "pt"), "ca": ("cat", "ca"), "nl": ("nld", "nl"), "da": ("dan", "da"), "sv": ("swe", "sv"),
          "no": ("nob", "no")}
-# Packages that give a route into English (README, "Other languages"; scripts/install_dictionaries.sh).
-PACKAGES = {"es": ("apertium-eng-spa",), "fr": ("apertium-fr-es", "apertium-eng-spa")}
 TIMEOUT_S = 60
 
 

@@ -44,8 +44,8 @@ class Centre:
 
 
 def centre_of(kinds: Iterable[Sequence[str]], embed: Callable[[str], Sequence[float]]) -> Centre:
-    """Each kind's texts (one text per row, in row order: the rows' texts, their questions alone, their
-    translations) mapped to the mean of that kind's vectors; a kind with fewer than MIN_ROWS texts is
+    """Each kind's texts (one text per row, in row order: the rows' texts, their translations) mapped to
+    the mean of that kind's vectors; a kind with fewer than MIN_ROWS texts is
     left out. A text found in two kinds keeps the first kind's mean."""
     import numpy as np
 
@@ -77,14 +77,13 @@ class CentredSearch:
         vector = np.asarray(embedder.embed_query(text), dtype=np.float32)
         plain = dense_list(self.index.query, vector, n)
         mean = self.centre.mean_for(text)
-        centred = vector - mean if mean is not None else None
-        norm = float(np.linalg.norm(centred)) if centred is not None else 0.0
+        if mean is None:  # not one of the questionnaire's texts
+            return plain
+        centred = vector - mean
+        norm = float(np.linalg.norm(centred))
         if norm == 0.0:
             return plain
         return fuse([plain, dense_list(self.index.centred_query, centred / norm, n)], k=self.rrf_k, n=n)
 
-    def query(self, embedding: Sequence[float], n: int) -> list[Passage]:
-        return self.index.query(embedding, n)
-
-    def __getattr__(self, name: str) -> Any:  # bm25_search, get_passages, documents(), embedder...
+    def __getattr__(self, name: str) -> Any:  # query, bm25_search, get_passages, documents(), embedder...
         return getattr(self.index, name)

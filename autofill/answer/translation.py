@@ -130,19 +130,20 @@ class QueryTranslator:
         from autofill.answer.retrieval import build_query
 
         modes = self.route_for(row.language)
-        dictionary = self.dictionary_for(row.language) if not modes else None
-        if not modes and dictionary is None:
+        if not modes and self.dictionary_for(row.language) is None:
             return ""
         text = build_query(row)
         with self._guard:
-            if (row.language, text) not in self._done:
-                machine = self._machine(text, modes) if modes else ""
-                if not machine and dictionary is None and modes:  # Apertium failed: the dictionary serves
-                    dictionary = self._dictionary_unlocked(row.language)
-                self._done[(row.language, text)] = machine or (
-                    translate_query(text, dictionary, stop_words(row.language), self._similarity(text))
-                    if dictionary is not None else "")
+            if (row.language, text) not in self._done:  # Apertium first; the dictionary where it fails
+                self._done[(row.language, text)] = ((self._machine(text, modes) if modes else "")
+                                                    or self._by_dictionary(text, row.language))
             return self._done[(row.language, text)]
+
+    def _by_dictionary(self, text: str, language: str) -> str:
+        dictionary = self._dictionary_unlocked(language)
+        if dictionary is None:
+            return ""
+        return translate_query(text, dictionary, stop_words(language), self._similarity(text))
 
     def _machine(self, text: str, modes: Sequence[str]) -> str:
         """Apertium's translation, or "" when it fails (the dictionary then serves the row)."""
