@@ -241,8 +241,9 @@ def test_ctrl_c_leaves_no_ray_process_behind(workspace, llm_server):
                            text=True).stdout
     assert "raylet" in names and "ray::" in names, names  # its own instance, with workers
     proc.send_signal(signal.SIGINT)
-    assert proc.wait(timeout=60) == 130
-    assert "interrupted" in proc.stderr.read().decode()
+    code, err = proc.wait(timeout=60), proc.stderr.read().decode()
+    assert code == 130, err
+    assert "interrupted" in err
     deadline = time.monotonic() + 20
     while alive(started) and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -287,7 +287,7 @@ class RayEngine:
         interrupts = Interrupts()
         interrupts.install()
         try:
-            result = self._run(settings, prepared, budget, reporter, interrupts)
+            result = self._run(settings, prepared, budget, reporter, interrupts, cancel=not started)
             interrupts.check()  # one that came during the last wait
             return result
         finally:
@@ -313,7 +313,11 @@ class RayEngine:
         return True
 
     def _run(self, settings: Settings, prepared: Prepared, budget: Budget, reporter: Any,
-             interrupts: Interrupts) -> EngineRun:
+             interrupts: Interrupts, cancel: bool) -> EngineRun:
+        """`cancel`: on an interrupt, cancel the tasks still out; only where the connection outlives the
+        run (a host's own). Where this run started Ray or joined a cluster, `ray.shutdown` ends them with
+        the job, and a forced cancel racing a task that finishes meanwhile can kill the driver inside Ray
+        (task_manager.cc "Tried to complete task that was not pending": exit 1, not 130; 1 run in 12)."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         budget_actor = ray.remote(num_cpus=0)(_BudgetActor).remote(budget.cap)
@@ -355,7 +359,7 @@ class RayEngine:
                     outcomes[outcome.company] = outcome
                     company_done(reporter, bar, outcome)
         except BaseException:
-            for ref in outstanding:  # Ctrl-C: stop every task (finished rows are in the checkpoints)
+            for ref in outstanding if cancel else ():  # Ctrl-C: stop every task (finished rows are saved)
                 try:
                     ray.cancel(ref, force=True)
                 except Exception:  # noqa: BLE001 - a task that finished meanwhile cannot be cancelled
