@@ -1,13 +1,15 @@
 """Apertium's rule-based machine translation, as Debian installs it (the `apertium` package and its
-language pairs: apertium-eng-spa, apertium-fr-es), for questions searched in English reports' words too
-(answer/translation.py). The only module that runs it.
+language pairs: apertium-eng-spa, apertium-fr-es, apertium-fra-cat, apertium-eng-cat), for questions
+searched in English reports' words too (answer/translation.py). The only module that runs it.
 
 A pair is a mode file in `<data>/modes` ("spa-eng.mode", "fr-es.mode": older pairs name languages by two
-letters, newer by three). `route` finds the modes that take a language into another: its own pair, or
-two pairs through a language between them (French reaches English through Spanish: fr-es, then spa-eng).
-`translate` runs the text through them (`apertium -u`: no marks on unknown words, which stay as they are,
-names and figures with them). Nothing is downloaded; without the packages there is no route, and the
-dictionary (autofill/dictionaries.py) translates instead."""
+letters, newer by three). `routes` finds the ways a language goes into another: its own pair, or else
+every route of two pairs through a language between them (French reaches English through Spanish, fr-es
+then spa-eng, and through Catalan, fra-cat then cat-eng). `translate` runs texts through them, each alone
+(`apertium -u`: no marks on unknown words, which stay as they are, names and figures with them), and joins
+the routes' translations: each pivot loses other words, and words both keep weigh twice in keyword search
+(French rows, MRR@6 0.673 -> 0.733 on three sets; README, "Other languages"). Nothing is downloaded;
+without the packages there is no route, and the dictionary (autofill/dictionaries.py) translates instead."""
 
 from __future__ import annotations
 
@@ -32,29 +34,56 @@ def _mode(data: Path, source: str, target: str) -> str:
     return ""
 
 
-def route(data: Path | str, source: str, target: str) -> tuple[str, ...]:
-    """The modes that translate `source` into `target` (codes as autofill/language.py gives them): one
-    pair, else two through a language between them; () when Apertium or the pairs are not installed."""
+Route = tuple[str, ...]  # modes, run in turn
+
+
+def routes(data: Path | str, source: str, target: str) -> tuple[Route, ...]:
+    """The ways Apertium takes `source` into `target` (codes as autofill/language.py gives them): its own
+    pair alone where it is installed; else every route of two pairs through a language between them
+    (French into English through Spanish and through Catalan), whose translations `translate` joins,
+    since each pivot loses other words; () when Apertium or the pairs are not installed."""
     data = Path(data)
     if source == target or shutil.which("apertium") is None:
         return ()
     direct = _mode(data, source, target)
     if direct:
-        return (direct,)
+        return ((direct,),)
+    found: list[Route] = []
     for between in CODES:
         if between in (source, target):
             continue
         first, second = _mode(data, source, between), _mode(data, between, target)
         if first and second:
-            return (first, second)
-    return ()
+            found.append((first, second))
+    return tuple(found)
 
 
-def translate(text: str, modes: Sequence[str], data: Path | str = DATA) -> str:
-    """`text` through each mode in turn; one line, spaces collapsed. OSError or subprocess.SubprocessError
-    when Apertium fails (the caller falls back to the dictionary)."""
-    for mode in modes:
-        done = subprocess.run(["apertium", "-d", str(data), "-u", mode], input=text, capture_output=True,
-                              text=True, check=True, timeout=TIMEOUT_S)
-        text = done.stdout
+def describe(found: Sequence[Route]) -> str:
+    """The routes as run and inspect name them: "fr-es, then spa-eng; fra-cat, then cat-eng"."""
+    return "; ".join(", then ".join(route) for route in found)
+
+
+def translate(texts: Sequence[str], found: Sequence[Route], data: Path | str = DATA) -> list[str]:
+    """Each of `texts` through every route of `found`, the routes' translations joined (one line each,
+    spaces collapsed). Each text goes through Apertium alone: in one input, a text's words and its
+    tagger's choices followed from the text before it (measured: "period" lost to the next row, "How"
+    read as "Like"). The texts run side by side, a process each, as many at once as the machine has
+    cores. OSError or subprocess.SubprocessError when Apertium fails (the caller falls back to the
+    dictionary)."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [(" ".join(text.split()), route) for text in texts for route in found]
+    if not jobs:
+        return ["" for _ in texts]
+    with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
+        done = list(pool.map(lambda job: _through(job[0], job[1], Path(data)), jobs))
+    per_text = len(found)
+    return [" ".join(t for t in done[i * per_text:(i + 1) * per_text] if t) for i in range(len(texts))]
+
+
+def _through(text: str, route: Route, data: Path) -> str:
+    for mode in route:
+        text = subprocess.run(["apertium", "-d", str(data), "-u", mode], input=text, capture_output=True,
+                              text=True, check=True, timeout=TIMEOUT_S).stdout
     return " ".join(text.split())

@@ -178,8 +178,9 @@ class RetrievalSettings:
     # for the row's language: searched as before, and the run says which package to install.
     translate_queries: bool = True
     dictionaries: str = "/usr/share/dictd"
-    # Apertium's data folder (autofill/apertium.py: Debian's apertium, apertium-eng-spa, apertium-fr-es):
-    # where it has a route into English, a row is machine-translated whole instead; "" never uses it.
+    # Apertium's data folder (autofill/apertium.py: Debian's apertium and its pairs, scripts/
+    # install_dictionaries.sh): where it has a route into English, a row is machine-translated whole
+    # instead; "" never uses it.
     apertium: str = "/usr/share/apertium"
     # Such rows are searched relative to their questionnaire too (answer/centring.py): each search text and
     # the index's passages minus their means, that list fused with the plain one. A questionnaire of

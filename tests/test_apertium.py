@@ -1,5 +1,5 @@
 """autofill/apertium.py and its use by answer/translation.py: routes into English found among the installed
-pairs (French through Spanish), real translations by Debian's Apertium (installed by
+pairs (French through Spanish and through Catalan), real translations by Debian's Apertium (installed by
 scripts/install_dictionaries.sh, which the test command runs), and the dictionary serving the languages
 Apertium has no route for and any row it fails on."""
 
@@ -9,12 +9,12 @@ import shutil
 
 import pytest
 
-from autofill.apertium import DATA, route, translate
+from autofill.apertium import DATA, describe, routes, translate
 from autofill.answer.translation import QueryTranslator, translation_note
 from autofill.records import QuestionRow
 from tests.dictd_factory import write_dictd
 
-installed = pytest.mark.skipif(shutil.which("apertium") is None or not route(DATA, "es", "en"),
+installed = pytest.mark.skipif(shutil.which("apertium") is None or not routes(DATA, "es", "en"),
                                reason="Apertium with apertium-eng-spa not installed (bash scripts/install_dictionaries.sh)")
 
 
@@ -26,27 +26,33 @@ def modes(folder, *names):
 
 
 @pytest.mark.skipif(shutil.which("apertium") is None, reason="no apertium program")
-def test_a_route_is_a_pair_or_two_through_a_language_between(tmp_path):
-    data = modes(tmp_path / "one", "spa-eng", "fr-es", "es-fr", "eng-spa")
-    assert route(data, "es", "en") == ("spa-eng",)
-    assert route(data, "fr", "en") == ("fr-es", "spa-eng")  # two letters and three, through Spanish
-    assert route(data, "de", "en") == () and route(data, "en", "en") == ()
-    assert route(modes(tmp_path / "none"), "es", "en") == ()
+def test_a_route_is_its_own_pair_or_else_every_two_through_a_language_between(tmp_path):
+    data = modes(tmp_path / "one", "spa-eng", "fr-es", "es-fr", "eng-spa", "fra-cat", "cat-eng", "spa-cat")
+    assert routes(data, "es", "en") == (("spa-eng",),)  # its own pair only, though Catalan would do too
+    # two letters and three, through Spanish and through Catalan
+    assert routes(data, "fr", "en") == (("fr-es", "spa-eng"), ("fra-cat", "cat-eng"))
+    assert describe(routes(data, "fr", "en")) == "fr-es, then spa-eng; fra-cat, then cat-eng"
+    assert routes(data, "de", "en") == () and routes(data, "en", "en") == ()
+    assert routes(modes(tmp_path / "none"), "es", "en") == ()
 
 
 def test_without_the_apertium_program_there_is_no_route(tmp_path, monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None)
-    assert route(modes(tmp_path, "spa-eng"), "es", "en") == ()
+    assert routes(modes(tmp_path, "spa-eng"), "es", "en") == ()
 
 
 @installed
-def test_spanish_and_french_questions_are_translated_whole():
-    spanish = translate("¿Qué porcentaje de las emisiones directas (alcance 1) está sujeto a límites obligatorios?",
-                        route(DATA, "es", "en"))
-    assert "direct emissions" in spanish and "compulsory" in spanish and "1" in spanish, spanish
-    if route(DATA, "fr", "en"):
-        french = translate("Quelle part des émissions directes de l'entreprise ?", route(DATA, "fr", "en"))
+def test_spanish_and_french_questions_are_translated_whole_and_together():
+    spanish = translate(["¿Qué porcentaje de las emisiones directas (alcance 1) está sujeto a límites obligatorios?",
+                         "¿Cuánta agua\nconsume la empresa?"], routes(DATA, "es", "en"))
+    assert "direct emissions" in spanish[0] and "compulsory" in spanish[0] and "1" in spanish[0], spanish
+    assert "water" in spanish[1] and "company" in spanish[1] and "emissions" not in spanish[1], spanish
+    french_routes = routes(DATA, "fr", "en")
+    if french_routes:
+        french, = translate(["Quelle part des émissions directes de l'entreprise ?"], french_routes)
         assert "direct emissions" in french and "company" in french, french
+        if len(french_routes) == 2:  # each route's translation, joined
+            assert french.count("direct emissions") == 2, french
 
 
 class Embedder:
@@ -67,6 +73,8 @@ def test_the_translator_uses_apertium_where_it_has_a_route_and_the_dictionary_el
     assert "emissions" in translator.for_row(row("¿Cuáles fueron las emisiones directas?", "es"))
     assert translator.for_row(row("Emissionen Wasser", "de")) == "emissions water"  # no route: the dictionary
     assert "(Apertium spa-eng)" in translator.note("es") and "dictionary" in translator.note("de")
+    rows = [row("¿Cuáles fueron las emisiones directas?", "es"), row("Emissionen Wasser", "de"), row("Ja", "da")]
+    assert translator.for_rows(rows) == [translator.for_row(r) for r in rows] and translator.for_rows(rows)[2] == ""
     without = QueryTranslator(str(folder), Embedder(), ["en"], "")  # retrieval.apertium = ""
     assert without.for_row(row("emisiones", "es")) == "broadcasts"
     assert "Apertium" not in translation_note(str(folder), "es", "en", "")
@@ -81,6 +89,28 @@ def test_a_row_apertium_fails_on_is_looked_up_in_the_dictionary(tmp_path, caplog
     folder = tmp_path / "dictd"
     write_dictd(folder, "freedict-spa-eng", [("emisiones", "emissions")])
     translator = QueryTranslator(str(folder), Embedder(), ["en"], str(data))
-    assert translator.route_for("es") == ("spa-eng",)
-    assert translator.for_row(row("emisiones", "es")) == "emissions"
-    assert "Apertium (spa-eng) failed on a row" in caplog.text
+    assert translator.routes_for("es") == (("spa-eng",),)
+    assert translator.for_rows([row("emisiones", "es"), row("¿emisiones?", "es")]) == ["emissions", "emissions"]
+    assert "Apertium (spa-eng) failed on 2 row(s)" in caplog.text
+
+
+@installed
+def test_a_questionnaires_rows_are_each_translated_alone_and_once(tmp_path, monkeypatch):
+    """for_rows translates the rows not yet translated, each in its own Apertium process (in one input a
+    row's words followed from the row before it), so each reads as it does translated on its own; a row
+    already translated is not sent again."""
+    import autofill.apertium as apertium
+
+    calls: list[str] = []
+    run = apertium.subprocess.run
+    monkeypatch.setattr(apertium.subprocess, "run", lambda args, **kw: calls.append(kw["input"]) or run(args, **kw))
+    translator = QueryTranslator(str(tmp_path), Embedder(), ["en"], DATA)
+    questions = ["Indique las cifras con unidad y período", "Quelles cessions annoncées réduisent l'exposition ?",
+                 "¿Qué comité supervisa el clima?"]
+    rows = [row(questions[0], "es"), row(questions[1], "fr"), row(questions[2], "es")]
+    texts = translator.for_rows(rows)
+    assert texts == [QueryTranslator(str(tmp_path), Embedder(), ["en"], DATA).for_row(r) for r in rows]
+    assert "period" in texts[0] and "committee" in texts[2], texts
+    assert all("\n" not in text.strip() for text in calls), calls  # never two rows in one input
+    sent = len(calls)
+    assert translator.for_row(rows[2]) == texts[2] and len(calls) == sent

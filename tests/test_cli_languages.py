@@ -296,19 +296,34 @@ SPANISH_QUESTIONS = [
     ("¿Qué parte de la electricidad que se consume procede de la energía eólica y solar?", 6),
 ]
 SPANISH_HEADER = ["N.º", "Sección", "Pregunta", "Forma de respuesta", "Respuesta", "Comentarios"]
+FRENCH_QUESTIONS = [
+    ("Quelles ont été les émissions de scope 1 de l'entreprise et leur évolution par rapport à l'année précédente ?", 2),
+    ("Quelle quantité d'eau l'entreprise a-t-elle prélevée en 2023 et quelle est sa source principale ?", 3),
+    ("Quelle a été la fréquence des blessures des travailleurs et leur formation à la sécurité ?", 4),
+    ("Quel comité du conseil supervise le changement climatique et examine le plan de transition ?", 5),
+    ("Quelle proportion de l'électricité consommée provient de l'énergie éolienne et solaire ?", 6),
+]
+FRENCH_HEADER = ["N°", "Rubrique", "Question", "Forme de réponse", "Réponse", "Commentaires"]
+MACHINE = {"es": ("Spanish", SPANISH_HEADER, SPANISH_QUESTIONS, "Clima", "Texto breve y cifras"),
+           "fr": ("French", FRENCH_HEADER, FRENCH_QUESTIONS, "Climat", "Texte court et chiffres")}
 
 
-def test_spanish_questions_are_machine_translated_by_apertium_and_cite_the_right_pages(workspace, tmp_path):
-    """With Debian's Apertium and its Spanish-English pair (scripts/install_dictionaries.sh), Spanish rows
-    against the English-only store are searched in Apertium's English too; the run says so once."""
-    from autofill.apertium import DATA, route
+@pytest.mark.parametrize("language", sorted(MACHINE))
+def test_questions_apertium_has_a_route_for_are_machine_translated_and_cite_the_right_pages(
+        workspace, tmp_path, language):
+    """With Debian's Apertium and its pairs (scripts/install_dictionaries.sh), Spanish rows (spa-eng) and
+    French ones (through Spanish and through Catalan) against the English-only store are searched in
+    Apertium's English too; the run names the routes once."""
+    from autofill.apertium import DATA, describe, routes
 
-    if not route(DATA, "es", "en"):
-        pytest.skip("Apertium with apertium-eng-spa not installed (bash scripts/install_dictionaries.sh)")
+    found = routes(DATA, language, "en")
+    if not found:
+        pytest.skip(f"Apertium has no {language}-en route here (bash scripts/install_dictionaries.sh)")
+    name, header, questions, section, form = MACHINE[language]
     root, ws, _, _ = workspace
-    q = questionnaire(tmp_path / "es.xlsx", SPANISH_HEADER, SPANISH_QUESTIONS, "Clima", "Texto breve y cifras")
-    output, said = run(ws, "Anglo English-only", q, tmp_path / "out-es")
-    assert "questionnaire in Spanish" in said and said.count("(Apertium spa-eng)") == 1, said[-3000:]
+    q = questionnaire(tmp_path / f"{language}.xlsx", header, questions, section, form)
+    output, said = run(ws, "Anglo English-only", q, tmp_path / f"out-{language}")
+    assert f"questionnaire in {name}" in said and said.count(f"(Apertium {describe(found)})") == 1, said[-3000:]
     cited = sources(output)
-    for question, page in SPANISH_QUESTIONS:
+    for question, page in questions:
         assert cited[question].split("; ")[0] == f"Climate Report 2023.pdf p. {page}", (question, cited[question])

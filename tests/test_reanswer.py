@@ -189,9 +189,9 @@ def test_a_reanswer_of_a_german_row_searches_the_english_words_too(filled, llm, 
     as_run.centre_on(read_questions(settings, german)[1])  # what the run centred on: its questionnaire's rows
 
     translated, centred = [], {}
-    for_row, search_text = QueryTranslator.for_row, CentredSearch.search_text
-    monkeypatch.setattr(QueryTranslator, "for_row", lambda self, row: translated.append(for_row(self, row))
-                        or translated[-1])
+    for_rows, search_text = QueryTranslator.for_rows, CentredSearch.search_text
+    monkeypatch.setattr(QueryTranslator, "for_rows", lambda self, rows: translated.extend(for_rows(self, rows))
+                        or translated[len(translated) - len(rows):])
 
     def recording(self, text, embedder, n):
         centred[text] = self.centre.mean_for(text)

@@ -71,16 +71,20 @@ class OpenedRun:
 
     def centre_on(self, rows: Sequence[QuestionRow]) -> None:
         """Centre the searches of the multilingual index on the questionnaire's `rows` (all of them, as read
-        from the workbook, so that a row answered alone is searched as in its run: answer/centring.py)."""
+        from the workbook, so that a row answered alone is searched as in its run: answer/centring.py).
+        Their translations (answer/translation.py) are made here too, side by side, before the first row
+        is answered."""
         from autofill.answer.centring import centre_of
         from autofill.answer.retrieval import build_query, query_rows
 
-        if self.multilingual is None or not self.plan.query_centring:
+        if self.multilingual is None:
             return
         ctx = self.row_context()
         crossing = [row for row in rows if ctx.crosses(row)]
-        kinds = [[build_query(query_rows(self.settings, row)[0]) for row in crossing],
-                 [ctx.translation(row) for row in crossing]]
+        translations = ctx.translations(crossing)
+        if not self.plan.query_centring:
+            return
+        kinds = [[build_query(query_rows(self.settings, row)[0]) for row in crossing], translations]
         self.centre = centre_of(kinds, self.multilingual.embedder.embed_query)
 
     @property

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Sequence
 
 from autofill.answer.evidence_only import evidence_answer
 from autofill.answer.generate import generate_answer
@@ -88,9 +88,15 @@ class RowContext:
     def translation(self, row: QuestionRow) -> str:
         """The row's text in its documents' words (answer/translation.py), searched beside it: for a row
         searched with the multilingual index only; "" for any other, or without a dictionary."""
-        if self.translator is None or not self.crosses(row):
-            return ""
-        return self.translator.for_row(row).strip()
+        return self.translations([row])[0]
+
+    def translations(self, rows: Sequence[QuestionRow]) -> list[str]:
+        """`translation` of each row, those the translator serves translated together."""
+        if self.translator is None:
+            return ["" for _ in rows]
+        crossing = [row for row in rows if self.crosses(row)]
+        done = iter(self.translator.for_rows(crossing) if crossing else [])
+        return [next(done).strip() if self.crosses(row) else "" for row in rows]
 
 
 class RunStopped(Exception):

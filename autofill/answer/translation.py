@@ -4,10 +4,12 @@ model finds nearest to the whole question, and the result searched beside the qu
 retrieve's `translation`): dense, and by BM25 in place of the question's own words, which English
 documents do not hold (the translation keeps its names and figures).
 
-Where Apertium has a route into English (autofill/apertium.py: Spanish, and French through Spanish, from
-Debian's apertium-eng-spa and apertium-fr-es), the row is machine-translated whole instead: its
-morphology and word order are read, not looked up word by word (BHP expert Spanish recall@6 0.658 ->
-0.753). The dictionary serves the languages Apertium has no route for (German) and any row it fails on.
+Where Apertium has a route into English (autofill/apertium.py: Spanish, and French through Spanish and
+through Catalan, from Debian's apertium-eng-spa, apertium-fr-es, apertium-fra-cat and apertium-eng-cat),
+the row is machine-translated whole instead: its morphology and word order are read, not looked up word
+by word (BHP expert Spanish recall@6 0.658 -> 0.753). A questionnaire's rows are translated side by side
+(`for_rows`: a process each, as many at once as there are cores). The dictionary serves the languages Apertium has no route
+for (German) and any row it fails on.
 
 Where it applies, as measured (README, "Other languages"): a row searched with the store's multilingual
 index (store/multilingual.py) whose documents are all English and whose language has a dictionary into
@@ -25,7 +27,8 @@ import re
 import threading
 from typing import Any, Callable, Collection, Sequence
 
-from autofill.apertium import route as apertium_route
+from autofill.apertium import Route, describe
+from autofill.apertium import routes as apertium_routes
 from autofill.apertium import translate as apertium_translate
 from autofill.dictionaries import Dictionary, find, open_dictionary, package
 from autofill.language import ENGLISH, LANGUAGES
@@ -103,15 +106,15 @@ class QueryTranslator:
         self._guard = threading.Lock()
         self._done: dict[tuple[str, str], str] = {}
         self._dictionaries: dict[str, Dictionary | None] = {}  # looked for once per language
-        self._routes: dict[str, tuple[str, ...]] = {}
+        self._routes: dict[str, tuple[Route, ...]] = {}
 
-    def route_for(self, language: str) -> tuple[str, ...]:
-        """Apertium's modes into the target language, looked for once per language."""
+    def routes_for(self, language: str) -> tuple[Route, ...]:
+        """Apertium's routes into the target language, looked for once per language."""
         if not self.apertium or not self.target or not language or language == self.target:
             return ()
         with self._guard:
             if language not in self._routes:
-                self._routes[language] = apertium_route(self.apertium, language, self.target)
+                self._routes[language] = apertium_routes(self.apertium, language, self.target)
             return self._routes[language]
 
     def dictionary_for(self, language: str) -> Dictionary | None:
@@ -127,17 +130,26 @@ class QueryTranslator:
         return self._dictionaries[language]
 
     def for_row(self, row: QuestionRow) -> str:
+        return self.for_rows([row])[0]
+
+    def for_rows(self, rows: Sequence[QuestionRow]) -> list[str]:
+        """Each row's text in the target language ("" where neither Apertium nor a dictionary serves its
+        language); the texts not yet translated go through Apertium side by side, language by language."""
         from autofill.answer.retrieval import build_query
 
-        modes = self.route_for(row.language)
-        if not modes and self.dictionary_for(row.language) is None:
-            return ""
-        text = build_query(row)
+        keys = [(row.language, build_query(row)) for row in rows]
+        todo: dict[str, list[str]] = {}
+        for language, text in dict.fromkeys(keys):
+            if (self.routes_for(language) or self.dictionary_for(language) is not None) and \
+                    (language, text) not in self._done:
+                todo.setdefault(language, []).append(text)
         with self._guard:
-            if (row.language, text) not in self._done:  # Apertium first; the dictionary where it fails
-                self._done[(row.language, text)] = ((self._machine(text, modes) if modes else "")
-                                                    or self._by_dictionary(text, row.language))
-            return self._done[(row.language, text)]
+            for language, texts in todo.items():  # Apertium first; the dictionary where it fails
+                found = self._routes.get(language, ())
+                machine = self._machine(texts, found) if found else ["" for _ in texts]
+                for text, translated in zip(texts, machine):
+                    self._done[(language, text)] = translated or self._by_dictionary(text, language)
+            return [self._done.get(key, "") for key in keys]
 
     def _by_dictionary(self, text: str, language: str) -> str:
         dictionary = self._dictionary_unlocked(language)
@@ -145,16 +157,16 @@ class QueryTranslator:
             return ""
         return translate_query(text, dictionary, stop_words(language), self._similarity(text))
 
-    def _machine(self, text: str, modes: Sequence[str]) -> str:
-        """Apertium's translation, or "" when it fails (the dictionary then serves the row)."""
+    def _machine(self, texts: list[str], found: Sequence[Route]) -> list[str]:
+        """Apertium's translations, or "" each when it fails (the dictionary then serves the rows)."""
         import subprocess
 
         try:
-            return apertium_translate(text, modes, self.apertium)
+            return apertium_translate(texts, found, self.apertium)
         except (OSError, subprocess.SubprocessError) as exc:
-            log.warning("Apertium (%s) failed on a row (%s); its words are looked up in the dictionary",
-                        " then ".join(modes), exc)
-            return ""
+            log.warning("Apertium (%s) failed on %d row(s) (%s); their words are looked up in the dictionary",
+                        describe(found), len(texts), exc)
+            return ["" for _ in texts]
 
     def _similarity(self, text: str) -> Callable[[str], float]:
         import numpy as np
@@ -173,10 +185,10 @@ def translation_note(folder: str, language: str, target: str, apertium: str = ""
     apply."""
     if not target or not language or language == target or language not in LANGUAGES:
         return ""
-    modes = apertium_route(apertium, language, target) if apertium else ()
-    if modes:
+    found = apertium_routes(apertium, language, target) if apertium else ()
+    if found:
         return (f"{LANGUAGES[language].name} questions are searched in {LANGUAGES[target].name} words too "
-                f"(Apertium {', then '.join(modes)})")
+                f"(Apertium {describe(found)})")
     names = f"{LANGUAGES[language].name}-{LANGUAGES[target].name}"
     if find(folder, language, target) is not None:
         return (f"{LANGUAGES[language].name} questions are searched in "
