@@ -95,7 +95,7 @@ def sources(output: Path) -> dict[str, str]:
     """{question: Sources cell} of a filled workbook (its own header row, whatever the language)."""
     ws = openpyxl.load_workbook(output).worksheets[0]
     head = {c.value: c.column for c in ws[1] if c.value}
-    question_col = head.get("Frage") or head.get("Pregunta") or head["Question"]
+    question_col = head.get("Frage") or head.get("Pregunta") or head.get("Domanda") or head["Question"]
     return {ws.cell(row=r, column=question_col).value: ws.cell(row=r, column=head["Sources"]).value or ""
             for r in range(2, ws.max_row + 1)}
 
@@ -326,4 +326,26 @@ def test_questions_apertium_has_a_route_for_are_machine_translated_and_cite_the_
     assert f"questionnaire in {name}" in said and said.count(f"(Apertium {describe(found)})") == 1, said[-3000:]
     cited = sources(output)
     for question, page in questions:
+        assert cited[question].split("; ")[0] == f"Climate Report 2023.pdf p. {page}", (question, cited[question])
+
+
+ITALIAN_QUESTIONS = [
+    ("Quali sono state le emissioni di scope 1 dell'azienda e come sono cambiate rispetto all'anno precedente?", 2),
+    ("Quanta acqua ha prelevato l'azienda nel 2023 e qual è la sua fonte principale?", 3),
+    ("Qual è stata la frequenza degli infortuni dei lavoratori e la loro formazione sulla sicurezza?", 4),
+    ("Quale comitato del consiglio supervisiona il cambiamento climatico e riesamina il piano di transizione?", 5),
+    ("Quale quota dell'elettricità consumata proviene dall'energia eolica e solare?", 6),
+]
+ITALIAN_HEADER = ["N.", "Sezione", "Domanda", "Forma di risposta", "Risposta", "Commenti"]
+
+
+def test_an_italian_questionnaire_is_read_by_its_own_headers_and_cites_the_right_pages(workspace, tmp_path):
+    """Italian headers ("Domanda", "Risposta") are read as German, French and Spanish ones are (before, the
+    run stopped: no question column found), and its rows find their pages in the English-only store."""
+    root, ws, _, _ = workspace
+    q = questionnaire(tmp_path / "it.xlsx", ITALIAN_HEADER, ITALIAN_QUESTIONS, "Clima", "Testo breve e cifre")
+    output, said = run(ws, "Anglo English-only", q, tmp_path / "out-it")
+    assert "questionnaire in Italian" in said, said[-3000:]
+    cited = sources(output)
+    for question, page in ITALIAN_QUESTIONS:
         assert cited[question].split("; ")[0] == f"Climate Report 2023.pdf p. {page}", (question, cited[question])

@@ -68,3 +68,22 @@ def test_the_customers_reviewer_comment_column_is_used_from_run_to_review(tmp_pa
     assert sum(c.value == "Ana: cite p. 2" for c in ws[2]) == 1
     q = next(q for q in read_questions(Settings(workspace=tmp_path), output)[1] if q.row == 2)
     assert (q.reviewer_comment, q.review) == ("Ana: cite p. 2", "Needs changes")
+
+
+HEADERS_BY_LANGUAGE = {  # as questionnaires in each language head their columns (benchmarks/devsets)
+    "de": ["Nr.", "Abschnitt", "Frage", "Antwortform", "Erläuterung", "Antwort", "Kommentare"],
+    "fr": ["N°", "Rubrique", "Question", "Forme de réponse", "Explication", "Réponse", "Commentaires"],
+    "es": ["Nº", "Sección", "Pregunta", "Forma de respuesta", "Explicación", "Respuesta", "Comentarios"],
+    "it": ["N.", "Sezione", "Domanda", "Forma di risposta", "Spiegazione", "Risposta", "Commenti"],
+    "pt": ["N.º", "Seção", "Pergunta", "Forma de resposta", "Explicação", "Resposta", "Comentários"],
+}
+
+
+def test_every_column_of_a_questionnaire_in_another_language_is_known_by_its_role():
+    """An Italian or Portuguese header row is read as a German, French or Spanish one is: before, "no
+    question column found" stopped such a run."""
+    roles = ["number", "section", "question", "form_of_answer", "explanation", "answer", "comments"]
+    for language, header in HEADERS_BY_LANGUAGE.items():
+        found = H.header_roles(list(enumerate(header, start=1)))
+        assert {role: found[role][0] for role in roles if role in found} == {
+            role: i for i, role in enumerate(roles, start=1)}, (language, found)

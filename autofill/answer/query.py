@@ -66,6 +66,22 @@ INSTRUCTION_WORDS_BY_LANGUAGE: dict[str, frozenset[str]] = {
         calcular calculado utilizar utilizando usar detalles detalle mostrar basado basada siguiente
         preguntado información aquí caso corresponda especifique especificar
     """.split()),
+    "it": frozenset("""
+        risposta risposte rispondere rispondete rispondi domanda domande per favore indicare indicate indichi
+        fornire fornite dare descrivere descrivete spiegare spiegate spiegazione spiegazioni breve brevi
+        brevemente testo libero forma formato sì no parzialmente divulgato divulgata elenco elencare elencate
+        selezionare scegliere opzione cifra cifre unità numero numeri arrotondare arrotondato decimale decimali
+        supporre analista calcolare calcolato utilizzare utilizzando usare dettagli dettaglio mostrare basato
+        basata seguente richiesto informazione informazioni qui caso specificare precisare
+    """.split()),
+    "pt": frozenset("""
+        resposta respostas responder responda pergunta perguntas por favor indique indicar forneça fornecer dar
+        descreva descrever explique explicar explicação explicações breve curta curto texto livre forma formato
+        sim não parcialmente divulgado divulgada lista liste listar selecione selecionar escolher opção valor
+        valores unidade unidades número números arredondar arredondado decimal decimais supor analista calcular
+        calculado utilizar utilizando usar detalhes detalhe mostrar baseado baseada seguinte perguntado
+        informação informações aqui caso aplicável especifique especificar
+    """.split()),
 }
 
 _TOKEN = re.compile(r"[^\W_][\w&'\-]*(?:[.,]\d+)*%?")

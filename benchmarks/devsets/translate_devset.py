@@ -40,6 +40,16 @@ WORDS = {
            "dropdown": '"Sí,No,Parcialmente,No divulgado"',
            "instructions": ["Instrucciones", None, "Responda cada pregunta en la columna Respuesta e indique "
                             "las fuentes (documento y página) en la columna Comentarios."]},
+    "it": {"title": "Questionario di sostenibilità del cliente — clima",
+           "header": ["N.", "Sezione", "Domanda", "Forma di risposta", "Spiegazione", "Risposta", "Commenti"],
+           "dropdown": '"Sì,No,Parzialmente,Non divulgato"',
+           "instructions": ["Istruzioni", None, "Rispondere a ogni domanda nella colonna Risposta e indicare "
+                            "le fonti (documento e pagina) nella colonna Commenti."]},
+    "pt": {"title": "Questionário de sustentabilidade do cliente — clima",
+           "header": ["N.º", "Seção", "Pergunta", "Forma de resposta", "Explicação", "Resposta", "Comentários"],
+           "dropdown": '"Sim,Não,Parcialmente,Não divulgado"',
+           "instructions": ["Instruções", None, "Responda a cada pergunta na coluna Resposta e indique as "
+                            "fontes (documento e página) na coluna Comentários."]},
 }
 
 
