@@ -91,7 +91,7 @@ def test_a_row_apertium_fails_on_is_looked_up_in_the_dictionary(tmp_path, caplog
     translator = QueryTranslator(str(folder), Embedder(), ["en"], str(data))
     assert translator.routes_for("es") == (("spa-eng",),)
     assert translator.for_rows([row("emisiones", "es"), row("¿emisiones?", "es")]) == ["emissions", "emissions"]
-    assert "Apertium (spa-eng) failed on 2 row(s)" in caplog.text
+    assert caplog.text.count("Apertium (spa-eng) failed on a row") == 2
 
 
 @installed
@@ -114,3 +114,16 @@ def test_a_questionnaires_rows_are_each_translated_alone_and_once(tmp_path, monk
     assert all("\n" not in text.strip() for text in calls), calls  # never two rows in one input
     sent = len(calls)
     assert translator.for_row(rows[2]) == texts[2] and len(calls) == sent
+
+
+@pytest.mark.skipif(shutil.which("apertium") is None, reason="no apertium program")
+def test_only_the_row_apertium_fails_on_falls_back_to_the_dictionary(tmp_path, caplog):
+    """Rows translated together: one that fails goes to the dictionary, the others keep Apertium's words."""
+    data = tmp_path / "apertium"
+    (data / "modes").mkdir(parents=True)
+    (data / "modes" / "spa-eng.mode").write_text("awk '/boom/ { exit 1 } { print toupper($0) }'\n")
+    folder = tmp_path / "dictd"
+    write_dictd(folder, "freedict-spa-eng", [("agua", "water"), ("boom", "bang")])
+    translator = QueryTranslator(str(folder), Embedder(), ["en"], str(data))
+    assert translator.for_rows([row("agua", "es"), row("boom agua", "es")]) == ["AGUA", "bang water"]
+    assert caplog.text.count("failed on a row") == 1

@@ -94,9 +94,9 @@ class RowContext:
         """`translation` of each row, those the translator serves translated together."""
         if self.translator is None:
             return ["" for _ in rows]
-        crossing = [row for row in rows if self.crosses(row)]
-        done = iter(self.translator.for_rows(crossing) if crossing else [])
-        return [next(done).strip() if self.crosses(row) else "" for row in rows]
+        crosses = [self.crosses(row) for row in rows]
+        done = iter(self.translator.for_rows([row for row, c in zip(rows, crosses) if c]) if any(crosses) else [])
+        return [next(done).strip() if c else "" for c in crosses]
 
 
 class RunStopped(Exception):

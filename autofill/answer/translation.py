@@ -158,15 +158,17 @@ class QueryTranslator:
         return translate_query(text, dictionary, stop_words(language), self._similarity(text))
 
     def _machine(self, texts: list[str], found: Sequence[Route]) -> list[str]:
-        """Apertium's translations, or "" each when it fails (the dictionary then serves the rows)."""
+        """Apertium's translations, or "" for a text it fails on (the dictionary then serves that row)."""
         import subprocess
 
         try:
             return apertium_translate(texts, found, self.apertium)
         except (OSError, subprocess.SubprocessError) as exc:
-            log.warning("Apertium (%s) failed on %d row(s) (%s); their words are looked up in the dictionary",
-                        describe(found), len(texts), exc)
-            return ["" for _ in texts]
+            if len(texts) > 1:  # one text's failure fails them all: each again, so only that one falls back
+                return [self._machine([text], found)[0] for text in texts]
+            log.warning("Apertium (%s) failed on a row (%s); its words are looked up in the dictionary",
+                        describe(found), exc)
+            return [""]
 
     def _similarity(self, text: str) -> Callable[[str], float]:
         import numpy as np
