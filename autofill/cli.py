@@ -152,8 +152,8 @@ def forget(ctx, company, doc, yes, keep_library, as_json):
     what = (f"{doc} ({count(docs[doc].chunks, 'chunk')}) from the evidence store for {store.company}" if doc
             else f"the evidence store for {store.company} ({count(len(docs), 'document')}, "
                  f"{count(sum(d.chunks for d in docs.values()), 'chunk')}) in {settings.vectordb_dir}")
-    what += (", its run checkpoints and the model response and query caches (shared: other companies' next "
-             "runs ask again)")
+    what += (", its run checkpoints and the model response, query and translation caches (shared: other "
+             "companies' next runs ask again)")
     entries = 0 if doc or keep_library else library_size(settings, company)
     library = not keep_library
     if not yes:

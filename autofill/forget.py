@@ -100,10 +100,12 @@ def checkpoints(settings: Settings, company: str) -> list[Path]:
 
 
 def shared_caches(settings: Settings) -> list[tuple[str, list[Path]]]:
+    from autofill.answer.translation import cache_path as translations
     from autofill.providers.query_cache import cache_path
 
     return [("the model response cache (all companies)", [settings.cache_dir]),
-            ("the query-vector cache (all companies)", _sqlite_files(cache_path(settings.vectordb_dir)))]
+            ("the query-vector cache (all companies)", _sqlite_files(cache_path(settings.vectordb_dir))),
+            ("the translation cache (all companies)", _sqlite_files(translations(settings.vectordb_dir)))]
 
 
 def outputs(settings: Settings, company: str) -> list[Path]:

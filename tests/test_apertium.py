@@ -127,3 +127,33 @@ def test_only_the_row_apertium_fails_on_falls_back_to_the_dictionary(tmp_path, c
     translator = QueryTranslator(str(folder), Embedder(), ["en"], str(data))
     assert translator.for_rows([row("agua", "es"), row("boom agua", "es")]) == ["AGUA", "bang water"]
     assert caplog.text.count("failed on a row") == 1
+
+
+@installed
+def test_translations_are_kept_in_the_workspace_and_not_made_again(tmp_path, monkeypatch):
+    """A second translator on the same cache (a re-answer, a re-run) reads Apertium's translations back
+    instead of running it; a failure is not kept."""
+    import autofill.apertium as apertium
+    from autofill.answer.translation import cache_key, cache_path
+    from autofill.sqlite_cache import BlobCache
+
+    calls: list[str] = []
+    run = apertium.subprocess.run
+    monkeypatch.setattr(apertium.subprocess, "run", lambda args, **kw: calls.append(kw["input"]) or run(args, **kw))
+    rows = [row("¿Cuánta agua extrajo la empresa?", "es"), row("¿Qué comité supervisa el clima?", "es")]
+    path = cache_path(tmp_path / "vectordb")
+    first = QueryTranslator(str(tmp_path), Embedder(), ["en"], DATA, BlobCache(path)).for_rows(rows)
+    assert len(calls) == 2 and "water" in first[0] and path.is_file()
+    kept = BlobCache(path).get_blobs([cache_key(DATA, routes(DATA, "es", "en"), "es", rows[0].question)])
+    assert list(kept.values()) == [first[0].encode()]  # keyed by the data folder, routes, language and text
+    again = QueryTranslator(str(tmp_path), Embedder(), ["en"], DATA, BlobCache(path))
+    assert again.for_rows(rows) == first and len(calls) == 2  # read back, Apertium not run
+    assert again.for_rows([row("¿Y la energía?", "es")]) and len(calls) == 3  # a new row is translated
+
+    broken = tmp_path / "broken"
+    (broken / "modes").mkdir(parents=True)
+    (broken / "modes" / "spa-eng.mode").write_text("false\n")
+    failing = QueryTranslator(str(tmp_path), Embedder(), ["en"], str(broken), BlobCache(path))
+    assert failing.for_rows([row("¿Cuánta agua?", "es")]) == [""]  # no dictionary here either
+    key = cache_key(str(broken), (("spa-eng",),), "es", "¿Cuánta agua?")
+    assert BlobCache(path).get_blobs([key]) == {}  # the failure was not kept: the next run tries again

@@ -97,6 +97,13 @@ def test_forget_leaves_nothing_of_the_company_in_the_workspace(tmp_path, llm_ser
     _approve_first_row(filled)
     run("library", "add", "--company", OLD, str(filled))
 
+    # A question in another language leaves its translation in the workspace's translation cache
+    # (answer/translation.py); here put there directly, as a run across languages writes it.
+    from autofill.answer.translation import cache_path as translations
+    from autofill.sqlite_cache import BlobCache
+
+    BlobCache(translations(ws / "vectordb")).put_blobs({"key": f"the {WORD} smelter".encode()})
+
     # Before: the words are all over the workspace (the test would see them if forget left any).
     held = holding(ws, WORD)
     for part in ("chroma.sqlite3", ".llm-cache", "searches-", ".checkpoints", "library", "bm25"):
@@ -109,7 +116,8 @@ def test_forget_leaves_nothing_of_the_company_in_the_workspace(tmp_path, llm_ser
         return " | ".join(r["what"] for r in report["removed"])
 
     what = removed("--doc", water.name)
-    for part in ("chroma.sqlite3", "search cache", "run checkpoints", "response cache", "query-vector cache"):
+    for part in ("chroma.sqlite3", "search cache", "run checkpoints", "response cache", "query-vector cache",
+                 "translation cache"):
         assert part in what, (part, what)
     assert holding(ws, DOC_WORD) == []
     assert holding(ws, WORD)  # the rest of the company is still there

@@ -159,10 +159,13 @@ def _translator(settings: Settings, plan: Plan, multilingual: Any, documents: di
     multilingual index (its model chooses among a word's translations)."""
     if multilingual is None or not plan.query_translation:
         return None
-    from autofill.answer.translation import QueryTranslator
+    from autofill.answer.translation import QueryTranslator, cache_path
+    from autofill.sqlite_cache import BlobCache
 
+    cache = BlobCache(cache_path(settings.vectordb_dir), "translation cache") if settings.embedding.query_cache else None
     return QueryTranslator(settings.retrieval.dictionaries, multilingual.embedder,
-                           [getattr(d, "language", "") for d in documents.values()], settings.retrieval.apertium)
+                           [getattr(d, "language", "") for d in documents.values()], settings.retrieval.apertium,
+                           cache)
 
 
 def _multilingual(settings: Settings, store: Any, plan: Plan) -> Any:

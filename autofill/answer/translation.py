@@ -17,14 +17,21 @@ English. Into other languages it lost: German compounds and inflections do not m
 the English-French dictionary is small. No dictionary: the row is searched as before, and the run says how
 to install one.
 
+Apertium's translations are kept in the workspace (`vectordb/.query-cache/translations.sqlite`, beside
+the query vectors, `embedding.query_cache`): a review's re-answer of one row, which translates its whole
+questionnaire to centre it, and a re-run do not translate again (a French row costs about 0.5 s). `forget`
+removes the file with the other shared caches.
+
 `translate_query` is pure (the dictionary, stop words and similarity are given); `QueryTranslator` is
 what a run holds."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import threading
+from pathlib import Path
 from typing import Any, Callable, Collection, Sequence
 
 from autofill.apertium import Route, describe
@@ -39,6 +46,18 @@ log = logging.getLogger(__name__)
 _WORD = re.compile(r"[^\W_][\w\-]*", re.UNICODE)
 # Candidate translations read per sense (its first ones are its commonest).
 PER_SENSE = 2
+CACHE_FILE = "translations.sqlite"
+CACHE_VERSION = 1  # bump when the key or what a route gives changes
+
+
+def cache_path(vectordb: Path) -> Path:
+    """Where a workspace keeps Apertium's translations (next to the query vectors)."""
+    return Path(vectordb) / ".query-cache" / CACHE_FILE
+
+
+def cache_key(data: str, found: Sequence[Route], language: str, text: str) -> str:
+    material = "\x00".join((str(CACHE_VERSION), data, describe(found), language, text))
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
 def split_compound(dictionary: Dictionary, word: str) -> list[str] | None:
@@ -98,10 +117,12 @@ def _chosen(group: list[str], similarity: Callable[[str], float], per_word: int)
 class QueryTranslator:
     """A run's query translation: `for_row(row)` -> the row's text in its documents' language, or "".
     `embedder`: the multilingual index's (its query vectors choose among a word's translations);
-    `apertium`: Apertium's data folder ("" not used)."""
+    `apertium`: Apertium's data folder ("" not used); `cache`: a sqlite_cache.BlobCache for Apertium's
+    translations (None: kept for the run only)."""
 
-    def __init__(self, folder: str, embedder: Any, document_languages: Sequence[str], apertium: str = "") -> None:
-        self.folder, self.embedder, self.apertium = folder, embedder, apertium
+    def __init__(self, folder: str, embedder: Any, document_languages: Sequence[str], apertium: str = "",
+                 cache: Any = None) -> None:
+        self.folder, self.embedder, self.apertium, self.cache = folder, embedder, apertium, cache
         self.target = target_language(document_languages)
         self._guard = threading.Lock()
         self._done: dict[tuple[str, str], str] = {}
@@ -146,7 +167,7 @@ class QueryTranslator:
         with self._guard:
             for language, texts in todo.items():  # Apertium first; the dictionary where it fails
                 found = self._routes.get(language, ())
-                machine = self._machine(texts, found) if found else ["" for _ in texts]
+                machine = self._cached_machine(texts, found, language) if found else ["" for _ in texts]
                 for text, translated in zip(texts, machine):
                     self._done[(language, text)] = translated or self._by_dictionary(text, language)
             return [self._done.get(key, "") for key in keys]
@@ -156,6 +177,20 @@ class QueryTranslator:
         if dictionary is None:
             return ""
         return translate_query(text, dictionary, stop_words(language), self._similarity(text))
+
+    def _cached_machine(self, texts: list[str], found: Sequence[Route], language: str) -> list[str]:
+        """`_machine`'s translations, those in the cache read from it and the new ones written to it."""
+        if self.cache is None:
+            return self._machine(texts, found)
+        keys = [cache_key(self.apertium, found, language, text) for text in texts]
+        known = {k: v.decode("utf-8") for k, v in self.cache.get_blobs(keys).items()}
+        missing = [text for text, key in zip(texts, keys) if key not in known]
+        if missing:
+            new = dict(zip([cache_key(self.apertium, found, language, t) for t in missing],
+                           self._machine(missing, found)))
+            self.cache.put_blobs({k: v.encode("utf-8") for k, v in new.items() if v})  # not a failure's ""
+            known.update(new)
+        return [known[key] for key in keys]
 
     def _machine(self, texts: list[str], found: Sequence[Route]) -> list[str]:
         """Apertium's translations, or "" for a text it fails on (the dictionary then serves that row)."""
