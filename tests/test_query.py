@@ -59,15 +59,18 @@ def test_expanded_query_appends_synonyms_after_the_content():
     assert extra == "task force on climate-related financial disclosures"
 
 
-def test_instructions_are_dropped_in_italian_and_portuguese_too():
+def test_instructions_are_dropped_in_italian_portuguese_and_dutch_too():
     italian = QuestionRow("S", 2, "L'azienda applica un prezzo interno del carbonio?", language="it",
                           form_of_answer="Sì/No e una breve spiegazione",
                           explanation="Rispondere Sì e indicare la valuta.")
     portuguese = QuestionRow("S", 2, "A empresa aplica um preço interno de carbono?", language="pt",
                              form_of_answer="Sim/Não e uma breve explicação",
                              explanation="Responda Sim e indique a moeda.")
+    dutch = QuestionRow("S", 2, "Hanteert het bedrijf een interne koolstofprijs?", language="nl",
+                        form_of_answer="Ja/Nee en een korte toelichting", explanation="Antwoord Ja en vermeld de valuta.")
     for row, dropped, kept in ((italian, ("breve", "spiegazione", "Rispondere", "indicare"),
                                 ("prezzo", "carbonio", "valuta")),
+                               (dutch, ("korte", "toelichting", "Antwoord", "vermeld"), ("koolstofprijs", "valuta")),
                                (portuguese, ("breve", "explicação", "Responda", "indique"),
                                 ("preço", "carbono", "moeda"))):
         words = lexical_query(row, clean=True, expand=False).split()

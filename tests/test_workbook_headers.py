@@ -76,12 +76,13 @@ HEADERS_BY_LANGUAGE = {  # as questionnaires in each language head their columns
     "es": ["Nº", "Sección", "Pregunta", "Forma de respuesta", "Explicación", "Respuesta", "Comentarios"],
     "it": ["N.", "Sezione", "Domanda", "Forma di risposta", "Spiegazione", "Risposta", "Commenti"],
     "pt": ["N.º", "Seção", "Pergunta", "Forma de resposta", "Explicação", "Resposta", "Comentários"],
+    "nl": ["Nr.", "Onderdeel", "Vraag", "Antwoordvorm", "Toelichting", "Antwoord", "Opmerkingen"],
 }
 
 
 def test_every_column_of_a_questionnaire_in_another_language_is_known_by_its_role():
-    """An Italian or Portuguese header row is read as a German, French or Spanish one is: before, "no
-    question column found" stopped such a run."""
+    """An Italian, Portuguese or Dutch header row is read as a German, French or Spanish one is: before,
+    "no question column found" stopped such a run."""
     roles = ["number", "section", "question", "form_of_answer", "explanation", "answer", "comments"]
     for language, header in HEADERS_BY_LANGUAGE.items():
         found = H.header_roles(list(enumerate(header, start=1)))

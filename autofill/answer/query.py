@@ -82,6 +82,14 @@ INSTRUCTION_WORDS_BY_LANGUAGE: dict[str, frozenset[str]] = {
         calculado utilizar utilizando usar detalhes detalhe mostrar baseado baseada seguinte perguntado
         informação informações aqui caso aplicável especifique especificar
     """.split()),
+    "nl": frozenset("""
+        antwoord antwoorden antwoordt beantwoord beantwoorden vraag vragen graag alstublieft geef geven vermeld
+        vermelden noem noemen beschrijf beschrijven licht toe toelichten toelichting uitleg leg kort korte
+        tekst vrije vorm formaat ja nee gedeeltelijk openbaar gemaakt niet lijst selecteer kies kiezen optie
+        getal getallen cijfer cijfers eenheid eenheden aantal afronden afgerond decimaal decimalen aannemen
+        analist berekenen berekend gebruik gebruiken gebruikt details detail tonen gebaseerd volgende gevraagd
+        informatie hier indien van toepassing specificeer specificeren
+    """.split()),
 }
 
 _TOKEN = re.compile(r"[^\W_][\w&'\-]*(?:[.,]\d+)*%?")

@@ -50,6 +50,11 @@ WORDS = {
            "dropdown": '"Sim,Não,Parcialmente,Não divulgado"',
            "instructions": ["Instruções", None, "Responda a cada pergunta na coluna Resposta e indique as "
                             "fontes (documento e página) na coluna Comentários."]},
+    "nl": {"title": "Duurzaamheidsvragenlijst van de klant — klimaat",
+           "header": ["Nr.", "Onderdeel", "Vraag", "Antwoordvorm", "Toelichting", "Antwoord", "Opmerkingen"],
+           "dropdown": '"Ja,Nee,Gedeeltelijk,Niet openbaar gemaakt"',
+           "instructions": ["Instructies", None, "Beantwoord elke vraag in de kolom Antwoord en vermeld de "
+                            "bronnen (document en pagina) in de kolom Opmerkingen."]},
 }
 
 
