@@ -18,10 +18,11 @@ installed = pytest.mark.skipif(shutil.which("apertium") is None or not routes(DA
                                reason="Apertium with apertium-eng-spa not installed (bash scripts/install_dictionaries.sh)")
 
 
-def modes(folder, *names):
+def modes(folder, *names, command="cat"):
+    """An Apertium data folder whose pairs `names` each run `command` (a shell pipeline, as Debian's do)."""
     (folder / "modes").mkdir(parents=True, exist_ok=True)
     for name in names:
-        (folder / "modes" / f"{name}.mode").write_text("cat\n")
+        (folder / "modes" / f"{name}.mode").write_text(f"{command}\n")
     return folder
 
 
@@ -55,6 +56,16 @@ def test_spanish_and_french_questions_are_translated_whole_and_together():
             assert french.count("direct emissions") == 2, french
 
 
+def apertium_inputs(monkeypatch) -> list[str]:
+    """The texts handed to Apertium from now on (each call's input), Apertium still run."""
+    import autofill.apertium as apertium
+
+    calls: list[str] = []
+    run = apertium.subprocess.run
+    monkeypatch.setattr(apertium.subprocess, "run", lambda args, **kw: calls.append(kw["input"]) or run(args, **kw))
+    return calls
+
+
 class Embedder:
     def embed_query(self, text):
         return [1.0, 0.0]
@@ -83,9 +94,7 @@ def test_the_translator_uses_apertium_where_it_has_a_route_and_the_dictionary_el
 @pytest.mark.skipif(shutil.which("apertium") is None, reason="no apertium program")
 def test_a_row_apertium_fails_on_is_looked_up_in_the_dictionary(tmp_path, caplog):
     """A broken pair (a mode file that does not run) fails the translation, not the row."""
-    data = tmp_path / "apertium"
-    (data / "modes").mkdir(parents=True)
-    (data / "modes" / "spa-eng.mode").write_text("no-such-program-anywhere\n")
+    data = modes(tmp_path / "apertium", "spa-eng", command="no-such-program-anywhere")
     folder = tmp_path / "dictd"
     write_dictd(folder, "freedict-spa-eng", [("emisiones", "emissions")])
     translator = QueryTranslator(str(folder), Embedder(), ["en"], str(data))
@@ -99,11 +108,7 @@ def test_a_questionnaires_rows_are_each_translated_alone_and_once(tmp_path, monk
     """for_rows translates the rows not yet translated, each in its own Apertium process (in one input a
     row's words followed from the row before it), so each reads as it does translated on its own; a row
     already translated is not sent again."""
-    import autofill.apertium as apertium
-
-    calls: list[str] = []
-    run = apertium.subprocess.run
-    monkeypatch.setattr(apertium.subprocess, "run", lambda args, **kw: calls.append(kw["input"]) or run(args, **kw))
+    calls = apertium_inputs(monkeypatch)
     translator = QueryTranslator(str(tmp_path), Embedder(), ["en"], DATA)
     questions = ["Indique las cifras con unidad y período", "Quelles cessions annoncées réduisent l'exposition ?",
                  "¿Qué comité supervisa el clima?"]
@@ -119,9 +124,7 @@ def test_a_questionnaires_rows_are_each_translated_alone_and_once(tmp_path, monk
 @pytest.mark.skipif(shutil.which("apertium") is None, reason="no apertium program")
 def test_only_the_row_apertium_fails_on_falls_back_to_the_dictionary(tmp_path, caplog):
     """Rows translated together: one that fails goes to the dictionary, the others keep Apertium's words."""
-    data = tmp_path / "apertium"
-    (data / "modes").mkdir(parents=True)
-    (data / "modes" / "spa-eng.mode").write_text("awk '/boom/ { exit 1 } { print toupper($0) }'\n")
+    data = modes(tmp_path / "apertium", "spa-eng", command="awk '/boom/ { exit 1 } { print toupper($0) }'")
     folder = tmp_path / "dictd"
     write_dictd(folder, "freedict-spa-eng", [("agua", "water"), ("boom", "bang")])
     translator = QueryTranslator(str(folder), Embedder(), ["en"], str(data))
@@ -133,13 +136,10 @@ def test_only_the_row_apertium_fails_on_falls_back_to_the_dictionary(tmp_path, c
 def test_translations_are_kept_in_the_workspace_and_not_made_again(tmp_path, monkeypatch):
     """A second translator on the same cache (a re-answer, a re-run) reads Apertium's translations back
     instead of running it; a failure is not kept."""
-    import autofill.apertium as apertium
     from autofill.answer.translation import cache_key, cache_path
     from autofill.sqlite_cache import BlobCache
 
-    calls: list[str] = []
-    run = apertium.subprocess.run
-    monkeypatch.setattr(apertium.subprocess, "run", lambda args, **kw: calls.append(kw["input"]) or run(args, **kw))
+    calls = apertium_inputs(monkeypatch)
     rows = [row("¿Cuánta agua extrajo la empresa?", "es"), row("¿Qué comité supervisa el clima?", "es")]
     path = cache_path(tmp_path / "vectordb")
     first = QueryTranslator(str(tmp_path), Embedder(), ["en"], DATA, BlobCache(path)).for_rows(rows)
@@ -150,9 +150,7 @@ def test_translations_are_kept_in_the_workspace_and_not_made_again(tmp_path, mon
     assert again.for_rows(rows) == first and len(calls) == 2  # read back, Apertium not run
     assert again.for_rows([row("¿Y la energía?", "es")]) and len(calls) == 3  # a new row is translated
 
-    broken = tmp_path / "broken"
-    (broken / "modes").mkdir(parents=True)
-    (broken / "modes" / "spa-eng.mode").write_text("false\n")
+    broken = modes(tmp_path / "broken", "spa-eng", command="false")
     failing = QueryTranslator(str(tmp_path), Embedder(), ["en"], str(broken), BlobCache(path))
     assert failing.for_rows([row("¿Cuánta agua?", "es")]) == [""]  # no dictionary here either
     key = cache_key(str(broken), (("spa-eng",),), "es", "¿Cuánta agua?")
