@@ -13,8 +13,10 @@ without the packages there is no route, and the dictionary (autofill/dictionarie
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Sequence
 
@@ -70,9 +72,6 @@ def translate(texts: Sequence[str], found: Sequence[Route], data: Path | str = D
     read as "Like"). The texts run side by side, a process each, as many at once as the machine has
     cores. OSError or subprocess.SubprocessError when Apertium fails (the caller falls back to the
     dictionary)."""
-    import os
-    from concurrent.futures import ThreadPoolExecutor
-
     jobs = [(" ".join(text.split()), route) for text in texts for route in found]
     if not jobs:
         return ["" for _ in texts]

@@ -34,7 +34,7 @@ def main() -> int:
 
     from autofill.answer.retrieval import build_query
     from autofill.answer.translation import QueryTranslator, cache_path
-    from autofill.apertium import _through, describe
+    from autofill.apertium import describe, translate
     from autofill.providers.local import LocalEmbedder
     from autofill.settings import load_settings
     from autofill.sqlite_cache import BlobCache
@@ -69,7 +69,7 @@ def main() -> int:
             if found:
                 started = time.perf_counter()
                 for row in rows:
-                    _through(" ".join(build_query(row).split()), found[0], Path(settings.retrieval.apertium))
+                    translate([build_query(row)], found[:1], settings.retrieval.apertium)
                 alone.append((time.perf_counter() - started) / len(rows))
         how = f"Apertium {describe(found)}" if found else "dictionary"
         first = f"{statistics.median(alone):.3f}" if alone else "-"

@@ -162,7 +162,9 @@ def _translator(settings: Settings, plan: Plan, multilingual: Any, documents: di
     from autofill.answer.translation import QueryTranslator, cache_path
     from autofill.sqlite_cache import BlobCache
 
-    cache = BlobCache(cache_path(settings.vectordb_dir), "translation cache") if settings.embedding.query_cache else None
+    cache = None
+    if settings.embedding.query_cache:
+        cache = BlobCache(cache_path(settings.vectordb_dir), "translation cache")
     return QueryTranslator(settings.retrieval.dictionaries, multilingual.embedder,
                            [getattr(d, "language", "") for d in documents.values()], settings.retrieval.apertium,
                            cache)

@@ -8,8 +8,8 @@ Where Apertium has a route into English (autofill/apertium.py: Spanish, and Fren
 through Catalan, from Debian's apertium-eng-spa, apertium-fr-es, apertium-fra-cat and apertium-eng-cat),
 the row is machine-translated whole instead: its morphology and word order are read, not looked up word
 by word (BHP expert Spanish recall@6 0.658 -> 0.753). A questionnaire's rows are translated side by side
-(`for_rows`: a process each, as many at once as there are cores). The dictionary serves the languages Apertium has no route
-for (German) and any row it fails on.
+(`for_rows`: a process each, as many at once as there are cores). The dictionary serves the languages
+Apertium has no route for (German) and any row it fails on.
 
 Where it applies, as measured (README, "Other languages"): a row searched with the store's multilingual
 index (store/multilingual.py) whose documents are all English and whose language has a dictionary into
@@ -115,7 +115,8 @@ def _chosen(group: list[str], similarity: Callable[[str], float], per_word: int)
 
 
 class QueryTranslator:
-    """A run's query translation: `for_row(row)` -> the row's text in its documents' language, or "".
+    """A run's query translation: `for_rows(rows)` (`for_row(row)`) -> each row's text in its documents'
+    language, or "".
     `embedder`: the multilingual index's (its query vectors choose among a word's translations);
     `apertium`: Apertium's data folder ("" not used); `cache`: a sqlite_cache.BlobCache for Apertium's
     translations (None: kept for the run only)."""
@@ -184,10 +185,9 @@ class QueryTranslator:
             return self._machine(texts, found)
         keys = [cache_key(self.apertium, found, language, text) for text in texts]
         known = {k: v.decode("utf-8") for k, v in self.cache.get_blobs(keys).items()}
-        missing = [text for text, key in zip(texts, keys) if key not in known]
+        missing = [(key, text) for key, text in zip(keys, texts) if key not in known]
         if missing:
-            new = dict(zip([cache_key(self.apertium, found, language, t) for t in missing],
-                           self._machine(missing, found)))
+            new = dict(zip([key for key, _ in missing], self._machine([text for _, text in missing], found)))
             self.cache.put_blobs({k: v.encode("utf-8") for k, v in new.items() if v})  # not a failure's ""
             known.update(new)
         return [known[key] for key in keys]
