@@ -212,7 +212,9 @@ def main() -> int:
     ap.add_argument("--company", default="", help="store name for a one-folder set (default: the folder's name)")
     ap.add_argument("--pdfs", type=Path, default=None,
                     help="the PDFs of a one-folder set that holds only its questionnaire and gold key "
-                         "(benchmarks/devsets/bhp_expert: --pdfs ../shared/datasets/bhp --company bhp)")
+                         "(benchmarks/devsets/bhp_expert: --pdfs ../shared/datasets/bhp --company bhp); for a "
+                         "set of folders, the folder holding each one's PDFs in a folder of the same name "
+                         "(a translated financebench set: --pdfs ../shared/datasets/financebench-dev)")
     ap.add_argument("--per-question", action="store_true")
     ap.add_argument("--json", type=Path, default=None, help="write the per-question results here")
     ap.add_argument("--prior", type=Path, action="append", default=[],
@@ -240,8 +242,10 @@ def main() -> int:
     sets = [f for f in folders(args.data) if not only or f.name in only]
     if args.company and len(sets) == 1:
         COMPANY[sets[0].name] = args.company
-    if args.pdfs and len(sets) == 1:
+    if args.pdfs and len(sets) == 1 and not (args.pdfs / sets[0].name).is_dir():
         PDFS[sets[0].name] = args.pdfs
+    elif args.pdfs:  # a set of folders whose PDFs are kept elsewhere, folder by folder (a translated set)
+        PDFS.update({f.name: args.pdfs / f.name for f in sets})
 
     t0 = time.monotonic()
     for folder in sets if not args.no_ingest else []:

@@ -21,6 +21,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 BHP = HERE.parents[1].parent / "shared" / "datasets" / "bhp"
+FINANCEBENCH = HERE.parents[1].parent / "shared" / "datasets" / "financebench-dev"
+# The filings' questionnaires: their form of answer and a section heading, in each language they are in.
+FILING_WORDS = {"de": ("Fragen zum Dokument", "Kurze Antwort mit Zahlen und Einheiten"),
+                "fr": ("Questions sur le document", "Réponse courte avec chiffres et unités")}
 
 from build_devset import gold_key, questionnaire_bytes  # noqa: E402
 
@@ -74,15 +78,53 @@ def translated(source: list[dict], translation: list[dict], where: str) -> list[
             for q in source]
 
 
+def financebench(translation: list[dict], lang: str, source: Path, out: Path) -> Path:
+    """`<out>/financebench_<lang>/<company>/`: each filing's questions in `lang` with the shared set's gold
+    (its questionnaire and gold.json; the filings stay in `source`: retrieval_dev.py --pdfs). Written
+    outside the project, since the gold quotes the filings."""
+    by_key = {(t["company"], t["no"]): t["question"] for t in translation}
+    section, form = FILING_WORDS[lang]
+    used: set[tuple] = set()
+    for folder in sorted(p for p in source.iterdir() if (p / "gold.json").is_file()):
+        questions = []
+        for q in json.loads((folder / "gold.json").read_text(encoding="utf-8")):
+            key = (folder.name, q["no"])
+            if key not in by_key:
+                raise SystemExit(f"financebench.{lang}.json: no translation of {folder.name} question {q['no']}")
+            used.add(key)
+            questions.append({**q, "question": by_key[key], "section": section, "form_of_answer": form,
+                              "explanation": ""})
+        target = out / f"financebench_{lang}" / folder.name
+        target.mkdir(parents=True, exist_ok=True)
+        (target / "gold.json").write_text(gold_key(questions), encoding="utf-8")
+        (target / "questionnaire.xlsx").write_bytes(questionnaire_bytes(questions, **WORDS[lang]))
+    if set(by_key) - used:
+        raise SystemExit(f"financebench.{lang}.json: translations of questions not in {source}: "
+                         f"{sorted(set(by_key) - used)}")
+    return out / f"financebench_{lang}"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=HERE)
     ap.add_argument("--bhp", type=Path, default=BHP, help="the shared BHP set (its gold.json)")
     ap.add_argument("--english-headers", action="store_true",
                     help="keep the English header row (what versions before issue 33 can read: the baseline)")
+    ap.add_argument("--financebench", type=Path, default=FINANCEBENCH, help="the shared filings set")
+    ap.add_argument("--financebench-out", type=Path, default=None,
+                    help="where to write the filings' translated sets (outside the project: their gold quotes "
+                         "the filings); without it they are not written")
     args = ap.parse_args(argv)
     for path in sorted((HERE / "translations").glob("*.json")):
         name, lang = path.stem.rsplit(".", 1)
+        if name == "financebench":
+            if args.financebench_out is None or not args.financebench.is_dir():
+                print(f"skipped {path.name}: no --financebench-out, or no data at {args.financebench}")
+                continue
+            folder = financebench(json.loads(path.read_text(encoding="utf-8")), lang, args.financebench,
+                                  args.financebench_out)
+            print(f"{folder}: {len(list(folder.iterdir()))} filings")
+            continue
         if name == "bhp" and not args.bhp.is_dir():
             print(f"skipped {path.name}: no data at {args.bhp}")
             continue
