@@ -14,6 +14,7 @@ without the packages there is no route, and the dictionary (autofill/dictionarie
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -81,8 +82,33 @@ def translate(texts: Sequence[str], found: Sequence[Route], data: Path | str = D
     return [" ".join(t for t in done[i * per_text:(i + 1) * per_text] if t) for i in range(len(texts))]
 
 
+# A word a pair does not know, as Apertium marks it ("*Adobe"), and the stand-in that carries it unchanged
+# through the next pair of a route (a token no pair knows passes as it is).
+_UNKNOWN = re.compile(r"\*(\w[\w'’-]*)")
+_STAND_IN = "zqx{}zqx"
+_STAND_INS = re.compile(r"zqx([a-j]+)zqx", re.IGNORECASE)  # a pair may capitalise it
+
+
+def _letters(n: int) -> str:
+    return "".join(chr(ord("a") + int(d)) for d in str(n))
+
+
 def _through(text: str, route: Route, data: Path) -> str:
-    for mode in route:
-        text = subprocess.run(["apertium", "-d", str(data), "-u", mode], input=text, capture_output=True,
-                              text=True, check=True, timeout=TIMEOUT_S).stdout
+    """`text` through the route's pairs in turn. A word a pair leaves untranslated (a name, an acronym, a
+    word it lacks) is carried past the pairs after it as it is: read in the pivot language it became
+    another word ("Adobe", left by fr-es, was read by spa-eng as Spanish "adobe" and came out "Season")."""
+    kept: list[str] = []
+
+    def stand_in(match: re.Match) -> str:
+        kept.append(match.group(1))
+        return _STAND_IN.format(_letters(len(kept) - 1))
+
+    for i, mode in enumerate(route):
+        last = i == len(route) - 1
+        text = subprocess.run(["apertium", "-d", str(data), *(["-u"] if last else []), mode], input=text,
+                              capture_output=True, text=True, check=True, timeout=TIMEOUT_S).stdout
+        if not last:
+            text = _UNKNOWN.sub(stand_in, text)
+    if kept:
+        text = _STAND_INS.sub(lambda m: kept[int("".join(str(ord(c) - ord("a")) for c in m.group(1).lower()))], text)
     return " ".join(text.split())

@@ -56,6 +56,26 @@ def test_spanish_and_french_questions_are_translated_whole_and_together():
             assert french.count("direct emissions") == 2, french
 
 
+@pytest.mark.skipif(shutil.which("apertium") is None, reason="no apertium program")
+def test_a_word_the_first_pair_leaves_is_carried_past_the_second_as_it_is(tmp_path):
+    # the first pair marks a name it does not know; the second would read it as a word of its own
+    # language (spa-eng read "Adobe" as Spanish "adobe": "Season") and capitalises a sentence's start
+    data = modes(tmp_path, "fr-es", command="sed -e 's/marge/margen/' -e 's/Adobe/*Adobe/g'")
+    modes(data, "spa-eng", command="sed -e 's/margen/margin/' -e 's/Adobe/Season/g' -e 's/^z/Z/'")
+    out, = translate(["Adobe : marge d'Adobe"], (("fr-es", "spa-eng"),), data)
+    assert out == "Adobe : margin d'Adobe", out
+
+
+@installed
+def test_a_name_keeps_its_spelling_through_a_pivot():
+    french_routes = routes(DATA, "fr", "en")
+    if not any(len(route) == 2 for route in french_routes):
+        pytest.skip("no French pivot installed")
+    out, = translate(["La marge opérationnelle d'Adobe s'améliore-t-elle ?"], french_routes)
+    assert out.count("Adobe") == len(french_routes) and "Season" not in out, out
+    assert "zqx" not in out.lower(), out
+
+
 def apertium_inputs(monkeypatch) -> list[str]:
     """The texts handed to Apertium from now on (each call's input), Apertium still run."""
     import autofill.apertium as apertium

@@ -47,7 +47,7 @@ _WORD = re.compile(r"[^\W_][\w\-]*", re.UNICODE)
 # Candidate translations read per sense (its first ones are its commonest).
 PER_SENSE = 2
 CACHE_FILE = "translations.sqlite"
-CACHE_VERSION = 1  # bump when the key or what a route gives changes
+CACHE_VERSION = 2  # bump when the key or what a route gives changes
 
 
 def cache_path(vectordb: Path) -> Path:
