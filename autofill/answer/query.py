@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from autofill.answer.terms import english_keys
 from autofill.records import QuestionRow
 
 # Words that instruct whoever answers rather than describe the evidence: questionnaire boilerplate
@@ -172,29 +173,39 @@ def content_words(text: str, language: str = "") -> list[str]:
     return [t for t in _TOKEN.findall(text) if t.lower().strip("'-") not in drop]
 
 
-def expansions(text: str) -> list[str]:
+def expansions(text: str, language: str = "") -> list[str]:
     """Report-side phrasings (SYNONYMS) of the terms `text` uses, each once, longest terms first; a
     term inside a longer one that matched ("capital expenditures" inside itself, "sales" inside "net
-    sales") is not matched again."""
+    sales") is not matched again. Text in another `language`: its own names of those terms too
+    (answer/terms.py: "compte de résultat"), each followed by the English term it names."""
     lowered = text.lower()
     out: list[str] = []
     for key in _SYNONYM_KEYS:
         if _KEY_PATTERNS[key].search(lowered):
             lowered = _KEY_PATTERNS[key].sub(" ", lowered)
-            for phrase in SYNONYMS[key]:
-                if phrase not in out:
-                    out.append(phrase)
+            out += [p for p in SYNONYMS[key] if p not in out]
+    for key in english_keys(text, language):
+        out += [p for p in (key, *SYNONYMS[key]) if p not in out]
     return out
 
 
-def lexical_query(row: QuestionRow, clean: bool = True, expand: bool = True) -> str:
-    """The BM25 query for `row`: the question, form of answer and explanation, without the instruction
-    words of its language (`clean`), followed by the report-side synonyms of its terms (`expand`)."""
+def _text(row: QuestionRow) -> str:
     parts = [row.question.strip(), row.form_of_answer.strip(), row.explanation.strip()]
-    text = "\n".join(p for p in parts if p)
+    return "\n".join(p for p in parts if p)
+
+
+def lexical_query(row: QuestionRow, clean: bool = True, expand: bool = True,
+                  source: QuestionRow | None = None) -> str:
+    """The BM25 query for `row`: the question, form of answer and explanation, without the instruction
+    words of its language (`clean`), followed by the report-side synonyms of its terms (`expand`).
+    `source`: the row in its own language when `row` is its English translation; the terms its own
+    words name (answer/terms.py) are added too, since a translation often misses them."""
+    text = _text(row)
     out = " ".join(content_words(text, row.language)) if clean else text
     if expand:  # the reports' English wording: loan words ("Scope 3", "TCFD") match in any language
         extra = expansions(text)
+        if source is not None:  # the terms' English names: only where the reports are read in English
+            extra += [p for p in expansions(_text(source), source.language) if p not in extra]
         if extra:
             out = f"{out}\n{' '.join(extra)}"
     return out

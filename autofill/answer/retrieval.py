@@ -214,7 +214,7 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
         weights.append(1.0)
         if mode.uses_keyword:
             text = lexical_query(translated_row(row, translation), clean=r.lexical_query == "clean",
-                                 expand=r.synonyms)
+                                 expand=r.synonyms, source=row)
             lists.append(_stable(keyword_search(store, text, depth + _SLACK), depth))
             weights.append(r.keyword_weight)
     if r.fusion_weights == "adaptive":
