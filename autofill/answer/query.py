@@ -15,7 +15,9 @@ Both lists are per language: the row's language (QuestionRow.language, detected 
 picks its instruction words (English, German, French and Spanish have lists); a language without a list
 keeps every word (the keyword index drops its stop words: store/bm25_index.py). The synonyms, English
 report wording, are added to every row: questions in other languages use the same loan words ("Scope 3",
-"TCFD", "net zero"), and without them French questions lost MRR against English reports (README).
+"TCFD", "net zero"), and without them French questions lost MRR against English reports (README). A row
+searched as its English translation (`lexical_query`'s `source`) also gets the English names of the terms
+its own words name (answer/terms.py: "fonds de roulement" -> "working capital" and its report wording).
 """
 
 from __future__ import annotations
