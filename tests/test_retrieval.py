@@ -7,7 +7,7 @@ import pytest
 
 from autofill.answer.query import lexical_query
 from autofill.answer.retrieval import build_query, retrieve, rrf
-from autofill.records import QuestionRow
+from autofill.records import Passage, QuestionRow
 from autofill.settings import Settings
 from autofill.store.chroma_store import open_store
 from tests.fakes import FakeEmbedder
@@ -330,3 +330,33 @@ def test_a_translated_row_is_keyword_searched_in_its_english_words_only():
     dense = RecordingStore()
     retrieve(s, dense, TextEmbedder(), row, "dense", translation="describe your scope 1 emissions figure")
     assert dense.dense[-1] == "describe your scope 1 emissions figure" and dense.bm25 == []
+
+
+class ListsStore:
+    """Each dense text and the BM25 search find one passage of their own (on its own page)."""
+
+    def __init__(self, dense: dict[str, str], keyword: str):
+        self.found = {text: Passage(cid, "R.pdf", i, i, "", cid) for i, (text, cid) in enumerate(dense.items(), 1)}
+        self.keyword = Passage(keyword, "R.pdf", 99, 99, "", keyword)
+        self.bm25: list[str] = []
+
+    def query(self, embedding, n):
+        return [self.found[embedding]]
+
+    def bm25_search(self, query, n, language=""):
+        self.bm25.append(query)
+        return [self.keyword]
+
+
+def test_a_translated_rows_keyword_search_weighs_as_both_its_parts_and_reads_its_own_terms():
+    """An English row's row and question alone are each keyword-searched; a translated row has one keyword
+    search (of its translation) standing in for both, weighted as both, beside its three dense searches.
+    It also looks for the English names of the row's own terms, which the translation missed."""
+    s = Settings()
+    row = QuestionRow("S", 2, "Le fonds de roulement est-il positif ?", form_of_answer="Oui/Non", language="fr")
+    translation = "The fund of rotation is positive ?"
+    store = ListsStore({build_query(row): "row", row.question: "question", translation: "translation"}, "keyword")
+    ranked = retrieve(s, store, TextEmbedder(), row, "hybrid", translation=translation, n=4)
+    assert [p.chunk_id for p in ranked][0] == "keyword"  # 2/(k+1) against 1/(k+1) for each dense list
+    (query,) = store.bm25
+    assert "working capital" in query and "total current liabilities" in query

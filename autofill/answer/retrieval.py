@@ -181,8 +181,10 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
     page. `extra_queries` (multi-query retrieval, answer/multiquery.py): each is searched too (dense, plus
     BM25 in the hybrid modes, weighted alike) and its lists join the fusion. `translation` (a row across
     languages in its documents' words: answer/translation.py) is searched last, dense and, in the hybrid
-    modes, by BM25 as an English row (`translated_row`); the row's own words are then not searched by BM25,
-    since English documents hold none of them (its names and figures the translation keeps). Each list
+    modes, by BM25 as an English row (`translated_row`, with the English names of the row's own terms:
+    answer/terms.py), weighted as the BM25 lists of all its query parts together; the row's own words are
+    then not searched by BM25, since English documents hold none of them (its names and figures the
+    translation keeps). Each list
     feeding a fusion is twice as deep as the result so that a passage ranked moderately by both searches can
     still surface."""
     if isinstance(mode, str):
@@ -216,7 +218,9 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
             text = lexical_query(translated_row(row, translation), clean=r.lexical_query == "clean",
                                  expand=r.synonyms, source=row)
             lists.append(_stable(keyword_search(store, text, depth + _SLACK), depth))
-            weights.append(r.keyword_weight)
+            # It stands in for the keyword search of each part `rows` searches (row and question alone),
+            # so that keywords weigh against the dense lists as they do for a row in its reports' language.
+            weights.append(r.keyword_weight * len(rows))
     if r.fusion_weights == "adaptive":
         weights = adaptive_weights(lists, weights)
     return fuse(lists, k=r.rrf_k, n=n, weights=weights, per_page=r.page_chunks)
