@@ -349,3 +349,52 @@ def test_an_italian_questionnaire_is_read_by_its_own_headers_and_cites_the_right
     cited = sources(output)
     for question, page in ITALIAN_QUESTIONS:
         assert cited[question].split("; ")[0] == f"Climate Report 2023.pdf p. {page}", (question, cited[question])
+
+
+FILING_PAGES = [
+    [("h1", "Letter to shareholders"),
+     ("p", "We thank our shareholders for a year of steady growth. Our people served more customers than ever, "
+           "and we returned cash to owners through dividends and buybacks.")],
+    [("h1", "Consolidated Balance Sheets"),
+     ("p", "Total current assets were 12,400 million dollars and total current liabilities 9,800 million "
+           "dollars at year end. Property, plant and equipment, net, was 4,100 million dollars.")],
+    [("h1", "Consolidated Statements of Cash Flows"),
+     ("p", "Net cash provided by operating activities was 3,200 million dollars. Purchases of property, plant "
+           "and equipment were 1,577 million dollars, the largest item of investing activities.")],
+    [("h1", "Consolidated Statements of Income"),
+     ("p", "Net sales were 32,765 million dollars, up 3 per cent. Cost of sales was 16,682 million dollars "
+           "and operating income 7,207 million dollars.")],
+    [("h1", "Our people"),
+     ("p", "More staff moved between sites this year, and the picture on this page shows how teams grew. "
+           "Training hours per employee rose by a fifth.")],
+    [("h1", "Properties"),
+     ("p", "We operate twelve plants and forty warehouses on three continents, most of them owned, and lease "
+           "our head office.")],
+]
+FRENCH_FILING_QUESTIONS = [
+    ("Le fonds de roulement de l'entreprise est-il positif à la clôture de l'exercice ?", 2),
+    ("Quel est le montant des dépenses d'investissement de l'exercice selon le tableau des flux de trésorerie ?", 3),
+    ("Quel a été le chiffre d'affaires de l'entreprise au cours de l'exercice ?", 4),
+]
+
+
+def test_french_accounting_terms_are_searched_in_their_english_names(workspace, tmp_path):
+    """Apertium knows little accounting ("fonds de roulement" -> "funds of rotation", "tableau des flux de
+    trésorerie" -> "picture of the flows"): a French row's keyword search also looks for the English names
+    of its own terms (answer/terms.py: working capital -> total current assets and liabilities), so that an
+    English filing's statements are cited, not the pages its literal translation matches."""
+    from autofill.apertium import DATA, routes
+
+    if not routes(DATA, "fr", "en"):
+        pytest.skip("Apertium has no fr-en route here (bash scripts/install_dictionaries.sh)")
+    root, ws, _, _ = workspace
+    filing = make_pdf(root / "Annual Report 2023.pdf", FILING_PAGES)
+    done = cli([*ws, "ingest", "--company", "Ledger", str(filing), "--json"])
+    assert done.returncode == 0, done.stderr[-3000:]
+    q = questionnaire(tmp_path / "fr-filing.xlsx", FRENCH_HEADER, FRENCH_FILING_QUESTIONS, "Comptes",
+                      "Réponse courte avec chiffres et unités")
+    output, said = run(ws, "Ledger", q, tmp_path / "out-fr-filing")
+    assert "questionnaire in French" in said, said[-3000:]
+    cited = sources(output)
+    for question, page in FRENCH_FILING_QUESTIONS:
+        assert cited[question].split("; ")[0] == f"Annual Report 2023.pdf p. {page}", (question, cited[question])
