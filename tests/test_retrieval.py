@@ -318,8 +318,9 @@ def test_a_translated_row_is_keyword_searched_in_its_english_words_only():
     row = QuestionRow("S", 2, "Beschreiben Sie Ihre Scope-1-Emissionen.", form_of_answer="Zahl", language="de")
     store = RecordingStore()
     retrieve(s, store, TextEmbedder(), row, "hybrid", translation="describe your scope 1 emissions figure")
+    # the English names of the row's own terms ("Emissionen") are searched densely on their own too
     assert store.dense == [build_query(row), "Beschreiben Sie Ihre Scope-1-Emissionen.",
-                           "describe your scope 1 emissions figure"]
+                           "describe your scope 1 emissions figure", "emissions ghg greenhouse gas co2-e"]
     (query, language), = store.bm25
     assert language == "" and "describe" not in query and "scope 1 emissions" in query  # "" is English
     assert "direct emissions" in query  # the English synonyms of "scope 1"
@@ -329,7 +330,12 @@ def test_a_translated_row_is_keyword_searched_in_its_english_words_only():
     assert [lang for _, lang in plain.bm25] == ["de", "de"] and "Beschreiben" not in plain.bm25[0][0]
     dense = RecordingStore()
     retrieve(s, dense, TextEmbedder(), row, "dense", translation="describe your scope 1 emissions figure")
-    assert dense.dense[-1] == "describe your scope 1 emissions figure" and dense.bm25 == []
+    assert dense.dense[2:] == ["describe your scope 1 emissions figure", "emissions ghg greenhouse gas co2-e"]
+    assert dense.bm25 == []
+    s.retrieval.synonyms = False  # no synonyms, no names
+    bare = RecordingStore()
+    retrieve(s, bare, TextEmbedder(), row, "dense", translation="describe your scope 1 emissions figure")
+    assert bare.dense[-1] == "describe your scope 1 emissions figure"
 
 
 class ListsStore:
@@ -350,13 +356,17 @@ class ListsStore:
 
 def test_a_translated_rows_keyword_search_weighs_as_both_its_parts_and_reads_its_own_terms():
     """An English row's row and question alone are each keyword-searched; a translated row has one keyword
-    search (of its translation) standing in for both, weighted as both, beside its three dense searches.
-    It also looks for the English names of the row's own terms, which the translation missed."""
+    search (of its translation) standing in for both, weighted as both, beside its dense searches (its
+    own words, its question, its translation, the English names of its terms). The keyword search also
+    looks for those names, which the translation missed."""
     s = Settings()
     row = QuestionRow("S", 2, "Le fonds de roulement est-il positif ?", form_of_answer="Oui/Non", language="fr")
     translation = "The fund of rotation is positive ?"
-    store = ListsStore({build_query(row): "row", row.question: "question", translation: "translation"}, "keyword")
-    ranked = retrieve(s, store, TextEmbedder(), row, "hybrid", translation=translation, n=4)
+    names = "working capital total current assets total current liabilities"
+    store = ListsStore({build_query(row): "row", row.question: "question", translation: "translation",
+                        names: "names"}, "keyword")
+    ranked = retrieve(s, store, TextEmbedder(), row, "hybrid", translation=translation, n=5)
     assert [p.chunk_id for p in ranked][0] == "keyword"  # 2/(k+1) against 1/(k+1) for each dense list
+    assert {p.chunk_id for p in ranked} == {"keyword", "row", "question", "translation", "names"}
     (query,) = store.bm25
     assert "working capital" in query and "total current liabilities" in query

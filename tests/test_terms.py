@@ -57,3 +57,14 @@ def test_a_translated_rows_keyword_query_adds_the_english_names_of_its_own_terms
     assert "working capital" not in lexical_query(translated_row(row, machine), expand=False, source=row)
     # a French row searched in its own words (French reports) gets no English names of its terms
     assert "working capital" not in lexical_query(replace(row))
+
+
+def test_term_names_are_the_english_names_the_rows_own_words_give_and_no_others():
+    from autofill.answer.query import term_names
+
+    french = QuestionRow("S", 2, "Le fonds de roulement et les émissions de scope 1 ?", language="fr")
+    # "scope 1" is a loan word the English map reads already: its wording is not repeated
+    assert term_names(french) == ["working capital", "total current assets", "total current liabilities",
+                                  "emissions", "ghg", "greenhouse gas", "co2-e"]
+    assert term_names(QuestionRow("S", 2, "What is the working capital?", language="en")) == []
+    assert term_names(QuestionRow("S", 2, "Wie hoch ist der Wasserverbrauch?", language="de")) == []

@@ -191,6 +191,15 @@ def expansions(text: str, language: str = "") -> list[str]:
     return out
 
 
+def term_names(row: QuestionRow) -> list[str]:
+    """The English names, and their report wording, of the terms `row` names in its own language
+    (answer/terms.py; "fonds de roulement" -> "working capital", "total current assets", ...), those its
+    English loan words already give left out; [] for an English row or one naming none."""
+    text = _text(row)
+    own = set(expansions(text))
+    return [p for p in expansions(text, row.language) if p not in own]
+
+
 def _text(row: QuestionRow) -> str:
     parts = [row.question.strip(), row.form_of_answer.strip(), row.explanation.strip()]
     return "\n".join(p for p in parts if p)

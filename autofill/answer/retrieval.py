@@ -10,7 +10,7 @@ import statistics
 from dataclasses import replace
 from typing import Callable, Protocol, Sequence
 
-from autofill.answer.query import lexical_query
+from autofill.answer.query import lexical_query, term_names
 from autofill.choices import RETRIEVAL_MODES, RetrievalMode
 from autofill.language import ENGLISH
 from autofill.records import Passage, QuestionRow
@@ -182,7 +182,8 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
     BM25 in the hybrid modes, weighted alike) and its lists join the fusion. `translation` (a row across
     languages in its documents' words: answer/translation.py) is searched last, dense and, in the hybrid
     modes, by BM25 as an English row (`translated_row`, with the English names of the row's own terms:
-    answer/terms.py), weighted as the BM25 lists of all its query parts together; the row's own words are
+    answer/terms.py), weighted as the BM25 lists of all its query parts together; those names (with
+    `retrieval.synonyms`) are also searched densely on their own; the row's own words are
     then not searched by BM25, since English documents hold none of them (its names and figures the
     translation keeps). Each list
     feeding a fusion is twice as deep as the result so that a passage ranked moderately by both searches can
@@ -214,6 +215,10 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
     if translation:
         lists.append(_dense(store, embedder, translation, depth))
         weights.append(1.0)
+        names = " ".join(term_names(row)) if r.synonyms else ""
+        if names:  # what the row asks for in the reports' own words, searched as a passage would say it
+            lists.append(_dense(store, embedder, names, depth))
+            weights.append(1.0)
         if mode.uses_keyword:
             text = lexical_query(translated_row(row, translation), clean=r.lexical_query == "clean",
                                  expand=r.synonyms, source=row)
