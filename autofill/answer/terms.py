@@ -8,7 +8,8 @@ neither an English report nor the English map knows, and a machine translation o
 ("fonds de roulement" came out of Apertium as "funds of rotation", "chiffre d'affaires" as "figure of
 subjects"). TERMS gives, per language, each SYNONYMS concept's usual names in that language's financial and
 sustainability reporting (the terms of its IFRS and GHG Protocol translations), mapped to the English key:
-a row that uses one is searched with the English term and its report wording too. Only SYNONYMS' concepts
+a row searched as its English translation also looks for the English term and its report wording, by
+keyword and, on their own, densely (answer/retrieval.retrieve). Only SYNONYMS' concepts
 are here: the map adds no concept English rows do not have. Pure functions, no I/O.
 """
 
