@@ -85,12 +85,10 @@ def translate(texts: Sequence[str], found: Sequence[Route], data: Path | str = D
 # A word a pair does not know, as Apertium marks it ("*Adobe"), and the stand-in that carries it unchanged
 # through the next pair of a route (a token no pair knows passes as it is).
 _UNKNOWN = re.compile(r"\*(\w[\w'’-]*)")
+# Its number is spelt in letters (0 -> a, ..., 9 -> j), which no pair translates or splits off.
 _STAND_IN = "zqx{}zqx"
 _STAND_INS = re.compile(r"zqx([a-j]+)zqx", re.IGNORECASE)  # a pair may capitalise it
-
-
-def _letters(n: int) -> str:
-    return "".join(chr(ord("a") + int(d)) for d in str(n))
+_TO_LETTERS, _TO_DIGITS = str.maketrans("0123456789", "abcdefghij"), str.maketrans("abcdefghij", "0123456789")
 
 
 def _through(text: str, route: Route, data: Path) -> str:
@@ -101,7 +99,7 @@ def _through(text: str, route: Route, data: Path) -> str:
 
     def stand_in(match: re.Match) -> str:
         kept.append(match.group(1))
-        return _STAND_IN.format(_letters(len(kept) - 1))
+        return _STAND_IN.format(str(len(kept) - 1).translate(_TO_LETTERS))
 
     for i, mode in enumerate(route):
         last = i == len(route) - 1
@@ -110,5 +108,5 @@ def _through(text: str, route: Route, data: Path) -> str:
         if not last:
             text = _UNKNOWN.sub(stand_in, text)
     if kept:
-        text = _STAND_INS.sub(lambda m: kept[int("".join(str(ord(c) - ord("a")) for c in m.group(1).lower()))], text)
+        text = _STAND_INS.sub(lambda m: kept[int(m.group(1).lower().translate(_TO_DIGITS))], text)
     return " ".join(text.split())

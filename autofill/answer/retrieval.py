@@ -183,11 +183,10 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
     languages in its documents' words: answer/translation.py) is searched last, dense and, in the hybrid
     modes, by BM25 as an English row (`translated_row`, with the English names of the row's own terms:
     answer/terms.py), weighted as the BM25 lists of all its query parts together; those names (with
-    `retrieval.synonyms`) are also searched densely on their own; the row's own words are
-    then not searched by BM25, since English documents hold none of them (its names and figures the
-    translation keeps). Each list
-    feeding a fusion is twice as deep as the result so that a passage ranked moderately by both searches can
-    still surface."""
+    `retrieval.synonyms`) are also searched densely on their own. The row's own words are then not
+    searched by BM25, since English documents hold none of them (its names and figures the translation
+    keeps). Each list feeding a fusion is twice as deep as the result so that a passage ranked moderately
+    by both searches can still surface."""
     if isinstance(mode, str):
         if mode not in RETRIEVAL_MODES:
             raise ValueError(f"unknown retrieval mode {mode!r}")
