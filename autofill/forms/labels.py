@@ -20,7 +20,7 @@ _LANG_NAMES = {"english": "en", "danish": "da", "dutch": "nl", "french": "fr", "
                "hungarian": "hu", "romanian": "ro", "bulgarian": "bg", "croatian": "hr", "slovak": "sk",
                "estonian": "et", "latvian": "lv", "maltese": "mt", "norwegian": "no"}
 MAX_LEFT = 12
-MAX_UP = 8
+MAX_UP = 30
 
 
 def clean(text: str) -> str:
@@ -81,9 +81,12 @@ class SheetWords:
         return "", 0
 
     def heading_above(self, col: int, row: int, stop_at_input: bool = True) -> str:
-        """The nearest text above in the same column (a column heading), within a few rows."""
+        """The nearest column heading above: text in a cell (or a merged block) that starts in this
+        column, skipping inputs, empty cells and row labels that reach over from the left."""
         for r in range(row - 1, max(0, row - MAX_UP), -1):
             tc, tr = self.top_left(col, r)
+            if tc != col:
+                continue
             if stop_at_input and self.is_input(tc, tr) and (tc, tr) != (col, row):
                 continue
             t = self.text(tc, tr)

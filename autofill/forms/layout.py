@@ -58,15 +58,35 @@ class LayoutReader(Reader):
         return super().is_input(sheet, col, row)
 
 
-def _candidate(reader: LayoutReader, sheet: str, col: int, row: int) -> bool:
+def _marked(reader: "LayoutReader", sheet: str, col: int, row: int, label: str) -> bool:
+    """Something says a person types here: a drop-down, a number or date format, a border or fill,
+    or a label that asks ("?", ":")."""
+    c = reader.book.wb[sheet].cell(row=row, column=col)
+    if reader.validations.at(sheet, col, row) is not None:
+        return True
+    if (c.number_format or "General") not in ("General", "@"):
+        return True
+    border = c.border
+    if border is not None and any(getattr(getattr(border, side), "style", None)
+                                  for side in ("left", "right", "top", "bottom")):
+        return True
+    fill = c.fill
+    if fill is not None and fill.fill_type not in (None, "none"):
+        return True
+    return label.rstrip().endswith(("?", ":"))
+
+
+def _candidate(reader: "LayoutReader", sheet: str, col: int, row: int, label: str) -> bool:
     w = reader.words(sheet)
     if reader.protected(sheet):
         return not reader.locked(sheet, col, row) and not reader.book.is_formula(sheet, col, row)
     raw = reader.book.raw(sheet, col, row)
     if isinstance(raw, str) and raw.startswith("="):
         return False
-    if raw is None or isinstance(raw, (bool, int, float)) or hasattr(raw, "year"):
+    if isinstance(raw, (bool, int, float)) or hasattr(raw, "year"):
         return True
+    if raw is None:
+        return _marked(reader, sheet, col, row, label)
     return reader.validations.at(sheet, col, row) is not None and not wordy(w.text(col, row))
 
 
@@ -88,8 +108,8 @@ def read_layout(path, book: Book, validations) -> Form | None:
                 text = w.text(tc, tr)
                 box = w.merged_at.get((tc, tr))
                 nxt = (box[2] if box else tc) + 1
-                if text and wordy(text) and not book.is_formula(sheet, tc, tr) or (text and wordy(text)):
-                    if nxt <= max(ws.max_column, nxt) and _candidate(reader, sheet, nxt, r):
+                if text and wordy(text):
+                    if _candidate(reader, sheet, nxt, r, text):
                         found.append((sheet, nxt, r))
                         c = nxt + 1
                         continue
@@ -97,7 +117,7 @@ def read_layout(path, book: Book, validations) -> Form | None:
     if len(found) < MIN_LAYOUT_INPUTS:
         return None
     reader.inputs = set(found)
-    dps = [replace_key(reader.datapoint(_key(s, c, r), s, c, r)) for s, c, r in found]
+    dps = [_with_heading(reader, reader.datapoint(_key(s, c, r), s, c, r)) for s, c, r in found]
     dps = [d for d in dps if d.label]
     if len(dps) < MIN_LAYOUT_INPUTS:
         return None
@@ -108,5 +128,19 @@ def read_layout(path, book: Book, validations) -> Form | None:
                 formula_cells=_formula_cells(book, list(sheets)), sheets=sheets)
 
 
-def replace_key(dp: Datapoint) -> Datapoint:
+def _with_heading(reader: "LayoutReader", dp: Datapoint) -> Datapoint:
+    """A layout form's section: its code when headings carry one, else the nearest heading above (a
+    row with text and no input)."""
+    if dp.section:
+        return dp
+    from dataclasses import replace
+
+    w = reader.words(dp.sheet)
+    for r in range(dp.row - 1, 0, -1):
+        if any(reader.is_input(dp.sheet, c, r) for c in range(1, w.max_col + 1)):
+            continue
+        texts = [w.text(c, r) for c in range(1, w.max_col + 1) if not w.covered(c, r)]
+        texts = [t for t in texts if t and wordy(t)]
+        if len(texts) == 1:
+            return replace(dp, section=texts[0])
     return dp

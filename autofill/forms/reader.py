@@ -18,19 +18,22 @@ from autofill.forms.named import (Reader, cell, date_parts, gate_of, make_table,
 from autofill.forms.validations import ValidationIndex, read_validations
 
 
-def read_form(path: Path, language: str = "", layout: bool = True) -> Form | None:
+def read_form(path: Path, language: str = "", layout: bool = True, named: bool = True) -> Form | None:
     """The workbook at `path` read as a form, labels in `language` when the form offers it (else in
-    the language it has selected), or None when it is not a form."""
+    the language it has selected), or None when it is not a form. `named=False` reads by layout only,
+    `layout=False` by names only."""
     from autofill.workbook.safety import check_workbook_file, load_workbook_safely
 
     path = Path(path)
     if check_workbook_file(path) != "xlsx":
         return None
+    if not layout and defined_name_count(path) < 3:
+        return None  # a list of questions: not worth opening twice
     wb_f = load_workbook_safely(path)
     wb_v = load_workbook_safely(path, data_only=True)
     validations = ValidationIndex(read_validations(path))
     book = Book(wb_f, wb_v)
-    form = read_named(path, book, validations)
+    form = read_named(path, book, validations) if named else None
     if form is not None and language and form.language and language.lower() != form.language:
         code, _, key = form_language(book)
         options = book.lookups.get(key) if key is not None else None
@@ -45,6 +48,19 @@ def read_form(path: Path, language: str = "", layout: bool = True) -> Form | Non
 
         form = read_layout(path, book, validations)
     return form
+
+
+def defined_name_count(path: Path) -> int:
+    """How many defined names (print areas and filters aside) the workbook has, from its zip."""
+    import re
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as zf:
+            xml = zf.read("xl/workbook.xml").decode("utf-8", "replace")
+    except (zipfile.BadZipFile, KeyError, OSError):
+        return 0
+    return len(re.findall(r'<definedName\b(?![^>]*name="_xlnm)', xml))
 
 
 def _formula_cells(book: Book, sheets: list[str]) -> frozenset[FormCell]:
@@ -100,7 +116,14 @@ def read_named(path: Path, book: Book, validations: ValidationIndex) -> Form | N
                      and area.c2 <= a.c2 and a.r1 <= area.r1 and area.r2 <= a.r2),
                     key=lambda t: (tables[t].c2 - tables[t].c1 + 1) * (tables[t].r2 - tables[t].r1 + 1),
                     default=name)
-        add(table_column(reader, name, area, owner))
+        base, _, member = name.partition("_")
+        if member == "unit" and base in columns and owner == name:
+            owner = next((t for t, keys in members.items() if base in keys), owner)
+        dp = table_column(reader, name, area, owner)
+        if not dp.table:
+            add(dp)
+            continue
+        add(dp)
         members.setdefault(owner, []).append(name)
     form_tables: list[FormTable] = []
     for t, keys in members.items():
