@@ -44,6 +44,8 @@ def test_inspect_text_shows_labels_types_and_values(tmp_path):
     assert "values: Andorra | Belgium | France" in out
     assert "applies when HasClimatePolicy is yes" in out
     assert "Country of primary operations" in out
+    french = cli(tmp_path, _env(), "inspect", form, "--form-language", "fr")
+    assert "labels in fr" in french.stdout and "Pays des opérations principales" in french.stdout, french.stderr
 
 
 def test_inspect_reads_a_layout_form_when_no_question_column_is_found(tmp_path):
