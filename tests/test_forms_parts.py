@@ -91,3 +91,13 @@ def test_label_formulas_are_worked_out_in_the_selected_language(tmp_path):
     assert {(k.sheet, k.c1, k.r1) for k in book.lookups} == {("T", 6, 1)}
     english = Book(book.wb, book.values, overrides={("T", 6, 1): "English [en]"})
     assert english.text("T", 2, 3) == "Energy (MWh)"
+
+
+def test_a_plain_cell_takes_its_kind_from_its_label():
+    assert cell_kind(label="Number of employees at year end")[0] is DatapointKind.NUMBER
+    assert cell_kind(label="Total water withdrawal (m³)")[0] is DatapointKind.NUMBER
+    assert cell_kind(label="Percentage of women in management")[0] is DatapointKind.PERCENT
+    assert cell_kind(label="Base year")[0] is DatapointKind.YEAR
+    assert cell_kind(label="Date of the last audit (yyyy-mm-dd)")[0] is DatapointKind.DATE
+    assert cell_kind(label="Describe your climate policy")[0] is DatapointKind.TEXT
+    assert cell_kind(validation_kind="list", allowed=None)[0] is DatapointKind.ENUMERATION  # INDIRECT(...)

@@ -122,7 +122,9 @@ def read_layout(path, book: Book, validations) -> Form | None:
     if len(dps) < MIN_LAYOUT_INPUTS:
         return None
     sheets = tuple(dict.fromkeys(d.sheet for d in dps))
-    return Form(path=path, source=FormSource.LAYOUT, datapoints=tuple(dps),
+    from autofill.forms.labels import labels_language
+
+    return Form(path=path, source=FormSource.LAYOUT, datapoints=tuple(dps), language=labels_language([d.label for d in dps]),
                 formula_cells=formula_cells(book, list(sheets)), sheets=sheets)
 
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from autofill.forms.book import Book, formula_cells
-from autofill.forms.labels import form_language, option_for
+from autofill.forms.labels import form_language, labels_language, option_for
 from autofill.forms.model import Datapoint, DatapointKind, Form, FormCell, FormSource, FormTable
 from autofill.forms.named import (Reader, cell, date_parts, gate_of, make_table, refs_in, row_choice,
                                   table_column)
@@ -155,6 +155,8 @@ def read_named(path: Path, book: Book, validations: ValidationIndex) -> Form | N
         dps[key] = replace(dp, gate=gate, formula_cells=extra)
     ordered = sorted(dps.values(), key=lambda d: (book.wb.sheetnames.index(d.sheet), d.row, _col_row(d.cell)[0]))
     language, languages, _ = form_language(book)
+    if not language:
+        language = labels_language([d.label for d in ordered])
     period = tuple(d.key for d in ordered if d.kind in (DatapointKind.DATE, DatapointKind.DATE_PARTS)
                    and "period" in (d.key + " " + d.label).lower())
     return Form(path=path, source=FormSource.NAMED, datapoints=tuple(ordered), language=language,
