@@ -81,7 +81,11 @@ class Book:
         self.overrides = dict(overrides or {})
         self.names: dict[str, Area] = {}
         self.broken_names: list[str] = []
-        for name, dn in wb_formulas.defined_names.items():
+        scoped = [(name, dn) for ws in wb_formulas.worksheets
+                  for name, dn in getattr(ws, "defined_names", {}).items()]  # names local to a sheet
+        for name, dn in list(wb_formulas.defined_names.items()) + scoped:
+            if name in self.names:
+                continue
             area = self._area_of(dn)
             if area is None:
                 self.broken_names.append(name)
