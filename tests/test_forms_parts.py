@@ -101,3 +101,11 @@ def test_a_plain_cell_takes_its_kind_from_its_label():
     assert cell_kind(label="Date of the last audit (yyyy-mm-dd)")[0] is DatapointKind.DATE
     assert cell_kind(label="Describe your climate policy")[0] is DatapointKind.TEXT
     assert cell_kind(validation_kind="list", allowed=None)[0] is DatapointKind.ENUMERATION  # INDIRECT(...)
+
+
+def test_units_named_inside_a_heading_but_not_guessed_for_a_type():
+    heading = "B3 - Total Energy Consumption (in MWh) from 2024-01-01 - to 2024-12-31 [Always to be reported]"
+    assert unit_in(heading) == "MWh"
+    assert unit_in(heading, anywhere=False) == ""
+    assert unit_in("Total amount of water withdrawn from all sites (cubic meters m³)") == "m³"
+    assert cell_kind(label="Description of key elements (e.g. products, markets in EUR)")[0] is DatapointKind.TEXT

@@ -264,9 +264,9 @@ def table_column(reader: Reader, name: str, area: Area, table: str) -> Datapoint
             return Datapoint(key=name, cells=tuple(cell(area.sheet, area.c1, r) for r in rows), label=label,
                              section=code, kind=DatapointKind.ENUMERATION, allowed=tuple(options),
                              multiple=True, row=area.r1)
+    unit = (unit_in(head) or unit_in(w.section(area.r1)[1])) if kind is DatapointKind.NUMBER else ""
     return Datapoint(key=name, cells=tuple(cell(area.sheet, area.c1, r) for r in rows), label=head,
-                     section=code, kind=kind, allowed=allowed, table=table, row=area.r1,
-                     unit=unit_in(head) if kind is DatapointKind.NUMBER else "")
+                     section=code, kind=kind, allowed=allowed, table=table, row=area.r1, unit=unit)
 
 
 def row_choice(reader: Reader, name: str, area: Area) -> Datapoint:
