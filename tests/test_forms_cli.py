@@ -64,3 +64,16 @@ def test_inspect_of_a_questionnaire_is_unchanged(tmp_path):
     assert proc.returncode == 0, proc.stderr
     data = last_json(proc)
     assert "form" not in data and data["sheets"]
+
+
+def test_a_workbook_that_is_neither_keeps_the_one_line_error(tmp_path):
+    import openpyxl
+
+    path = tmp_path / "notes.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = "Meeting notes"
+    wb.active["A2"] = "Nothing to fill here"
+    wb.save(path)
+    proc = cli(tmp_path, _env(), "inspect", path)
+    assert proc.returncode == 2
+    assert "no question column found in notes.xlsx" in proc.stderr
