@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from autofill.forms.book import Book, formula_cells
+from autofill.forms.book import Book, CachedValues, formula_cells
 from autofill.forms.labels import form_language, labels_language, option_for
 from autofill.forms.model import Datapoint, DatapointKind, Form, FormCell, FormSource, FormTable
 from autofill.forms.named import (Reader, cell, date_parts, gate_of, make_table, refs_in, row_choice,
@@ -30,7 +30,7 @@ def read_form(path: Path, language: str = "", layout: bool = True, named: bool =
     if not layout and defined_name_count(path) < 3:
         return None  # a list of questions: not worth opening twice
     wb_f = load_workbook_safely(path)
-    wb_v = load_workbook_safely(path, data_only=True)
+    wb_v = CachedValues(path)
     validations = ValidationIndex(read_validations(path))
     book = Book(wb_f, wb_v)
     form = read_named(path, book, validations) if named else None
