@@ -29,6 +29,7 @@ def test_named_inputs_are_datapoints_with_cells_labels_and_sections(named):
     assert scope1.reference == "29(a)"
     assert (scope1.kind, scope1.unit) == (DatapointKind.NUMBER, "tCO2e")  # unit from the section heading
     assert form.language == "en" and form.languages == ("en", "fr")
+    assert form.language_cell == FormCell("Language", "B2") and form.datapoint("selected_language") is None
 
 
 def test_types_from_validations_formats_and_values(named):

@@ -172,6 +172,7 @@ class Form:
     sheets: tuple[str, ...] = ()  # the sheets that hold inputs
     warnings: tuple[str, ...] = ()
     computed: tuple[Datapoint, ...] = ()  # named formula cells (totals, intensities): shown, never written
+    language_cell: FormCell | None = None  # where the form chooses its label language: not a datapoint
 
     def datapoint(self, key: str) -> Datapoint | None:
         for dp in self.datapoints:

@@ -84,7 +84,7 @@ def datapoint_json(dp: Datapoint) -> dict:
            "type": dp.kind.value}
     if len(dp.cells) > 1:
         out["cells"] = [c.ref for c in dp.cells]
-    for name in ("unit", "scale", "table", "member", "base", "reference", "alias_of"):
+    for name in ("unit", "scale", "table", "member", "base", "column", "reference", "alias_of"):
         value = getattr(dp, name)
         if value:
             out[name] = value
@@ -113,6 +113,7 @@ def form_json(form: Form, mapping: dict[str, list[str]] | None = None) -> dict:
     return {"form": {
         "path": str(form.path), "source": form.source.value, "language": form.language,
         "languages": list(form.languages), "sheets": list(form.sheets),
+        "language_cell": str(form.language_cell) if form.language_cell else None,
         "reporting_period_keys": list(form.reporting_period_keys),
         "datapoints": dps,
         "tables": [{"name": t.name, "sheet": t.sheet, "first_row": t.first_row, "last_row": t.last_row,
