@@ -58,6 +58,7 @@ def test_units_and_scales_named_in_labels():
     assert unit_in("B3 - Total Energy Consumption (in MWh)") == "MWh"
     assert unit_in("Water discharge (m³)") == "m³"
     assert unit_in("GHG reduction targets in tCO2e") == "tCO2e"
+    assert unit_in("Émissions de GES (GHG Protocol) (version 2004) (en tCO₂e) [Toujours à reporter]") == "tCO2e"
     assert unit_in("Number of employees (Headcount or FTE)") == ""
     assert scale_in("#,##0,", "") == 3
     assert scale_in("General", "Turnover (in thousands)") == 3

@@ -116,6 +116,9 @@ _UNIT_ANYWHERE = re.compile(r"\(\s*(?:in\s+|en\s+)?([^()]{1,30}?)\s*\)|\[\s*([^\
                             re.I)
 
 
+_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")  # tCO₂e as some translations write it
+
+
 def _unitish(text: str) -> str:
     text = text.strip().rstrip(".:")
     if _UNITISH.match(text):
@@ -127,7 +130,7 @@ def _unitish(text: str) -> str:
 def unit_in(text: str, anywhere: bool = True) -> str:
     """The unit a label or heading names: "(in MWh)", "[tCO2e]", "in tCO2e", "(cubic meters m³)"; the
     one at the end first, else (`anywhere`) the first anywhere ("" if none)."""
-    text = " ".join((text or "").split())
+    text = " ".join((text or "").split()).translate(_SUBSCRIPTS)
     m = _UNIT_IN.search(text)
     if m:
         unit = _unitish(next(g for g in m.groups() if g))
