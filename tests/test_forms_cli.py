@@ -42,7 +42,7 @@ def test_inspect_text_shows_labels_types_and_values(tmp_path):
     assert "read by named ranges; labels in en (the form offers en, fr)" in out
     assert "C10        CountryOfOperations  [enumeration]" in out
     assert "values: Andorra | Belgium | France" in out
-    assert "applies when HasClimatePolicy is yes" in out
+    assert 'applies when HasClimatePolicy ("Does the undertaking have a climate policy?") is yes' in out
     assert "Country of primary operations" in out
     french = cli(tmp_path, _env(), "inspect", form, "--form-language", "fr")
     assert "labels in fr" in french.stdout and "Pays des opérations principales" in french.stdout, french.stderr
