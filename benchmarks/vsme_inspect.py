@@ -12,7 +12,13 @@ text, boolean -> boolean, enumeration -> enumeration, gYear -> year, date -> dat
 percent -> percent, every other numeric type (decimal, monetary, energy, GHG, volume, mass, area) ->
 number; "Concept_Member" names take the concept's type; "Concept_unit" names are the unit drop-downs
 (enumeration); the breakdown members BaselineYearMember / TargetYearMember point at the year cells
-(year). Drop-downs: the enumerations' values must be listed. Prints the figures and every miss."""
+(year). Drop-downs: the enumerations' values must be listed. Units: a number whose concept's measurement
+guidance names units ("[utr:m3]") must show one of them, or have a unit drop-down offering it.
+Prints the figures and every miss.
+
+Measured on template 1.3.0 (blank and EFRAG's filled sample alike): 99/99 single-cell input names (104/104
+with the five merged blocks) read at the right cell, with a label and the right type; units 15/19 read,
+the other 4 chosen in the form's own unit drop-down; the same with --language fr."""
 
 from __future__ import annotations
 
