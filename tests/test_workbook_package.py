@@ -268,3 +268,27 @@ def test_a_filled_questionnaire_keeps_current_formula_values(tmp_path):
     answered = sum(1 for r in range(4, 21) if str(answers[f"F{r}"].value or "").startswith("Yes"))
     assert answered > 0 and got["A1"] == answered
     assert got["A2"] == datetime.datetime(2024, 12, 31) and got["A3"] == 1
+
+
+def test_autofill_run_writes_a_workbook_whose_formulas_show_the_answers(workspace, llm_server):
+    """The real CLI in a fresh process: `autofill run` fills a questionnaire whose summary sheet counts
+    the answers and dates the period; a reader of cached values sees them (openpyxl alone: nothing)."""
+    from tests.rows_helpers import cli, company_reports, env_for, last_json, questionnaire, responder
+
+    llm_server.responder = responder()
+    env = env_for(llm_server)
+    company_reports(workspace / "reports", "Acme", 31, 1200)
+    wb = openpyxl.load_workbook(questionnaire(workspace / "q.xlsx"))
+    summary = wb.create_sheet("Summary")
+    summary["A1"] = '=COUNTIF(Questionnaire!F4:F12,"*FY2024*")'
+    summary["A2"] = "=DATE(2024,12,31)"
+    summary["A2"].number_format = "yyyy-mm-dd"
+    wb.save(workspace / "q.xlsx")
+    assert cli(workspace, env, "ingest", "--company", "Acme", "reports", "--json").returncode == 0
+    proc = cli(workspace, env, "run", "--company", "Acme", "--questionnaire", "q.xlsx", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = Path(last_json(proc)["output"])
+    assert "could not be computed" not in proc.stderr
+    answers = [c.value for c in openpyxl.load_workbook(out)["Questionnaire"]["F"] if "FY2024" in str(c.value or "")]
+    assert answers == ["31% in FY2024.", "1,200 in FY2024."]
+    assert values(out, "Summary") == {"A1": 2, "A2": datetime.datetime(2024, 12, 31)}
