@@ -292,3 +292,25 @@ def test_autofill_run_writes_a_workbook_whose_formulas_show_the_answers(workspac
     answers = [c.value for c in openpyxl.load_workbook(out)["Questionnaire"]["F"] if "FY2024" in str(c.value or "")]
     assert answers == ["31% in FY2024.", "1,200 in FY2024."]
     assert values(out, "Summary") == {"A1": 2, "A2": datetime.datetime(2024, 12, 31)}
+
+
+def test_a_reviewer_decision_written_back_updates_the_formulas_over_it(tmp_path):
+    """review_app/apply.py saves with openpyxl too: the count over the answers follows the edit."""
+    from autofill.review_app.apply import apply_decisions
+    from autofill.review_app.sidecar import Decision
+
+    src = build_questionnaire(tmp_path / "q.xlsx")
+    wb = openpyxl.load_workbook(src)
+    wb.create_sheet("Summary")["A1"] = "=COUNTIF(Questionnaire!F4:F20,\"Yes*\")"
+    wb.save(src)
+    layout, rows = read_questions(Settings(), src)
+    out = write_results(Settings(), src, layout, [result_for(q) for q in rows], tmp_path / "out" / "out.xlsx", {})
+    before = values(out, "Summary")["A1"]
+    q = rows[0]
+    answer = openpyxl.load_workbook(out)["Questionnaire"][f"F{q.row}"].value
+    assert str(answer).startswith("Yes") and before >= 1
+    decision = Decision(1, q.key, q.question, "Ana", "2026-01-01T00:00:00", "Edit",
+                        {"answer": answer}, {"answer": "No, not this year."})
+    assert apply_decisions(Settings(), out, [decision]) == [1]
+    assert openpyxl.load_workbook(out)["Questionnaire"][f"F{q.row}"].value == "No, not this year."
+    assert values(out, "Summary")["A1"] == before - 1
