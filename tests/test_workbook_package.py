@@ -156,9 +156,18 @@ def test_a_date_in_a_cell_without_a_date_style_gets_a_copy_of_its_style_with_a_d
 
 def test_refused_writes_name_the_cell_and_write_nothing(tmp_path):
     src = build_form(tmp_path / "form.xlsx")
+    wb = openpyxl.load_workbook(src)
+    wb["Form"].merge_cells("A3:B3")
+    wb["Form"]["D1"] = openpyxl.worksheet.formula.ArrayFormula("D1:D3", "=B5:B7*2")
+    merged = tmp_path / "merged.xlsx"
+    wb.save(merged)
     out = tmp_path / "out.xlsx"
     with pytest.raises(InputError, match=r"Form!B7 holds a formula"):
         patch_cells(src, out, [CellWrite("Form", "B5", 1), CellWrite("Form", "B7", 5)])
+    with pytest.raises(InputError, match=r"Form!B3 is covered by the merged cells A3:B3 \(write A3\)"):
+        patch_cells(merged, out, [CellWrite("Form", "B3", 1)])
+    with pytest.raises(InputError, match=r"Form!D3 is part of the array formula of D1 \(D1:D3\)"):
+        patch_cells(merged, out, [CellWrite("Form", "D3", 1)])
     with pytest.raises(InputError, match="no sheet named 'Nope'"):
         patch_cells(src, out, [CellWrite("Nope", "A1", 1)])
     with pytest.raises(InputError, match="not a cell reference"):
