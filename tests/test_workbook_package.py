@@ -323,3 +323,23 @@ def test_a_reviewer_decision_written_back_updates_the_formulas_over_it(tmp_path)
     assert apply_decisions(Settings(), out, [decision]) == [1]
     assert openpyxl.load_workbook(out)["Questionnaire"][f"F{q.row}"].value == "No, not this year."
     assert values(out, "Summary")["A1"] == before - 1
+
+
+def test_a_macro_workbook_gets_its_values_and_keeps_its_macros(tmp_path, caplog):
+    """The engine takes .xlsx only: a .xlsm is shown to it as one, and only its sheets' values come back."""
+    from tests.test_workbook_inputs import _xlsm
+
+    xlsm = _xlsm(tmp_path)
+    wb = openpyxl.load_workbook(xlsm, keep_vba=True)
+    wb.active["B1"] = 4
+    wb.active["B2"] = "=B1*25%"
+    wb.save(xlsm)
+    before = parts(xlsm)
+    out = tmp_path / "out.xlsm"
+    with caplog.at_level("WARNING"):
+        patch_cells(xlsm, out, [CellWrite(wb.active.title, "B1", 10)])
+    assert "could not be computed" not in caplog.text
+    assert values(out, wb.active.title)["B2"] == 2.5
+    after = parts(out)
+    assert after["xl/vbaProject.bin"] == before["xl/vbaProject.bin"]
+    assert after["[Content_Types].xml"] == before["[Content_Types].xml"]

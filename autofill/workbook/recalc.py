@@ -28,26 +28,57 @@ _CELL = re.compile(r"<(\w+:)?c\b([^>]*?)(?:/>|>(.*?)</\1?c>)", re.S)
 _FULL_CALC = ' fullCalcOnLoad="1"'
 
 
+# The engine takes the workbook part of an .xlsx only: a macro workbook or a template is shown to it as one.
+XLSX_MAIN = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"
+_OTHER_MAINS = ("application/vnd.ms-excel.sheet.macroEnabled.main+xml",
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml",
+                "application/vnd.ms-excel.template.macroEnabled.main+xml")
+
+
 def refresh(data: bytes, baseline: bytes | None = None) -> bytes:
     """`data` (an xlsx package) with its formulas' cached values computed again. `baseline`: the workbook
     `data` was made from (the file received), whose cached values are kept where nothing written changes
     them, and used as they are when the engine cannot compute the workbook."""
-    if _has_zip64(data):  # members streamed in (the Evidence rows) carry ZIP64 headers the engine refuses
-        data = Package(data).to_bytes()
-    computed, reason = _compute(data)
-    if computed is None:
+    out = Package(data)
+    reason = _compute_into(out, data)
+    if reason:
         log.warning("the formulas' values could not be computed (%s): they keep the values the workbook had "
                     "when it was received, and Excel recalculates them on opening", reason)
-        out = Package(data)
         if baseline is not None:
             _restore(out, Package(baseline), None)
-        _ask_excel_to_recalculate(out)
-        return out.to_bytes()
-    out = Package(computed)
-    if baseline is not None:
+    elif baseline is not None:
         keep_excel_values(out, baseline)
     _ask_excel_to_recalculate(out)
     return out.to_bytes()
+
+
+def _compute_into(package: Package, data: bytes) -> str:
+    """The engine's cached values put into `package`'s worksheets (only those parts are taken from its
+    output); "" when done, else why the engine could not."""
+    try:
+        import formualizer
+    except ImportError:  # pragma: no cover - a dependency of the package
+        return "the formula engine formualizer is not installed"
+    types = package.parts.get("[Content_Types].xml", b"").decode("utf-8", "replace")
+    if _has_zip64(data) or any(t in types for t in _OTHER_MAINS):
+        # streamed members (the Evidence rows) carry ZIP64 headers the engine refuses; re-packed
+        for other in _OTHER_MAINS:
+            types = types.replace(other, XLSX_MAIN)
+        data = package.to_bytes({"[Content_Types].xml": types.encode("utf-8")})
+    try:
+        result = formualizer.recalculate_xlsx_bytes(data)
+    except Exception as exc:  # the engine refuses what it does not support: the output is still written
+        return str(exc).removeprefix("recalculate XLSX failed: ")
+    unknown = (result.get("summary") or {}).get("unknown_functions")
+    if unknown:
+        log.info("formulas calling functions the engine lacks keep an error value: %s", unknown)
+    computed = Package(result["bytes"])
+    for part in package.sheets.values():
+        new = computed.parts.get(part)
+        if new is not None and new != package.parts[part]:
+            package.parts[part] = new
+            package.changed.add(part)
+    return ""
 
 
 def _has_zip64(data: bytes) -> bool:
@@ -75,30 +106,15 @@ def _zip64_extra(extra: bytes) -> bool:
     return False
 
 
-def _compute(data: bytes) -> tuple[bytes | None, str]:
-    try:
-        import formualizer
-    except ImportError:  # pragma: no cover - a dependency of the package
-        return None, "the formula engine formualizer is not installed"
-    try:
-        result = formualizer.recalculate_xlsx_bytes(data)
-    except Exception as exc:  # the engine refuses what it does not support: the output is still written
-        return None, str(exc).removeprefix("recalculate XLSX failed: ")
-    unknown = (result.get("summary") or {}).get("unknown_functions")
-    if unknown:
-        log.info("formulas calling functions the engine lacks keep an error value: %s", unknown)
-    return result["bytes"], ""
-
-
 def keep_excel_values(out: Package, baseline: bytes) -> int:
     """Put Excel's cached value from `baseline` back into each formula cell of `out` whose computed value
     is the same as the engine computes for `baseline` (nothing written changes it) but not what Excel
     had cached. Returns the number of cells put back."""
     base = Package(baseline)
-    computed, _ = _compute(baseline)
-    if computed is None:
+    engine = Package(baseline)
+    if _compute_into(engine, baseline):
         return 0
-    same = _formula_values(Package(computed))
+    same = _formula_values(engine)
     now = _formula_values(out)
     keep = {key for key, value in now.items() if same.get(key) == value}
     return _restore(out, base, keep)

@@ -172,14 +172,16 @@ class Package:
             return days + seconds / 86400
         return days
 
-    def to_bytes(self) -> bytes:
+    def to_bytes(self, overrides: dict[str, bytes] | None = None) -> bytes:
+        """The package as a zip, parts in their order (`overrides`: other bytes for some parts)."""
+        overrides = overrides or {}
         out = BytesIO()
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
             for info in self.infos:
                 new = zipfile.ZipInfo(info.filename, date_time=info.date_time)
                 new.compress_type = info.compress_type
                 new.external_attr = info.external_attr
-                zf.writestr(new, self.parts[info.filename])
+                zf.writestr(new, overrides.get(info.filename, self.parts[info.filename]))
         return out.getvalue()
 
 
