@@ -231,13 +231,15 @@ def test_excel_values_stay_where_nothing_written_changes_them(tmp_path):
     wb.save(src)
     where = "C:\\Reports\\[form.xlsx]Form"
     rewrite_zip(src, {"xl/worksheets/sheet1.xml": lambda x: _with_cached(
-        _with_cached(x, "D1", 'CELL("filename",A1)', "str", where), "B7", "SUM(B5:B6)", "n", "999")})
+        _with_cached(x, "D1", 'CELL("filename",A1)', "str", where), "B7", "SUM(B5:B6)", "n", "999")
+        .replace('<c r="D1" t="str">', '<c r="D1" t="str" s="1">')})
     assert values(src)["D1"] == where and values(src)["B7"] == 999
     out = tmp_path / "out.xlsx"
     patch_cells(src, out, [CellWrite("Form", "B5", 3), CellWrite("Form", "B6", 4)])
     got = values(out)
     assert got["D1"] == where
     assert got["B7"] == 7
+    assert cell(out, "D1") == cell(src, "D1")  # the received cell, byte for byte
 
 
 def test_a_workbook_the_engine_refuses_keeps_the_values_it_had_and_says_so(tmp_path, caplog):

@@ -122,18 +122,37 @@ def keep_excel_values(out: Package, baseline: bytes) -> int:
 
 def _restore(out: Package, base: Package, only: set[tuple[str, str]] | None) -> int:
     """Cached values of `base`'s formula cells put into the same formula cells of `out` (all, or those
-    in `only`) where they differ. Returns how many were put back."""
+    in `only`) where they differ: the base's own cell XML where the cell is otherwise the same (byte for
+    byte as received), else its value and type. Returns how many were put back."""
     excel = _formula_values(base)
     now = _formula_values(out)
-    changes: dict[str, dict[str, tuple[str | None, str]]] = {}
+    raw = _formula_cells(base)
+    changes: dict[str, dict[str, tuple[str | None, str, str]]] = {}
     for key, value in excel.items():
         if value[1] is None or key not in now or now[key] == value or (only is not None and key not in only):
             continue
-        changes.setdefault(key[0], {})[key[1]] = value
+        changes.setdefault(key[0], {})[key[1]] = (*value, raw.get(key, ""))
     for sheet, cells in changes.items():
         part = out.sheets[sheet]
         out.put(part, _set_cached(out.text(part), cells))
     return sum(len(c) for c in changes.values())
+
+
+def _formula_cells(package: Package) -> dict[tuple[str, str], str]:
+    """(sheet, ref) -> the XML of every formula cell."""
+    out = {}
+    for sheet, part in package.sheets.items():
+        for m in _CELL.finditer(package.text(part)):
+            ref = re.search(r'(?<![\w:])r="([A-Z]+[0-9]+)"', m.group(2))
+            if ref and m.group(3) and re.search(r"<(?:\w+:)?f\b", m.group(3)):
+                out[(sheet, ref.group(1))] = m.group(0)
+    return out
+
+
+def _shape(cell: str) -> str:
+    """A cell's XML without its cached value and value type: what two versions of a cell share."""
+    cell = re.sub(r"<(?:\w+:)?v(?:\s[^>]*)?>[^<]*</(?:\w+:)?v>|<(?:\w+:)?v\s*/>", "", cell)
+    return " ".join(sorted(re.sub(r'\s(?<![\w:])t="\w+"', "", cell.split(">", 1)[0]).split())) + cell.split(">", 1)[1]
 
 
 def _formula_values(package: Package) -> dict[tuple[str, str], tuple[str | None, str | None]]:
@@ -157,15 +176,18 @@ def _formula_values(package: Package) -> dict[tuple[str, str], tuple[str | None,
     return out
 
 
-def _set_cached(xml: str, cells: dict[str, tuple[str | None, str]]) -> str:
-    """Sheet XML with the cached value and type of the formula cells in `cells` replaced."""
+def _set_cached(xml: str, cells: dict[str, tuple[str | None, str, str]]) -> str:
+    """Sheet XML with the cached value and type of the formula cells in `cells` replaced: (type, text,
+    the received cell's XML, used as it is when the cell is otherwise unchanged)."""
     p = SheetXml(xml).p
 
     def swap(m: re.Match) -> str:
         ref = re.search(r'(?<![\w:])r="([A-Z]+[0-9]+)"', m.group(2))
         if not ref or ref.group(1) not in cells or not m.group(3):
             return m.group(0)
-        kind, text = cells[ref.group(1)]
+        kind, text, received = cells[ref.group(1)]
+        if received and _shape(received) == _shape(m.group(0)):
+            return received
         attrs = re.sub(r'\s(?<![\w:])t="\w+"', "", m.group(2))
         if kind:
             attrs += f' t="{kind}"'
