@@ -259,3 +259,53 @@ def test_offline_the_reanswer_button_says_a_model_is_needed(browser, workbook):
         expect(button).to_be_visible()
         expect(button).to_be_disabled()
         context.close()
+
+
+def test_a_slow_save_never_overwrites_what_is_typed_after_it(browser, workbook):
+    """An Answer is edited; its save's reply is held back (a slow server: the real server has saved it,
+    the reply reaches the page later) while the reviewer types new Sources. The reply must not put the
+    old Sources back mid-typing: the box keeps what is typed, and the next save carries all of it."""
+    root, path = workbook
+    question = FACTS[2].question
+    answer, sources = "46% of electricity was renewable in FY2024.", "Report 2023.pdf p. 7"
+    with ReviewServer(root, path) as server:
+        context, page, _ = _open(browser, server.url)
+        held = []
+
+        def slow(route):
+            held.append((route, route.fetch()))  # the server saves now; its reply waits
+
+        page.route("**/api/decide", slow)
+        article = _article(page, question)
+        box = article.get_by_label("Sources")
+        before = box.input_value()
+        assert before and before != sources
+        article.get_by_label("Answer").fill(answer)
+        box.click()  # the Answer loses focus: its save goes out
+        page.keyboard.press("Control+A")
+        page.keyboard.type(sources[:10])
+        for _ in range(200):
+            if held:
+                break
+            page.wait_for_timeout(25)
+        assert len(held) == 1, "the Answer's save never went out"
+        page.keyboard.type(sources[10:15])
+        route, reply = held.pop()
+        route.fulfill(response=reply)
+        page.unroute("**/api/decide")
+        expect(article.get_by_role("status")).to_have_text("Saved")
+        expect(box).to_have_value(sources[:15])  # the reply did not put the old Sources back
+        page.keyboard.type(sources[15:])
+        expect(box).to_have_value(sources)
+        page.keyboard.press("Tab")  # leaving the box saves it
+        expect(article.get_by_role("status")).to_have_text("Saved")
+        page.reload()
+        expect(_article(page, question).get_by_label("Sources")).to_have_value(sources)
+        expect(_article(page, question).get_by_label("Answer")).to_have_value(answer)
+        context.close()
+        assert server.stop() == 0, server.stderr
+    row = _row(path, question)
+    assert (row.existing_answer, row.existing_sources) == (answer, sources)
+    from autofill.review_app.apply import read_log
+
+    assert [x["Action"] for x in read_log(path)] == ["Edit", "Edit"]
