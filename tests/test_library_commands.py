@@ -205,3 +205,19 @@ def test_a_refused_answer_says_how_to_record_the_override_in_excel_and_that_work
     with open_library(Settings(workspace=workspace), "Acme") as lib:
         e = lib.get("What were Scope 1 emissions in FY2024?")
     assert e.answer == "1,150 kt CO2e (restated)" and e.checks and "1,150 kt CO2e not in cited passages" in e.override
+
+
+def test_an_override_in_excel_confirms_only_the_checks_it_names():
+    from autofill.library.harvest import comment_confirms, with_comment_override
+    from autofill.library.store import Entry
+
+    checks = ["1,150 kt CO2e not in cited passages", "year 2023 not in cited passages"]
+    one = "Restated after the audit\napproved over failed checks:  1,150 KT CO2e not in cited passages"
+    assert comment_confirms(one, checks) == checks[:1]  # case and spacing aside
+    assert comment_confirms("1,150 kt CO2e not in cited passages", checks) == []  # no override line: no override
+    e = Entry(question="Q", answer="1,150 kt CO2e", approved_at="2026-01-01", checks=checks,
+              override=with_comment_override("", one, checks))
+    assert e.refused.endswith(": year 2023 not in cited passages")  # the other check still needs confirming
+    both = f"{one}; {checks[1]}"
+    assert not Entry(question="Q", answer="x", approved_at="2026-01-01", checks=checks,
+                     override=with_comment_override("", both, checks)).refused

@@ -267,6 +267,7 @@ def test_a_slow_save_never_overwrites_what_is_typed_after_it(browser, workbook):
     old Sources back mid-typing: the box keeps what is typed, and the next save carries all of it."""
     root, path = workbook
     question = FACTS[2].question
+    SAVE_S = 60  # a loaded machine: the first save checks the answer (opens the store)
     answer, sources = "46% of electricity was renewable in FY2024.", "Report 2023.pdf p. 7"
     with ReviewServer(root, path) as server:
         context, page, _ = _open(browser, server.url)
@@ -293,12 +294,12 @@ def test_a_slow_save_never_overwrites_what_is_typed_after_it(browser, workbook):
         route, reply = held.pop()
         route.fulfill(response=reply)
         page.unroute("**/api/decide")
-        expect(article.get_by_role("status")).to_have_text("Saved")
+        expect(article.get_by_role("status")).to_have_text("Saved", timeout=SAVE_S * 1000)
         expect(box).to_have_value(sources[:15])  # the reply did not put the old Sources back
         page.keyboard.type(sources[15:])
         expect(box).to_have_value(sources)
         page.keyboard.press("Tab")  # leaving the box saves it
-        expect(article.get_by_role("status")).to_have_text("Saved")
+        expect(article.get_by_role("status")).to_have_text("Saved", timeout=SAVE_S * 1000)
         page.reload()
         expect(_article(page, question).get_by_label("Sources")).to_have_value(sources)
         expect(_article(page, question).get_by_label("Answer")).to_have_value(answer)
