@@ -24,6 +24,9 @@ from tests.review_fixtures import HOSTILE_TEXT, PDF_NAME, make_output_workbook, 
 pytestmark = pytest.mark.slow
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install 'autofill[test]' (playwright)")
 expect = sync_api.expect
+# A save on a loaded machine (the suite beside other work) takes seconds, the first most (it opens the
+# store to check the answer): waiting for "Saved" longer than Playwright's 5 s is no slower when it comes.
+expect.set_options(timeout=30_000)
 
 
 @pytest.fixture(scope="module")
