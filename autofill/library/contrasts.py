@@ -23,7 +23,7 @@ _CONTRASTS: list[tuple[str, list[tuple[str, re.Pattern]]]] = [
     ]),
     ("basis", [
         ("absolute", re.compile(r"\babsolute\b")),
-        ("intensity", re.compile(r"\b(intensity|per unit|per (tonne|million|mwh|employee)|normali[sz]ed by)\b")),
+        ("intensity", re.compile(r"\b(intensity|per unit|per (million|mwh|employee)|normali[sz]ed by)\b")),
     ]),
     ("chain", [
         ("upstream", re.compile(r"\bupstream\b")),
@@ -40,7 +40,7 @@ _CONTRASTS: list[tuple[str, list[tuple[str, re.Pattern]]]] = [
     ("instrument", [  # a target or goal, as against the figures achieved ("Scope 3 emissions" vs "Scope 3
         # targets"), and a policy or the actions taken, as against a target
         ("target", re.compile(r"\b(targets?|goals?|ambitions?|aims? (for|to)|commit(s|ted|ting|ments?)?|pledge\w*)\b")),
-        ("policy", re.compile(r"\bpolic(y|ies)\b(?! ?makers?)")),
+        ("policy", re.compile(r"(?<!on climate )(?<!on public )\bpolic(y|ies)\b(?! ?makers?)")),  # not lobbying's
         ("action", re.compile(r"\b(actions? (the company )?(took|taken)|actions the company took)\b")),
     ]),
     ("assurance", [
@@ -56,10 +56,12 @@ _CONTRASTS: list[tuple[str, list[tuple[str, re.Pattern]]]] = [
         ("adaptation", re.compile(r"\badapt(ation|ing|s|ed)?\b")),
         ("mitigation", re.compile(r"\bmitigat\w*")),
     ]),
-    ("risk step", [  # TCFD / IFRS S2 risk management: identify and assess, manage, integrate
-        ("identify", re.compile(r"\b(identif\w*|assess(es|ed|ing)?)\b")),
+    ("risk step", [  # TCFD / IFRS S2: identify and assess, manage, integrate risks; oversee them; their impact
+        ("identify", re.compile(r"\b(identif(y|ies|ying|ication)|assess(es|ed|ing)?)\b")),  # "risks once identified": no
         ("manage", re.compile(r"\bmanag(e|es|ed|ing)\b")),
         ("integrate", re.compile(r"\b(integrat\w*|embedded)\b")),
+        ("oversee", re.compile(r"\b(overs(ee|ees|eeing|aw|ight)|supervis\w*)\b")),  # the board's governance
+        ("impact", re.compile(r"\b(impacts?|influenc\w*)\b")),  # what the risks do to the strategy
     ]),
     ("risk kind", [
         ("physical", re.compile(r"\bphysical\b")),
@@ -132,11 +134,14 @@ _CONTRASTS: list[tuple[str, list[tuple[str, re.Pattern]]]] = [
     ("pay", [("pay", re.compile(r"\b(remunerat\w*|incentiv\w*|compensation|bonus\w*)\b"))]),
     ("removals", [("removals", re.compile(r"\b(removals?|removed|sequest\w*)\b"))]),
     ("reductions achieved", [("reductions", re.compile(r"\b(reductions (achieved|from)|emission reductions|avoided)\b"))]),
-    ("breakdown", [("categories", re.compile(r"(?<!all )(?<!relevant )\bcategories\b|\bcategory \d+\b"))]),
+    ("breakdown", [("categories", re.compile(r"^(?!.*\btotal\b).*(?<!all )(?<!relevant )\bcategories\b|\bcategory \d+\b"))]),
     ("levers", [("levers", re.compile(r"\b(levers?|capital expenditure|capex)\b"))]),
     ("pollutants", [("pollutants", re.compile(r"\b(pollutants?|nox|sox|particulate\w*)\b"))]),
     ("trading", [("trading", re.compile(r"\b(emissions? trading|cap[- ]and[- ]trade|ets)\b"))]),
 ]
+# Contrast sets whose labels conflict only when they share none: "current and anticipated effects"
+# covers "expected effects", "risks and opportunities" covers "risks".
+OVERLAP_OK = frozenset({"risk or opportunity", "effects"})
 # Contrast sets whose label on one side only is no sign of another question (see above).
 TWO_SIDED = frozenset({"year", "scope2 method", "climate aim", "risk step", "risk kind", "risk or opportunity",
                        "effects", "year role", "gross or net", "water flow", "energy source", "waste kind", "harm",
