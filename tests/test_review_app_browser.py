@@ -313,3 +313,38 @@ def test_a_slow_save_never_overwrites_what_is_typed_after_it(browser, workbook):
     from autofill.review_app.apply import read_log
 
     assert [x["Action"] for x in read_log(path)] == ["Edit", "Edit"]
+
+
+def test_typing_while_an_approval_saves_is_kept_and_the_page_says_it_is_not_saved(browser, workbook):
+    """The approval's reply locks the row: what was typed while it saved stays in its box, and the page
+    says it is not saved (Reopen to save it) rather than "Saved"."""
+    root, path = workbook
+    question = FACTS[1].question
+    with ReviewServer(root, path) as server:
+        context, page, _ = _open(browser, server.url)
+        article = _article(page, question)
+        article.get_by_label("Answer").fill("The Board Sustainability Committee.")
+        article.get_by_label("Reasoning").click()  # the Answer's edit is saved as it loses focus
+        expect(article.get_by_role("status")).to_have_text("Saved")
+        held = []
+        page.route("**/api/decide", lambda route: held.append((route, route.fetch())))
+        article.get_by_role("button", name="Approve").click()
+        comment = article.get_by_label("Reviewer comment")
+        comment.click()
+        page.keyboard.type("Checked against")
+        for _ in range(400):
+            if held:
+                break
+            page.wait_for_timeout(25)
+        assert held, "the approval never went out"
+        page.keyboard.type(" p. 3")
+        route, reply = held.pop()
+        route.fulfill(response=reply)
+        page.unroute("**/api/decide")
+        expect(article.get_by_role("status")).to_contain_text("not saved: Reopen to save it")
+        expect(comment).to_have_value("Checked against p. 3")
+        context.close()
+        assert server.stop() == 0, server.stderr
+    row = _row(path, question)
+    assert (row.existing_answer, row.review, row.reviewer_comment) == ("The Board Sustainability Committee.",
+                                                                       "Approved", "")
