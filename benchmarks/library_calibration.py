@@ -5,10 +5,16 @@ Hand-labelled question pairs: rewordings of one question (label 1) and pairs tha
 short- vs long-term, water vs energy) and unrelated questions on the same subject. None of them is a
 BHP gold question, so benchmarks/library.py measures on questions the calibration never saw.
 
+With them, the hand-written pairs of benchmarks/devsets/library/pairs.tsv (different questions on one
+topic, rewordings); benchmarks/library_pairs.py measures precision and recall on those and on pairs of
+wording we did not write.
+
 A logistic regression on (cosine, lexical overlap, one-sided contrast terms) is fitted for each bundled
 local embedder (their cosines live on different scales); the weight of a two-sided contrast conflict is fixed (a conflict means another
-question by construction, and too few pairs carry one to fit it). Prints the coefficients to paste
-into COEFS, and the accuracy and log loss with the current and the fitted ones.
+question by construction, and too few pairs carry one to fit it). An embedder whose free fit weighs the
+cosine at 0 or below (multilingual-e5: its cosines sit in a narrow band) gets the default embedder's
+cosine weight scaled to its cosines' spread, the rest fitted. Prints the coefficients to paste into
+COEFS, and the accuracy and log loss at 0.8 with the current and the fitted ones.
 
     python benchmarks/library_calibration.py
 """

@@ -3,7 +3,8 @@ a workbook filled offline by a real run from a test-generated PDF report, the se
 start it (the CLI, in its own process). A reviewer edits an Answer and approves: the page says Saved and,
 once the server stops, the workbook holds both. Also: the token lock, two browsers in conflict, a kill -9
 right after a save (nothing lost: `--apply` writes it), HTML and script in PDF text and answers shown as
-text, keyboard use, and re-answering a Needs-changes row through a loopback OpenAI-compatible model."""
+text, keyboard use, re-answering a Needs-changes row through a loopback OpenAI-compatible model, and slow
+saves (the real server's reply held back in the browser) with typing in between: never overwritten."""
 
 from __future__ import annotations
 
