@@ -164,3 +164,60 @@ def test_bad_library_workbooks_are_one_line_errors(workspace, tmp_path):
     assert r.exit_code == 2 and "not found" in r.output
     r = invoke(workspace, "library", "export", "--company", "Nobody", str(tmp_path / "x.xlsx"))
     assert r.exit_code == 2 and "no answer library" in r.output
+
+
+def test_a_refused_answer_says_how_to_record_the_override_in_excel_and_that_works(workspace, tmp_path):
+    """An approved answer whose figure is on none of its cited pages is refused; the refusal names the
+    cell and the exact line that records the reviewer's override in Excel. Written there (as a reviewer
+    would, in the workbook, below the comment already in the cell), the next `library add`, a fresh
+    process like the first, takes it, with the override recorded."""
+    import re
+
+    from tests.race_helpers import cli
+
+    report_store(Settings(workspace=workspace))
+    path = filled_workbook(tmp_path / "filled.xlsx")
+    wb = openpyxl.load_workbook(path)
+    wb["Questionnaire"]["C5"] = "1,150 kt CO2e (restated)"  # Scope 1 FY2024: the report says 1,120
+    wb["Questionnaire"]["I5"] = "Restated after the audit"
+    wb.save(path)
+    args = ["--workspace", str(workspace), "library", "add", "--company", "Acme", str(path)]
+
+    first = cli(args)
+    assert first.returncode == 0, first.stderr
+    assert "not added: Questionnaire!5: failed checks" in first.stdout
+    how = re.search(r"put this line in cell (\w+) \(Reviewer comment\) of sheet '(\w+)' .*?: "
+                    r"(Approved over failed checks: .+)", first.stdout)
+    assert how, first.stdout
+    cell, sheet, line = how.groups()
+    assert (cell, sheet) == ("I5", "Questionnaire") and "1,150 kt CO2e not in cited passages" in line
+    as_json = json.loads(cli([*args, "--json"]).stdout.strip().splitlines()[-1])
+    assert as_json["files"][0]["refused"][0]["override"].endswith(line)
+
+    wb = openpyxl.load_workbook(path)
+    ws = wb[sheet]
+    ws[cell] = f"{ws[cell].value}\n{line}"
+    wb.save(path)
+    second = cli([*args, "--json"])
+    assert second.returncode == 0, second.stderr
+    done = json.loads(second.stdout.strip().splitlines()[-1])
+    assert (done["added"], done["refused"]) == (1, []), second.stdout
+    with open_library(Settings(workspace=workspace), "Acme") as lib:
+        e = lib.get("What were Scope 1 emissions in FY2024?")
+    assert e.answer == "1,150 kt CO2e (restated)" and e.checks and "1,150 kt CO2e not in cited passages" in e.override
+
+
+def test_an_override_in_excel_confirms_only_the_checks_it_names():
+    from autofill.library.harvest import comment_confirms, with_comment_override
+    from autofill.library.store import Entry
+
+    checks = ["1,150 kt CO2e not in cited passages", "year 2023 not in cited passages"]
+    one = "Restated after the audit\napproved over failed checks:  1,150 KT CO2e not in cited passages"
+    assert comment_confirms(one, checks) == checks[:1]  # case and spacing aside
+    assert comment_confirms("1,150 kt CO2e not in cited passages", checks) == []  # no override line: no override
+    e = Entry(question="Q", answer="1,150 kt CO2e", approved_at="2026-01-01", checks=checks,
+              override=with_comment_override("", one, checks))
+    assert e.refused.endswith(": year 2023 not in cited passages")  # the other check still needs confirming
+    both = f"{one}; {checks[1]}"
+    assert not Entry(question="Q", answer="x", approved_at="2026-01-01", checks=checks,
+                     override=with_comment_override("", both, checks)).refused

@@ -155,3 +155,67 @@ def test_a_datapoint_match_is_shown_never_reused_on_its_own():
     # another year is still another question, whatever the datapoint
     f = features(0.9, prepare("Gross Scope 1 emissions in FY2023"), prepare("Gross Scope 1 emissions in FY2024"))
     assert "year" in f.conflicts and strength(f) < THRESHOLD
+
+
+# ------------------------------------------------------------------- different questions, one topic
+
+@pytest.mark.parametrize("a, b", [
+    ("What are the company's location-based Scope 2 emissions?", "What are the company's market-based Scope 2 emissions?"),
+    ("Does the company have a policy on climate change mitigation?",
+     "Does the company have a target on climate change mitigation?"),
+    ("Which actions does the company take for climate change adaptation?",
+     "Which actions does the company take for climate change mitigation?"),
+    ("What process does the company use to identify and assess climate-related risks?",
+     "What process does the company use to manage climate-related risks?"),
+    ("Which physical climate risks has the company identified?", "Which transition climate risks has the company identified?"),
+    ("What is the base year of the company's emissions target?", "What is the target year of the company's emissions target?"),
+    ("How much water did the company withdraw?", "How much water did the company consume?"),
+    ("Does the company count with ISO 14001 certification?", "Does the company count with ISO 50001 certification?"),
+    ("Process to identify climate risks (not how they are managed).",
+     "Process to manage climate risks (not how they are identified)."),
+])
+def test_another_question_on_the_same_topic_is_never_offered_however_close_the_wording(a, b):
+    """Wording nearly identical (cosine 0.97 whatever the embedder): the contrast decides."""
+    f = features(0.97, prepare(a), prepare(b))
+    assert f.conflicts and strength(f) < THRESHOLD, f
+
+
+def test_one_sided_contrasts_the_issue_found():
+    adaptation = prepare("Does the company disclose the definitions it uses for climate change adaptation?")
+    for other in ("Does the company plan to adjust its business model to climate change?",
+                  "Has the company described the process to identify climate risks?"):
+        f = features(0.9, adaptation, prepare(other))
+        assert "definitions" in f.one_sided and strength(f) < THRESHOLD, (other, f)
+    # "committee" is no commitment: a board question does not name a target.
+    assert "instrument" not in contrast_labels("Which board committee oversees climate-related risks?")
+
+
+def test_a_datapoint_match_needs_the_same_question_not_only_the_same_datapoint():
+    # Both map to the renewable electricity datapoint; one asks for the target.
+    f = features(0.9, prepare("What share of renewable electricity does the company aim for?"),
+                 prepare("What share of the company's electricity was renewable last year?"))
+    assert not f.same_datapoints and strength(f) < THRESHOLD, f
+    # A scope's definition names its scope: direct emissions are Scope 1, not all three scopes.
+    f = features(0.6, prepare("What were the direct GHG emissions from sources your company owns or controls?"),
+                 prepare("Combined total of Scope 1, 2 and 3 greenhouse gas emissions."))
+    assert "scope" in f.conflicts and strength(f) < THRESHOLD, f
+
+
+@pytest.mark.slow
+def test_multilingual_e5_offers_the_same_question_only():
+    """multilingual-e5 puts any two ESG questions near cosine 0.9: on MiniLM's coefficients it offered
+    an approved answer on climate change adaptation definitions for the business-model question (0.88)
+    and the risk-process question (0.80)."""
+    from autofill.library.match import coefficients
+    from autofill.providers.local import LocalEmbedder
+
+    emb = LocalEmbedder("multilingual-e5-small")
+    entry = "Does the company disclose the definitions it uses for climate change adaptation?"
+    vectors = emb.embed_documents([entry])
+    for question, same in (("Does the company plan to adjust its business model to climate change?", False),
+                           ("Has the company described the process to identify climate risks?", False),
+                           ("How does the company manage its water-related risks?", False),
+                           ("Which definitions of climate change adaptation does the company apply?", True)):
+        scored = best_match(prepare(question), emb.embed_query(question), [prepare(entry)], vectors,
+                            coef=coefficients(emb.name))
+        assert (scored.strength >= THRESHOLD) is same, (question, scored)

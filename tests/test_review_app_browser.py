@@ -3,7 +3,8 @@ a workbook filled offline by a real run from a test-generated PDF report, the se
 start it (the CLI, in its own process). A reviewer edits an Answer and approves: the page says Saved and,
 once the server stops, the workbook holds both. Also: the token lock, two browsers in conflict, a kill -9
 right after a save (nothing lost: `--apply` writes it), HTML and script in PDF text and answers shown as
-text, keyboard use, and re-answering a Needs-changes row through a loopback OpenAI-compatible model."""
+text, keyboard use, re-answering a Needs-changes row through a loopback OpenAI-compatible model, and slow
+saves (the real server's reply held back in the browser) with typing in between: never overwritten."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ from tests.review_fixtures import HOSTILE_TEXT, PDF_NAME, make_output_workbook, 
 pytestmark = pytest.mark.slow
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install 'autofill[test]' (playwright)")
 expect = sync_api.expect
+# A save on a loaded machine (the suite beside other work) takes seconds, the first most (it opens the
+# store to check the answer): waiting for "Saved" longer than Playwright's 5 s is no slower when it comes.
+expect.set_options(timeout=30_000)
 
 
 @pytest.fixture(scope="module")
@@ -259,3 +263,89 @@ def test_offline_the_reanswer_button_says_a_model_is_needed(browser, workbook):
         expect(button).to_be_visible()
         expect(button).to_be_disabled()
         context.close()
+
+
+def test_a_slow_save_never_overwrites_what_is_typed_after_it(browser, workbook):
+    """An Answer is edited; its save's reply is held back (a slow server: the real server has saved it,
+    the reply reaches the page later) while the reviewer types new Sources. The reply must not put the
+    old Sources back mid-typing: the box keeps what is typed, and the next save carries all of it."""
+    root, path = workbook
+    question = FACTS[2].question
+    SAVE_S = 60  # a loaded machine: the first save checks the answer (opens the store)
+    answer, sources = "46% of electricity was renewable in FY2024.", "Report 2023.pdf p. 7"
+    with ReviewServer(root, path) as server:
+        context, page, _ = _open(browser, server.url)
+        held = []
+
+        def slow(route):
+            held.append((route, route.fetch()))  # the server saves now; its reply waits
+
+        page.route("**/api/decide", slow)
+        article = _article(page, question)
+        box = article.get_by_label("Sources")
+        before = box.input_value()
+        assert before and before != sources
+        article.get_by_label("Answer").fill(answer)
+        box.click()  # the Answer loses focus: its save goes out
+        page.keyboard.press("Control+A")
+        page.keyboard.type(sources[:10])
+        for _ in range(200):
+            if held:
+                break
+            page.wait_for_timeout(25)
+        assert len(held) == 1, "the Answer's save never went out"
+        page.keyboard.type(sources[10:15])
+        route, reply = held.pop()
+        route.fulfill(response=reply)
+        page.unroute("**/api/decide")
+        expect(article.get_by_role("status")).to_have_text("Saved", timeout=SAVE_S * 1000)
+        expect(box).to_have_value(sources[:15])  # the reply did not put the old Sources back
+        page.keyboard.type(sources[15:])
+        expect(box).to_have_value(sources)
+        page.keyboard.press("Tab")  # leaving the box saves it
+        expect(article.get_by_role("status")).to_have_text("Saved", timeout=SAVE_S * 1000)
+        page.reload()
+        expect(_article(page, question).get_by_label("Sources")).to_have_value(sources)
+        expect(_article(page, question).get_by_label("Answer")).to_have_value(answer)
+        context.close()
+        assert server.stop() == 0, server.stderr
+    row = _row(path, question)
+    assert (row.existing_answer, row.existing_sources) == (answer, sources)
+    from autofill.review_app.apply import read_log
+
+    assert [x["Action"] for x in read_log(path)] == ["Edit", "Edit"]
+
+
+def test_typing_while_an_approval_saves_is_kept_and_the_page_says_it_is_not_saved(browser, workbook):
+    """The approval's reply locks the row: what was typed while it saved stays in its box, and the page
+    says it is not saved (Reopen to save it) rather than "Saved"."""
+    root, path = workbook
+    question = FACTS[1].question
+    with ReviewServer(root, path) as server:
+        context, page, _ = _open(browser, server.url)
+        article = _article(page, question)
+        article.get_by_label("Answer").fill("The Board Sustainability Committee.")
+        article.get_by_label("Reasoning").click()  # the Answer's edit is saved as it loses focus
+        expect(article.get_by_role("status")).to_have_text("Saved")
+        held = []
+        page.route("**/api/decide", lambda route: held.append((route, route.fetch())))
+        article.get_by_role("button", name="Approve").click()
+        comment = article.get_by_label("Reviewer comment")
+        comment.click()
+        page.keyboard.type("Checked against")
+        for _ in range(400):
+            if held:
+                break
+            page.wait_for_timeout(25)
+        assert held, "the approval never went out"
+        page.keyboard.type(" p. 3")
+        route, reply = held.pop()
+        route.fulfill(response=reply)
+        page.unroute("**/api/decide")
+        expect(article.get_by_role("status")).to_contain_text("not saved: Reopen to save it")
+        expect(comment).to_have_value("Checked against p. 3")
+        context.close()
+        assert server.stop() == 0, server.stderr
+    row = _row(path, question)
+    assert (row.existing_answer, row.review, row.reviewer_comment) == ("The Board Sustainability Committee.",
+                                                                       "Approved", "")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autofill.errors import InputError
-from autofill.library.harvest import approved_entries
+from autofill.library.harvest import approved_entries, override_hint
 from autofill.library.store import AddResult, Entry, library_path, open_library
 from autofill.records import DocumentRecord
 from autofill.settings import Settings
@@ -64,8 +64,14 @@ def _checker(settings: Settings, company: str):
     return EvidenceChecker(settings, company)
 
 
-def refused_lines(refused: list[tuple[str, str]]) -> list[str]:
-    return [f"  not added: {row}: {why}" for row, why in refused]
+def refused_lines(refused: list[tuple[str, str]], hints: dict[str, str] | None = None) -> list[str]:
+    """One line per answer not taken, each followed by how to record the override when there is one."""
+    out = []
+    for row, why in refused:
+        out.append(f"  not added: {row}: {why}")
+        if (hints or {}).get(row):
+            out.append(f"    {hints[row]}")
+    return out
 
 
 def add(settings: Settings, company: str, paths: list[Path]) -> Done:
@@ -81,15 +87,19 @@ def add(settings: Settings, company: str, paths: list[Path]) -> Done:
             raise InputError(f"workbook not found: {path}")
         per_file.append((path, approved_entries(settings, path, documents, checker=checker)))
     total = AddResult()
-    files = []
+    files, lines = [], []
     with _lib(settings, company, create=True) as lib:
         for path, entries in per_file:
             r = lib.add(entries, _now())
             total += r
-            files.append({"file": str(path), "approved_rows": len(entries), **r.to_json()})
+            hints = {e.source_row: override_hint(e) for e in entries if e.source_row}
+            data = r.to_json()
+            for x in data["refused"]:
+                if hints.get(x["row"]):
+                    x["override"] = hints[x["row"]]
+            files.append({"file": str(path), "approved_rows": len(entries), **data})
+            lines += [f"  {path.name}: {len(entries)} approved rows"] + refused_lines(r.refused, hints)
         size = len(lib)
-    lines = [f"  {Path(f['file']).name}: {f['approved_rows']} approved rows" for f in files]
-    lines += refused_lines(total.refused)
     lines.append(f"{company}: {_counts(total)}; the answer library holds {size} answers")
     return Done({"company": company, "files": files, **total.to_json(), "entries": size}, lines)
 

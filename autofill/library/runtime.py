@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from autofill.library.changes import cited_pages, material_change
-from autofill.library.harvest import approved_entries
+from autofill.library.harvest import approved_entries, override_hint
 from autofill.library.match import best_match, coefficients, prepare
 from autofill.library.store import AddResult, Entry, Library, open_library
 from autofill.checks.tier import decide_tier
@@ -82,8 +82,11 @@ class RunLibrary:
         if result.added or result.updated:
             log.info("answer library: %d approved answers added, %d updated from %s",
                      result.added, result.updated, Path(path).name)
+        hints = {e.source_row: override_hint(e) for e in entries if e.source_row}
         for row, why in result.refused:
-            log.warning("answer library: approved row %s of %s not added: %s", row, Path(path).name, why)
+            hint = hints.get(row)
+            log.warning("answer library: approved row %s of %s not added: %s%s", row, Path(path).name, why,
+                        f"; {hint}" if hint else "")
         return result
 
     # ------------------------------------------------------------------------------ matching

@@ -82,6 +82,9 @@ class Entry:
     # failed ones in words; [] all passed; None never checked (an entry from before checks were kept).
     checks: list[str] | None = None
     override: str = ""  # the reviewer's recorded confirmation of failed checks (the decision's note)
+    # Where a reviewer records that confirmation in Excel ("Questionnaire!I7", the row's Reviewer comment
+    # cell; harvest.py); not stored.
+    override_cell: str = field(default="", compare=False)
 
     @property
     def key(self) -> str:
