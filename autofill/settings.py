@@ -436,9 +436,11 @@ def apply_overrides(settings: Settings, data: Mapping[str, Any], origin: str, ki
         for key, value in values.items():
             if key not in names:
                 raise unknown_setting(origin, f"{section_name}.{key}", [f"{section_name}.{n}" for n in sorted(names)])
-            setattr(section, key, _coerce(value, getattr(section, key), origin, f"{section_name}.{key}", strict))
+            name = f"{section_name}.{key}"
+            # An environment variable is named as the user set it (AUTOFILL_RETRIEVAL__FINAL_K), not as a key.
+            said = (labels or {}).get(name, name) if kind == "environment" else name
+            setattr(section, key, _coerce(value, getattr(section, key), origin, said, strict))
             if kind:
-                name = f"{section_name}.{key}"
                 leaves = [f"{name}.{k}" for k in value] if isinstance(value, Mapping) else [name]
                 settings.origins.update((leaf, (kind, (labels or {}).get(name, origin))) for leaf in leaves)
 

@@ -82,3 +82,14 @@ def test_a_bad_value_in_a_team_framework_file_is_one_line_and_exit_2(tmp_path, t
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert done.returncode == 2 and len(lines) == 1, (done.returncode, done.stderr)
     assert "acme.toml" in lines[0] and lines[0].endswith(message), lines[0]
+
+
+def test_an_environment_variable_of_the_wrong_type_is_named_as_it_was_set(tmp_path):
+    from autofill.settings import load_settings
+
+    with pytest.raises(InputError, match=r"^environment: AUTOFILL_RETRIEVAL__FINAL_K must be a whole number, "
+                                         r"not 'six'$"):
+        load_settings(tmp_path, environ={"AUTOFILL_RETRIEVAL__FINAL_K": "six"})
+    assert load_settings(tmp_path, environ={"AUTOFILL_RETRIEVAL__FINAL_K": "7"}).retrieval.final_k == 7
+    # The command line's typed options are converted, not refused (click has checked them).
+    assert load_settings(tmp_path, environ={}, overrides={"llm": {"model": 5}}).llm.model == "5"
