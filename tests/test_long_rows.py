@@ -1,7 +1,7 @@
 """Long rows (issue 43): a row of 10,000 characters (a short question with long guidance, and a long
 question) goes through every retrieval mode, second stage and offline reranker of choices.py with the real
 CLI in fresh processes, on the bundled local embedders (bge-small-en-v1.5 and multilingual-e5-small) and the
-loopback chat model: every model with a token limit cuts its own input (the question kept, guidance cut
+loopback chat model, and without a model: every model with a token limit cuts its own input (the question kept, guidance cut
 first), so no row fails and the short question still finds its page."""
 
 from __future__ import annotations
@@ -77,3 +77,11 @@ def test_a_10000_character_row_is_answered_in_every_mode(tmp_path, llm_server, e
             # The short question is kept whole: its page (the renewable share, page 1) is found and cited.
             assert rows[0]["Answer"].startswith("40%"), (mode, stage, reranker, rows[0])
             assert rows[1]["Answer"].startswith("900"), (mode, stage, reranker, rows[1])
+    # Without a model (evidence-only drafts), with the default second stage: drafted, citing their pages.
+    proc = cli(tmp_path, env_for(llm_server, offline=True, AUTOFILL_EMBEDDING__PROVIDER="local"), "run", "--company",
+               COMPANY, "--questionnaire", "q.xlsx", "--json", "--fresh")
+    data = last_json(proc)
+    rows = _rows(data["output"])
+    assert proc.returncode == 0 and data["failed"] == 0 and data["drafted"] == 2, \
+        ([r["Status"] for r in rows], proc.stderr[-2000:])
+    assert rows[0]["Sources"].startswith("report 40-900.pdf p. 1"), rows[0]["Sources"]
