@@ -83,7 +83,8 @@ def test_rows_in_several_languages_are_centred_within_their_language():
     assert language_kinds(languages, ["s1", "i1", "s2", "i2"], ["S1", "I1", "S2", "I2"]) == \
         [["s1", "s2"], ["S1", "S2"], ["i1", "i2"], ["I1", "I2"]]
     assert language_kinds(["de"] * 3, ["a", "b", "c"], ["A", "B", "C"]) == [["a", "b", "c"], ["A", "B", "C"]]
-    vectors = {f"{code}{i}": [1.0, float(i)] if code == "s" else [float(i), 1.0] for code in "si" for i in range(MIN_ROWS)}
+    vectors = {f"{code}{i}": [1.0, float(i)] if code == "s" else [float(i), 1.0]
+               for code in "si" for i in range(MIN_ROWS)}
     texts = [*(f"s{i}" for i in range(MIN_ROWS)), *(f"i{i}" for i in range(MIN_ROWS))]
     centre = centre_of(language_kinds(["es"] * MIN_ROWS + ["it"] * MIN_ROWS, texts, [""] * len(texts)),
                        lambda t: vectors[t])

@@ -31,8 +31,10 @@ def test_a_closed_form_of_answer_is_read_in_its_rows_language():
     knew them)."""
     from autofill.checks.form import form_values
 
-    cases = [("Ja/Nein", "de", ["Ja", "Nein"]), ("Ja / Nein / Teilweise und kurze Erläuterung", "de", ["Ja", "Nein", "Teilweise"]),
-             ("Ja oder Nein und eine kurze Erklärung", "de", ["Ja", "Nein"]), ("Oui/Non et un chiffre", "fr", ["Oui", "Non"]),
+    cases = [("Ja/Nein", "de", ["Ja", "Nein"]),
+             ("Ja / Nein / Teilweise und kurze Erläuterung", "de", ["Ja", "Nein", "Teilweise"]),
+             ("Ja oder Nein und eine kurze Erklärung", "de", ["Ja", "Nein"]),
+             ("Oui/Non et un chiffre", "fr", ["Oui", "Non"]),
              ("Oui ou Non, avec explication", "fr", ["Oui", "Non"]), ("Sí/No y una cifra", "es", ["Sí", "No"]),
              ("Sí, No o Parcialmente", "es", ["Sí", "No", "Parcialmente"]), ("Sì/No", "it", ["Sì", "No"]),
              ("Sim/Não", "pt", ["Sim", "Não"]), ("Ja/Nee", "nl", ["Ja", "Nee"]), ("Ja of nee", "nl", ["Ja", "Nee"]),

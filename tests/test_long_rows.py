@@ -1,8 +1,8 @@
 """Long rows (issue 43): a row of 10,000 characters (a short question with long guidance, and a long
 question) goes through every retrieval mode, second stage and offline reranker of choices.py with the real
 CLI in fresh processes, on the bundled local embedders (bge-small-en-v1.5 and multilingual-e5-small) and the
-loopback chat model, and without a model: every model with a token limit cuts its own input (the question kept, guidance cut
-first), so no row fails and the short question still finds its page."""
+loopback chat model, and without a model: every model with a token limit cuts its own input (the question
+kept, guidance cut first), so no row fails and the short question still finds its page."""
 
 from __future__ import annotations
 

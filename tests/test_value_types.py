@@ -67,7 +67,8 @@ FRAMEWORK_CASES = [
     (REQUIREMENT + "year = true\n", "requirement ACME 'ENV-04': year must be a whole number, not true"),
     (REQUIREMENT.replace('["ghg.scope1"]', '{ id = "ghg.scope1" }'),
      "requirement ACME 'ENV-04': concepts must be a list of texts in quotes, not a table"),
-    (REQUIREMENT + "aliases = 5\n", "requirement ACME 'ENV-04': aliases must be text in quotes or a list of them, not 5"),
+    (REQUIREMENT + "aliases = 5\n",
+     "requirement ACME 'ENV-04': aliases must be text in quotes or a list of them, not 5"),
     ('framework = ["ACME"]\n', "framework must be a table, not ['ACME']"),
 ]
 

@@ -96,7 +96,8 @@ class CrossEncoderReranker:
         """`query` cut after its first `query_max_tokens` tokens (at a token's end, in the text itself), so
         that the passage always keeps the rest of `max_tokens`; a shorter query is returned as it is."""
         self._load()
-        return cut_after(query, self._query_tokenizer.encode(query, add_special_tokens=False).offsets, self.query_max_tokens)
+        offsets = self._query_tokenizer.encode(query, add_special_tokens=False).offsets
+        return cut_after(query, offsets, self.query_max_tokens)
 
     def scores(self, query: str, documents: Sequence[str]) -> list[float]:
         """One relevance logit per document (higher is more relevant)."""
