@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,16 @@ def name(code: str) -> str:
     return lang.name if lang else (code or "unknown")
 
 
+def markers(text: str) -> Counter[str]:
+    """How many of each language's function words `text` (its first SAMPLE characters) uses."""
+    counts: Counter[str] = Counter()
+    for word in _WORD.findall(text[:SAMPLE].lower()):
+        for code, lang in LANGUAGES.items():
+            if word in lang.markers:
+                counts[code] += 1
+    return counts
+
+
 def detect(text: str, min_markers: int = MIN_MARKERS) -> str:
     """The ISO 639-1 code of `text`'s language, or "" when it cannot tell (too short, mixed, another).
     `min_markers`: the function words a verdict needs (fewer for one question, as `ask` has)."""
@@ -96,11 +106,7 @@ def detect(text: str, min_markers: int = MIN_MARKERS) -> str:
     for code, script in _SCRIPTS:
         if letters and len(script.findall(sample)) >= max(3, letters // 4):
             return code
-    counts: Counter[str] = Counter()
-    for word in _WORD.findall(sample.lower()):
-        for code, lang in LANGUAGES.items():
-            if word in lang.markers:
-                counts[code] += 1
+    counts = markers(sample)
     if not counts:
         return ""
     (best, hits), = counts.most_common(1)
@@ -135,13 +141,64 @@ def document_language(doc: Any) -> str:
     return detect_many(" ".join(b.text for b in page.blocks)[:1000] for page in doc.pages)
 
 
+# A row's own language, read from its own words (question, form of answer, explanation), needs this many
+# function words; a questionnaire is read row by row only when at least two of its languages each have
+# ROW_LANGUAGE_MIN_ROWS such rows (issue 43). Measured on the 270 rows of the BHP questionnaire, its nine
+# translations (benchmarks/devsets) and the FinanceBench questionnaires: 249 rows read as their
+# questionnaire's language, 20 too short to tell, 1 wrong (a Spanish row read as Turkish, one row alone):
+# one-language questionnaires keep one language for every row, as before.
+ROW_MIN_MARKERS = 2
+ROW_LANGUAGE_MIN_ROWS = 2
+
+
+def row_text(row: Any) -> str:
+    return " ".join((row.question, row.form_of_answer, row.explanation))
+
+
+def row_languages(own: Sequence[str], whole: str, counts: Sequence[Mapping[str, int]] = ()) -> list[str]:
+    """Each row's language from each row's own detection (`own`, "" where it cannot tell), its function
+    words (`counts`, `markers` of each row) and the whole questionnaire's language (`whole`): `whole` for
+    every row of a one-language questionnaire; in a questionnaire where two or more languages each have
+    ROW_LANGUAGE_MIN_ROWS rows, each row's own language where it is one of those, else the one of those
+    whose function words it uses most (a tie: none), else the nearest row's before it (a sheet keeps its
+    languages together), else after it, else `whole`. Pure."""
+    found = Counter(code for code in own if code)
+    languages = {code for code, n in found.items() if n >= ROW_LANGUAGE_MIN_ROWS}
+    if len(languages) < 2:
+        return [whole for _ in own]
+    known = []
+    for i, code in enumerate(own):
+        if code not in languages and i < len(counts):
+            hits = sorted(((n, c) for c, n in counts[i].items() if c in languages and n), reverse=True)
+            code = hits[0][1] if hits and (len(hits) == 1 or hits[0][0] > hits[1][0]) else ""
+        known.append(code if code in languages else "")
+    out: list[str] = []
+    for i, code in enumerate(known):
+        before = next((c for c in reversed(known[:i]) if c), "")
+        after = next((c for c in known[i + 1:] if c), "")
+        out.append(code or before or after or whole)
+    return out
+
+
 def questionnaire_language(rows: Sequence[Any]) -> str:
-    """Detect the language of a questionnaire's rows (records.QuestionRow) read together and set it on
-    each row (keyword search and the answer prompt use it); returns it."""
-    language = detect_many(" ".join((r.question, r.form_of_answer, r.explanation)) for r in rows)
-    for r in rows:
-        r.language = language
+    """Detect the language of a questionnaire's rows (records.QuestionRow) and set it on each row (keyword
+    search, translation, centring and the answer prompt use it): the rows read together, or, where the
+    rows are in several languages, each row's own (`row_languages`). Returns the rows read together ("" for
+    a questionnaire of several languages none of which has most of its words: `questionnaire_languages`
+    names them)."""
+    language = detect_many(row_text(r) for r in rows)
+    texts = [row_text(r) for r in rows]
+    own = [detect(text, ROW_MIN_MARKERS) for text in texts]
+    counts = [markers(text) for text in texts] if len(set(own) - {""}) > 1 else []
+    for r, code in zip(rows, row_languages(own, language, counts)):
+        r.language = code
     return language
+
+
+def questionnaire_languages(rows: Sequence[Any]) -> tuple[str, ...]:
+    """The distinct languages of a questionnaire's rows (as `questionnaire_language` set them), in row
+    order; ("",) for a questionnaire whose language is unknown, () for no rows."""
+    return tuple(dict.fromkeys(getattr(r, "language", "") for r in rows))
 
 
 def report_language(documents: Iterable[Any]) -> str:
@@ -153,16 +210,22 @@ def report_language(documents: Iterable[Any]) -> str:
     return pages.most_common(1)[0][0] if pages else ""
 
 
-def languages_clause(questionnaire: str, documents: Sequence[Any]) -> str:
+def languages_clause(questionnaire: str | Sequence[str], documents: Sequence[Any]) -> str:
     """What the run's first line says about languages: "questionnaire in German; 2 documents in English",
-    or each document's language where they differ."""
+    each document's language where they differ, and each of the questionnaire's languages where its rows
+    are in several ("questionnaire in English, Spanish, Italian": `questionnaire` a sequence of codes)."""
+    if not isinstance(questionnaire, str):
+        known = [code for code in questionnaire if code]
+        label = languages_label(known) if known else name("")
+    else:
+        label = name(questionnaire)
     langs = {doc.language for doc in documents}
     if len(langs) <= 1:
         count = len(documents)
         docs = f"{count} document{'s' if count != 1 else ''} in {name(next(iter(langs), ''))}"
     else:
         docs = "documents: " + ", ".join(f"{doc.file_name} {name(doc.language)}" for doc in documents)
-    return f"questionnaire in {name(questionnaire)}; {docs}"
+    return f"questionnaire in {label}; {docs}"
 
 
 def prompt_languages(questionnaire: str, report: str) -> tuple[str, str]:

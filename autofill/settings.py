@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from autofill import choices
+from autofill import value_types as vt
 from autofill.errors import InputError
 from autofill.settings_files import read_toml, unknown_setting
 
@@ -368,57 +369,78 @@ class Settings:
         return out
 
 
-def _coerce(value: Any, current: Any, where: str) -> Any:
-    """Turn a TOML or environment value into the type of the field's default."""
+# Tables whose values have a type of their own ("section.key" -> value_types kind of each value).
+TABLE_VALUES = {"cost.prices": vt.PRICE}
+
+
+def _coerce(value: Any, current: Any, where: str, key: str = "", strict: bool = True) -> Any:
+    """Turn a TOML or environment value into the type of the field's default. Text (the environment's
+    values, or a quoted value in a file) is parsed; any other value must already be of the field's type
+    (value_types.py), else InputError naming `where` and `key` ("autofill.toml: retrieval.final_k must
+    be a whole number, not true"). `strict=False` (the command line's typed options) converts instead."""
     if isinstance(current, Secret):
-        return Secret(str(value))
+        return Secret(vt.check(value, vt.TEXT, where, key) if strict else str(value))
     if isinstance(current, bool):
         if isinstance(value, bool):
             return value
+        if not isinstance(value, str) and strict:
+            vt.check(value, vt.BOOLEAN, where, key)
         text = str(value).strip().lower()
         if text in ("1", "true", "yes", "on"):
             return True
         if text in ("0", "false", "no", "off", ""):
             return False
-        raise InputError(f"{where}: expected true/false, got {value!r}")
+        raise InputError(f"{where}: {key} must be true or false, not {vt.shown(value)}")
     if isinstance(current, int) and not isinstance(current, bool):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, str) and strict:
+            return vt.check(value, vt.INTEGER, where, key)
         try:
             return int(value)
         except (TypeError, ValueError):
-            raise InputError(f"{where}: expected an integer, got {value!r}") from None
+            raise InputError(f"{where}: {key} must be a whole number, not {vt.shown(value)}") from None
     if isinstance(current, float):
+        if not isinstance(value, str) and strict:
+            return float(vt.check(value, vt.NUMBER, where, key))
         try:
             return float(value)
         except (TypeError, ValueError):
-            raise InputError(f"{where}: expected a number, got {value!r}") from None
+            raise InputError(f"{where}: {key} must be a number, not {vt.shown(value)}") from None
     if isinstance(current, dict):
-        if not isinstance(value, Mapping):
-            raise InputError(f"{where}: expected a table")
+        vt.check(value, vt.TABLE, where, key)
+        kind = TABLE_VALUES.get(key)
+        for name, item in dict(value).items():
+            if kind is not None:
+                vt.check(item, kind, where, f"{key}.{name}")
         return {**current, **dict(value)}
+    if strict:
+        vt.check(value, vt.TEXT, where, key)
     return str(value)
 
 
 def apply_overrides(settings: Settings, data: Mapping[str, Any], origin: str, kind: str = "",
-                    labels: Mapping[str, str] | None = None) -> None:
+                    labels: Mapping[str, str] | None = None, strict: bool = True) -> None:
     """Apply a nested mapping ({"llm": {"model": ...}}) onto settings, rejecting unknown keys. With
     `kind`, each value applied is recorded in settings.origins as (kind, labels["section.key"] or origin)."""
     for section_name, values in data.items():
         if section_name == "workspace":
-            settings.workspace = Path(str(values))
+            settings.workspace = Path(vt.check(values, vt.TEXT, origin, "workspace") if strict else str(values))
             continue
         if section_name not in SECTIONS:
             raise InputError(f"{origin}: unknown settings section [{section_name}]")
         if not isinstance(values, Mapping):
-            raise InputError(f"{origin}: [{section_name}] must be a table")
+            raise InputError(f"{origin}: [{section_name}] must be a table, not {vt.shown(values)}")
         section = getattr(settings, section_name)
         names = {f.name for f in dataclasses.fields(section)}
         for key, value in values.items():
             if key not in names:
                 raise unknown_setting(origin, f"{section_name}.{key}", [f"{section_name}.{n}" for n in sorted(names)])
-            where = f"{origin}: {section_name}.{key}"
-            setattr(section, key, _coerce(value, getattr(section, key), where))
+            name = f"{section_name}.{key}"
+            # An environment variable is named as the user set it (AUTOFILL_RETRIEVAL__FINAL_K), not as a key.
+            said = (labels or {}).get(name, name) if kind == "environment" else name
+            setattr(section, key, _coerce(value, getattr(section, key), origin, said, strict))
             if kind:
-                name = f"{section_name}.{key}"
                 leaves = [f"{name}.{k}" for k in value] if isinstance(value, Mapping) else [name]
                 settings.origins.update((leaf, (kind, (labels or {}).get(name, origin))) for leaf in leaves)
 
@@ -496,7 +518,7 @@ def load_settings(
                     kind="environment", labels=env_names)
     if overrides:
         cleaned = {s: {k: v for k, v in vals.items() if v is not None} for s, vals in overrides.items()}
-        apply_overrides(settings, cleaned, "command line", kind="flag", labels=flags)
+        apply_overrides(settings, cleaned, "command line", kind="flag", labels=flags, strict=False)
     validate(settings)
     return settings
 

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from autofill.answer.centring import MIN_ROWS, CentredSearch, Centre, centre_of
+from autofill.answer.centring import MIN_ROWS, CentredSearch, Centre, centre_of, language_kinds
 from autofill.answer.retrieval import retrieve
 from autofill.providers.local import LocalEmbedder
 from autofill.records import Passage, QuestionRow
@@ -74,6 +74,22 @@ def test_a_kind_of_text_is_centred_on_its_own_mean_and_only_with_enough_rows():
     assert np.allclose(centre.mean_for("x"), [2.8, 2.2])  # too few of the second kind: the third's
     assert centre.mean_for("nothing") is None
     assert not centre_of([["a", "b", "c", "d"]], lambda t: vectors[t])  # one fewer than MIN_ROWS: no centre
+
+
+def test_rows_in_several_languages_are_centred_within_their_language():
+    """Issue 43: a mixed questionnaire's Spanish rows are centred on the Spanish rows' mean, its Italian
+    rows on theirs (one mean over both would centre each on the other language); one language as before."""
+    languages = ["es", "it", "es", "it"]
+    assert language_kinds(languages, ["s1", "i1", "s2", "i2"], ["S1", "I1", "S2", "I2"]) == \
+        [["s1", "s2"], ["S1", "S2"], ["i1", "i2"], ["I1", "I2"]]
+    assert language_kinds(["de"] * 3, ["a", "b", "c"], ["A", "B", "C"]) == [["a", "b", "c"], ["A", "B", "C"]]
+    vectors = {f"{code}{i}": [1.0, float(i)] if code == "s" else [float(i), 1.0]
+               for code in "si" for i in range(MIN_ROWS)}
+    texts = [*(f"s{i}" for i in range(MIN_ROWS)), *(f"i{i}" for i in range(MIN_ROWS))]
+    centre = centre_of(language_kinds(["es"] * MIN_ROWS + ["it"] * MIN_ROWS, texts, [""] * len(texts)),
+                       lambda t: vectors[t])
+    assert np.allclose(centre.mean_for("s0"), [1.0, (MIN_ROWS - 1) / 2])
+    assert np.allclose(centre.mean_for("i0"), [(MIN_ROWS - 1) / 2, 1.0])
 
 
 def test_plain_cosine_is_led_astray_and_centring_finds_each_questions_passage(index):

@@ -398,3 +398,39 @@ def test_french_accounting_terms_are_searched_in_their_english_names(workspace, 
     cited = sources(output)
     for question, page in FRENCH_FILING_QUESTIONS:
         assert cited[question].split("; ")[0] == f"Annual Report 2023.pdf p. {page}", (question, cited[question])
+
+
+def test_a_questionnaire_in_three_languages_is_read_row_by_row(workspace, tmp_path):
+    """Issue 43: English, Spanish and Italian rows in one sheet (each with its form of answer in its own
+    language) against the English-only store: each row's language is its own, so its Spanish and Italian
+    rows are searched as a Spanish and an Italian questionnaire's are (multilingual index, translation,
+    stemming, centring within their language) and cite the pages those cite; the first line names the three
+    languages. Before, the sheet was `questionnaire in unknown`, searched as English, and those rows cited
+    no page."""
+    root, ws, _, _ = workspace
+    groups = [(ENGLISH_QUESTIONS, "Short text"), (SPANISH_QUESTIONS, "Texto breve y cifras"),
+              (ITALIAN_QUESTIONS, "Testo breve e cifre")]
+    alone: dict[str, str] = {}
+    for (questions, form), header, section in zip(groups, (ENGLISH_HEADER, SPANISH_HEADER, ITALIAN_HEADER),
+                                                  ("Climate", "Clima", "Clima")):
+        q = questionnaire(tmp_path / f"alone-{section}-{len(alone)}.xlsx", header, questions, section, form)
+        output, _ = run(ws, "Anglo English-only", q, tmp_path / f"out-alone-{len(alone)}")
+        alone.update(sources(output))
+    wb = openpyxl.Workbook()
+    sheet = wb.active
+    sheet.title = "Questionnaire"
+    sheet.append(ENGLISH_HEADER)
+    number = 0
+    for questions, form in groups:
+        for question, _ in questions:
+            number += 1
+            sheet.append([number, "Climate", question, form, None, None])
+    mixed = tmp_path / "mixed.xlsx"
+    wb.save(mixed)
+    output, said = run(ws, "Anglo English-only", mixed, tmp_path / "out-mixed")
+    assert "questionnaire in English, Spanish, Italian;" in said, said[-3000:]
+    cited = sources(output)
+    for questions, _ in groups:
+        for question, page in questions:
+            assert cited[question].split("; ")[0] == f"Climate Report 2023.pdf p. {page}", (question, cited[question])
+            assert cited[question] == alone[question], (question, cited[question], alone[question])

@@ -96,3 +96,26 @@ def test_offline_run_reranks_with_it(registered, tmp_path):
     assert report.drafted == 3 and report.failed == 0
     for f in FACTS[:3]:
         assert out["rows"][f.question]["Sources"].split("; ")[0] == f"{SAMPLE} p. {f.page}"
+
+
+def test_cut_after_keeps_the_text_up_to_the_last_token_allowed():
+    text = "What share? Guidance follows here."
+    offsets = [(0, 4), (5, 10), (10, 11), (12, 20), (21, 28), (29, 33), (33, 34)]
+    assert cross_encoder.cut_after(text, offsets, 3) == "What share?"
+    assert cross_encoder.cut_after(text, offsets, 7) == text and cross_encoder.cut_after(text, offsets, 50) == text
+
+
+@pytest.mark.slow
+def test_a_query_longer_than_the_model_reads_is_cut_at_its_end_and_scored(reranker):
+    """Issue 43: a row with pages of guidance made the tokenizer fail the row ("Sequence to truncate too
+    short"); its query is now cut after the question, and the passage keeps its share of the tokens."""
+    question = "What were the Scope 1 emissions in 2024?"
+    query = question + "\n" + " ".join(f"Guidance {i}: state the boundary and the method." for i in range(600))
+    kept = reranker.fit_query(query)
+    assert kept.startswith(question) and len(kept) < len(query) and query.startswith(kept)
+    assert reranker.fit_query(question) == question
+    docs = ["The company paid a final dividend of 80 cents per share.",
+            "Scope 1 emissions, the direct emissions from our own operations, were 2.4 Mt CO2e in 2024. " * 30]
+    scores = reranker.scores(query, docs)
+    assert len(scores) == 2 and scores[1] > scores[0]
+    assert [r.index for r in reranker.rerank("x " * 5000, docs, 2)] in ([0, 1], [1, 0])

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from autofill.language import (LANGUAGES, detect, detect_many, languages_clause, name, prompt_languages,
-                               questionnaire_language, report_language)
+                               questionnaire_language, questionnaire_languages, report_language, row_languages)
 from autofill.records import QuestionRow
 
 SAMPLES = {
@@ -115,3 +115,43 @@ def test_prompts_name_the_languages_only_where_one_is_not_english():
     assert "Write the passage in" not in hyde_messages(s, "Acme", english, "en")[1].content
     assert "Write the answer and the reasoning in" not in answer_messages(s, "Acme", english, [passage], "en")[1].content
     assert "Write the passage in German" in hyde_messages(s, "Acme", english, "de")[1].content
+
+
+MIXED = [("Does the company have a net zero target for its own operations?", "Yes/No"),
+         ("What were the Scope 1 emissions of the group in the year?", "Figure with unit"),
+         ("Scope 3", ""),  # too short to tell: the row before it is English
+         ("¿Cuál es el objetivo de la empresa para las emisiones y cómo se mide su avance?", "Sí/No"),
+         ("¿Qué comité del consejo supervisa el cambio climático y revisa el plan de transición?", "Texto breve"),
+         # few function words, shared with other languages ("de", "la"): its Spanish ones decide
+         ("¿Cuáles fueron las emisiones de alcance 1 de la empresa en el año?", "Cifra"),
+         ("Quali sono state le emissioni di scope 1 dell'azienda e come sono cambiate?", "Sì/No"),
+         ("Qual è stata la frequenza degli infortuni dei lavoratori e la loro formazione sulla sicurezza?", "Testo"),
+         # one Spanish ("del") and one Italian ("il") function word: a tie, read as the row before it
+         ("Quale comitato del consiglio supervisiona il cambiamento climatico?", "Testo breve")]
+
+
+def test_a_questionnaire_in_several_languages_gives_each_row_its_own():
+    """Issue 43: read together, English, Spanish and Italian rows were "" (no language has most of the
+    words) and every row was searched as English; each row now has its own language."""
+    rows = [QuestionRow("Q", i, q, form_of_answer=f) for i, (q, f) in enumerate(MIXED, start=4)]
+    assert detect_many(f"{q} {f}" for q, f in MIXED) == ""  # the whole questionnaire: no one language
+    questionnaire_language(rows)
+    assert [r.language for r in rows] == ["en", "en", "en", "es", "es", "es", "it", "it", "it"]
+    assert questionnaire_languages(rows) == ("en", "es", "it")
+    assert languages_clause(questionnaire_languages(rows), [Doc("a.pdf", "en")]) == \
+        "questionnaire in English, Spanish, Italian; 1 document in English"
+    assert languages_clause(("",), [Doc("a.pdf", "en")]) == "questionnaire in unknown; 1 document in English"
+
+
+def test_row_languages_reads_rows_one_by_one_only_where_two_languages_each_have_two_rows():
+    # One language (and a row misread alone, as one Spanish row of the BHP expert set reads as Turkish):
+    # every row keeps the questionnaire's language, as before.
+    assert row_languages(["es", "es", "tr", "", "es"], "es") == ["es"] * 5
+    assert row_languages(["en", "de"], "") == ["", ""]
+    # Two languages with two rows each: each row its own; a row too short to tell takes the row before it
+    # (after it at the top); a lone other language (tr) is read as its neighbours ...
+    assert row_languages(["", "en", "en", "", "de", "tr", "de"], "en") == ["en", "en", "en", "en", "de", "de", "de"]
+    # ... unless its function words lean to one of the questionnaire's languages (a tie does not decide).
+    own = ["en", "en", "", "de", "", "de", ""]
+    counts = [{"en": 3}, {"en": 3}, {"de": 1, "tr": 2}, {"de": 3}, {"de": 1, "en": 1}, {"de": 3}, {"en": 1}]
+    assert row_languages(own, "en", counts) == ["en", "en", "de", "de", "de", "de", "en"]

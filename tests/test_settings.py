@@ -43,7 +43,7 @@ def test_precedence_workspace_file_then_config_then_env_then_cli(tmp_path):
     ("[retrieval]\nmode = 'magic'\n", "unknown retrieval mode"),
     ("[nosuch]\nx = 1\n", "unknown settings section"),
     ("[llm]\nnosuch = 1\n", "unknown setting llm.nosuch"),
-    ("[llm]\nconcurrency = 'many'\n", "expected an integer"),
+    ("[llm]\nconcurrency = 'many'\n", "llm.concurrency must be a whole number, not 'many'"),
     ("not toml at all [", "not valid TOML"),
 ])
 def test_bad_settings_give_one_clear_line(tmp_path, toml, message):

@@ -378,3 +378,32 @@ def test_hidden_question_rows_are_answered_but_reported(tmp_path):
     layout, rows = read_questions(Settings(), path)
     assert 6 in [q.row for q in rows]
     assert any("hidden in Excel (rows 6)" in w for w in layout.all_warnings)
+
+
+def test_a_form_of_answer_is_read_in_its_rows_language_and_the_prompt_lists_its_values(tmp_path):
+    """Issue 43: "Ja/Nein", "Sí/No" and "Sì/No" in a sheet of German, Spanish and Italian rows are closed
+    forms as "Yes/No" is (before: no allowed values, so neither the prompt nor the form check knew them);
+    the answer prompt asks for those words; a free-text form stays free."""
+    from autofill.answer.generate import answer_messages
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Nr.", "Frage", "Antwortform", "Antwort"])
+    rows = [("Hat das Unternehmen ein Netto-Null-Ziel für die eigenen Werke und die Lieferkette?", "Ja/Nein"),
+            ("Wie hoch waren die Emissionen des Konzerns im Jahr 2023 und wie haben sie sich entwickelt?", "Zahl"),
+            ("¿Tiene la empresa un objetivo de cero emisiones netas para sus operaciones y su cadena?", "Sí/No"),
+            ("¿Cuál es el objetivo de la empresa para las emisiones y cómo se mide su avance?", "Texto breve"),
+            ("L'azienda ha un obiettivo di zero emissioni nette per il gruppo e per la catena di fornitura?", "Sì/No"),
+            ("Quali sono state le emissioni di scope 1 dell'azienda e come sono cambiate?", "Testo breve")]
+    for i, (question, form) in enumerate(rows, start=1):
+        ws.append([i, question, form, None])
+    wb.save(tmp_path / "q.xlsx")
+    layout, questions = read_questions(Settings(), tmp_path / "q.xlsx")
+    assert layout.languages == ("de", "es", "it")
+    assert [(q.language, q.allowed_values, q.allowed_values_source) for q in questions] == [
+        ("de", ["Ja", "Nein"], "form of answer"), ("de", [], ""), ("es", ["Sí", "No"], "form of answer"),
+        ("es", [], ""), ("it", ["Sì", "No"], "form of answer"), ("it", [], "")]
+    prompt = answer_messages(Settings(), "Acme", questions[0], [], "en")[1].content
+    assert "Allowed values: Ja, Nein." in prompt and "Write the answer and the reasoning in German" in prompt
+    assert "language: German, Spanish, Italian" in layout.describe()
+    assert layout.to_json()["languages"] == ["de", "es", "it"]

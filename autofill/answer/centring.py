@@ -10,6 +10,7 @@ searches, is searched plainly, as measured), and the index's passages minus thei
 and what this passage says. The centred list is fused with the plain one (reciprocal rank fusion,
 `retrieval.rrf_k`): a row keeps what the plain search found and gains what only the centred one finds.
 
+A questionnaire whose rows are in several languages is centred language by language (`language_kinds`).
 It needs a questionnaire: fewer than `MIN_ROWS` rows across languages (`ask`'s one question) are
 searched plainly, since a mean of a few rows is mostly the row itself. A run, batch, eval and a
 review's re-answer all centre on the whole questionnaire's rows (answer/opening.OpenedRun.centre_on),
@@ -58,6 +59,20 @@ def centre_of(kinds: Iterable[Sequence[str]], embed: Callable[[str], Sequence[fl
         for text in texts:
             means.setdefault(text, mean)
     return Centre(means)
+
+
+def language_kinds(languages: Sequence[str], texts: Sequence[str], translations: Sequence[str]) -> list[list[str]]:
+    """The kinds `centre_of` takes for rows whose languages are `languages` (one per row, as `texts` and
+    `translations`): per language, in first-seen order, its rows' texts, then their translations. A
+    questionnaire whose rows are in several languages (language.row_languages) is centred within each
+    language's rows, as a one-language questionnaire of those rows is (issue 43): a mean over Spanish and
+    Italian rows together would centre each on the other language. One language: [texts, translations],
+    as before. Pure."""
+    kinds: list[list[str]] = []
+    for language in dict.fromkeys(languages):
+        rows = [i for i, code in enumerate(languages) if code == language]
+        kinds += [[texts[i] for i in rows], [translations[i] for i in rows]]
+    return kinds
 
 
 class CentredSearch:

@@ -74,7 +74,7 @@ class OpenedRun:
         from the workbook, so that a row answered alone is searched as in its run: answer/centring.py).
         Their translations (answer/translation.py) are made here too, side by side, before the first row
         is answered."""
-        from autofill.answer.centring import centre_of
+        from autofill.answer.centring import centre_of, language_kinds
         from autofill.answer.retrieval import build_query, query_rows
 
         if self.multilingual is None:
@@ -84,32 +84,35 @@ class OpenedRun:
         translations = ctx.translations(crossing)
         if not self.plan.query_centring:
             return
-        kinds = [[build_query(query_rows(self.settings, row)[0]) for row in crossing], translations]
-        self.centre = centre_of(kinds, self.multilingual.embedder.embed_query)
+        texts = [build_query(query_rows(self.settings, row)[0]) for row in crossing]
+        self.centre = centre_of(language_kinds([row.language for row in crossing], texts, translations),
+                                self.multilingual.embedder.embed_query)
 
     @property
     def document_languages(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(d.language for d in self.documents.values() if getattr(d, "language", "")))
 
-    def announce(self, say: Callable[[str], None] | None = None, language: str = "") -> None:
-        """Say the plan's first line with the questionnaire's (`language`) and the documents' languages
-        (with `say`; batch says it once for all companies) and warn about choices asked for explicitly that
-        cannot run, even under --json: the Run info sheet is not the only place that shows HyDE or the LLM
-        rerank did not run; and once when the store's embedder does not read those languages."""
+    def announce(self, say: Callable[[str], None] | None = None, language: str | Sequence[str] = "") -> None:
+        """Say the plan's first line with the questionnaire's (`language`: a code, or each of its rows'
+        languages: language.questionnaire_languages) and the documents' languages (with `say`; batch says it
+        once for all companies) and warn about choices asked for explicitly that cannot run, even under
+        --json: the Run info sheet is not the only place that shows HyDE or the LLM rerank did not run;
+        and once per questionnaire language when the store's embedder does not read it."""
         from autofill.store.multilingual import language_lines
 
         if say is not None:
             say(f"{self.plan.first_line()}; {languages_clause(language, list(self.documents.values()))}")
         for warning in self.warnings:
             log.warning("%s", warning)
-        note, warning = language_lines(self.multilingual is not None, self.store.embedder_name, self.company,
-                                       language, self.document_languages)
-        translation = self.translator.note(language) if note and self.translator is not None else ""
-        for line in (note, translation):
-            if line:
-                log.info("%s", line)
-        if warning:
-            log.warning("%s", warning)
+        said: set[str] = set()
+        for code in ([language] if isinstance(language, str) else list(language) or [""]):
+            note, warning = language_lines(self.multilingual is not None, self.store.embedder_name, self.company,
+                                           code, self.document_languages)
+            translation = self.translator.note(code) if note and self.translator is not None else ""
+            for line, level in ((note, logging.INFO), (translation, logging.INFO), (warning, logging.WARNING)):
+                if line and line not in said:
+                    said.add(line)
+                    log.log(level, "%s", line)
 
     def check(self, result: RowResult) -> RowResult:
         """A finished row's checks and tier (answer/trust.py); a reply that could not be read or failed a

@@ -32,6 +32,7 @@ from autofill.answer.run_report import build_run_info, progress_line
 from autofill.checks.tier import tier_counts
 from autofill.errors import InputError
 from autofill.fileio import ensure_not_open, ensure_writable_file, missing, remove_leftovers
+from autofill.language import questionnaire_languages
 from autofill.plan import Plan
 from autofill.providers.base import Providers
 from autofill.providers.breaker import EndpointDown
@@ -147,7 +148,7 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     if live:
         # --live drives the workbook open in Excel (its lock is expected); LibreOffice it cannot drive.
         ensure_not_open(questionnaire, allow=("Excel",))
-    language = rows[0].language if rows else ""
+    language = questionnaire_languages(rows)  # each of its rows' languages (several in a mixed sheet)
     # After the input checks: bad input stays one line. The first line names the languages too.
     opened.announce(rep.message if announce else None, language)
     if chat is None:

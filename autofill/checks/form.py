@@ -1,6 +1,11 @@
 """The answer's form: a drop-down answer must be one of its allowed values; "Not disclosed" should
 not come with citations (if a passage is cited, something was disclosed); any other answer needs a
-citation."""
+citation.
+
+The words of a closed form of answer in the questionnaire's languages (issue 43): `form_values` reads
+"Ja/Nein", "Oui/Non", "Sí/No", "Sì/No", "Sim/Não", "Ja/Nee" (or "Ja oder Nein") in a row's own language as
+"Yes/No" is read in English (workbook/validations.form_of_answer_values), so the answer prompt lists them
+and this check holds the answer to them; "not disclosed" is recognised in those languages too."""
 
 from __future__ import annotations
 
@@ -8,9 +13,108 @@ import re
 
 from autofill.records import CheckResult, Severity
 
+# Closed answer values per language (lower case, as a form of answer writes them) -> what each means.
+FORM_WORDS: dict[str, dict[str, str]] = {
+    "en": {"yes": "yes", "no": "no", "partially": "partially", "partial": "partially", "not disclosed": "not disclosed",
+           "n/a": "n/a", "not applicable": "n/a", "unknown": "unknown", "true": "yes", "false": "no",
+           "in progress": "in progress", "planned": "planned"},
+    "de": {"ja": "yes", "nein": "no", "teilweise": "partially", "nicht angegeben": "not disclosed",
+           "nicht offengelegt": "not disclosed", "nicht veröffentlicht": "not disclosed", "nicht zutreffend": "n/a",
+           "unbekannt": "unknown", "in bearbeitung": "in progress", "geplant": "planned"},
+    "fr": {"oui": "yes", "non": "no", "partiellement": "partially", "en partie": "partially",
+           "non communiqué": "not disclosed", "non publié": "not disclosed", "non divulgué": "not disclosed",
+           "non applicable": "n/a", "sans objet": "n/a", "inconnu": "unknown", "en cours": "in progress",
+           "prévu": "planned"},
+    "es": {"sí": "yes", "si": "yes", "no": "no", "parcialmente": "partially", "no divulgado": "not disclosed",
+           "no publicado": "not disclosed", "no aplica": "n/a", "no aplicable": "n/a", "desconocido": "unknown",
+           "en curso": "in progress", "previsto": "planned"},
+    "it": {"sì": "yes", "si": "yes", "no": "no", "parzialmente": "partially", "in parte": "partially",
+           "non divulgato": "not disclosed", "non dichiarato": "not disclosed", "non applicabile": "n/a",
+           "sconosciuto": "unknown", "in corso": "in progress", "previsto": "planned"},
+    "pt": {"sim": "yes", "não": "no", "nao": "no", "parcialmente": "partially", "não divulgado": "not disclosed",
+           "não aplicável": "n/a", "desconhecido": "unknown", "em curso": "in progress", "previsto": "planned"},
+    "nl": {"ja": "yes", "nee": "no", "gedeeltelijk": "partially", "deels": "partially",
+           "niet bekendgemaakt": "not disclosed", "niet openbaar gemaakt": "not disclosed",
+           "niet van toepassing": "n/a", "onbekend": "unknown", "in uitvoering": "in progress", "gepland": "planned"},
+    "da": {"ja": "yes", "nej": "no", "delvis": "partially", "ikke oplyst": "not disclosed"},
+    "no": {"ja": "yes", "nei": "no", "delvis": "partially", "ikke oppgitt": "not disclosed"},
+    "sv": {"ja": "yes", "nej": "no", "delvis": "partially", "ej redovisat": "not disclosed"},
+}
+# The word for "or" in "Ja oder Nein", per language.
+OR_WORDS = {"en": "or", "de": "oder", "fr": "ou", "es": "o", "it": "o", "pt": "ou", "nl": "of", "da": "eller",
+            "no": "eller", "sv": "eller"}
+_NOT_DISCLOSED_WORDS = sorted({w for words in FORM_WORDS.values() for w, meaning in words.items()
+                               if meaning == "not disclosed" and " " in w}, key=len, reverse=True)
 _NOT_DISCLOSED = re.compile(
     r"^\W*(?:not\s+disclosed|no\s+disclosure|not\s+reported|not\s+stated|not\s+available|no\s+information|"
-    r"information\s+not\s+(?:available|disclosed)|unknown|n/?a\b)", re.IGNORECASE)
+    r"information\s+not\s+(?:available|disclosed)|unknown|n/?a\b|"
+    + "|".join(r"\s+".join(map(re.escape, w.split())) for w in _NOT_DISCLOSED_WORDS) + r")", re.IGNORECASE)
+_MAX_WORDS = 3  # words in one value at most ("niet van toepassing")
+
+
+def _words(language: str) -> dict[str, str]:
+    """The closed values of `language` and English's; every language's for an unknown one ("")."""
+    if language in FORM_WORDS:
+        return {**FORM_WORDS["en"], **FORM_WORDS[language]}
+    return {w: m for words in FORM_WORDS.values() for w, m in words.items()}
+
+
+def _known(words: list[str], table: dict[str, str], from_end: bool) -> str:
+    """The longest run of up to _MAX_WORDS of `words` (its last ones with `from_end`, else its first ones)
+    that is a value of `table`, as written; "" when none is."""
+    for n in range(min(_MAX_WORDS, len(words)), 0, -1):
+        part = words[-n:] if from_end else words[:n]
+        if " ".join(part).lower() in table:
+            return " ".join(part)
+    return ""
+
+
+def _values(parts: list[str], table: dict[str, str]) -> list[str]:
+    """The values of a list's parts (the first part's last words, the last part's first words, the others
+    whole), each with a capital; [] unless every part is one and they are two or more."""
+    if len(parts) < 2:
+        return []
+    out = []
+    for i, part in enumerate(parts):
+        words = re.sub(r"[^\w\s/.'-]", " ", part).split()
+        if i == 0:
+            words = re.split(r"[:;,(]", part)[-1].split()
+            value = _known(words, table, from_end=True)
+        elif i == len(parts) - 1:
+            value = _known(words, table, from_end=False)
+        else:
+            value = " ".join(words) if " ".join(words).lower() in table else ""
+        if not value:
+            return []
+        out.append(value[:1].upper() + value[1:])
+    return out
+
+
+def form_values(text: str, language: str = "") -> list[str]:
+    """The closed values a form of answer names in the words of `language` (ISO 639-1, the row's; English's
+    are always read; "" reads every language's): "Ja/Nein" -> ["Ja", "Nein"], "Sí / No / Parcialmente y
+    breve explicación" -> ["Sí", "No", "Parcialmente"], "Oui ou Non" -> ["Oui", "Non"]; [] when it names no
+    closed set. Pure."""
+    t = " ".join(str(text or "").split())
+    if not t:
+        return []
+    table = _words(language)
+    protected = re.sub(r"\bn/a\b", "n\u2044a", t, flags=re.IGNORECASE)  # "N/A" is one value, not a list
+    if "/" in protected:
+        values = _values([p.replace("\u2044", "/") for p in protected.split("/")], table)
+        if values:
+            return values
+    ors = {OR_WORDS[language], "or"} if language in OR_WORDS else set(OR_WORDS.values())
+    head = re.split(r"[.;:(]", t, maxsplit=1)[0]  # "Oui ou Non, avec explication": a list opens the text
+    pieces = re.split(r"(\s*,\s*|\s+(?:" + "|".join(map(re.escape, sorted(ors))) + r")\s+)", head, flags=re.IGNORECASE)
+    parts, separators = pieces[0::2], pieces[1::2]
+    if parts[0].strip().lower() in table:
+        for k in range(len(parts), 1, -1):  # the longest list of values joined by an "or"
+            if any("," not in sep for sep in separators[:k - 1]):
+                values = _values(parts[:k], table)
+                if values:
+                    return values
+    return []
 
 
 def is_not_disclosed(answer: str) -> bool:

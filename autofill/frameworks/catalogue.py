@@ -19,12 +19,21 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from autofill import value_types as vt
 from autofill.errors import InputError
 from autofill.frameworks.contrast import KNOWN_SETS
 
 FORMS = ("figure", "yes/no", "narrative", "list")
 DATA_FILES = ("concepts.toml", "esrs.toml", "ifrs_s2.toml", "gri.toml", "tcfd.toml", "cdp.toml", "vsme.toml")
 WORKSPACE_FOLDER = "frameworks"
+# What each key of a file must be (value_types.py): a key of another type, or one not listed, is refused
+# in one line naming the file, the entry and the key, before any pattern is compiled.
+FILE_KEYS = {"concept": vt.TABLES, "requirement": vt.TABLES, "framework": vt.TABLE}
+FRAMEWORK_KEYS = {"id": vt.TEXT, "name": vt.TEXT, "context": vt.TEXT}
+CONCEPT_KEYS = {"id": vt.TEXT, "label": vt.TEXT, "form": vt.TEXT, "description": vt.TEXT, "unit": vt.TEXT,
+                "cues": vt.TEXTS, "needs": vt.TEXTS, "within": vt.TEXTS, "labels": vt.TEXT_TABLE}
+REQUIREMENT_KEYS = {"code": vt.TEXT_OR_NUMBER, "year": vt.INTEGER, "description": vt.TEXT, "concepts": vt.TEXT_LIST,
+                    "form": vt.TEXT, "context": vt.TEXT, "aliases": vt.TEXTS}
 
 
 @dataclass(frozen=True)
@@ -138,6 +147,7 @@ def _text(entry: dict, key: str, where: str, required: bool = True) -> str:
 def _concept(entry: dict, where: str) -> Concept:
     cid = _text(entry, "id", where)
     where = f"{where}: concept {cid!r}"
+    vt.check_keys(entry, CONCEPT_KEYS, where, "a [[concept]]")
     form = _text(entry, "form", where)
     if form not in FORMS:
         raise InputError(f"{where}: form {form!r} is not one of {', '.join(FORMS)}")
@@ -159,6 +169,7 @@ def _concept(entry: dict, where: str) -> Concept:
 def _requirement(entry: dict, framework: Framework, where: str, source: str) -> Requirement:
     code = _text(entry, "code", where)
     where = f"{where}: requirement {framework.id} {code!r}"
+    vt.check_keys(entry, REQUIREMENT_KEYS, where, "a [[requirement]]")
     concepts = entry.get("concepts")
     if not isinstance(concepts, list) or not concepts or not all(isinstance(c, str) for c in concepts):
         raise InputError(f"{where}: concepts must be a non-empty list of concept ids")
@@ -182,6 +193,7 @@ def merge_text(cat: Catalogue, text: str, name: str) -> None:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{name}: not valid TOML ({exc})") from None
+    vt.check_keys(data, FILE_KEYS, name, "the file")
     for entry in data.get("concept", []):
         c = _concept(entry, name)
         if c.id in cat.concepts:
@@ -193,6 +205,7 @@ def merge_text(cat: Catalogue, text: str, name: str) -> None:
     fw_entry = data.get("framework")
     if not isinstance(fw_entry, dict):
         raise InputError(f"{name}: requirements need a [framework] table with its id")
+    vt.check_keys(fw_entry, FRAMEWORK_KEYS, name, "[framework]")
     fid = _text(fw_entry, "id", name)
     framework = cat.frameworks.get(fid) or Framework(fid, _text(fw_entry, "name", name, False) or fid,
                                                      _text(fw_entry, "context", name, False))

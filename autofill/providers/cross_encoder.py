@@ -26,6 +26,11 @@ MODEL_DIR = ("models", "data", "reranker_en")
 MODEL_NAME = "cross-encoder/ms-marco-MiniLM-L-12-v2"
 MODEL_SHA256 = "1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1"
 MAX_TOKENS = 384  # query + passage; a 1,000-character passage is about 250 tokens
+# The query's share of MAX_TOKENS at most (the rest is the passage's). A longer query (a row with pages of
+# guidance) is cut at its end: a row's query is its question, then form of answer, then guidance, so the
+# question is kept and the guidance cut first. Without the cut, a query past MAX_TOKENS left the passage
+# nothing and the tokenizer raised "Sequence to truncate too short" (issue 43).
+QUERY_MAX_TOKENS = MAX_TOKENS // 2
 BATCH = 8
 
 
@@ -38,6 +43,14 @@ def model_folder() -> Path:
     return Path(list(spec.submodule_search_locations)[0]).joinpath(*MODEL_DIR)
 
 
+def cut_after(text: str, offsets: Sequence[tuple[int, int]], limit: int) -> str:
+    """`text` up to the end of its `limit`-th token (`offsets`: each token's character span), or whole
+    when it has no more tokens than that. Pure."""
+    if len(offsets) <= limit:
+        return text
+    return text[:offsets[limit - 1][1]]
+
+
 class CrossEncoderReranker:
     """Scores (query, passage) pairs jointly; `rerank` returns the `top_n` best, best first."""
 
@@ -46,8 +59,10 @@ class CrossEncoderReranker:
     def __init__(self, folder: Path | None = None, max_tokens: int = MAX_TOKENS) -> None:
         self.folder = Path(folder) if folder else model_folder()
         self.max_tokens = max_tokens
+        self.query_max_tokens = max(1, min(QUERY_MAX_TOKENS, max_tokens // 2))
         self._session = None
         self._tokenizer = None
+        self._query_tokenizer = None  # the same vocabulary without truncation or padding: a query's length
         self._lock = threading.Lock()
 
     def _load(self):
@@ -67,12 +82,22 @@ class CrossEncoderReranker:
                 tokenizer = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
                 tokenizer.enable_truncation(max_length=self.max_tokens, strategy="only_second")
                 tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+                self._query_tokenizer = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
+                self._query_tokenizer.no_truncation()
+                self._query_tokenizer.no_padding()
                 options = ort.SessionOptions()
                 options.intra_op_num_threads = 1
                 options.inter_op_num_threads = 1
                 self._tokenizer = tokenizer
                 self._session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
         return self._session, self._tokenizer
+
+    def fit_query(self, query: str) -> str:
+        """`query` cut after its first `query_max_tokens` tokens (at a token's end, in the text itself), so
+        that the passage always keeps the rest of `max_tokens`; a shorter query is returned as it is."""
+        self._load()
+        offsets = self._query_tokenizer.encode(query, add_special_tokens=False).offsets
+        return cut_after(query, offsets, self.query_max_tokens)
 
     def scores(self, query: str, documents: Sequence[str]) -> list[float]:
         """One relevance logit per document (higher is more relevant)."""
@@ -81,6 +106,7 @@ class CrossEncoderReranker:
         if not documents:
             return []
         session, tokenizer = self._load()
+        query = self.fit_query(query)
         out: list[float] = []
         for start in range(0, len(documents), BATCH):
             batch = tokenizer.encode_batch([(query, d) for d in documents[start:start + BATCH]])

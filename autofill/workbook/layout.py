@@ -13,8 +13,9 @@ from pathlib import Path
 from openpyxl.utils import get_column_letter
 from openpyxl.utils.cell import column_index_from_string
 
+from autofill.checks.form import form_values
 from autofill.errors import InputError
-from autofill.language import questionnaire_language
+from autofill.language import ENGLISH, questionnaire_language
 from autofill.records import QuestionRow
 from autofill.workbook import headers as H
 from autofill.workbook.model import (EVIDENCE_COLUMNS, RUN_INFO_COLUMNS, Column, SheetLayout, SkippedRow,
@@ -94,6 +95,7 @@ def read_questions(settings, path: Path) -> tuple[WorkbookLayout, list[QuestionR
     if not layout.questions:
         layout.warnings.append("no question rows found below the header row")
     questionnaire_language(layout.questions)
+    _forms_in_row_languages(layout.questions)
     from autofill.frameworks.coverage import tag_rows
 
     tag_rows(settings, layout.questions)
@@ -409,6 +411,18 @@ def _allowed(q: QuestionRow, ws, by_row, cache, wb, sheet: SheetLayout) -> None:
     values = form_of_answer_values(q.form_of_answer)
     if values:
         q.allowed_values, q.allowed_values_source = values, "form of answer"
+
+
+def _forms_in_row_languages(questions: list[QuestionRow]) -> None:
+    """A form of answer in its row's language ("Ja/Nein", "Oui ou Non", "Sí/No": checks/form.form_values)
+    read as its closed values, as "Yes/No" is read above; after the rows' languages are known, and only
+    where neither a drop-down nor the English reading gave the row its values."""
+    for q in questions:
+        if q.allowed_values or q.language == ENGLISH:
+            continue
+        values = form_values(q.form_of_answer, q.language)
+        if values:
+            q.allowed_values, q.allowed_values_source = values, "form of answer"
 
 
 def _plan_added_columns(ws, sheet: SheetLayout, last_col: int) -> None:

@@ -110,6 +110,12 @@ class WorkbookLayout:
         return next((q.language for q in self.questions if q.language), "")
 
     @property
+    def languages(self) -> tuple[str, ...]:
+        """Each language of its rows (several where a sheet mixes them: language.row_languages), known
+        ones in row order; () when unknown."""
+        return tuple(dict.fromkeys(q.language for q in self.questions if q.language))
+
+    @property
     def all_warnings(self) -> list[str]:
         return self.warnings + [f"sheet {s.name!r}: {w}" for s in self.sheets for w in s.warnings]
 
@@ -119,6 +125,7 @@ class WorkbookLayout:
             "kind": self.kind,
             "questions": len(self.questions),
             "language": self.language,
+            "languages": list(self.languages),
             "sheets": [s.to_json() for s in self.sheets],
             "ignored_sheets": self.ignored_sheets,
             "warnings": self.all_warnings,
@@ -128,7 +135,7 @@ class WorkbookLayout:
         """The human summary `autofill inspect` prints."""
         lines = [f"{Path(self.path).name}: {len(self.questions)} question rows in "
                  f"{len(self.sheets)} sheet{'s' if len(self.sheets) != 1 else ''}"]
-        lines.append(f"  language: {language_name(self.language)}")
+        lines.append(f"  language: {', '.join(language_name(c) for c in self.languages) or language_name('')}")
         if self.kind == "csv":
             lines.append("  (CSV file: read as a one-sheet workbook; the filled copy is written as .xlsx)")
         for s in self.sheets:
