@@ -33,7 +33,8 @@ FRAMEWORK_KEYS = {"id": vt.TEXT, "name": vt.TEXT, "context": vt.TEXT}
 CONCEPT_KEYS = {"id": vt.TEXT, "label": vt.TEXT, "form": vt.TEXT, "description": vt.TEXT, "unit": vt.TEXT,
                 "cues": vt.TEXTS, "needs": vt.TEXTS, "within": vt.TEXTS, "labels": vt.TEXT_TABLE}
 REQUIREMENT_KEYS = {"code": vt.TEXT_OR_NUMBER, "year": vt.INTEGER, "description": vt.TEXT, "concepts": vt.TEXT_LIST,
-                    "form": vt.TEXT, "context": vt.TEXT, "aliases": vt.TEXTS}
+                    "form": vt.TEXT, "context": vt.TEXT, "aliases": vt.TEXTS,
+                    "datapoints": vt.TEXT_LIST, "also": vt.TEXT_LIST}  # a form's named ranges and the requirements outside the catalogue it answers too (vsme.toml; forms/mapping.py)
 
 
 @dataclass(frozen=True)
