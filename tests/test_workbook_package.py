@@ -1,0 +1,172 @@
+"""workbook/package.py: cells written at the package level, typed as Excel types them, the rest of the
+package kept byte for byte, and (workbook/recalc.py) every formula's cached value current."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import re
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+from openpyxl.workbook.defined_name import DefinedName
+from openpyxl.worksheet.datavalidation import DataValidation
+
+from autofill.errors import InputError
+from autofill.workbook.package import CellWrite, is_date_format, patch_cells
+from tests.workbook_builders import rewrite_zip
+
+X14_DV = ('<extLst><ext uri="{CCE6A557-97BC-4b89-ADB6-D9C93CAAB3DF}" '
+          'xmlns:x14="http://schemas.microsoft.com/office/spreadsheetml/2009/9/main">'
+          '<x14:dataValidations xmlns:xm="http://schemas.microsoft.com/office/excel/2006/main" count="1">'
+          '<x14:dataValidation type="list" allowBlank="1" showInputMessage="1" showErrorMessage="1">'
+          '<x14:formula1><xm:f>Lists!$A$1:$A$3</xm:f></x14:formula1><xm:sqref>B9</xm:sqref>'
+          '</x14:dataValidation></x14:dataValidations></ext></extLst>')
+
+
+def build_form(path: Path, cached: bool = False) -> Path:
+    """A small form: inputs, a total, a reporting period from year/month/day cells, a percentage, a
+    cross-sheet reference, a defined name, a list drop-down and an x14 cross-sheet drop-down."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Form"
+    ws["A1"] = "Reporting year"
+    ws["B1"] = None
+    ws["A2"] = "Month"
+    ws["B2"] = 12
+    ws["A3"] = "Day"
+    ws["B3"] = 31
+    ws["A4"] = "Period end"
+    ws["B4"] = "=IF(B1=\"\",\"\",DATE(B1,B2,B3))"
+    ws["B4"].number_format = "yyyy-mm-dd"
+    ws["A5"] = "Scope 1 (t)"
+    ws["A6"] = "Scope 2 (t)"
+    ws["A7"] = "Total (t)"
+    ws["B7"] = "=SUM(B5:B6)"
+    ws["A8"] = "Scope 1 share"
+    ws["B8"] = "=IF(B7=0,0,B5/B7)"
+    ws["B8"].number_format = "0.0%"
+    ws["A9"] = "Currency"
+    ws["A10"] = "Listed"
+    ws["A11"] = "Started"
+    ws["B11"].number_format = "dd/mm/yyyy"
+    ws["A12"] = "Name"
+    ws["B12"] = "old name"
+    ws["B12"].font = openpyxl.styles.Font(bold=True)
+    lists = wb.create_sheet("Lists")
+    for i, v in enumerate(["EUR", "USD", "GBP"], start=1):
+        lists.cell(row=i, column=1, value=v)
+    lists["C1"] = "=Form!B7*2"
+    lists.sheet_state = "hidden"
+    wb.defined_names["total_emissions"] = DefinedName("total_emissions", attr_text="Form!$B$7")
+    dv = DataValidation(type="list", formula1='"Yes,No"', allow_blank=True)
+    dv.add("B10")
+    ws.add_data_validation(dv)
+    wb.save(path)
+    rewrite_zip(path, {"xl/worksheets/sheet1.xml": lambda x: x.replace("</worksheet>", X14_DV + "</worksheet>")})
+    return path
+
+
+def parts(path: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(path) as zf:
+        return {n: zf.read(n) for n in zf.namelist()}
+
+
+def cell(path: Path, ref: str, part: str = "xl/worksheets/sheet1.xml") -> str:
+    xml = parts(path)[part].decode()
+    m = re.search(rf'<c r="{ref}"[^>]*?(?:/>|>.*?</c>)', xml, re.S)
+    return m.group(0) if m else ""
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_typed_cells_are_written_with_excel_types_and_the_input_is_untouched(tmp_path):
+    src = build_form(tmp_path / "form.xlsx")
+    before = digest(src)
+    out = tmp_path / "out.xlsx"
+    patch_cells(src, out, [CellWrite("Form", "B1", 2024), CellWrite("Form", "B5", 120.5),
+                           CellWrite("Form", "B6", 79.5), CellWrite("Form", "B9", "EUR"),
+                           CellWrite("Form", "B10", True), CellWrite("Form", "B11", datetime.date(2024, 3, 1)),
+                           CellWrite("Form", "B12", "  Company XYZ & <Sons>\n"), CellWrite("Form", "C20", 7)])
+    assert digest(src) == before
+    assert cell(out, "B1") == '<c r="B1"><v>2024</v></c>'
+    assert cell(out, "B5") == '<c r="B5"><v>120.5</v></c>'
+    assert cell(out, "B10") == '<c r="B10" t="b"><v>1</v></c>'
+    assert re.fullmatch(r'<c r="B9" t="inlineStr"><is><t>EUR</t></is></c>', cell(out, "B9"))
+    assert '<t xml:space="preserve">  Company XYZ &amp; &lt;Sons&gt;\n</t>' in cell(out, "B12")
+    # the date: serial number 45352 (2024-03-01) in the cell's own dd/mm/yyyy style
+    src_style = re.search(r's="(\d+)"', cell(src, "B11")).group(1)
+    assert cell(out, "B11") == f'<c r="B11" s="{src_style}"><v>45352</v></c>'
+    # the bold style of B12 stays
+    assert re.search(r's="(\d+)"', cell(src, "B12")).group(1) == re.search(r's="(\d+)"', cell(out, "B12")).group(1)
+    wb = openpyxl.load_workbook(out)
+    ws = wb["Form"]
+    assert ws["B1"].value == 2024 and ws["B5"].value == 120.5 and ws["B10"].value is True
+    assert ws["B11"].value == datetime.datetime(2024, 3, 1) and ws["B11"].number_format == "dd/mm/yyyy"
+    assert ws["B12"].value == "  Company XYZ & <Sons>\n" and ws["B12"].font.b
+    assert ws["C20"].value == 7
+    # a reader that trusts the dimension (openpyxl read-only, as pandas reads) sees the new row
+    ro = openpyxl.load_workbook(out, read_only=True)
+    assert ("C20", 7) in [(c.coordinate, c.value) for r in ro["Form"].iter_rows() for c in r if c.value == 7]
+
+
+def test_only_the_written_cells_change_in_the_package(tmp_path):
+    src = build_form(tmp_path / "form.xlsx")
+    out = tmp_path / "out.xlsx"
+    patch_cells(src, out, [CellWrite("Form", "B5", 1), CellWrite("Form", "B12", None)])
+    old, new = parts(src), parts(out)
+    assert list(old) == list(new)
+    differing = [name for name in old if old[name] != new[name]]
+    assert differing == ["xl/worksheets/sheet1.xml"]
+    sheet_old, sheet_new = old["xl/worksheets/sheet1.xml"].decode(), new["xl/worksheets/sheet1.xml"].decode()
+    for ref in ("B5", "B12"):
+        sheet_old = re.sub(rf'<c r="{ref}"[^>]*?(?:/>|>.*?</c>)', "", sheet_old, flags=re.S)
+        sheet_new = re.sub(rf'<c r="{ref}"[^>]*?(?:/>|>.*?</c>)', "", sheet_new, flags=re.S)
+    assert sheet_old == sheet_new  # the x14 drop-down, formulas, validations: byte for byte
+    assert "x14:dataValidation" in sheet_new
+    assert cell(out, "B12").startswith('<c r="B12" s=') and cell(out, "B12").endswith("/>")
+
+
+def test_a_date_in_a_cell_without_a_date_style_gets_a_copy_of_its_style_with_a_date_format(tmp_path):
+    src = build_form(tmp_path / "form.xlsx")
+    out = tmp_path / "out.xlsx"
+    patch_cells(src, out, [CellWrite("Form", "B12", datetime.date(2023, 12, 31)),
+                           CellWrite("Form", "D3", datetime.date(1900, 3, 1))])
+    ws = openpyxl.load_workbook(out)["Form"]
+    assert ws["B12"].value == datetime.datetime(2023, 12, 31) and ws["B12"].font.b  # bold kept, date shown
+    assert ws["D3"].value == datetime.datetime(1900, 3, 1)
+    assert "<v>61</v>" in cell(out, "D3")  # Excel's serial for 1900-03-01 (after its 1900-02-29)
+
+
+def test_refused_writes_name_the_cell_and_write_nothing(tmp_path):
+    src = build_form(tmp_path / "form.xlsx")
+    out = tmp_path / "out.xlsx"
+    with pytest.raises(InputError, match=r"Form!B7 holds a formula"):
+        patch_cells(src, out, [CellWrite("Form", "B5", 1), CellWrite("Form", "B7", 5)])
+    with pytest.raises(InputError, match="no sheet named 'Nope'"):
+        patch_cells(src, out, [CellWrite("Nope", "A1", 1)])
+    with pytest.raises(InputError, match="not a cell reference"):
+        patch_cells(src, out, [CellWrite("Form", "B", 1)])
+    with pytest.raises(InputError, match="not a number"):
+        patch_cells(src, out, [CellWrite("Form", "B5", float("nan"))])
+    with pytest.raises(InputError, match="input workbook itself"):
+        patch_cells(src, src, [CellWrite("Form", "B5", 1)])
+    assert not out.exists()
+
+
+def test_text_that_xml_cannot_hold_is_stored_the_ooxml_way(tmp_path):
+    src = build_form(tmp_path / "form.xlsx")
+    out = tmp_path / "out.xlsx"
+    patch_cells(src, out, [CellWrite("Form", "B12", "bell\x07 and _x0041_ stay")])
+    assert openpyxl.load_workbook(out)["Form"]["B12"].value in ("bell\x07 and _x0041_ stay",
+                                                               "bell_x0007_ and _x005F_x0041_ stay")
+    assert "bell_x0007_ and _x005F_x0041_ stay" in cell(out, "B12")
+
+
+def test_date_formats_are_told_apart():
+    assert is_date_format("dd/mm/yyyy") and is_date_format("[$-409]mmm d, yyyy;@")
+    assert not is_date_format("0.0%") and not is_date_format('#,##0 "days"') and not is_date_format("General")
