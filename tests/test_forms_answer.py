@@ -1,0 +1,122 @@
+"""forms/answer.py and forms/run.py: a small named-range form filled from a generated report, offline
+(evidence and candidate values per datapoint, nothing written) and with the loopback model (values of the
+right type in the form's units; a figure not on the cited pages waits; formulas, names and drop-downs kept)."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+
+import openpyxl
+import pytest
+
+from autofill.forms.candidates import candidates
+from autofill.forms.run import run_form
+from autofill.forms.units import parse_unit
+from autofill.providers.base import Providers
+from autofill.records import Passage
+from autofill.settings import Settings
+from tests.fakes import FakeEmbedder
+from tests.forms_answer_helpers import ENV, FORMULA, build_form, build_report, responder
+
+COMPANY = "Acme Fabrication"
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    from autofill.ingest.pipeline import ingest_paths
+
+    root = tmp_path_factory.mktemp("forms")
+    settings = Settings(workspace=root)
+    emb = FakeEmbedder()
+    report = ingest_paths(settings, COMPANY, [build_report(root / "docs")], embedder=emb)
+    assert report.count("failed") == 0, report.files
+    form_path, form = build_form(root / "vsme-small.xlsx")
+    return root, emb, form_path, form
+
+
+def _settings(root):
+    s = Settings(workspace=root)
+    s.retrieval.second_stage = "none"
+    return s
+
+
+def _evidence(path):
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Evidence"]
+    head = [c.value for c in ws[1]]
+    return wb, [dict(zip(head, (c.value for c in row))) for row in ws.iter_rows(min_row=2)]
+
+
+def test_candidates_hold_figures_in_the_forms_unit_with_their_year():
+    text = ("| Energy | FY2024 (GJ) | FY2023 (GJ) |\n| --- | --- | --- |\n| Total energy consumption | 4,500 | 5,000 |\n"
+            "Water use fell. In 2024 total water withdrawal was 12.5 megalitres.")
+    p = Passage("c1", "r.pdf", 3, 3, "", text, rank=1)
+    energy = candidates("Total energy consumption in MWh", parse_unit("MWh"), [p], 2024)
+    assert [(round(c.value, 2), c.year) for c in energy[:2]] == [(1250.0, 2024), (1388.89, 2023)]
+    water = candidates("Total water withdrawal (m3)", parse_unit("m3"), [p], 2024)
+    assert [(c.value, c.year) for c in water] == [(12500.0, 2024)]
+    assert "12.5 megalitres" in water[0].quote and water[0].page == 3
+
+
+def test_offline_run_ties_each_datapoint_to_cited_pages_and_writes_nothing(workspace, tmp_path):
+    root, emb, form_path, form = workspace
+    before = form_path.read_bytes()
+    report = run_form(_settings(root), COMPANY, form_path, out_dir=tmp_path, providers=Providers(embedder=emb),
+                      form=form)
+    assert form_path.read_bytes() == before  # the input is only read
+    assert report.evidence_only and report.counts["draft"] == 6 and report.counts["written"] == 0
+    wb, rows = _evidence(report.output)
+    assert all(wb[ENV][ref].value is None for ref in ("D5", "D6", "D7", "D8", "D9", "D10"))
+    by_key = {}
+    for r in rows:
+        by_key.setdefault(r["Named range"], []).append(r)
+    assert set(by_key) == {"GrossScope1GreenhouseGasEmissions", "GrossLocationBasedScope2GreenhouseGasEmissions",
+                           "TotalEnergyConsumption", "TotalAmountOfWaterWithdrawnFromAllSites", "HasTransitionPlan",
+                           "TypeOfNumberOfEmployees"}
+    scope1 = by_key["GrossScope1GreenhouseGasEmissions"]
+    assert scope1[0]["Cell"] == f"{ENV}!D5" and scope1[0]["Label"].startswith("Gross Scope 1")
+    assert all(r["Status"] == "draft" for r in rows)
+    assert any(r["File"] == "Acme report 2024.pdf" and r["Page"] == 2 for r in scope1)
+    drafts = {(r["Named range"], r["Value"]) for r in rows if r["Rank"] == "candidate"}
+    assert ("GrossScope1GreenhouseGasEmissions", 1250) in drafts
+    assert ("TotalEnergyConsumption", 1250) in drafts
+    assert ("TotalAmountOfWaterWithdrawnFromAllSites", 12500) in drafts
+
+
+def test_loopback_model_writes_typed_values_and_keeps_the_forms_machinery(workspace, tmp_path, llm_server):
+    root, emb, form_path, form = workspace
+    llm_server.responder = responder()
+    s = _settings(root)
+    s.llm.provider, s.llm.base_url, s.llm.api_key, s.llm.model = "openai", llm_server.base_url, "sk-test", "gpt-4o-mini"
+    s.llm.cache = False
+    s.retrieval.mode, s.retrieval.reranker = "hybrid", "none"
+    from autofill.providers.factory import make_chat
+
+    report = run_form(s, COMPANY, form_path, out_dir=tmp_path, providers=Providers(embedder=emb, chat=make_chat(s)),
+                      form=form)
+    assert report.period == "2024"
+    assert report.counts["written"] == 5 and report.counts["waiting for approval"] == 1, report.counts
+    wb, rows = _evidence(report.output)
+    ws = wb[ENV]
+    assert ws["D5"].value == 1250 and isinstance(ws["D5"].value, (int, float))  # 1.25 kt CO2e in tCO2e
+    assert ws["D7"].value == 1250  # 4,500 GJ in MWh
+    assert ws["D8"].value == 12500  # 12.5 megalitres in m3
+    assert ws["D9"].value == "YES" and ws["D10"].value == "Headcount"  # the drop-downs' spelling
+    assert ws["D6"].value is None  # 640 t is on no cited page: it waits
+    waiting = [r for r in rows if r["Named range"] == "GrossLocationBasedScope2GreenhouseGasEmissions"]
+    assert waiting[0]["Status"] == "waiting for approval" and "640 t not in cited passages" in waiting[0]["Checks"]
+    assert any(r["Value"] == 640 and r["Cited"] == "yes" for r in waiting)
+    # Formulas, named ranges and drop-downs of the input are all there.
+    assert ws[FORMULA[1]].value == FORMULA[2]
+    with zipfile.ZipFile(form_path) as zin, zipfile.ZipFile(report.output) as zout:
+        names_in = re.findall(r"<definedName [^>]*>[^<]*</definedName>", zin.read("xl/workbook.xml").decode())
+        names_out = re.findall(r"<definedName [^>]*>[^<]*</definedName>", zout.read("xl/workbook.xml").decode())
+        assert names_in and names_in == names_out
+        sheet = "xl/worksheets/sheet2.xml"
+        dv_in = re.findall(r"<dataValidations.*?</dataValidations>", zin.read(sheet).decode(), re.S)
+        dv_out = re.findall(r"<dataValidations.*?</dataValidations>", zout.read(sheet).decode(), re.S)
+        assert dv_in and dv_in == dv_out
+        for name in zin.namelist():
+            if name not in (sheet, "xl/workbook.xml", "xl/_rels/workbook.xml.rels", "[Content_Types].xml"):
+                assert zin.read(name) == zout.read(name) or name.startswith("xl/calcChain"), name
