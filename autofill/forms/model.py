@@ -111,6 +111,10 @@ class Datapoint:
     formula_cells: tuple[FormCell, ...] = ()
     parts: tuple[str, ...] = ()
     help: str = ""
+    reference: str = ""  # the paragraph the form cites beside the label ("24(a)")
+    unit_cell: FormCell | None = None  # where the unit is chosen, when the form has such a cell
+    multiple: bool = False  # several of `allowed` may be chosen (one check box per cell in `cells`)
+    alias_of: str = ""  # another name for the same cell(s): filled together with that datapoint
 
     @property
     def cell(self) -> FormCell:
@@ -165,6 +169,7 @@ class Form:
     tables: tuple[FormTable, ...] = ()
     sheets: tuple[str, ...] = ()  # the sheets that hold inputs
     warnings: tuple[str, ...] = ()
+    computed: tuple[Datapoint, ...] = ()  # named formula cells (totals, intensities): shown, never written
 
     def datapoint(self, key: str) -> Datapoint | None:
         for dp in self.datapoints:
