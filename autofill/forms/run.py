@@ -57,7 +57,26 @@ def answerable(form: Form) -> list[Datapoint]:
     documents'), not open table columns (filled row by row: not answered yet)."""
     period = set(form.reporting_period_keys)
     return [dp for dp in form.datapoints
-            if dp.key not in period and not dp.is_table_column and not any(form.is_formula(c) for c in dp.cells)]
+            if dp.key not in period and not dp.is_table_column and not dp.alias_of and not dp.multiple
+            and not any(form.is_formula(c) for c in dp.cells)]
+
+
+def with_units(form: Form, points: list[Datapoint]) -> list[Datapoint]:
+    """Datapoints whose unit the form chooses in a cell of its own (`unit_cell`: "metric tonnes (t)")
+    with that cell's value as their unit."""
+    import dataclasses
+
+    import openpyxl
+
+    chosen = [dp for dp in points if dp.unit_cell is not None and not dp.unit]
+    if not chosen:
+        return points
+    wb = openpyxl.load_workbook(form.path, read_only=True, data_only=True)
+    try:
+        units = {dp.key: wb[dp.unit_cell.sheet][dp.unit_cell.ref].value for dp in chosen}
+    finally:
+        wb.close()
+    return [dataclasses.replace(dp, unit=str(units[dp.key])) if units.get(dp.key) else dp for dp in points]
 
 
 def reporting_period(settings: Settings, form: Form, documents: dict[str, Any]) -> tuple[str, int | None]:
@@ -97,6 +116,17 @@ def _form_year(form: Form) -> int | None:
         wb.close()
 
 
+def form_of(path: Path) -> Form | None:
+    """The workbook at `path` read as a form, or None for a questionnaire of question rows (and for
+    what is not a workbook: CSV, a missing file, which `run` reports as before)."""
+    from autofill.forms.reader import read_form
+
+    path = Path(path)
+    if path.suffix.lower() not in (".xlsx", ".xlsm") or not path.is_file():
+        return None
+    return read_form(path)
+
+
 def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None = None, output: Path | None = None,
              providers: Any = None, reporter: Any = None, form: Form | None = None) -> FormReport:
     """Answer every datapoint of the form at `path` for `company` and write the filled copy."""
@@ -115,7 +145,7 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         opened.announce(reporter.message)
         period, year = reporting_period(settings, form, opened.documents)
         periods = {name: getattr(d, "period", "") for name, d in opened.documents.items()}
-        points = answerable(form)
+        points = with_units(form, answerable(form))
         rows = [datapoint_row(dp, period, form.language) for dp in points]
         bar = reporter.bar("Datapoints", len(rows), "datapoints")
 
