@@ -120,3 +120,19 @@ def test_loopback_model_writes_typed_values_and_keeps_the_forms_machinery(worksp
         for name in zin.namelist():
             if name not in (sheet, "xl/workbook.xml", "xl/_rels/workbook.xml.rels", "[Content_Types].xml"):
                 assert zin.read(name) == zout.read(name) or name.startswith("xl/calcChain"), name
+
+
+def test_a_figure_under_its_tables_unit_passes_and_one_on_no_cited_page_fails():
+    from autofill.forms.answer import figure_checks
+    from autofill.forms.values import TypedValue
+
+    table = Passage("c1", "r.pdf", 2, 2, "", "Emissions FY2024 (kt CO2e) FY2023 (kt CO2e)\nScope 1 16.628 20.450", rank=1)
+    other = Passage("c2", "r.pdf", 7, 7, "", "Scope 2 emissions were 21,184 t in 2024.", rank=2)
+    t = parse_unit("tCO2e")
+    assert figure_checks(TypedValue(16628.0, "16.628"), t, [table], [other])[0].passed
+    failed = figure_checks(TypedValue(21184.0, "21184"), t, [table], [other])[0]
+    assert not failed.passed and "found only in uncited r.pdf p. 7" in failed.reason
+    summed = figure_checks(TypedValue(37812.0, "37,812"), t, [table, other], [], ["16.628 kt", "21,184 t"])[0]
+    assert summed.passed and "each in the cited passages" in summed.reason
+    wrong_sum = figure_checks(TypedValue(40000.0, "40,000"), t, [table, other], [], ["16.628 kt", "21,184 t"])[0]
+    assert not wrong_sum.passed and "add up to" in wrong_sum.reason

@@ -21,6 +21,7 @@ from autofill.records import Passage
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 _STOP = {"the", "and", "of", "in", "for", "to", "a", "an", "by", "from", "on", "at", "or", "total", "gross", "amount",
          "reporting", "period", "value", "number", "its", "with", "per", "all", "this", "that", "which"}
+_SCOPE = re.compile(r"\bscope\s*(\d)")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])|\n+")
 
 
@@ -37,21 +38,23 @@ class Candidate:
 
 
 def words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(str(text).lower()) if w not in _STOP}
+    """The telling words of a text; a scope keeps its number ("scope1"), so Scope 1 and 2 rows differ."""
+    text = _SCOPE.sub(lambda m: f"scope{m.group(1)}", str(text).lower())
+    return {w for w in _WORD.findall(text) if w not in _STOP}
 
 
 def candidates(label: str, unit: Unit | None, passages: Sequence[Passage], reporting_year: int | None = None,
                limit: int = 5) -> list[Candidate]:
     """The best `limit` candidates for a datapoint labelled `label` in `unit` among `passages` (in rank
-    order); none without a unit (a count or a ratio is not told apart from any other figure)."""
-    if unit is None:
-        return []
+    order); without a unit (a count), the bare figures of rows and sentences sharing a word of the label."""
     want = words(label)
     found: dict[tuple[float, str, int], Candidate] = {}
     for i, p in enumerate(passages, start=1):
         for quote, context, figures in _statements(p.text, unit):
             years = [y for y, _ in extract_years(context)]
             share = len(want & words(context)) / len(want) if want else 0.0
+            if unit is None and not share:
+                continue  # a bare count is a candidate only where the label's words are
             for value, written, year in figures:
                 year = year if year is not None else (years[0] if len(set(years)) == 1 else None)
                 c = Candidate(value, written, year, quote, p.file_name, p.page_start, p.rank or i, round(share, 3))
@@ -61,7 +64,7 @@ def candidates(label: str, unit: Unit | None, passages: Sequence[Passage], repor
     return ordered[:limit]
 
 
-def _statements(text: str, unit: Unit):
+def _statements(text: str, unit: Unit | None):
     """(quote, context words are counted in, [(value, written, year)]) per table row and sentence."""
     lines = str(text or "").splitlines()
     table: list[str] = []
@@ -74,17 +77,39 @@ def _statements(text: str, unit: Unit):
             yield from _table(table, unit)
             table = []
         prose.append(line)
+    header = ""  # the last line naming a unit in brackets: a table whose rows came out as lines
     for sentence in _SENTENCE.split("\n".join(prose)):
-        figures = [(v, q.text, None) for q in quantities(sentence) if (v := in_unit(q, unit)) is not None]
+        found = quantities(sentence)
+        figures = [(v, q.text, None) for q in found if (v := _in(q, unit)) is not None]
+        if not figures and header and unit is not None and found and all(q.dim == "plain" for q in found):
+            figures = _under_header(found, header, unit)
+            if figures:
+                yield f"{header.strip()}\n{sentence.strip()}", header + " " + sentence, figures
+                continue
+        if unit_in_label(sentence) is not None and not figures:
+            header = sentence
         if figures:
             yield sentence.strip(), sentence, figures
+
+
+def _under_header(found: list[Quantity], header: str, unit: Unit) -> list[tuple[float, str, int | None]]:
+    """Bare figures of a line under a header line ("Emissions FY2024 (t CO2e) FY2023 (t CO2e)"): in the
+    header's unit, the k-th figure in the k-th column's year when the header names one per figure."""
+    column_unit = unit_in_label(header)
+    if column_unit is None or column_unit.dim != unit.dim:
+        return []
+    years = [y for y, _ in extract_years(header)]
+    figures = [q for q in found if q.raw >= 1 or q.decimals]
+    per_column = len(years) == len(figures)
+    return [(q.value * column_unit.factor / unit.factor, f"{q.text} ({column_unit.symbol})",
+             years[k] if per_column else None) for k, q in enumerate(figures)]
 
 
 def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
-def _table(lines: list[str], unit: Unit):
+def _table(lines: list[str], unit: Unit | None):
     rows = [_cells(line) for line in lines if not re.fullmatch(r"[\s|:-]+", line)]
     if not rows:
         return
@@ -106,7 +131,16 @@ def _table(lines: list[str], unit: Unit):
             yield (f"{' | '.join(header)}\n{quote}" if header else quote), context, figures
 
 
-def _value(q: Quantity, column_unit: Unit | None, unit: Unit) -> float | None:
+def _in(q: Quantity, unit: Unit | None) -> float | None:
+    """A figure in the form's unit; with no unit (a count), a bare figure as it is."""
+    if unit is None:
+        return q.value if q.dim == "plain" else None
+    return in_unit(q, unit)
+
+
+def _value(q: Quantity, column_unit: Unit | None, unit: Unit | None) -> float | None:
+    if unit is None:
+        return q.value if q.dim == "plain" and column_unit is None else None
     if q.dim != "plain":
         return in_unit(q, unit)
     if column_unit is not None and column_unit.dim == unit.dim:

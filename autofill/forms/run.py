@@ -145,13 +145,18 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         opened.announce(reporter.message)
         period, year = reporting_period(settings, form, opened.documents)
         periods = {name: getattr(d, "period", "") for name, d in opened.documents.items()}
-        points = with_units(form, answerable(form))
+        # Computed datapoints (the form's totals) are answered too, for the reviewer to compare the form's
+        # formula with the report's figure; they are never written.
+        computed = {dp.key for dp in form.computed}
+        points = with_units(form, answerable(form) + [dp for dp in form.computed if dp.kind is not DatapointKind.TEXT])
         rows = [datapoint_row(dp, period, form.language) for dp in points]
         bar = reporter.bar("Datapoints", len(rows), "datapoints")
 
         def one(pair):
             dp, row = pair
             answered = assess(dp, opened.answer(row), year, periods)
+            if dp.key in computed and answered.decision is Decision.WRITTEN:
+                answered.decision = Decision.COMPUTED
             bar.advance()
             return answered
 

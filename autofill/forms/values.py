@@ -55,6 +55,7 @@ NOT_DISCLOSED = re.compile(r"^\s*(?:not\s+disclosed|n/?a|none|unknown|not\s+(?:s
                            re.IGNORECASE)
 _TRUE = {"yes", "true", "y", "1", "ja", "oui", "si", "sí", "wahr", "vrai", "x", "checked"}
 _FALSE = {"no", "false", "n", "0", "nein", "non", "falsch", "faux", "unchecked"}
+_SCIENTIFIC = re.compile(r"^[-+]?\d+(?:\.\d+)?[eE][-+]?\d+$")
 _PLAIN_NUMBER = re.compile(r"^[-−]?\s*(\d[\d,.\u00a0\u202f ]*)$")
 _DATE_FORMATS = ("%Y-%m-%d", "%d %B %Y", "%d %b %Y", "%B %d, %Y", "%b %d, %Y", "%d/%m/%Y", "%d.%m.%Y", "%Y/%m/%d")
 
@@ -90,6 +91,8 @@ def _number(raw: Any, written: str, unit: Unit | None, written_unit: str) -> Typ
         return TypedValue(None, written, problem=f"{written} is not a number")
     if isinstance(raw, (int, float)):
         return _in_form_unit(float(raw), source, unit, written, written_unit)
+    if _SCIENTIFIC.match(written):
+        return _in_form_unit(float(written), source, unit, written, written_unit)
     found = quantities(written)
     if len({(q.dim, q.value) for q in found}) > 1:
         return TypedValue(None, written, problem=f"{written} states more than one figure")
