@@ -283,7 +283,18 @@ def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, com
     from autofill.workbook.layout import inspect_workbook
 
     settings = build_settings(ctx, workbook=workbook_overrides(sheet, header_row, question_col, answer_col))
-    layout = inspect_workbook(settings, questionnaire)
+    from autofill.forms.commands import inspect_form
+
+    if inspect_form(settings, questionnaire, explicit=bool(sheet or header_row or question_col or answer_col),
+                    as_json=as_json, before_questions=True):
+        return
+    try:
+        layout = inspect_workbook(settings, questionnaire)
+    except InputError:
+        if not inspect_form(settings, questionnaire, explicit=bool(sheet or header_row or question_col or answer_col),
+                            as_json=as_json, before_questions=False):
+            raise
+        return
     data: dict = {}
     lines: list[str] = []
     if company is not None:

@@ -86,6 +86,8 @@ class Book:
             else:
                 self.names[name] = area
         self._memo: dict[tuple[str, int, int], str] = {}
+        # the cells label formulas look up (a language choice) and the options they are matched in
+        self.lookups: dict[Area, Area] = {}
 
     def _area_of(self, dn) -> Area | None:
         try:
@@ -228,6 +230,8 @@ class _Eval:
         if fn == "TRIM" and len(args) == 1:
             return " ".join(_text(self.scalar(args[0])).split())
         if fn == "MATCH" and len(args) >= 2:
+            if isinstance(args[0], Area) and args[0].single and isinstance(args[1], Area):
+                self.book.lookups.setdefault(args[0], args[1])
             wanted = _text(self.scalar(args[0])).strip().lower()
             area = args[1]
             if not isinstance(area, Area):

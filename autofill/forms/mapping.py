@@ -1,0 +1,71 @@
+"""A form's datapoints put beside framework requirements: a named range the VSME catalogue lists
+(`frameworks/data/vsme.toml`, field `datapoints`) gets its VSME requirement, the most specific
+requirement of every other framework sharing its concepts (ESRS, IFRS S2, GRI, TCFD, CDP) and the
+topical requirements the file names (`also`); any other datapoint is mapped from its label and
+section like a questionnaire row (rules only, no model)."""
+
+from __future__ import annotations
+
+import tomllib
+from functools import lru_cache
+from importlib import resources
+
+from autofill.forms.model import Datapoint, Form
+
+
+@lru_cache(maxsize=1)
+def vsme_index() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Named range -> (VSME requirement code, the `also` requirements), from the shipped vsme.toml."""
+    text = (resources.files("autofill.frameworks") / "data" / "vsme.toml").read_text(encoding="utf-8")
+    data = tomllib.loads(text)
+    out: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for req in data.get("requirement", []):
+        for name in req.get("datapoints", []):
+            out.setdefault(name, (str(req["code"]), tuple(req.get("also", []))))
+    return out
+
+
+def _lookup_name(dp: Datapoint) -> str:
+    index = vsme_index()
+    if dp.key in index:
+        return dp.key
+    if dp.base and dp.base in index:
+        return dp.base
+    return ""
+
+
+def datapoint_requirements(cat, mapper, dp: Datapoint, section_text: str = "") -> list[str]:
+    """The requirement ids a datapoint corresponds to, VSME first."""
+    from autofill.frameworks.coverage import shown
+    from autofill.frameworks.mapping import specific_requirements
+
+    name = _lookup_name(dp)
+    out: list[str] = []
+    if name:
+        code, also = vsme_index()[name]
+        req_id = f"VSME {code}"
+        req = cat.requirements.get(req_id)
+        if req is not None:
+            out.append(req_id)
+            for concept in req.concepts:
+                out += [r for r in specific_requirements(cat, concept) if not r.startswith("VSME ")]
+        out += list(also)
+    elif dp.label:
+        mapping = mapper.map(dp.label, " ".join(x for x in (dp.section, section_text) if x))
+        for m in shown(mapping):
+            out += specific_requirements(cat, m.concept)
+    return list(dict.fromkeys(out))
+
+
+def form_mapping(settings, form: Form) -> dict[str, list[str]]:
+    """Datapoint key -> requirement ids, for the datapoints that map."""
+    from autofill.frameworks.coverage import mapper_for
+
+    mapper = mapper_for(settings)
+    cat = mapper.catalogue
+    out = {}
+    for dp in form.datapoints:
+        reqs = datapoint_requirements(cat, mapper, dp)
+        if reqs:
+            out[dp.key] = reqs
+    return out
