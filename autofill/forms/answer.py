@@ -26,7 +26,7 @@ from autofill.checks.periods import period_year
 from autofill.checks.row import cited_passages
 from autofill.forms.candidates import Candidate, candidates
 from autofill.forms.model import Datapoint, DatapointKind
-from autofill.forms.units import Unit, normalise_units, parse_unit, quantities, unit_in_label
+from autofill.forms.units import Unit, normalise_units, parse_unit, quantities, unit_in_label, unit_of_concept
 from autofill.forms.values import TypedValue, ValueType, cell_value, parse_value
 from autofill.records import CheckResult, Passage, QuestionRow, RowResult, Severity
 from autofill.states import Outcome
@@ -70,7 +70,9 @@ class DatapointRow(QuestionRow):
 def form_unit(dp: Datapoint) -> Unit | None:
     if dp.kind is DatapointKind.PERCENT:
         return parse_unit("%")
-    return (parse_unit(dp.unit) if dp.unit else None) or unit_in_label(dp.label)
+    if dp.kind is not DatapointKind.NUMBER:
+        return None
+    return (parse_unit(dp.unit) if dp.unit else None) or unit_in_label(dp.label) or unit_of_concept(dp.key)
 
 
 def datapoint_row(dp: Datapoint, period: str = "", language: str = "") -> DatapointRow:

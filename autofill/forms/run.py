@@ -58,7 +58,12 @@ def answerable(form: Form) -> list[Datapoint]:
     period = set(form.reporting_period_keys)
     return [dp for dp in form.datapoints
             if dp.key not in period and not dp.is_table_column and not dp.alias_of and not dp.multiple
-            and not any(form.is_formula(c) for c in dp.cells)]
+            and not _language_choice(dp) and not any(form.is_formula(c) for c in dp.cells)]
+
+
+def _language_choice(dp: Datapoint) -> bool:
+    """The form's own language selector (VSME's Language Selection): a setting of the form, not a fact."""
+    return dp.kind is DatapointKind.ENUMERATION and "language" in dp.key.lower()
 
 
 def with_units(form: Form, points: list[Datapoint]) -> list[Datapoint]:
@@ -116,15 +121,16 @@ def _form_year(form: Form) -> int | None:
         wb.close()
 
 
-def form_of(path: Path) -> Form | None:
-    """The workbook at `path` read as a form, or None for a questionnaire of question rows (and for
-    what is not a workbook: CSV, a missing file, which `run` reports as before)."""
+def form_of(path: Path, explicit: bool = False) -> Form | None:
+    """The workbook at `path` read as a named-range form (as `inspect` reads it before the question
+    columns), or None: a questionnaire of question rows, sheet / column options given (`explicit`), or
+    not a workbook at all (CSV, a missing file: `run` reports those as before)."""
     from autofill.forms.reader import read_form
 
     path = Path(path)
-    if path.suffix.lower() not in (".xlsx", ".xlsm") or not path.is_file():
+    if explicit or path.suffix.lower() not in (".xlsx", ".xlsm") or not path.is_file():
         return None
-    return read_form(path)
+    return read_form(path, layout=False)
 
 
 def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None = None, output: Path | None = None,
@@ -138,7 +144,7 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
     started = time.monotonic()
     path = Path(path)
     form = form or read_form(path)
-    out = Path(output) if output else output_path(settings, company, path, out_dir).with_suffix(path.suffix)
+    out = (Path(output) if output else output_path(settings, company, path, out_dir).with_suffix(path.suffix)).absolute()
     reporter = as_reporter(reporter)
     with OutputLock(out):
         opened = open_run(settings, company, providers=providers)

@@ -79,6 +79,24 @@ def unit_in_label(label: str) -> Unit | None:
     return None
 
 
+# The unit a concept is reported in when its form does not say it beside the cell (VSME's XBRL taxonomy:
+# GHG emissions in tCO2e, energy in MWh, water in m3), by the words of its named range.
+_BY_CONCEPT = [(re.compile(r"greenhousegas|ghg", re.IGNORECASE), "tCO2e"),
+               (re.compile(r"energyconsumption|energyfrom", re.IGNORECASE), "MWh"),
+               (re.compile(r"water(?:withdrawn|withdrawal|consumption|discharge)|amountofwater", re.IGNORECASE), "m3")]
+
+
+def unit_of_concept(key: str) -> Unit | None:
+    """The unit a named range's concept is reported in, when its words say it (`_BY_CONCEPT`); intensities
+    (per turnover) have none."""
+    if re.search(r"intensity|percentage|rate|ratio|year", key, re.IGNORECASE):
+        return None
+    for pattern, unit in _BY_CONCEPT:
+        if pattern.search(key):
+            return parse_unit(unit)
+    return None
+
+
 def convertible(source: Unit | None, target: Unit | None) -> bool:
     return source is not None and target is not None and source.dim == target.dim
 
