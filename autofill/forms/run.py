@@ -36,6 +36,7 @@ class FormReport:
     period: str = ""
     usage: dict[str, StageUsage] = field(default_factory=dict)
     answers: list[FormAnswer] = field(default_factory=list, repr=False)
+    history: Path | None = None  # the previous output, kept before it was replaced
 
     @property
     def ok(self) -> bool:
@@ -45,7 +46,8 @@ class FormReport:
         return {"output": str(self.output), "form": True, "datapoints": self.datapoints,
                 **{k.replace(" ", "_"): self.counts.get(k, 0) for k in (d.value for d in Decision)},
                 "reporting_period": self.period, "evidence_only": self.evidence_only,
-                "llm_calls": sum(u.calls for u in self.usage.values()), "seconds": round(self.seconds, 2)}
+                "llm_calls": sum(u.calls for u in self.usage.values()), "seconds": round(self.seconds, 2),
+                "history": str(self.history) if self.history else None}
 
     def summary(self) -> str:
         parts = ", ".join(f"{n} {k}" for k, n in self.counts.items() if n)
@@ -146,6 +148,10 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
     form = form or read_form(path)
     out = (Path(output) if output else output_path(settings, company, path, out_dir).with_suffix(path.suffix)).absolute()
     reporter = as_reporter(reporter)
+    from autofill.fileio import ensure_not_open, ensure_writable_dir
+
+    ensure_writable_dir(out.parent)  # before any work: a folder that cannot be written, or the output
+    ensure_not_open(out)  # open in Excel, is said now, not after the model calls
     with OutputLock(out):
         opened = open_run(settings, company, providers=providers)
         opened.announce(reporter.message)
@@ -177,6 +183,10 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         counts = {d.value: sum(1 for fa in answers if fa.decision is d) for d in Decision}
         report = FormReport(out, len(answers), counts, time.monotonic() - started, opened.chat is None, period,
                             usage, answers)
+        from autofill.workbook.history import keep_previous
+
+        # An earlier output (a reviewer may have typed into it) is kept in history/ before it is replaced.
+        report.history = keep_previous(out, settings.workbook.history_versions)
         write_form(path, out, answers, run_info(opened, report))
         report.seconds = time.monotonic() - started
     return report
