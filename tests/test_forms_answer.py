@@ -136,3 +136,26 @@ def test_a_figure_under_its_tables_unit_passes_and_one_on_no_cited_page_fails():
     assert summed.passed and "each in the cited passages" in summed.reason
     wrong_sum = figure_checks(TypedValue(40000.0, "40,000"), t, [table, other], [], ["16.628 kt", "21,184 t"])[0]
     assert not wrong_sum.passed and "add up to" in wrong_sum.reason
+
+
+def test_a_gated_datapoint_waits_unless_its_gate_is_written_open():
+    from autofill.forms.answer import Decision, FormAnswer
+    from autofill.forms.model import Datapoint, DatapointKind, FormCell, Gate
+    from autofill.forms.run import gated
+    from autofill.forms.values import TypedValue
+    from autofill.records import RowResult
+
+    def answer(key, kind, value, gate=None, decision=Decision.WRITTEN):
+        dp = Datapoint(key, (FormCell("S", "C1"),), key, kind=kind, gate=gate)
+        return FormAnswer(dp, RowResult(question=None, answer=None), decision, TypedValue(value, str(value)))
+
+    policy = Gate("HasPolicy")
+    closed = gated([answer("HasPolicy", DatapointKind.BOOLEAN, False),
+                    answer("Describe", DatapointKind.TEXT, "A policy.", policy)])
+    assert closed[1].decision is Decision.WAITING and "HasPolicy is not answered yes" in closed[1].checks[-1].reason
+    unanswered = gated([answer("HasPolicy", DatapointKind.BOOLEAN, True, decision=Decision.WAITING),
+                        answer("Describe", DatapointKind.TEXT, "A policy.", policy)])
+    assert unanswered[1].decision is Decision.WAITING
+    opened = gated([answer("HasPolicy", DatapointKind.BOOLEAN, True),
+                    answer("Describe", DatapointKind.TEXT, "A policy.", policy)])
+    assert opened[1].decision is Decision.WRITTEN

@@ -176,6 +176,7 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         with ThreadPoolExecutor(max_workers=workers) as pool:
             answers = list(pool.map(one, zip(points, rows)))
         bar.close()
+        answers = gated(answers)
         usage: dict[str, StageUsage] = {}
         for fa in answers:
             for stage, u in fa.result.usage.items():
@@ -190,6 +191,28 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         write_form(path, out, answers, run_info(opened, report))
         report.seconds = time.monotonic() - started
     return report
+
+
+def gated(answers: list[FormAnswer]) -> list[FormAnswer]:
+    """A datapoint behind a gate (a yes / no that opens it) is written only when its gate is written with
+    the answer that opens it; else it waits, saying why."""
+    from autofill.forms.model import GateOpens
+    from autofill.records import CheckResult, Severity
+
+    by_key = {fa.datapoint.key: fa for fa in answers}
+    for fa in answers:
+        gate = fa.datapoint.gate
+        if gate is None or fa.decision is not Decision.WRITTEN:
+            continue
+        opener = by_key.get(gate.key)
+        want = gate.opens is GateOpens.YES
+        if opener is not None and opener.decision is Decision.WRITTEN and opener.value is not None \
+                and opener.value.value is want:
+            continue
+        fa.decision = Decision.WAITING
+        fa.checks.append(CheckResult("gate", False, Severity.HARD,
+                                     f"{gate.key} is not answered {'yes' if want else 'no'}, which this datapoint needs"))
+    return answers
 
 
 def run_info(opened: Any, report: FormReport) -> list[tuple]:
