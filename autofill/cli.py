@@ -247,7 +247,10 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
 
     form = None if live else form_of(questionnaire, explicit=bool(sheet or header_row or question_col or answer_col))
     if form is not None:  # a form of named input cells (issue 45): each datapoint a typed question
-        from autofill.forms.run import run_form
+        from autofill.forms.run import consent_reason, run_form
+        from autofill.portfolio.commands import confirm
+
+        confirm(consent_reason(settings, form), yes)
 
         report = run_form(settings, company, questionnaire, out_dir=out_dir, form=form,
                           reporter=reporter_for(ctx, as_json))

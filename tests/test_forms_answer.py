@@ -159,3 +159,16 @@ def test_a_gated_datapoint_waits_unless_its_gate_is_written_open():
     opened = gated([answer("HasPolicy", DatapointKind.BOOLEAN, True),
                     answer("Describe", DatapointKind.TEXT, "A policy.", policy)])
     assert opened[1].decision is Decision.WRITTEN
+
+
+def test_a_large_form_with_a_model_asks_for_consent_first(workspace):
+    from autofill.forms.run import consent_reason
+
+    root, _, _, form = workspace
+    s = _settings(root)
+    assert consent_reason(s, form) == ""  # no model: nothing to pay
+    s.llm.provider, s.llm.api_key, s.llm.model = "openai", "sk-test", "gpt-4o-mini"
+    s.run.confirm_rows = 10
+    assert consent_reason(s, form) == ""
+    s.run.confirm_rows = 3
+    assert "6 datapoints to answer (over 3)" in consent_reason(s, form)

@@ -86,6 +86,18 @@ def with_units(form: Form, points: list[Datapoint]) -> list[Datapoint]:
     return [dataclasses.replace(dp, unit=str(units[dp.key])) if units.get(dp.key) else dp for dp in points]
 
 
+def consent_reason(settings: Settings, form: Form) -> str:
+    """Why a run of `form` with a model needs the user's go-ahead (more datapoints than run.confirm_rows;
+    the cost of a form is not estimated yet); "" without a model or below the limit."""
+    if not settings.llm_configured:
+        return ""
+    n = len(answerable(form)) + len(form.computed)
+    if n <= settings.run.confirm_rows:
+        return ""
+    return (f"this run with {settings.llm.model} has {n} datapoints to answer (over {settings.run.confirm_rows}); "
+            "the cost of a form is not estimated")
+
+
 def reporting_period(settings: Settings, form: Form, documents: dict[str, Any]) -> tuple[str, int | None]:
     """The period the values are for: `run --year`, else the form's own General Information (its
     reporting period's year cell), else the latest period of the store's documents."""
