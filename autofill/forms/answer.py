@@ -155,7 +155,8 @@ def assess(dp: Datapoint, result: RowResult, reporting_year: int | None = None,
     if value.ok and vtype.numeric:
         computed = _field(reply, "computed_from", []) or []
         checks += figure_checks(value, unit, cited, uncited, computed if isinstance(computed, list) else [computed])
-        checks += year_checks(reporting_year, cited, year, periods or {})
+        if dp.kind is not DatapointKind.YEAR:  # a base or target year is no value for the reporting year
+            checks += year_checks(reporting_year, cited, year, periods or {})
     ok = all(c.passed for c in checks if c.severity is Severity.HARD)
     return FormAnswer(dp, result, Decision.WRITTEN if ok else Decision.WAITING, value, checks, quote=quote, year=year)
 
