@@ -15,8 +15,11 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from autofill.errors import InputError
+from autofill.settings import Settings
+from autofill.workbook.layout import read_questions
 from autofill.workbook.package import CellWrite, is_date_format, patch_cells
-from tests.workbook_builders import rewrite_zip
+from autofill.workbook.writeback import write_results
+from tests.workbook_builders import build_questionnaire, result_for, rewrite_zip
 
 X14_DV = ('<extLst><ext uri="{CCE6A557-97BC-4b89-ADB6-D9C93CAAB3DF}" '
           'xmlns:x14="http://schemas.microsoft.com/office/spreadsheetml/2009/9/main">'
@@ -52,6 +55,8 @@ def build_form(path: Path, cached: bool = False) -> Path:
     ws["A10"] = "Listed"
     ws["A11"] = "Started"
     ws["B11"].number_format = "dd/mm/yyyy"
+    ws["A13"] = "Total (kg)"
+    ws["B13"] = "=total_emissions*1000"
     ws["A12"] = "Name"
     ws["B12"] = "old name"
     ws["B12"].font = openpyxl.styles.Font(bold=True)
@@ -114,21 +119,28 @@ def test_typed_cells_are_written_with_excel_types_and_the_input_is_untouched(tmp
     assert ("C20", 7) in [(c.coordinate, c.value) for r in ro["Form"].iter_rows() for c in r if c.value == 7]
 
 
-def test_only_the_written_cells_change_in_the_package(tmp_path):
+def _without(xml: str, refs: tuple[str, ...]) -> str:
+    """Sheet XML without the cells in `refs` and with every formula cell reduced to its formula."""
+    for ref in refs:
+        xml = re.sub(rf'<c r="{ref}"[^>]*?(?:/>|>.*?</c>)', "", xml, flags=re.S)
+    return re.sub(r'<c r="([A-Z]+\d+)"[^>]*>(<f>[^<]*</f>).*?</c>', r"\1\2", xml, flags=re.S)
+
+
+def test_only_the_written_cells_and_cached_values_change_in_the_package(tmp_path):
     src = build_form(tmp_path / "form.xlsx")
     out = tmp_path / "out.xlsx"
     patch_cells(src, out, [CellWrite("Form", "B5", 1), CellWrite("Form", "B12", None)])
     old, new = parts(src), parts(out)
     assert list(old) == list(new)
     differing = [name for name in old if old[name] != new[name]]
-    assert differing == ["xl/worksheets/sheet1.xml"]
-    sheet_old, sheet_new = old["xl/worksheets/sheet1.xml"].decode(), new["xl/worksheets/sheet1.xml"].decode()
-    for ref in ("B5", "B12"):
-        sheet_old = re.sub(rf'<c r="{ref}"[^>]*?(?:/>|>.*?</c>)', "", sheet_old, flags=re.S)
-        sheet_new = re.sub(rf'<c r="{ref}"[^>]*?(?:/>|>.*?</c>)', "", sheet_new, flags=re.S)
-    assert sheet_old == sheet_new  # the x14 drop-down, formulas, validations: byte for byte
-    assert "x14:dataValidation" in sheet_new
+    assert differing == ["xl/worksheets/sheet1.xml", "xl/worksheets/sheet2.xml"]  # Lists!C1 got its value
+    for name in differing:
+        assert _without(old[name].decode(), ("B5", "B12")) == _without(new[name].decode(), ("B5", "B12"))
+    assert "x14:dataValidation" in new["xl/worksheets/sheet1.xml"].decode()  # the cross-sheet drop-down
     assert cell(out, "B12").startswith('<c r="B12" s=') and cell(out, "B12").endswith("/>")
+    wb = openpyxl.load_workbook(out)
+    assert wb.defined_names["total_emissions"].attr_text == "Form!$B$7"
+    assert wb["Lists"].sheet_state == "hidden" and wb["Form"]["B7"].value == "=SUM(B5:B6)"
 
 
 def test_a_date_in_a_cell_without_a_date_style_gets_a_copy_of_its_style_with_a_date_format(tmp_path):
@@ -170,3 +182,113 @@ def test_text_that_xml_cannot_hold_is_stored_the_ooxml_way(tmp_path):
 def test_date_formats_are_told_apart():
     assert is_date_format("dd/mm/yyyy") and is_date_format("[$-409]mmm d, yyyy;@")
     assert not is_date_format("0.0%") and not is_date_format('#,##0 "days"') and not is_date_format("General")
+
+
+def values(path: Path, sheet: str = "Form") -> dict:
+    """What a reader of cached values (EFRAG's converter, pandas) sees: openpyxl with data_only."""
+    ws = openpyxl.load_workbook(path, data_only=True)[sheet]
+    return {c.coordinate: c.value for row in ws.iter_rows() for c in row if c.value is not None}
+
+
+def test_every_formula_has_its_current_value_as_excel_computes_it(tmp_path):
+    src = build_form(tmp_path / "form.xlsx")  # made by openpyxl: no cached value at all
+    out = tmp_path / "out.xlsx"
+    patch_cells(src, out, [CellWrite("Form", "B1", 2024), CellWrite("Form", "B5", 120.5),
+                           CellWrite("Form", "B6", 79.5)])
+    got = values(out)
+    assert got["B4"] == datetime.datetime(2024, 12, 31)  # DATE(year, month, day): the reporting period
+    assert got["B7"] == 200  # the total
+    assert got["B8"] == pytest.approx(0.6025)  # a percentage
+    assert got["B13"] == 200000  # through a defined name
+    assert values(out, "Lists")["C1"] == 400  # a cross-sheet reference, on a hidden sheet
+    # written again: the values follow the inputs (and the period is empty again without a year)
+    again = tmp_path / "again.xlsx"
+    patch_cells(out, again, [CellWrite("Form", "B1", None), CellWrite("Form", "B6", 0)])
+    got = values(again)
+    assert "B4" not in got and got["B7"] == 120.5 and got["B8"] == 1 and values(again, "Lists")["C1"] == 241
+
+
+def _with_cached(xml: str, ref: str, formula: str, kind: str, cached: str) -> str:
+    new = f'<c r="{ref}" t="{kind}"><f>{formula}</f><v>{cached}</v></c>'
+    return re.sub(rf'<c r="{ref}"[^>]*?(?:/>|>.*?</c>)', lambda m: new, xml, count=1, flags=re.S)
+
+
+def test_excel_values_stay_where_nothing_written_changes_them(tmp_path):
+    """A formula the engine computes otherwise than Excel (CELL("filename")) keeps Excel's cached value
+    while no write reaches it; a stale cached value of a formula the writes reach is replaced."""
+    src = build_form(tmp_path / "form.xlsx")
+    wb = openpyxl.load_workbook(src)
+    wb["Form"]["D1"] = '=CELL("filename",A1)'
+    wb.save(src)
+    where = "C:\\Reports\\[form.xlsx]Form"
+    rewrite_zip(src, {"xl/worksheets/sheet1.xml": lambda x: _with_cached(
+        _with_cached(x, "D1", 'CELL("filename",A1)', "str", where), "B7", "SUM(B5:B6)", "n", "999")})
+    assert values(src)["D1"] == where and values(src)["B7"] == 999
+    out = tmp_path / "out.xlsx"
+    patch_cells(src, out, [CellWrite("Form", "B5", 3), CellWrite("Form", "B6", 4)])
+    got = values(out)
+    assert got["D1"] == where
+    assert got["B7"] == 7
+
+
+def test_a_workbook_the_engine_refuses_keeps_the_values_it_had_and_says_so(tmp_path, caplog):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Form"
+    ws["A1"] = 5
+    ws["D1"] = "=SEQUENCE(3)"  # spills into merged cells: the engine refuses the workbook
+    ws.merge_cells("D2:E2")
+    ws["F1"] = "=A1*2"
+    src = tmp_path / "spill.xlsx"
+    wb.save(src)
+    rewrite_zip(src, {"xl/worksheets/sheet1.xml": lambda x: _with_cached(x, "F1", "A1*2", "n", "10")})
+    out = tmp_path / "out.xlsx"
+    with caplog.at_level("WARNING"):
+        patch_cells(src, out, [CellWrite("Form", "A2", "note")])
+    assert "could not be computed" in caplog.text and "Excel recalculates them on opening" in caplog.text
+    assert values(out)["F1"] == 10 and values(out)["A2"] == "note"
+    assert 'fullCalcOnLoad="1"' in parts(out)["xl/workbook.xml"].decode()
+
+
+def test_a_filled_questionnaire_keeps_current_formula_values(tmp_path):
+    """writeback (openpyxl adds the answer, Evidence and Run info sheets and drops every cached value):
+    the formulas of the customer's workbook are computed again, those over the answers included."""
+    src = build_questionnaire(tmp_path / "q.xlsx")
+    wb = openpyxl.load_workbook(src)
+    summary = wb.create_sheet("Summary")
+    summary["A1"] = "=COUNTIF(Questionnaire!F4:F20,\"Yes*\")"
+    summary["A2"] = "=DATE(2024,12,31)"
+    summary["A2"].number_format = "yyyy-mm-dd"
+    summary["A3"] = "=ROWS(Questionnaire!A1:A10)*10%"
+    wb.save(src)
+    layout, rows = read_questions(Settings(), src)
+    out = write_results(Settings(), src, layout, [result_for(q) for q in rows], tmp_path / "out" / "out.xlsx", {})
+    got = values(out, "Summary")
+    answers = openpyxl.load_workbook(out)["Questionnaire"]
+    answered = sum(1 for r in range(4, 21) if str(answers[f"F{r}"].value or "").startswith("Yes"))
+    assert answered > 0 and got["A1"] == answered
+    assert got["A2"] == datetime.datetime(2024, 12, 31) and got["A3"] == 1
+
+
+def test_autofill_run_writes_a_workbook_whose_formulas_show_the_answers(workspace, llm_server):
+    """The real CLI in a fresh process: `autofill run` fills a questionnaire whose summary sheet counts
+    the answers and dates the period; a reader of cached values sees them (openpyxl alone: nothing)."""
+    from tests.rows_helpers import cli, company_reports, env_for, last_json, questionnaire, responder
+
+    llm_server.responder = responder()
+    env = env_for(llm_server)
+    company_reports(workspace / "reports", "Acme", 31, 1200)
+    wb = openpyxl.load_workbook(questionnaire(workspace / "q.xlsx"))
+    summary = wb.create_sheet("Summary")
+    summary["A1"] = '=COUNTIF(Questionnaire!F4:F12,"*FY2024*")'
+    summary["A2"] = "=DATE(2024,12,31)"
+    summary["A2"].number_format = "yyyy-mm-dd"
+    wb.save(workspace / "q.xlsx")
+    assert cli(workspace, env, "ingest", "--company", "Acme", "reports", "--json").returncode == 0
+    proc = cli(workspace, env, "run", "--company", "Acme", "--questionnaire", "q.xlsx", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = Path(last_json(proc)["output"])
+    assert "could not be computed" not in proc.stderr
+    answers = [c.value for c in openpyxl.load_workbook(out)["Questionnaire"]["F"] if "FY2024" in str(c.value or "")]
+    assert answers == ["31% in FY2024.", "1,200 in FY2024."]
+    assert values(out, "Summary") == {"A1": 2, "A2": datetime.datetime(2024, 12, 31)}

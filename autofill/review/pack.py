@@ -46,7 +46,9 @@ def fill_pack(build: Path, output_xlsx: Path, sources: dict) -> dict[str, str]:
     link_sources(wb, lambda f, n: f"{quote(packed[f])}#page={n}" if f in packed else "")
     buffer = io.BytesIO()
     wb.save(buffer)
-    atomic_write_bytes(build / output_xlsx.name, buffer.getvalue())
+    from autofill.workbook.package import refresh_package  # the formulas' cached values openpyxl dropped
+
+    atomic_write_bytes(build / output_xlsx.name, refresh_package(buffer.getvalue(), output_xlsx.read_bytes()))
     return packed
 
 

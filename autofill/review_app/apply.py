@@ -83,7 +83,9 @@ def _apply(settings, workbook: Path, decisions: list[Decision], layout) -> list[
     _append_log(wb, decisions)
     buffer = io.BytesIO()
     wb.save(buffer)
-    atomic_write_bytes(workbook, buffer.getvalue())
+    from autofill.workbook.package import refresh_package  # the formulas' cached values openpyxl dropped
+
+    atomic_write_bytes(workbook, refresh_package(buffer.getvalue(), workbook.read_bytes()))
     return [d.id for d in decisions]
 
 

@@ -12,6 +12,7 @@ reviewer can fill Review and Reviewer comment in Excel; layout detection warns a
 from __future__ import annotations
 
 import io
+import zipfile
 from copy import copy
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from autofill.workbook.carry import TRACKED_ROLES, read_record, write_record, wr
 from autofill.workbook.evidence import EvidenceRows, stream_evidence, write_evidence_sheet, write_run_info_sheet
 from autofill.workbook.hyperlinks import link_sources, pdf_links
 from autofill.workbook.model import SheetLayout, WorkbookLayout
+from autofill.workbook.package import refresh_package
 from autofill.workbook.safety import load_workbook_safely, set_text
 from autofill.workbook.validations import extension_list_validations
 
@@ -107,7 +109,7 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
     write_run_info_sheet(wb, run_info, source, out_path)
     link_sources(wb, pdf_links((run_info or {}).get("documents"), out_path.parent))
     write_record(wb, record, identity)
-    _save_atomically(wb, out_path, evidence)
+    _save_atomically(wb, out_path, evidence, base)
     return out_path
 
 
@@ -120,13 +122,16 @@ def _output_path(source: Path, out_path: Path, kind: str) -> Path:
     return out_path
 
 
-def _save_atomically(wb, out_path: Path, evidence: EvidenceRows) -> None:
+def _save_atomically(wb, out_path: Path, evidence: EvidenceRows, base: Path) -> None:
     # openpyxl writes its zip to any file object, the Evidence rows are streamed into it (evidence.py);
     # fileio then does the temp file, mode and rename.
     saved, out = io.BytesIO(), io.BytesIO()
     wb.save(saved)
     stream_evidence(saved, evidence, out)
-    atomic_write_bytes(out_path, out.getvalue())
+    # the formulas' cached values openpyxl dropped computed again (Excel's own where nothing written changes
+    # them: package.py); a CSV questionnaire has none
+    baseline = base.read_bytes() if zipfile.is_zipfile(base) else None
+    atomic_write_bytes(out_path, refresh_package(out.getvalue(), baseline))
 
 
 # ------------------------------------------------------------------------------------ cells
