@@ -286,9 +286,12 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--map-with-model", is_flag=True,
               help="Map rows to framework datapoints with the configured model's help (one call a row).")
+@click.option("--form-language", default="",
+              help="A form that offers translations (VSME Digital Template): show its labels in this language (fr, de ...).")
 @click.pass_context
 @handle_errors
-def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, company, as_json, map_with_model):
+def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, company, as_json, map_with_model,
+            form_language):
     """Show what would be answered in QUESTIONNAIRE (sheets, header row, columns, questions, language),
     the framework datapoints each row asks for with the questionnaire's coverage of each framework, and
     (with --company) the languages of that company's documents."""
@@ -299,7 +302,7 @@ def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, com
     from autofill.forms.commands import inspect_form
 
     if inspect_form(settings, questionnaire, explicit=bool(sheet or header_row or question_col or answer_col),
-                    as_json=as_json, before_questions=True):
+                    as_json=as_json, before_questions=True, language=form_language):
         return
     try:
         layout = inspect_workbook(settings, questionnaire)

@@ -103,3 +103,19 @@ def test_layout_form_label_and_input_beside_it(tmp_path):
         "Borrower ESG!B10": ("Date of the last energy audit", "date", "Emissions"),
     }
     assert form.datapoint("Borrower ESG!B6").allowed == ("Yes", "No")
+
+
+def test_names_local_to_a_sheet_are_read_too(tmp_path):
+    from openpyxl.workbook.defined_name import DefinedName
+
+    path = build_named_form(tmp_path / "local.xlsx", x14=False)
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Disclosures"]
+    for name in ("GrossScope1", "GrossScope2", "BaseYear"):
+        ref = wb.defined_names[name].attr_text
+        del wb.defined_names[name]
+        ws.defined_names[name] = DefinedName(name, attr_text=ref)
+    wb.save(path)
+    form = read_form(path)
+    assert form.datapoint("GrossScope2").cells == (FormCell("Disclosures", "C5"),)
+    assert form.datapoint("BaseYear").kind is DatapointKind.YEAR

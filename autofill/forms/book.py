@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from openpyxl.utils.cell import column_index_from_string, range_boundaries
 
+from autofill.forms.model import FormCell
+
 _TOKEN = re.compile(r"""
     (?P<str>"(?:[^"]|"")*")
   | (?P<ref>(?:(?:'(?:[^']|'')+'|[A-Za-z_][\w.]*)!)?\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?)(?![\w(])
@@ -79,7 +81,11 @@ class Book:
         self.overrides = dict(overrides or {})
         self.names: dict[str, Area] = {}
         self.broken_names: list[str] = []
-        for name, dn in wb_formulas.defined_names.items():
+        scoped = [(name, dn) for ws in wb_formulas.worksheets
+                  for name, dn in getattr(ws, "defined_names", {}).items()]  # names local to a sheet
+        for name, dn in list(wb_formulas.defined_names.items()) + scoped:
+            if name in self.names:
+                continue
             area = self._area_of(dn)
             if area is None:
                 self.broken_names.append(name)
@@ -260,3 +266,16 @@ class _Eval:
 
 def column_number(letters: str) -> int:
     return column_index_from_string(letters)
+
+
+def formula_cells(book: Book, sheets: list[str]) -> frozenset[FormCell]:
+    """Every formula cell of `sheets` (array formulas too): cells autofill never writes."""
+    out = set()
+    for sheet in sheets:
+        for row in book.wb[sheet].iter_rows():
+            for c in row:
+                v = c.value
+                if (isinstance(v, str) and v.startswith("=")) or (v is not None and hasattr(v, "text")
+                                                                  and not isinstance(v, str)):
+                    out.add(FormCell(sheet, c.coordinate))
+    return frozenset(out)

@@ -9,14 +9,15 @@ from pathlib import Path
 from autofill.cli_common import emit, emit_json
 
 
-def inspect_form(settings, path: Path, *, explicit: bool, as_json: bool, before_questions: bool) -> bool:
+def inspect_form(settings, path: Path, *, explicit: bool, as_json: bool, before_questions: bool,
+                 language: str = "") -> bool:
     """Show `path` as a form when it is one; False (nothing shown) otherwise. `explicit`: the user gave
     sheet / column options, so the workbook is a list of questions."""
     if explicit:
         return False
     from autofill.forms.reader import read_form
 
-    form = read_form(path, layout=False) if before_questions else read_form(path, named=False)
+    form = read_form(path, language=language, layout=False) if before_questions else read_form(path, named=False)
     if form is None:
         return False
     from autofill.forms.mapping import form_mapping

@@ -148,6 +148,13 @@ def form_language(book: Book) -> tuple[str, tuple[str, ...], Area | None]:
     return "", (), None
 
 
+def labels_language(labels: list[str]) -> str:
+    """The language of a form's labels read together, when the form has no language choice."""
+    from autofill.language import detect_many
+
+    return detect_many(labels)
+
+
 def option_for(book: Book, options: Area, language: str) -> str:
     """The option of a language list that names `language` (an ISO code or a language's name)."""
     want = language.strip().lower()

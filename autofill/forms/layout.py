@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from openpyxl.utils.cell import get_column_letter
 
-from autofill.forms.book import Book
+from autofill.forms.book import Book, formula_cells
 from autofill.forms.labels import wordy
 from autofill.forms.model import Datapoint, Form, FormSource
 from autofill.forms.named import Reader
@@ -122,10 +122,10 @@ def read_layout(path, book: Book, validations) -> Form | None:
     if len(dps) < MIN_LAYOUT_INPUTS:
         return None
     sheets = tuple(dict.fromkeys(d.sheet for d in dps))
-    from autofill.forms.reader import _formula_cells
+    from autofill.forms.labels import labels_language
 
-    return Form(path=path, source=FormSource.LAYOUT, datapoints=tuple(dps),
-                formula_cells=_formula_cells(book, list(sheets)), sheets=sheets)
+    return Form(path=path, source=FormSource.LAYOUT, datapoints=tuple(dps), language=labels_language([d.label for d in dps]),
+                formula_cells=formula_cells(book, list(sheets)), sheets=sheets)
 
 
 def _with_heading(reader: "LayoutReader", dp: Datapoint) -> Datapoint:

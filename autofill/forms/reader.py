@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from autofill.forms.book import Book
-from autofill.forms.labels import form_language, option_for
+from autofill.forms.book import Book, formula_cells
+from autofill.forms.labels import form_language, labels_language, option_for
 from autofill.forms.model import Datapoint, DatapointKind, Form, FormCell, FormSource, FormTable
 from autofill.forms.named import (Reader, cell, date_parts, gate_of, make_table, refs_in, row_choice,
                                   table_column)
@@ -61,18 +61,6 @@ def defined_name_count(path: Path) -> int:
     except (zipfile.BadZipFile, KeyError, OSError):
         return 0
     return len(re.findall(r'<definedName\b(?![^>]*name="_xlnm)', xml))
-
-
-def _formula_cells(book: Book, sheets: list[str]) -> frozenset[FormCell]:
-    out = set()
-    for sheet in sheets:
-        for row in book.wb[sheet].iter_rows():
-            for c in row:
-                v = c.value
-                if (isinstance(v, str) and v.startswith("=")) or (v is not None and hasattr(v, "text")
-                                                                  and not isinstance(v, str)):
-                    out.add(FormCell(sheet, c.coordinate))
-    return frozenset(out)
 
 
 def read_named(path: Path, book: Book, validations: ValidationIndex) -> Form | None:
@@ -167,10 +155,12 @@ def read_named(path: Path, book: Book, validations: ValidationIndex) -> Form | N
         dps[key] = replace(dp, gate=gate, formula_cells=extra)
     ordered = sorted(dps.values(), key=lambda d: (book.wb.sheetnames.index(d.sheet), d.row, _col_row(d.cell)[0]))
     language, languages, _ = form_language(book)
+    if not language:
+        language = labels_language([d.label for d in ordered])
     period = tuple(d.key for d in ordered if d.kind in (DatapointKind.DATE, DatapointKind.DATE_PARTS)
                    and "period" in (d.key + " " + d.label).lower())
     return Form(path=path, source=FormSource.NAMED, datapoints=tuple(ordered), language=language,
-                languages=languages, formula_cells=_formula_cells(book, sheets), reporting_period_keys=period,
+                languages=languages, formula_cells=formula_cells(book, sheets), reporting_period_keys=period,
                 tables=tuple(form_tables), sheets=tuple(sheets), computed=tuple(shown),
                 warnings=tuple(f"defined name {n} points nowhere (#REF!)" for n in book.broken_names
                                if not n.startswith("_xlnm"))[:0])

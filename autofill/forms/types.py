@@ -64,8 +64,8 @@ def cell_kind(*, validation_kind: str = "", validation_formula: str = "", valida
               label: str = "") -> tuple[DatapointKind, str]:
     """The kind of one input cell and, for the parts of a date, which part it is ("year", "month",
     "day"), from its validation, current value, number format and label (pure)."""
-    if validation_kind == "list" and allowed is not None:
-        return list_kind(allowed)
+    if validation_kind == "list":
+        return list_kind(allowed) if allowed is not None else (DatapointKind.ENUMERATION, "")
     if isinstance(value, bool):
         return DatapointKind.BOOLEAN, ""
     if validation_kind == "custom" and _BOOL_CUSTOM.search(validation_formula or ""):
@@ -85,7 +85,31 @@ def cell_kind(*, validation_kind: str = "", validation_formula: str = "", valida
         return DatapointKind.NUMBER, ""
     if isinstance(value, (int, float)):
         return DatapointKind.NUMBER, ""
-    return DatapointKind.TEXT, ""
+    return label_kind(label), ""
+
+
+_PERCENT_WORDS = re.compile(r"\b(?:percentage|per ?cent|share of)\b|%", re.I)
+_NUMBER_WORDS = re.compile(r"^\s*(?:number|total|amount|average|quantity|volume|mass|weight|area)\b(?! of (?:how|why|whether))",
+                           re.I)
+_YEAR_WORDS = re.compile(r"\((?:yyyy|year)\)\s*$|\b(?:base|target|reporting) year\s*$", re.I)
+_DATE_WORDS = re.compile(r"\b(?:yyyy-mm-dd|dd/mm/yyyy|mm/dd/yyyy|dd\.mm\.yyyy)\b", re.I)
+
+
+def label_kind(label: str) -> DatapointKind:
+    """The kind a label alone suggests, for a cell with no drop-down, no validation and no number
+    format: a unit or "Number of ..." makes a number, "%" or "percentage" a percent, "(yyyy)" a year."""
+    text = " ".join((label or "").split())
+    if not text:
+        return DatapointKind.TEXT
+    if _DATE_WORDS.search(text):
+        return DatapointKind.DATE
+    if _YEAR_WORDS.search(text):
+        return DatapointKind.YEAR
+    if _PERCENT_WORDS.search(text) and not re.match(r"\s*(?:describe|description|explain)", text, re.I):
+        return DatapointKind.PERCENT
+    if unit_in(text) or _NUMBER_WORDS.match(text):
+        return DatapointKind.NUMBER
+    return DatapointKind.TEXT
 
 
 def unit_in(text: str) -> str:

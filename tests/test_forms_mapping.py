@@ -1,0 +1,46 @@
+"""forms.mapping: a form's datapoints beside framework requirements. A VSME named range gets its
+VSME requirement (frameworks/data/vsme.toml), the most specific requirement of each other framework
+that shares its concepts, and the topical requirements the file names; other datapoints are mapped
+from their label like a questionnaire row."""
+
+from __future__ import annotations
+
+from autofill.forms.mapping import datapoint_requirements, vsme_index
+from autofill.forms.model import Datapoint, DatapointKind, FormCell
+from autofill.frameworks.catalogue import load_catalogue
+from autofill.frameworks.coverage import mapper_for
+from autofill.settings import load_settings
+
+
+def _dp(key: str, label: str = "", base: str = "") -> Datapoint:
+    return Datapoint(key=key, cells=(FormCell("S", "D1"),), label=label, kind=DatapointKind.NUMBER, base=base)
+
+
+def _reqs(dp: Datapoint) -> list[str]:
+    mapper = mapper_for(load_settings(None))
+    return datapoint_requirements(mapper.catalogue, mapper, dp)
+
+
+def test_vsme_named_range_gets_its_requirement_and_the_crosswalk():
+    reqs = _reqs(_dp("GrossScope1GreenhouseGasEmissions"))
+    assert reqs[0] == "VSME B3 scope 1"
+    assert {"ESRS E1-6 44(a)", "IFRS S2 29(a)(i)(1)", "GRI 305-1", "CDP 2024 7.6"} <= set(reqs)
+
+
+def test_breakdown_member_takes_its_concept_and_topical_requirements_are_named():
+    assert _reqs(_dp("EnergyConsumptionFromFuels_RenewableEnergyMember", base="EnergyConsumptionFromFuels"))[0] \
+        == "VSME B3 energy"
+    reqs = _reqs(_dp("NumberOfPermanentContractEmployees"))
+    assert reqs[0] == "VSME B8" and "ESRS S1-6" in reqs and "GRI 2-7" in reqs
+
+
+def test_other_datapoints_are_mapped_from_their_label():
+    assert "ESRS E1-6 44(a)" in _reqs(_dp("Sheet!B9", "Gross Scope 1 GHG emissions (tCO2e)"))
+    assert _reqs(_dp("Sheet!B4", "Company name")) == []
+
+
+def test_every_vsme_datapoint_list_names_requirements_the_catalogue_has():
+    cat = load_catalogue(None)
+    index = vsme_index()
+    assert len(index) > 100
+    assert all(f"VSME {code}" in cat.requirements for code, _ in index.values())
