@@ -138,7 +138,7 @@ def test_a_figure_under_its_tables_unit_passes_and_one_on_no_cited_page_fails():
     assert not wrong_sum.passed and "add up to" in wrong_sum.reason
 
 
-def test_a_gated_datapoint_waits_unless_its_gate_is_written_open():
+def test_a_gated_datapoint_waits_when_its_gate_is_answered_closed():
     from autofill.forms.answer import Decision, FormAnswer
     from autofill.forms.model import Datapoint, DatapointKind, FormCell, Gate
     from autofill.forms.run import gated
@@ -152,10 +152,10 @@ def test_a_gated_datapoint_waits_unless_its_gate_is_written_open():
     policy = Gate("HasPolicy")
     closed = gated([answer("HasPolicy", DatapointKind.BOOLEAN, False),
                     answer("Describe", DatapointKind.TEXT, "A policy.", policy)])
-    assert closed[1].decision is Decision.WAITING and "HasPolicy is not answered yes" in closed[1].checks[-1].reason
+    assert closed[1].decision is Decision.WAITING and "HasPolicy is answered no" in closed[1].checks[-1].reason
     unanswered = gated([answer("HasPolicy", DatapointKind.BOOLEAN, True, decision=Decision.WAITING),
                         answer("Describe", DatapointKind.TEXT, "A policy.", policy)])
-    assert unanswered[1].decision is Decision.WAITING
+    assert unanswered[1].decision is Decision.WRITTEN and unanswered[1].checks[-1].severity.value == "soft"
     opened = gated([answer("HasPolicy", DatapointKind.BOOLEAN, True),
                     answer("Describe", DatapointKind.TEXT, "A policy.", policy)])
     assert opened[1].decision is Decision.WRITTEN

@@ -97,7 +97,8 @@ def test_run_fills_a_named_range_form_offline_then_with_the_loopback_model(tmp_p
     assert ws["C5"].value is None  # 640 t CO2e is on no cited page: it waits for a reviewer
     waiting = [r for r in rows if r["Named range"] == "GrossScope2"]
     assert waiting[0]["Status"] == "waiting for approval" and "640 t not in cited passages" in waiting[0]["Checks"]
-    assert ws["C6"].value == '=IF(AND(C4="",C5=""),"-",SUM(C4,C5))'  # the total stays a formula
+    assert ws["C6"].value == '=IF(AND(C4="",C5=""),"-",SUM(C4,C5))'  # the total stays a formula,
+    assert openpyxl.load_workbook(result["output"], data_only=True)[SHEET]["C6"].value == 1250  # its value current
     with zipfile.ZipFile(form) as zin, zipfile.ZipFile(result["output"]) as zout:
         names = re.compile(r"<definedName [^>]*>[^<]*</definedName>")
         assert names.findall(zin.read("xl/workbook.xml").decode()) == names.findall(zout.read("xl/workbook.xml").decode())

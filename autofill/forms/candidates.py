@@ -40,7 +40,7 @@ class Candidate:
 def words(text: str) -> set[str]:
     """The telling words of a text; a scope keeps its number ("scope1"), so Scope 1 and 2 rows differ."""
     text = _SCOPE.sub(lambda m: f"scope{m.group(1)}", str(text).lower())
-    return {w for w in _WORD.findall(text) if w not in _STOP}
+    return {w[:6] for w in _WORD.findall(text) if w not in _STOP}  # a crude stem: employees / employed
 
 
 def candidates(label: str, unit: Unit | None, passages: Sequence[Passage], reporting_year: int | None = None,

@@ -206,8 +206,9 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
 
 
 def gated(answers: list[FormAnswer]) -> list[FormAnswer]:
-    """A datapoint behind a gate (a yes / no that opens it) is written only when its gate is written with
-    the answer that opens it; else it waits, saying why."""
+    """A datapoint behind a gate (a yes / no that opens it): when its gate is written with the answer that
+    closes it, the datapoint does not apply and waits, saying why; when the gate has no answer (not
+    disclosed, waiting), the value is written with a soft check saying the gate is open to a reviewer."""
     from autofill.forms.model import GateOpens
     from autofill.records import CheckResult, Severity
 
@@ -218,12 +219,18 @@ def gated(answers: list[FormAnswer]) -> list[FormAnswer]:
             continue
         opener = by_key.get(gate.key)
         want = gate.opens is GateOpens.YES
-        if opener is not None and opener.decision is Decision.WRITTEN and opener.value is not None \
-                and opener.value.value is want:
+        said = opener.value.value if opener is not None and opener.decision is Decision.WRITTEN and \
+            opener.value is not None else None
+        if said is want:
+            continue
+        if said is None:
+            fa.checks.append(CheckResult("gate", False, Severity.SOFT,
+                                         f"{gate.key} is not answered; this datapoint applies when it is "
+                                         f"{'yes' if want else 'no'}"))
             continue
         fa.decision = Decision.WAITING
         fa.checks.append(CheckResult("gate", False, Severity.HARD,
-                                     f"{gate.key} is not answered {'yes' if want else 'no'}, which this datapoint needs"))
+                                     f"{gate.key} is answered {'no' if want else 'yes'}: this datapoint does not apply"))
     return answers
 
 
