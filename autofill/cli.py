@@ -243,6 +243,19 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
     from autofill.fileio import warn_if_open
     from autofill.summaries import run_summary
 
+    from autofill.forms.run import form_of
+
+    form = None if live else form_of(questionnaire, explicit=bool(sheet or header_row or question_col or answer_col))
+    if form is not None:  # a form of named input cells (issue 45): each datapoint a typed question
+        from autofill.forms.run import consent_reason, run_form
+        from autofill.portfolio.commands import confirm
+
+        confirm(consent_reason(settings, form), yes)
+
+        report = run_form(settings, company, questionnaire, out_dir=out_dir, form=form,
+                          reporter=reporter_for(ctx, as_json))
+        emit_json(report.to_json()) if as_json else emit(report.summary())
+        sys.exit(0 if report.ok else 1)
     estimate = None
     if settings.llm_configured and questionnaire.is_file():
         from autofill.portfolio.plan import consent_reason, estimate_run

@@ -253,7 +253,10 @@ def answer_messages(settings: Settings, company: str, row: QuestionRow, context:
     """`report_language`: the store's; with the row's (the questionnaire's) it decides whether the prompt
     names the answer's language (language.prompt_languages)."""
     _, language = prompt_languages(row.language, report_language)
-    prompt = render(settings.templates_dir, "answer", company=company, question=row.question,
+    # A row may name its own prompt (a form's datapoint: forms/answer.DatapointRow, "form_answer"); the
+    # template gets the row itself besides the usual variables.
+    template = getattr(row, "answer_template", "") or "answer"
+    prompt = render(settings.templates_dir, template, row=row, company=company, question=row.question,
                     form_of_answer=row.form_of_answer, explanation=row.explanation,
                     allowed_values=list(row.allowed_values), reviewer_guidance=row.reviewer_comment,
                     approved_answer=row.approved_answer, passages=passage_views(context),

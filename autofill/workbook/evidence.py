@@ -251,3 +251,119 @@ def write_run_info_sheet(wb, run_info: dict, source: Path, out_path: Path) -> No
         else:
             set_text(cell, "" if value is None else safe_text(value, headers=False))
     ws.freeze_panes = "A2"
+
+
+# --------------------------------------------------------------------------- forms (issue 45)
+
+# A form's Evidence sheet: one row per datapoint and passage (its Rank), one per candidate value of a
+# draft ("candidate"), and one for a datapoint with neither; Status is forms.answer.Decision's.
+FORM_EVIDENCE_COLUMNS = ["Named range", "Cell", "Label", "Section", "Status", "Value", "Unit", "Checks", "Rank",
+                         "File", "Page", "Cited", "Score", "Text", "Year"]
+_FORM_WIDTHS = {"Named range": 40, "Cell": 22, "Label": 50, "Section": 10, "Status": 18, "Value": 18, "Unit": 10,
+                "Checks": 50, "Rank": 10, "File": 34, "Page": 7, "Cited": 7, "Score": 8, "Text": 100, "Year": 8}
+
+
+def form_evidence_rows(answers) -> list[tuple]:
+    """The rows of a form's Evidence sheet (FORM_EVIDENCE_COLUMNS order) for forms.answer.FormAnswer
+    records, in the form's order: the datapoint's named range, cell, label and section on each row."""
+    rows: list[tuple] = []
+    for fa in answers:
+        dp, res = fa.datapoint, fa.result
+        head = (dp.key, str(dp.cell), dp.label, dp.section, fa.decision.value)
+        value = _form_value(None if fa.value is None else fa.value.value)
+        unit = res.question.unit if hasattr(res.question, "unit") else ""
+        checks = "; ".join(f"{'ok' if c.passed else 'FAILED'} {c.name}: {c.reason}" for c in fa.checks)
+        before = len(rows)
+        for i, p in enumerate(res.passages, start=1):
+            rows.append((*head, value if _cited(res, i) else "", unit, checks if i == 1 else "", p.rank or i,
+                         p.file_name, p.page_start, "yes" if _cited(res, i) else "no", round(float(p.score), 4),
+                         fa.quote if fa.quote and _cited(res, i) and i == min(res.answer.cited_passages or [i])
+                         else p.text, fa.year if _cited(res, i) else ""))
+        for c in fa.candidates:
+            rows.append((*head, c.value, unit, f"candidate: {c.written}", "candidate", c.file_name, c.page, "",
+                         c.score, c.quote, c.year or ""))
+        if len(rows) == before:
+            rows.append((*head, value, unit, checks or res.error, "", "", "", "", "", fa.quote, fa.year))
+    return rows
+
+
+def _form_value(value):
+    """A datapoint's value as the Evidence sheet shows it: a number as a number, yes / no, a date ISO."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return int(value)
+    if isinstance(value, (int, float)):
+        return value
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
+def add_sheet(data: bytes, base: str, columns: list[str], rows: list[tuple]) -> tuple[bytes, str]:
+    """A package with a sheet of `columns` and `rows` (inline strings, frozen header) added after its
+    last sheet, every other part copied as it is (only workbook.xml, its relationships and the content
+    types gain an entry). Named `base`, or "<base> (autofill)" when the workbook has a sheet of that name.
+    Returns (package, sheet name)."""
+    import io
+
+    zin = zipfile.ZipFile(io.BytesIO(data))
+    book = zin.read("xl/workbook.xml").decode("utf-8")
+    names = set(re.findall(r'<(?:\w+:)?sheet\b[^>]*\bname="([^"]*)"', book))
+    name = next(n for n in (base, f"{base} (autofill)", f"{base} (autofill 2)", f"{base} (autofill 3)")
+                if escape(n, {'"': "&quot;"}) not in names)
+    rels = zin.read("xl/_rels/workbook.xml.rels").decode("utf-8")
+    types = zin.read("[Content_Types].xml").decode("utf-8")
+    n = 1
+    while f"xl/worksheets/sheet{n}.xml" in zin.namelist():
+        n += 1
+    part = f"worksheets/sheet{n}.xml"
+    ids = set(re.findall(r'\bId="([^"]+)"', rels))
+    rid = next(f"rIdAutofill{i}" for i in range(1, 1000) if f"rIdAutofill{i}" not in ids)
+    sheet_ids = [int(x) for x in re.findall(r'<(?:\w+:)?sheet\b[^>]*\bsheetId="(\d+)"', book)]
+    prefix = re.search(r'xmlns:(\w+)="http://schemas.openxmlformats.org/officeDocument/2006/relationships"', book)
+    if prefix is None:
+        book = book.replace("<workbook ", '<workbook xmlns:r="http://schemas.openxmlformats.org/officeDocument/'
+                            '2006/relationships" ', 1)
+    r = prefix.group(1) if prefix else "r"
+    sheets_end = re.search(r"</(\w+:)?sheets>", book)
+    tag = (sheets_end.group(1) or "") + "sheet"
+    entry = f'<{tag} name="{escape(name, {chr(34): "&quot;"})}" sheetId="{max(sheet_ids, default=0) + 1}" {r}:id="{rid}"/>'
+    book = book[:sheets_end.start()] + entry + book[sheets_end.start():]
+    rels = rels.replace("</Relationships>", f'<Relationship Id="{rid}" Type="http://schemas.openxmlformats.org/'
+                        f'officeDocument/2006/relationships/worksheet" Target="{part}"/></Relationships>')
+    types = types.replace("</Types>", f'<Override PartName="/xl/{part}" ContentType="application/vnd.openxmlformats-'
+                          'officedocument.spreadsheetml.worksheet+xml"/></Types>')
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            body = {"xl/workbook.xml": book, "xl/_rels/workbook.xml.rels": rels, "[Content_Types].xml": types}.get(
+                info.filename)
+            zout.writestr(info, body.encode("utf-8") if body is not None else zin.read(info.filename))
+        zout.writestr(f"xl/{part}", _sheet_xml(columns, rows))
+    return out.getvalue(), name
+
+
+def _sheet_xml(columns: list[str], rows: list[tuple]) -> str:
+    letters = [get_column_letter(c) for c in range(1, len(columns) + 1)]
+    cols = "".join(f'<col min="{i}" max="{i}" width="{_FORM_WIDTHS.get(h, 14)}" customWidth="1"/>'
+                   for i, h in enumerate(columns, start=1))
+    body = []
+    for r, row in enumerate([tuple(columns), *rows], start=1):
+        cells = []
+        for c, value in enumerate(row):
+            if value is None or value == "":
+                continue
+            ref = f"{letters[c]}{r}"
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                cells.append(f'<c r="{ref}"><v>{value!r}</v></c>')
+            else:
+                text = clean_text(safe_text(str(value), headers=False))[:32767]
+                cells.append(f'<c r="{ref}" t="inlineStr"><is><t xml:space="preserve">{escape(text)}</t></is></c>')
+        body.append(f'<row r="{r}">{"".join(cells)}</row>')
+    return ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+            '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+            f'<dimension ref="A1:{letters[-1]}{len(rows) + 1}"/>'
+            '<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" '
+            'state="frozen"/></sheetView></sheetViews>'
+            f'<cols>{cols}</cols><sheetData>{"".join(body)}</sheetData></worksheet>')

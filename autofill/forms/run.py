@@ -1,0 +1,261 @@
+"""`autofill run` on a form (issue 45): every datapoint answered as a typed question through the run's
+own machinery (answer/opening.open_run: the store, the plan, retrieval, rerank, the answer), gated by
+forms/answer.assess, and written into a copy of the form at the package level (workbook/package.py:
+every other byte kept, formulas' cached values refreshed), with an Evidence sheet listing each datapoint
+(named range, cell, label) with its passages, cited pages, value, checks and, without a model, the
+candidate values; and a Run info sheet. Values that fail their checks wait in the Evidence sheet.
+
+    report = run_form(settings, company, form_path, out_dir=None, providers=None, reporter=None)
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autofill.forms.answer import Decision, FormAnswer, assess, datapoint_row
+from autofill.forms.model import Datapoint, DatapointKind, Form
+from autofill.records import StageUsage
+from autofill.reporting import as_reporter
+from autofill.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class FormReport:
+    output: Path
+    datapoints: int
+    counts: dict[str, int]  # by Decision value
+    seconds: float
+    evidence_only: bool
+    period: str = ""
+    usage: dict[str, StageUsage] = field(default_factory=dict)
+    answers: list[FormAnswer] = field(default_factory=list, repr=False)
+    history: Path | None = None  # the previous output, kept before it was replaced
+
+    @property
+    def ok(self) -> bool:
+        return not self.counts.get(Decision.FAILED.value)
+
+    def to_json(self) -> dict:
+        return {"output": str(self.output), "form": True, "datapoints": self.datapoints,
+                **{k.replace(" ", "_"): self.counts.get(k, 0) for k in (d.value for d in Decision)},
+                "reporting_period": self.period, "evidence_only": self.evidence_only,
+                "llm_calls": sum(u.calls for u in self.usage.values()), "seconds": round(self.seconds, 2),
+                "history": str(self.history) if self.history else None}
+
+    def summary(self) -> str:
+        parts = ", ".join(f"{n} {k}" for k, n in self.counts.items() if n)
+        return f"Filled {self.output} ({self.datapoints} datapoints: {parts or 'none'}) in {self.seconds:.1f}s"
+
+
+def answerable(form: Form) -> list[Datapoint]:
+    """The datapoints a run answers: not formula cells, not the reporting period (the run's, not the
+    documents'), not open table columns (filled row by row: not answered yet)."""
+    period = set(form.reporting_period_keys)
+    return [dp for dp in form.datapoints
+            if dp.key not in period and not dp.is_table_column and not dp.alias_of and not dp.multiple
+            and not _language_choice(dp) and not any(form.is_formula(c) for c in dp.cells)]
+
+
+def _language_choice(dp: Datapoint) -> bool:
+    """The form's own language selector (VSME's Language Selection): a setting of the form, not a fact."""
+    return dp.kind is DatapointKind.ENUMERATION and "language" in dp.key.lower()
+
+
+def with_units(form: Form, points: list[Datapoint]) -> list[Datapoint]:
+    """Datapoints whose unit the form chooses in a cell of its own (`unit_cell`: "metric tonnes (t)")
+    with that cell's value as their unit."""
+    import dataclasses
+
+    import openpyxl
+
+    chosen = [dp for dp in points if dp.unit_cell is not None and not dp.unit]
+    if not chosen:
+        return points
+    wb = openpyxl.load_workbook(form.path, read_only=True, data_only=True)
+    try:
+        units = {dp.key: wb[dp.unit_cell.sheet][dp.unit_cell.ref].value for dp in chosen}
+    finally:
+        wb.close()
+    return [dataclasses.replace(dp, unit=str(units[dp.key])) if units.get(dp.key) else dp for dp in points]
+
+
+def consent_reason(settings: Settings, form: Form) -> str:
+    """Why a run of `form` with a model needs the user's go-ahead (more datapoints than run.confirm_rows;
+    the cost of a form is not estimated yet); "" without a model or below the limit."""
+    if not settings.llm_configured:
+        return ""
+    n = len(answerable(form)) + len(form.computed)
+    if n <= settings.run.confirm_rows:
+        return ""
+    return (f"this run with {settings.llm.model} has {n} datapoints to answer (over {settings.run.confirm_rows}); "
+            "the cost of a form is not estimated")
+
+
+def reporting_period(settings: Settings, form: Form, documents: dict[str, Any]) -> tuple[str, int | None]:
+    """The period the values are for: `run --year`, else the form's own General Information (its
+    reporting period's year cell), else the latest period of the store's documents."""
+    from autofill.checks.periods import period_year
+
+    if settings.run.reporting_year:
+        return str(settings.run.reporting_year), settings.run.reporting_year
+    year = _form_year(form)
+    if year:
+        return str(year), year
+    periods = [d.period for d in documents.values() if getattr(d, "period", "")]
+    best = max(periods, key=lambda p: period_year(p) or 0, default="")
+    return best, period_year(best)
+
+
+def _form_year(form: Form) -> int | None:
+    """The year the form's reporting period cells hold (cached values: a year cell, or an end date)."""
+    import openpyxl
+
+    cells = [(c, dp) for key in form.reporting_period_keys if (dp := form.datapoint(key)) for c in dp.cells]
+    if not cells:
+        return None
+    wb = openpyxl.load_workbook(form.path, read_only=True, data_only=True)
+    try:
+        years = []
+        for c, dp in cells:
+            value = wb[c.sheet][c.ref].value
+            if hasattr(value, "year"):
+                years.append(value.year)
+            elif isinstance(value, (int, float)) and 1900 <= value <= 2100 and (
+                    dp.kind in (DatapointKind.YEAR, DatapointKind.DATE_PARTS)):
+                years.append(int(value))
+        return max(years) if years else None
+    finally:
+        wb.close()
+
+
+def form_of(path: Path, explicit: bool = False) -> Form | None:
+    """The workbook at `path` read as a named-range form (as `inspect` reads it before the question
+    columns), or None: a questionnaire of question rows, sheet / column options given (`explicit`), or
+    not a workbook at all (CSV, a missing file: `run` reports those as before)."""
+    from autofill.forms.reader import read_form
+
+    path = Path(path)
+    if explicit or path.suffix.lower() not in (".xlsx", ".xlsm") or not path.is_file():
+        return None
+    return read_form(path, layout=False)
+
+
+def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None = None, output: Path | None = None,
+             providers: Any = None, reporter: Any = None, form: Form | None = None) -> FormReport:
+    """Answer every datapoint of the form at `path` for `company` and write the filled copy."""
+    from autofill.answer.opening import open_run
+    from autofill.answer.pipeline import output_path
+    from autofill.forms.reader import read_form
+    from autofill.outputlock import OutputLock
+
+    started = time.monotonic()
+    path = Path(path)
+    form = form or read_form(path)
+    out = (Path(output) if output else output_path(settings, company, path, out_dir).with_suffix(path.suffix)).absolute()
+    reporter = as_reporter(reporter)
+    from autofill.fileio import ensure_not_open, ensure_writable_dir
+
+    ensure_writable_dir(out.parent)  # before any work: a folder that cannot be written, or the output
+    ensure_not_open(out)  # open in Excel, is said now, not after the model calls
+    with OutputLock(out):
+        opened = open_run(settings, company, providers=providers)
+        opened.announce(reporter.message)
+        period, year = reporting_period(settings, form, opened.documents)
+        periods = {name: getattr(d, "period", "") for name, d in opened.documents.items()}
+        # Computed datapoints (the form's totals) are answered too, for the reviewer to compare the form's
+        # formula with the report's figure; they are never written.
+        computed = {dp.key for dp in form.computed}
+        points = with_units(form, answerable(form) + [dp for dp in form.computed if dp.kind is not DatapointKind.TEXT])
+        rows = [datapoint_row(dp, period, form.language) for dp in points]
+        bar = reporter.bar("Datapoints", len(rows), "datapoints")
+
+        def one(pair):
+            dp, row = pair
+            answered = assess(dp, opened.answer(row), year, periods)
+            if dp.key in computed and answered.decision is Decision.WRITTEN:
+                answered.decision = Decision.COMPUTED
+            bar.advance()
+            return answered
+
+        workers = max(1, settings.llm.concurrency) if opened.chat is not None else 1
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            answers = list(pool.map(one, zip(points, rows)))
+        bar.close()
+        answers = gated(answers)
+        usage: dict[str, StageUsage] = {}
+        for fa in answers:
+            for stage, u in fa.result.usage.items():
+                usage.setdefault(stage, StageUsage()).add(u)
+        counts = {d.value: sum(1 for fa in answers if fa.decision is d) for d in Decision}
+        report = FormReport(out, len(answers), counts, time.monotonic() - started, opened.chat is None, period,
+                            usage, answers)
+        from autofill.workbook.history import keep_previous
+
+        # An earlier output (a reviewer may have typed into it) is kept in history/ before it is replaced.
+        report.history = keep_previous(out, settings.workbook.history_versions)
+        write_form(path, out, answers, run_info(opened, report))
+        report.seconds = time.monotonic() - started
+    return report
+
+
+def gated(answers: list[FormAnswer]) -> list[FormAnswer]:
+    """A datapoint behind a gate (a yes / no that opens it): when its gate is written with the answer that
+    closes it, the datapoint does not apply and waits, saying why; when the gate has no answer (not
+    disclosed, waiting), the value is written with a soft check saying the gate is open to a reviewer."""
+    from autofill.forms.model import GateOpens
+    from autofill.records import CheckResult, Severity
+
+    by_key = {fa.datapoint.key: fa for fa in answers}
+    for fa in answers:
+        gate = fa.datapoint.gate
+        if gate is None or fa.decision is not Decision.WRITTEN:
+            continue
+        opener = by_key.get(gate.key)
+        want = gate.opens is GateOpens.YES
+        said = opener.value.value if opener is not None and opener.decision is Decision.WRITTEN and \
+            opener.value is not None else None
+        if said is want:
+            continue
+        if said is None:
+            fa.checks.append(CheckResult("gate", False, Severity.SOFT,
+                                         f"{gate.key} is not answered; this datapoint applies when it is "
+                                         f"{'yes' if want else 'no'}"))
+            continue
+        fa.decision = Decision.WAITING
+        fa.checks.append(CheckResult("gate", False, Severity.HARD,
+                                     f"{gate.key} is answered {'no' if want else 'yes'}: this datapoint does not apply"))
+    return answers
+
+
+def run_info(opened: Any, report: FormReport) -> list[tuple]:
+    plan = opened.plan
+    rows = [("plan", plan.first_line()), ("company", opened.company), ("reporting period", report.period),
+            ("datapoints", report.datapoints),
+            *((f"datapoints {k}", n) for k, n in report.counts.items()),
+            ("documents", ", ".join(sorted(opened.documents)))]
+    for stage, u in report.usage.items():
+        rows.append((f"llm.{stage}.calls", u.calls))
+    return rows
+
+
+def write_form(source: Path, out: Path, answers: list[FormAnswer], info: list[tuple]) -> Path:
+    """The filled copy: values of WRITTEN answers into their cells (package level, nothing else changed),
+    then the Evidence and Run info sheets added; atomic, the input only read."""
+    from autofill.fileio import atomic_write_bytes
+    from autofill.workbook.evidence import FORM_EVIDENCE_COLUMNS, add_sheet, form_evidence_rows
+    from autofill.workbook.package import CellWrite, patch_bytes
+
+    writes = [CellWrite(sheet, ref, value) for fa in answers if fa.decision is Decision.WRITTEN
+              for sheet, ref, value in fa.cells()]
+    data = patch_bytes(Path(source).read_bytes(), writes)
+    data, _ = add_sheet(data, "Evidence", FORM_EVIDENCE_COLUMNS, form_evidence_rows(answers))
+    data, _ = add_sheet(data, "Run info", ["Key", "Value"], info)
+    atomic_write_bytes(out, data)
+    return out
