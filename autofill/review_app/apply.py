@@ -22,7 +22,7 @@ from openpyxl.utils.cell import column_index_from_string
 from autofill.fileio import atomic_write_bytes, ensure_not_open
 from autofill.review_app.sidecar import Decision
 from autofill.workbook.model import REVIEW_LOG_SHEET
-from autofill.workbook.safety import load_workbook_safely, set_text
+from autofill.workbook.safety import guard_workbook, load_workbook_safely, set_text
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +82,7 @@ def _apply(settings, workbook: Path, decisions: list[Decision], layout) -> list[
         _put_trust(ws, sheet, int(row), d.after)
     _append_log(wb, decisions)
     buffer = io.BytesIO()
+    guard_workbook(wb)  # nothing an .xlsx cannot hold reaches the file, whatever path put it in
     wb.save(buffer)
     atomic_write_bytes(workbook, buffer.getvalue())
     return [d.id for d in decisions]
