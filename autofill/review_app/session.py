@@ -26,10 +26,13 @@ from pathlib import Path
 
 from autofill.errors import InputError
 from autofill.review.reader import ReviewQuestion, read_filled_workbook
-from autofill.review_app.apply import TRUST_CELLS, apply_decisions, ensure_writable, read_layout
+from autofill.checks.tier import decide_tier
+from autofill.records import CheckResult, Severity
+from autofill.review_app.apply import FIELD_LABELS, TRUST_CELLS, apply_decisions, ensure_writable, read_layout
 from autofill.review_app.checking import RowChecker, gate
 from autofill.review_app.sidecar import FIELDS, Decision, DecisionStore, Stale, version_of
 from autofill.states import ReviewState, Tier, parse_review, parse_tier
+from autofill.workbook.safety import replaced_reason, xml_safe
 
 log = logging.getLogger(__name__)
 
@@ -58,12 +61,24 @@ def state_of(q: ReviewQuestion) -> dict[str, str]:
     return {f: getattr(q, f) or "" for f in FIELDS}
 
 
+def _edited(current: dict[str, str], values: dict) -> tuple[dict[str, str], str]:
+    """The row's editable cells with the reviewer's `values` put in (Review is the action's), each made
+    safe for the workbook before anything is recorded (safety.xml_safe: characters an .xlsx cannot hold
+    become U+FFFD), and the Checks line naming what was replaced ("" none)."""
+    after, replaced = dict(current), {}
+    for f, v in values.items():
+        if f in FIELDS and f != "review" and v is not None:
+            after[f], replaced[FIELD_LABELS[f]] = xml_safe(str(v).replace("\r\n", "\n").strip())
+    return after, replaced_reason(replaced)
+
+
 @dataclass
 class Saved:
     decision: Decision | None
     state: dict[str, str]
     version: str
     trust: dict[str, str] | None = None  # the row's Tier and Checks cells after the save (checking.py)
+    replaced: str = ""  # characters a workbook cannot hold, replaced in the reviewer's text (safety.xml_safe)
 
 
 class ReviewSession:
@@ -171,32 +186,34 @@ class ReviewSession:
             self._check_base(current, base)
             if parse_review(current["review"]) is ReviewState.APPROVED and action != "Reopen":
                 raise Refused("this row is approved and locked; reopen it to change it")
-            after = dict(current)
-            for f, v in (values or {}).items():
-                if f in FIELDS and f != "review" and v is not None:
-                    after[f] = str(v).replace("\r\n", "\n").strip()
+            after, replaced = _edited(current, values or {})
             if action in ACTIONS:
                 after["review"] = ACTIONS[action].label
             if after["answer"] != current["answer"]:
                 after["answer"] = self.checker.canonical(key, after["answer"])
             if after == current:
                 return Saved(None, current, version_of(current), self.trust.get(key))
-            cells = self._checked_cells(key, action, current, after, confirm)
+            cells = self._checked_cells(key, action, current, after, confirm, replaced)
             if cells is not None:
                 note = "\n".join(n for n in (note, cells.pop("note")) if n)
             d = self.store.add(key, self.questions[key].question, reviewer, action, current,
                                {**after, **(cells or {})}, note)
             self.states[key] = after
         self._wake.set()
-        return Saved(d, after, version_of(after), self.trust.get(key))
+        return Saved(d, after, version_of(after), self.trust.get(key), replaced)
 
     def _checked_cells(self, key: str, action: str, before: dict, after: dict,
-                       confirm: list[str] | None) -> dict[str, str] | None:
+                       confirm: list[str] | None, replaced: str = "") -> dict[str, str] | None:
         """The row's new Tier and Checks (and the decision's note) when the save changes what the checks
-        read (Answer, Sources, Review) or approves; None when it changes neither."""
-        if action != "Approve" and all(before.get(f) == after.get(f) for f in CHECKED_FIELDS):
+        read (Answer, Sources, Review), approves, or had characters replaced (`replaced`: the Checks
+        line saying which, a soft failure); None when it does none of these."""
+        if action != "Approve" and not replaced and all(before.get(f) == after.get(f) for f in CHECKED_FIELDS):
             return None
         checked = self.checker.check(key, after)
+        if replaced:
+            checked.checks.append(CheckResult("characters", False, Severity.SOFT, replaced))
+            if checked.tier is not Tier.APPROVED:
+                checked.tier = decide_tier(checked.checks)
         try:
             note = gate(action, before, after, checked, confirm or [])
         except ValueError as exc:
