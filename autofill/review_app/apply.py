@@ -20,7 +20,7 @@ from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils.cell import column_index_from_string
 
 from autofill.fileio import atomic_write_bytes, ensure_not_open
-from autofill.review_app.sidecar import Decision
+from autofill.review_app.sidecar import Decision, DecisionStore, sidecar_path
 from autofill.workbook.model import REVIEW_LOG_SHEET
 from autofill.workbook.safety import guard_workbook, load_workbook_safely, set_text
 
@@ -161,3 +161,24 @@ def ensure_writable(workbook: Path) -> str:
     except InputError as exc:
         return str(exc)
     return ""
+
+
+def reopen_unlogged(workbook: Path) -> list[int]:
+    """After `workbook` was replaced by an older copy of itself (workbook/recovery.py): the decisions
+    this sidecar marked applied that the copy's Review log lacks are pending again, so the next review
+    writer puts them in again, nothing a reviewer decided lost; their ids."""
+    if not sidecar_path(workbook).is_file():
+        return []
+    logged = set()
+    for line in read_log(workbook):
+        try:
+            logged.add(int(line.get("Decision")))
+        except (TypeError, ValueError):
+            continue
+    store = DecisionStore(workbook)
+    try:
+        lost = [d.id for d in store.all() if d.applied and d.id not in logged]
+        store.mark_pending(lost)
+        return lost
+    finally:
+        store.close()

@@ -258,9 +258,20 @@ def choose_base(settings, questionnaire: Path, layout: WorkbookLayout, rows: lis
     try:
         out_layout, out_rows = read_questions(settings, output)
     except InputError as exc:
-        log.warning("the existing output %s cannot be read (%s); starting from the questionnaire. The old "
-                    "file is kept in history/", output.name, exc)
-        return Start(questionnaire, layout, rows)
+        # Damaged in a way recovery.damage does not see (the run looked before): kept aside, and the last
+        # good version continued when history/ has one.
+        from autofill.workbook.recovery import recover
+
+        recovery = recover(output, str(exc))
+        log.warning("%s", recovery.message() if recovery else f"{output.name} cannot be read ({exc}); starting "
+                    "from the questionnaire")
+        try:
+            if recovery is None or recovery.restored is None:
+                return Start(questionnaire, layout, rows)
+            out_layout, out_rows = read_questions(settings, output)
+        except InputError as again:
+            log.warning("its last good version cannot be read either (%s); starting from the questionnaire", again)
+            return Start(questionnaire, layout, rows)
     if same_rows(rows, out_rows):
         return Start(output, out_layout, out_rows)
     start = carry_by_text(output, out_layout, out_rows, questionnaire, layout, rows)
