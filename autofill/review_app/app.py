@@ -192,9 +192,10 @@ def _saved(session: ReviewSession, saved) -> JSONResponse:
     message = "Saved" + (f"; {saved.replaced}" if saved.replaced else "")
     if st["blocked"]:
         message = f"Saved; not yet in the workbook: {st['blocked']}"
+    key = saved.decision.row_key if saved.decision else ""
     return JSONResponse({"ok": True, "message": message, "state": saved.state, "version": saved.version,
                          "decision": saved.decision.id if saved.decision else None, **views.trust_json(saved.trust),
-                         **st})
+                         **st, **({"status": session.statuses[key]} if key in session.statuses else {})})
 
 
 async def _bad_request(request: Request, exc: BadRequest) -> JSONResponse:

@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 LOG_COLUMNS = ["When", "Reviewer", "Sheet", "Row", "Question", "Action", "Field", "Before", "After", "Note",
                "Decision"]
 TRUST_CELLS = ("tier", "checks")  # the row's Tier and Checks after a checked decision (review_app/checking.py)
+STATUS_CELL = "status"  # the row's Status after a decision that changed its Answer, Reasoning or Sources
 FIELD_LABELS = {"answer": "Answer", "reasoning": "Reasoning", "sources": "Sources", "review": "Review",
                 "reviewer_comment": "Reviewer comment"}
 _WIDTHS = {"A": 21, "B": 16, "C": 14, "D": 6, "E": 50, "F": 16, "G": 16, "H": 50, "I": 50, "J": 30, "K": 9}
@@ -89,10 +90,11 @@ def _apply(settings, workbook: Path, decisions: list[Decision], layout) -> list[
 
 
 def _put_trust(ws, sheet, row: int, after: dict[str, str]) -> None:
-    """The Tier and Checks a checked decision gave the row (coloured as a run colours them)."""
+    """The Tier and Checks a checked decision gave the row (coloured as a run colours them), and the
+    Status of an edited row (session._status)."""
     from autofill.states import parse_tier
 
-    for role in TRUST_CELLS:
+    for role in (*TRUST_CELLS, STATUS_CELL):
         letter = sheet.letter(role)
         if role not in after or not letter:
             continue
