@@ -117,8 +117,10 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     with OutputLock(out):
         remove_leftovers(out)  # temporary files of a save that was killed halfway
         _recover(out)  # a damaged output: kept aside, its last good version from history/ continued
-        for path in (out, questionnaire):  # an output passed as the questionnaire: its rows are not kept either
-            check_made_for(path, company, collection_name(company))
+        # An output passed as the questionnaire: its rows are not kept either (said first: --out cannot help).
+        check_made_for(questionnaire, company, collection_name(company), questionnaire=True,
+                       look_in=(settings.workspace,))
+        check_made_for(out, company, collection_name(company))
         return _run_locked(settings, company, questionnaire, layout, rows, out, rep, started_at, t0, resume, live,
                            providers, gate, keep_reviews, announce)
 
