@@ -261,3 +261,24 @@ def test_a_model_answer_a_workbook_cannot_hold_never_corrupts_the_output(tmp_pat
     again = cli(tmp_path, env, "run", "--company", "Acme", "--questionnaire", "q.xlsx", "--json")
     assert again.returncode == 0 and "cannot be read" not in again.stderr, again.stderr
     assert last_json(again)["answered"] == 0 and len(llm_server.chat_requests()) == calls
+
+
+def test_questionnaire_and_library_text_a_workbook_cannot_hold_is_replaced(tmp_path):
+    """Other sources than the model: a CSV questionnaire (UTF-8 of U+FFFF, a control character) and an
+    answer library exported to a workbook (the company name in its properties, an entry's texts)."""
+    from autofill.library.store import Entry
+    from autofill.library.xlsx import export_workbook
+
+    csv = tmp_path / "q.csv"
+    csv.write_bytes("Question,Answer\nWhat is \uffff the target?\x01,\n".encode("utf-8"))
+    layout, rows = read_questions(Settings(), csv)
+    assert rows[0].question == "What is \ufffd the target?\ufffd"
+    out = write_results(Settings(), csv, layout, [RowResult(rows[0], Answer(answer="Net zero by 2050"), [])],
+                        tmp_path / "o.xlsx", {})
+    assert openpyxl.load_workbook(out).active["A2"].value == "What is \ufffd the target?\ufffd"
+    entry = Entry(question="Net zero?\ufffe", answer="Yes \uffff", approved_at="2026-11-28", reasoning="p. 2 \ud800",
+                  checks=["a check \x02"])
+    path = export_workbook([entry], tmp_path / "library.xlsx", "Acme \udcff")
+    wb = openpyxl.load_workbook(path)
+    assert [c.value for c in wb.active[2]][:3] == ["Net zero?\ufffd", "Yes \ufffd", "p. 2 \ufffd"]
+    assert wb.properties.title == "Answer library: Acme \ufffd"
