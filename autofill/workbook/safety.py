@@ -30,6 +30,9 @@ _NON_CHARACTERS = "".join(f"{chr(plane << 16 | 0xFFFE)}{chr(plane << 16 | 0xFFFF
 ILLEGAL_CHARACTERS_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
                                    + _NON_CHARACTERS + "]")
 _UNSAFE_OR_PAIR = re.compile("([\ud800-\udbff][\udc00-\udfff])|" + ILLEGAL_CHARACTERS_RE.pattern)
+# A quick first look (a regex whose class holds astral ranges is several times slower): the BMP's unsafe
+# characters, or any character beyond the BMP, which ILLEGAL_CHARACTERS_RE then looks at properly.
+_SUSPECT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]|[\U00010000-\U0010ffff]")
 REPLACEMENT = "\ufffd"
 # Leading characters that make Excel (or a CSV export of the sheet) treat text as a formula.
 FORMULA_PREFIXES = ("=", "+", "-", "@")
@@ -46,7 +49,7 @@ def xml_safe(text: str) -> tuple[str, list[int]]:
     """`text` with every character an .xlsx cannot hold (ILLEGAL_CHARACTERS_RE) replaced by U+FFFD, and
     the code points replaced, in order (pure). A surrogate pair held as two code units is joined into
     the character it spells; only a lone surrogate is replaced."""
-    if not ILLEGAL_CHARACTERS_RE.search(text):
+    if not _SUSPECT.search(text) or not ILLEGAL_CHARACTERS_RE.search(text):
         return text, []
     replaced: list[int] = []
 
@@ -124,29 +127,31 @@ def guard_workbook(wb) -> list[str]:
             return text
         return value
 
+    unsafe = _SUSPECT.search
     for ws in wb.worksheets:
         title = safe(ws.title, f"sheet name {ws.title!r}")
         if title != ws.title:
             ws.title = title
-        for cell in ws._cells.values():
-            value = cell.value
-            where = f"{ws.title}!{cell.coordinate}"
-            if isinstance(value, str):
-                new = safe(value, where)
-                if new is not value:
-                    cell._value = new
-            elif type(value).__name__ == "CellRichText":
+        for cell in ws._cells.values():  # the hot loop: 100,000s of cells, most of them plain and safe
+            value = getattr(cell, "_value", None)
+            if value.__class__ is str:
+                if unsafe(value):
+                    cell._value = safe(value, f"{ws.title}!{cell.coordinate}")
+            elif value is not None and type(value).__name__ == "CellRichText":
+                where = f"{ws.title}!{cell.coordinate}"
                 for i, part in enumerate(value):
                     if isinstance(part, str):
                         value[i] = safe(part, where)
                     elif isinstance(getattr(part, "text", None), str):
                         part.text = safe(part.text, where)
-            if cell.comment is not None:
-                cell.comment.content = safe(cell.comment.content, f"comment of {where}")
-                cell.comment.author = safe(cell.comment.author, f"comment of {where}")
-            if cell.hyperlink is not None:
+            comment = getattr(cell, "_comment", None)
+            if comment is not None:
+                comment.content = safe(comment.content, f"comment of {ws.title}!{cell.coordinate}")
+                comment.author = safe(comment.author, f"comment of {ws.title}!{cell.coordinate}")
+            link = getattr(cell, "_hyperlink", None)
+            if link is not None:
                 for attr in ("target", "location", "tooltip", "display"):
-                    setattr(cell.hyperlink, attr, safe(getattr(cell.hyperlink, attr, None), f"link of {where}"))
+                    setattr(link, attr, safe(getattr(link, attr, None), f"link of {ws.title}!{cell.coordinate}"))
         for dv in ws.data_validations.dataValidation:
             for attr in ("prompt", "promptTitle", "error", "errorTitle", "formula1", "formula2"):
                 setattr(dv, attr, safe(getattr(dv, attr, None), f"drop-down of {ws.title}"))
