@@ -252,6 +252,8 @@ def test_a_model_answer_a_workbook_cannot_hold_never_corrupts_the_output(tmp_pat
     assert proc.returncode == 0, proc.stderr
     data = last_json(proc)
     assert data["answered"] == 2, data
+    assert ("autofill: warning: 2 rows held characters an Excel file cannot hold: replaced by U+FFFD, named in "
+            "their Checks") in proc.stderr.splitlines(), proc.stderr
     rows = read_output(data["output"])["rows"]  # opens: nothing raw reached the file
     for row in rows.values():
         assert row["Answer"] == "31% \ufffd in FY2024." and "\ufffd states it" in row["Reasoning"]
