@@ -199,3 +199,23 @@ def test_a_damaged_workbook_in_a_folder_under_review_is_recovered(tmp_path):
     assert out.read_bytes() == good and "is damaged" in srv.stderr
     aside = list(folder.glob("filled.damaged.*.xlsx"))
     assert len(aside) == 1 and damage(aside[0])  # kept as it was; not listed as a workbook to review
+
+
+def test_review_apply_recovers_too(tmp_path):
+    """`autofill review --apply` (decisions waiting while the workbook was open in Excel) goes on from
+    the last good version the same way, said in one line."""
+    from tests.review_app_helpers import server_env
+    from tests.review_fixtures import make_output_workbook
+    from tests.rows_helpers import cli
+
+    (tmp_path / "ws").mkdir()
+    out = make_output_workbook(tmp_path / "filled.xlsx")
+    good = out.read_bytes()
+    keep_previous(out)
+    broken = corrupt(out)
+    proc = cli(tmp_path / "ws", server_env(), "review", out, "--apply", "--json", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if "is damaged" in ln]
+    assert len(lines) == 1 and "continuing from its last good version history/" in lines[0], proc.stderr
+    assert out.read_bytes() == good
+    assert [p.read_bytes() for p in tmp_path.glob("filled.damaged.*.xlsx")] == [broken]
