@@ -76,6 +76,13 @@ def replaced_reason(replaced: dict[str, list[int]]) -> str:
             f"in the {where}")
 
 
+def say_replaced(rows: int) -> None:
+    """One warning for the rows whose text had characters replaced (their Checks name them)."""
+    if rows:
+        log.warning("%d row%s held characters an Excel file cannot hold: replaced by U+FFFD, named in %s Checks",
+                    rows, "s" if rows != 1 else "", "their" if rows != 1 else "its")
+
+
 def clean_text(text: str) -> str:
     """Replace characters an .xlsx cannot hold (xml_safe) and cut text beyond Excel's cell limit with a
     visible note."""

@@ -12,7 +12,6 @@ reviewer can fill Review and Reviewer comment in Excel; layout detection warns a
 from __future__ import annotations
 
 import io
-import logging
 from copy import copy
 from pathlib import Path
 
@@ -31,10 +30,9 @@ from autofill.workbook.carry import TRACKED_ROLES, read_record, write_record, wr
 from autofill.workbook.evidence import EvidenceRows, stream_evidence, write_evidence_sheet, write_run_info_sheet
 from autofill.workbook.hyperlinks import link_sources, pdf_links
 from autofill.workbook.model import SheetLayout, WorkbookLayout
-from autofill.workbook.safety import guard_workbook, load_workbook_safely, replaced_reason, set_text, xml_safe
+from autofill.workbook.safety import load_workbook_safely, set_text
 from autofill.workbook.validations import extension_list_validations
-
-log = logging.getLogger(__name__)
+from autofill.workbook.safety import guard_workbook, replaced_reason, say_replaced, xml_safe  # noqa: I001 - apart: merges
 
 COLUMN_WIDTHS = {"answer": 40, "reasoning": 60, "sources": 36, "confidence": 12, "status": 30, "review": 16,
                  "reviewer_comment": 40, "tier": 12, "checks": 40, "library_answer": 50,
@@ -98,10 +96,7 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
             if replaced:
                 written.append(res)
         _ensure_review_dropdown(ws, sheet)
-    unsafe = sum(1 for res in results if any(c.name == "characters" and not c.passed for c in res.checks))
-    if unsafe:
-        log.warning("%d row%s held characters an Excel file cannot hold: replaced by U+FFFD, named in %s Checks",
-                    unsafe, "s" if unsafe != 1 else "", "their" if unsafe != 1 else "its")
+    say_replaced(sum(1 for res in results if any(c.name == "characters" and not c.passed for c in res.checks)))
     # openpyxl drops x14 (cross-sheet) drop-downs on save: put them back as standard validations.
     for sheet_name, validations in ext.items():
         if sheet_name in wb.sheetnames:
