@@ -10,7 +10,7 @@ store), so the figures are the workbook code's alone. Times are CPU seconds of t
 (time.process_time): the shared machine's load does not inflate them.
 
 Measured (issue 43, shared 2-core machine, 5,000 rows, 410,062 cells, 1.9 MB output): write_results 4.34 s
-CPU of which guard_workbook 0.28 s (1.52 s before its quick first look, `safety._SUSPECT`: a regex class
+CPU of which guard_workbook 0.28 s (1.52 s before its quick first look, `celltext._SUSPECT`: a regex class
 holding the astral non-characters is several times slower); damage() 0.41 s against 7.05 s for openpyxl
 to load the same file (which run and review do anyway)."""
 
