@@ -6,6 +6,7 @@ never continued or overwritten by another's run; `batch` refuses a manifest whos
 from __future__ import annotations
 
 import csv
+import shlex
 
 import openpyxl
 import pytest
@@ -82,6 +83,14 @@ def test_two_companies_in_japanese_script_fill_two_workbooks(workspace, llm_serv
     assert proc.returncode == 2
     assert f"made for company {TOKYO!r}, not {KANSAI!r}" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert len(llm_server.chat_requests()) == before and open(theirs, "rb").read() == stamp
+    # Its advice is a command that works: the run from the customer's questionnaire (not --out elsewhere,
+    # which met the same refusal).
+    advice = proc.stderr.strip().rsplit(": ", 1)[1]
+    assert advice == f"autofill run --company {shlex.quote(KANSAI)} --questionnaire q12.xlsx", proc.stderr
+    args = shlex.split(advice)[1:]
+    proc = cli(workspace, env, *args, "--json")
+    assert proc.returncode == 0 and last_json(proc)["output"] == outputs[KANSAI], proc.stderr
+    assert open(theirs, "rb").read() == stamp
 
 
 def _manifest(root, rows):

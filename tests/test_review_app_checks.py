@@ -105,3 +105,50 @@ def test_without_an_evidence_store_the_workbooks_evidence_sheet_is_checked_again
         assert "cited page not in the workbook's Evidence sheet: other.pdf p. 9" in cited.failed
     finally:
         srv.close()
+
+
+def test_the_status_follows_an_answer_edited_in_review(tmp_path):
+    """Through the real server process: a Yes/No row whose answer did not start with Yes or No says so in
+    its Status; edited to "Yes" in review, its Status becomes what the next run writes for an edited row
+    (no stale "answer does not start with ..."), back again on undo, and so in the workbook and the page."""
+    import http.client
+    import json
+
+    from autofill.checks.tier import decide_tier
+    from autofill.records import Answer, RowResult
+    from autofill.settings import Settings
+    from autofill.workbook.layout import read_questions
+    from autofill.workbook.writeback import write_results
+    from tests.review_app_helpers import ReviewServer
+    from tests.test_review_app_limits import _address, _post as post, _version
+    from tests.workbook_builders import build_questionnaire
+
+    src = build_questionnaire(tmp_path / "q.xlsx", dropdown=False)
+    layout, rows = read_questions(Settings(), src)
+    results = []
+    for q in rows:
+        res = RowResult(q, Answer(answer="Probably so", reasoning="From the report.", confidence="high"), [])
+        res.tier = decide_tier(res.checks)
+        results.append(res)
+    out = write_results(Settings(), src, layout, results, tmp_path / "filled.xlsx", {})
+    stale = "Answered; answer does not start with one of Yes, No"
+    edited = "Edited by hand (Answer): kept as the reviewer left it"
+    key, other = rows[0].key, rows[1].key
+    assert [q.status for q in read_questions(Settings(), out)[1][:2]] == [stale, stale]
+    (tmp_path / "ws").mkdir()
+    with ReviewServer(tmp_path / "ws", out) as srv:
+        body = {"key": key, "base": _version(srv, key), "reviewer": "Ana", "action": "Edit", "values": {"answer": "Yes"}}
+        status, saved = post(srv, "decide", json.dumps(body).encode())
+        assert status == 200 and saved["status"] == edited, saved
+        status, undone = post(srv, "undo", json.dumps({"key": key, "base": saved["version"], "reviewer": "Ana"}).encode())
+        assert status == 200 and undone["status"] == stale, undone
+        status, saved = post(srv, "decide", json.dumps({**body, "base": undone["version"]}).encode())
+        assert status == 200 and saved["status"] == edited
+        host, port, token = _address(srv)
+        conn = http.client.HTTPConnection(host, port, timeout=60)
+        conn.request("GET", "/", headers={"X-Review-Token": token})
+        page = conn.getresponse().read().decode()
+        assert page.count(f">{edited}<") == 1 and page.count(f">{stale}<") == 1  # the other Yes/No row
+        assert srv.stop() == 0
+    statuses = {q.key: q.status for q in read_questions(Settings(), out)[1]}
+    assert statuses[key] == edited and statuses[other] == stale

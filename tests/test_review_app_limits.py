@@ -137,3 +137,127 @@ def test_the_page_says_an_over_long_answer_was_not_saved(tmp_path, workspace):
         browser.close()
         assert srv.stop() == 0
     assert path.read_bytes() == before
+
+
+# ------------------------------------------------------------------ text a workbook cannot hold; bad fields
+
+
+def _post(srv, route: str, raw: bytes) -> tuple[int, dict]:
+    """POST `raw` (JSON bytes, sent as they are: lone surrogates stay `\\ud800` escapes) to a running server."""
+    from autofill.review_app.security import csrf_token
+
+    host, port, token = _address(srv)
+    conn = http.client.HTTPConnection(host, port, timeout=60)
+    conn.request("POST", f"/api/{route}", body=raw, headers={"X-Review-Token": token, "Content-Type": "application/json",
+                                                             "X-CSRF-Token": csrf_token(token)})
+    r = conn.getresponse()
+    return r.status, json.loads(r.read() or b"{}")
+
+
+def _version(srv, key: str) -> str:
+    host, port, token = _address(srv)
+    conn = http.client.HTTPConnection(host, port, timeout=60)
+    conn.request("GET", f"/api/row?key={key}", headers={"X-Review-Token": token})
+    return json.loads(conn.getresponse().read())["version"]
+
+
+def _decisions(workbook) -> list[tuple]:
+    import sqlite3
+
+    from autofill.review_app.sidecar import sidecar_path
+
+    with sqlite3.connect(sidecar_path(workbook)) as conn:
+        return conn.execute("SELECT id, reviewer, after FROM decisions ORDER BY id").fetchall()
+
+
+def test_a_review_save_a_workbook_cannot_hold_is_replaced_visibly_and_refusals_change_nothing(tmp_path):
+    """Through the real server process: an answer with U+FFFE and a reasoning with a lone surrogate are
+    saved with U+FFFD in their place, the save says so and the row's Checks name it; a reviewer name
+    with a lone surrogate is a 400 naming the field, before anything is recorded. The workbook opens
+    afterwards, holds the decisions and its Review log, and `review` serves it again."""
+    from autofill.review_app.apply import read_log
+    from autofill.workbook.layout import read_questions
+
+    (tmp_path / "ws").mkdir()
+    path = make_output_workbook(tmp_path / "filled.xlsx")
+    key = next(q.key for q in read_questions(Settings(), path)[1] if q.question == QUESTION_2)
+    with ReviewServer(tmp_path / "ws", path) as srv:
+        base = _version(srv, key)
+        raw = ('{"key": "%s", "base": "%s", "reviewer": "Ana", "action": "Edit", '
+               '"values": {"answer": "Quarterly \\ufffe", "reasoning": "Board minutes \\ud800 p. 3"}}') % (key, base)
+        status, data = _post(srv, "decide", raw.encode())
+        assert status == 200, data
+        assert data["state"]["answer"] == "Quarterly \ufffd" and data["state"]["reasoning"] == "Board minutes \ufffd p. 3"
+        reason = ("2 characters an Excel file cannot hold (U+FFFE, U+D800) replaced by U+FFFD in the Answer and "
+                  "Reasoning")
+        assert data["message"].startswith(f"Saved; {reason}") and reason in data["checks"], data
+        recorded = _decisions(path)
+        raw = ('{"key": "%s", "base": "%s", "reviewer": "Ana \\ud800", "action": "Needs changes", '
+               '"values": {"answer": "Twice a year"}}') % (key, data["version"])
+        status, refused = _post(srv, "decide", raw.encode())
+        assert status == 400 and refused["message"] == (
+            "'reviewer' holds a character a workbook cannot store (U+D800); nothing was saved"), refused
+        assert _decisions(path) == recorded  # nothing committed by the refused save
+        assert srv.stop() == 0
+    q = next(q for q in read_questions(Settings(), path)[1] if q.key == key)  # the workbook opens
+    assert q.existing_answer == "Quarterly \ufffd"
+    assert [(e["Reviewer"], e["After"]) for e in read_log(path)] == [("Ana", "Quarterly \ufffd"),
+                                                                     ("Ana", "Board minutes \ufffd p. 3")]
+    with ReviewServer(tmp_path / "ws", path) as again:  # and is served again
+        assert _version(again, key) == data["version"]
+        assert again.stop() == 0
+
+
+BAD_VALUES = [5, 2.5, True, False, [], ["x"], {}, {"a": 1}, "\ud800", "x" * 100_000]
+
+
+@pytest.mark.parametrize("route, fields", [("decide", ["wb", "key", "base", "reviewer", "action", "values", "confirm"]),
+                                           ("undo", ["wb", "key", "base", "reviewer"]),
+                                           ("reanswer", ["wb", "key", "base", "reviewer"]),
+                                           ("library", ["wb", "key"])])
+def test_every_bad_field_of_a_review_request_is_a_400_naming_it_and_changes_nothing(server, route, fields):
+    """Each field in turn given a number, true/false, a list, an object, a lone surrogate, a huge text
+    (and null): 400 naming the field (null: read as empty, never a 500), nothing recorded or written."""
+    key = _key(server)
+    good = {"wb": 0, "key": key, "base": server.version(key), "reviewer": "Ana", "action": "Needs changes",
+            "values": {"reviewer_comment": "look again"}, "confirm": []}
+    good = {f: good[f] for f in fields}
+    before = server.session.path.read_bytes()
+
+    def post(field, bad):
+        raw = json.dumps({**good, field: bad}).encode()
+        r = server.client.post(f"/api/{route}", content=raw, headers={**server.headers, "Content-Type": "application/json"})
+        assert r.status_code != 500, (field, str(bad)[:20], r.text[:300])
+        return r
+
+    for field in fields:
+        for bad in BAD_VALUES:
+            if field == "wb" and isinstance(bad, int) and not isinstance(bad, bool):
+                continue  # a workbook's number
+            if field in ("values", "confirm") and bad in ({}, []) or (field == "confirm" and bad == ["x"]):
+                continue  # no cells / no confirmations, or a confirmation nothing asked for: a fine request
+            if field == "values" and isinstance(bad, dict):
+                bad = {"answer": 5}
+            r = post(field, bad)
+            assert r.status_code == 400, (field, str(bad)[:20], r.status_code, r.text[:300])
+            message = r.json()["message"]
+            named = {"values": ["'values'", "Answer"], "wb": ["'wb'", "workbook"]}.get(field, [f"'{field}'"])
+            assert any(n in message for n in named) and "\n" not in message, (field, str(bad)[:20], message)
+            assert server.session.store.pending_count() == 0 and not server.session.store.all(), (field, bad)
+    assert server.session.path.read_bytes() == before
+    for field in fields:  # null reads as absent: the request goes on without it (key: refused), never a 500
+        r = post(field, None)
+        assert r.status_code in (200, 400, 409, 428), (field, r.status_code, r.text[:300])
+        if field == "key":
+            assert r.status_code == 400 and r.json()["message"] == "'key' is missing: the request names no question row"
+
+
+def test_confirm_of_the_wrong_type_is_a_400(server):
+    key = _key(server)
+    for bad in (5, True, "yes", {"a": 1}, [5], [None], ["\ud800"], ["x" * 40_000], ["x"] * 101):
+        raw = json.dumps({"key": key, "base": server.version(key), "reviewer": "Ana", "action": "Approve",
+                          "confirm": bad})
+        r = server.client.post("/api/decide", content=raw.encode(),
+                               headers={**server.headers, "Content-Type": "application/json"})
+        assert r.status_code == 400 and "'confirm'" in r.json()["message"], (str(bad)[:20], r.status_code, r.text)
+    assert not server.session.store.all()

@@ -170,7 +170,7 @@ def test_evidence_sheet(tmp_path):
 def test_evidence_rows_are_streamed_as_text_with_the_sheet_styles(tmp_path):
     """The Evidence rows are streamed into the saved file (workbook/evidence.stream_evidence), never made
     cells: text that looks like a formula stays text (quote-prefixed, as set_text does), markup and
-    control characters are escaped or dropped, numbers stay numbers, styles and the filter are the
+    control characters are escaped or replaced visibly (U+FFFD), numbers stay numbers, styles and the filter are the
     sheet's, and a re-run reads the rows back."""
     from dataclasses import replace
 
@@ -187,7 +187,7 @@ def test_evidence_rows_are_streamed_as_text_with_the_sheet_styles(tmp_path):
     ev = wb["Evidence"]
     assert ev.max_row == 6 * len(rows) + 1 and ev.auto_filter.ref == f"A1:L{ev.max_row}"
     cells = list(ev.iter_rows(min_row=2, max_row=5))
-    assert [r[7].value for r in cells] == ["=SUM(A1:A9)", "- a bullet & <b>markup</b>", "bell gone", "plain ü 東京"]
+    assert [r[7].value for r in cells] == ["=SUM(A1:A9)", "- a bullet & <b>markup</b>", "bell\ufffd gone", "plain ü 東京"]
     assert all(r[7].data_type == "s" for r in cells)
     assert [r[7].quotePrefix for r in cells] == [True, True, False, False]
     assert cells[0][7].alignment.wrap_text and not cells[0][3].alignment.wrap_text

@@ -117,10 +117,31 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     # another company's workbook (outputs of earlier versions record no company and are continued).
     with OutputLock(out):
         remove_leftovers(out)  # temporary files of a save that was killed halfway
-        for path in (out, questionnaire):  # an output passed as the questionnaire: its rows are not kept either
-            check_made_for(path, company, collection_name(company))
+        _recover(out)  # a damaged output: kept aside, its last good version from history/ continued
+        # An output passed as the questionnaire: its rows are not kept either (said first: --out cannot help).
+        check_made_for(questionnaire, company, collection_name(company), questionnaire=True,
+                       look_in=(settings.workspace,))
+        check_made_for(out, company, collection_name(company))
         return _run_locked(settings, company, questionnaire, layout, rows, out, rep, started_at, t0, resume, live,
                            providers, gate, keep_reviews, announce)
+
+
+def _recover(out: Path) -> None:
+    """A damaged output (workbook/recovery.py) is moved aside and its newest history copy that opens
+    put in its place, said in one line; the reviewers' decisions that copy lacks wait again in the
+    review sidecar, for the next `autofill review` to write."""
+    from autofill.workbook.recovery import recover
+
+    recovery = recover(out)
+    if recovery is None:
+        return
+    reopened = []
+    if recovery.restored is not None:
+        from autofill.review_app.apply import reopen_unlogged
+
+        reopened = reopen_unlogged(out)
+    log.warning("%s%s", recovery.message(), f"; {len(reopened)} later review decisions wait in the review sidecar "
+                "for `autofill review` to write again" if reopened else "")
 
 
 def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: Any, rows: list[QuestionRow],

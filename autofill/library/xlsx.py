@@ -40,7 +40,7 @@ def export_workbook(entries: list[Entry], out_path: Path, company: str) -> Path:
     from openpyxl.styles import Alignment, Font
     from openpyxl.utils import get_column_letter
 
-    from autofill.workbook.safety import set_text
+    from autofill.workbook.safety import guard_workbook, set_text
 
     out_path = Path(out_path)
     if out_path.suffix.lower() != ".xlsx":
@@ -63,6 +63,7 @@ def export_workbook(entries: list[Entry], out_path: Path, company: str) -> Path:
             cell.alignment = Alignment(vertical="top", wrap_text=True)
     wb.properties.title = f"Answer library: {company}"
     buffer = io.BytesIO()
+    guard_workbook(wb)
     wb.save(buffer)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(out_path, buffer.getvalue())

@@ -141,7 +141,7 @@ def build_app(state: AppState, lifespan=None) -> Starlette:
     async def decide(request: Request):
         body = await read_body(request, "decide")
         session = state.session(body.get("wb"))
-        confirm = [str(c) for c in body.get("confirm") or [] if isinstance(c, str)]
+        confirm = list(body.get("confirm") or [])  # a list of texts (limits.check_confirm)
         saved = await run_in_threadpool(session.decide, body.get("key", ""), body.get("base", ""),
                                         body.get("reviewer", ""), body.get("action", ""), body.get("values") or {},
                                         "", confirm)
@@ -189,12 +189,13 @@ def build_app(state: AppState, lifespan=None) -> Starlette:
 
 def _saved(session: ReviewSession, saved) -> JSONResponse:
     st = session.status()
-    message = "Saved"
+    message = "Saved" + (f"; {saved.replaced}" if saved.replaced else "")
     if st["blocked"]:
         message = f"Saved; not yet in the workbook: {st['blocked']}"
+    key = saved.decision.row_key if saved.decision else ""
     return JSONResponse({"ok": True, "message": message, "state": saved.state, "version": saved.version,
                          "decision": saved.decision.id if saved.decision else None, **views.trust_json(saved.trust),
-                         **st})
+                         **st, **({"status": session.statuses[key]} if key in session.statuses else {})})
 
 
 async def _bad_request(request: Request, exc: BadRequest) -> JSONResponse:

@@ -20,15 +20,16 @@ from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils.cell import column_index_from_string
 
 from autofill.fileio import atomic_write_bytes, ensure_not_open
-from autofill.review_app.sidecar import Decision
+from autofill.review_app.sidecar import Decision, DecisionStore, sidecar_path
 from autofill.workbook.model import REVIEW_LOG_SHEET
-from autofill.workbook.safety import load_workbook_safely, set_text
+from autofill.workbook.safety import guard_workbook, load_workbook_safely, set_text
 
 log = logging.getLogger(__name__)
 
 LOG_COLUMNS = ["When", "Reviewer", "Sheet", "Row", "Question", "Action", "Field", "Before", "After", "Note",
                "Decision"]
 TRUST_CELLS = ("tier", "checks")  # the row's Tier and Checks after a checked decision (review_app/checking.py)
+STATUS_CELL = "status"  # the row's Status after a decision that changed its Answer, Reasoning or Sources
 FIELD_LABELS = {"answer": "Answer", "reasoning": "Reasoning", "sources": "Sources", "review": "Review",
                 "reviewer_comment": "Reviewer comment"}
 _WIDTHS = {"A": 21, "B": 16, "C": 14, "D": 6, "E": 50, "F": 16, "G": 16, "H": 50, "I": 50, "J": 30, "K": 9}
@@ -82,6 +83,7 @@ def _apply(settings, workbook: Path, decisions: list[Decision], layout) -> list[
         _put_trust(ws, sheet, int(row), d.after)
     _append_log(wb, decisions)
     buffer = io.BytesIO()
+    guard_workbook(wb)  # nothing an .xlsx cannot hold reaches the file, whatever path put it in
     wb.save(buffer)
     from autofill.workbook.package import refresh_package  # the formulas' cached values openpyxl dropped
 
@@ -90,10 +92,11 @@ def _apply(settings, workbook: Path, decisions: list[Decision], layout) -> list[
 
 
 def _put_trust(ws, sheet, row: int, after: dict[str, str]) -> None:
-    """The Tier and Checks a checked decision gave the row (coloured as a run colours them)."""
+    """The Tier and Checks a checked decision gave the row (coloured as a run colours them), and the
+    Status of an edited row (session._status)."""
     from autofill.states import parse_tier
 
-    for role in TRUST_CELLS:
+    for role in (*TRUST_CELLS, STATUS_CELL):
         letter = sheet.letter(role)
         if role not in after or not letter:
             continue
@@ -162,3 +165,24 @@ def ensure_writable(workbook: Path) -> str:
     except InputError as exc:
         return str(exc)
     return ""
+
+
+def reopen_unlogged(workbook: Path) -> list[int]:
+    """After `workbook` was replaced by an older copy of itself (workbook/recovery.py): the decisions
+    this sidecar marked applied that the copy's Review log lacks are pending again, so the next review
+    writer puts them in again, nothing a reviewer decided lost; their ids."""
+    if not sidecar_path(workbook).is_file():
+        return []
+    logged = set()
+    for line in read_log(workbook):
+        try:
+            logged.add(int(line.get("Decision")))
+        except (TypeError, ValueError):
+            continue
+    store = DecisionStore(workbook)
+    try:
+        lost = [d.id for d in store.all() if d.applied and d.id not in logged]
+        store.mark_pending(lost)
+        return lost
+    finally:
+        store.close()

@@ -36,7 +36,11 @@ def _workbooks(target: Path) -> list[Path]:
             continue
         try:
             book = read_filled_workbook(p)
-        except InputError:
+        except Exception:  # noqa: BLE001 - damaged: one of ours when it has history copies (recovered below)
+            from autofill.workbook.history import versions
+
+            if versions(p):
+                found.append(p)
             continue  # the portfolio workbook, an eval report: not a filled questionnaire
         if book.questions:
             found.append(p)
@@ -78,6 +82,8 @@ def review(ctx, output, host, port, no_browser, as_json, apply_only, llm_provide
     settings = build_settings(ctx, llm={"provider": llm_provider, "model": model},
                               flags={"llm.provider": "--llm", "llm.model": "--model"})
     paths = _workbooks(Path(output))
+    for path in paths:
+        _recover(path)
     if apply_only:
         written = []
         for path in paths:
@@ -100,6 +106,27 @@ def review(ctx, output, host, port, no_browser, as_json, apply_only, llm_provide
         _serve(settings, [ReviewSession(settings, p) for p in paths], host, port, no_browser, as_json, locks)
     finally:
         release_all(locks)
+
+
+def _recover(path: Path) -> None:
+    """A workbook that cannot be opened (workbook/recovery.py): kept aside, its newest history copy that
+    opens put in its place and said in one line, the decisions that copy lacks written again from the
+    sidecar; with no such copy, one line and exit 2, the file left as it is."""
+    from autofill.errors import InputError
+    from autofill.outputlock import OutputLock
+    from autofill.review_app.apply import reopen_unlogged
+    from autofill.workbook.recovery import recover
+
+    with OutputLock(path):  # not while a run writes it
+        recovery = recover(path, without_copy=False)
+        if recovery is None:
+            return
+        if recovery.restored is None:
+            raise InputError(recovery.message(without="nothing was changed; `autofill run` with its questionnaire "
+                                                      "starts it again and keeps this file aside"))
+        reopened = reopen_unlogged(path)
+    log.warning("%s%s", recovery.message(), f"; {len(reopened)} later decisions are written again from the "
+                f"review sidecar" if reopened else "")
 
 
 def _serve(settings, sessions, host: str, port: int, no_browser: bool, as_json: bool, locks=()) -> None:

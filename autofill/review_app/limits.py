@@ -12,20 +12,24 @@ import json
 
 from autofill.review_app.apply import FIELD_LABELS
 from autofill.review_app.sidecar import FIELDS
-from autofill.workbook.safety import EXCEL_CELL_LIMIT
+from autofill.workbook.safety import EXCEL_CELL_LIMIT, xml_safe
 
 MAX_BODY_BYTES = 1024 * 1024  # 5 cells of 32,767 characters, 4 UTF-8 bytes each, fit in 655 KB
 MAX_NAME_CHARS = 1000  # a row key, version, reviewer name or action (messages repeat them)
+MAX_CONFIRM = 100  # failed checks a reviewer confirms by name in one save
 _TEXT = (str,)
 _WB = (str, int)
-# Route -> its body's keys and their types; keys not listed are ignored, absent ones read as empty.
+# Route -> its body's keys and their types; keys not listed are ignored, absent ones read as empty
+# (but `key`: the row a request is about is never guessed).
 SHAPES: dict[str, dict[str, tuple[type, ...]]] = {
-    "decide": {"wb": _WB, "key": _TEXT, "base": _TEXT, "reviewer": _TEXT, "action": _TEXT, "values": (dict,)},
+    "decide": {"wb": _WB, "key": _TEXT, "base": _TEXT, "reviewer": _TEXT, "action": _TEXT, "values": (dict,),
+               "confirm": (list,)},
     "undo": {"wb": _WB, "key": _TEXT, "base": _TEXT, "reviewer": _TEXT},
     "reanswer": {"wb": _WB, "key": _TEXT, "base": _TEXT, "reviewer": _TEXT},
     "library": {"wb": _WB, "key": _TEXT},
 }
-_TYPE_WORDS = {str: "text", int: "a number", dict: "an object of cell texts"}
+REQUIRED = ("key",)
+_TYPE_WORDS = {str: "text", int: "a whole number", dict: "an object of cell texts", list: "a list of texts"}
 
 
 class BadRequest(Exception):
@@ -81,13 +85,37 @@ def check_shape(body, route: str) -> dict:
     for name, types in SHAPES[route].items():
         value = body.get(name)
         if value is None:
+            if name in REQUIRED:
+                raise BadRequest(f"{name!r} is missing: the request names no question row")
             continue
         if isinstance(value, bool) or not isinstance(value, types):
             raise BadRequest(f"{name!r} must be {' or '.join(_TYPE_WORDS[t] for t in types)}, not {_json_kind(value)}")
-        if isinstance(value, str) and len(value) > MAX_NAME_CHARS:
-            raise BadRequest(f"{name!r} is longer than {MAX_NAME_CHARS:,} characters")
+        if isinstance(value, str):
+            check_name(name, value)
+    check_confirm(body.get("confirm") or [])
     check_values(body.get("values") or {})
     return body
+
+
+def check_name(name: str, value: str) -> None:
+    """A row key, version, reviewer name, action or confirmed check: within MAX_NAME_CHARS (a confirmed
+    check: a cell) and free of characters a workbook cannot store (they would reach the Review log)."""
+    limit = EXCEL_CELL_LIMIT if name == "confirm" else MAX_NAME_CHARS
+    if len(value) > limit:
+        raise BadRequest(f"{name!r} is longer than {limit:,} characters; nothing was saved")
+    bad = xml_safe(value)[1]
+    if bad:
+        raise BadRequest(f"{name!r} holds a character a workbook cannot store (U+{bad[0]:04X}); nothing was saved")
+
+
+def check_confirm(confirm: list) -> None:
+    """The failed checks a reviewer confirms by name: a list of texts."""
+    if len(confirm) > MAX_CONFIRM:
+        raise BadRequest(f"'confirm' names more than {MAX_CONFIRM} checks; nothing was saved")
+    for item in confirm:
+        if not isinstance(item, str):
+            raise BadRequest(f"'confirm' must be a list of texts, not a list holding {_json_kind(item)}")
+        check_name("confirm", item)
 
 
 def check_values(values: dict) -> None:
@@ -109,5 +137,5 @@ def _json_kind(value) -> str:
         return "null"
     if isinstance(value, bool):
         return "true/false"
-    return {dict: "an object", list: "a list", str: "text", int: "a number", float: "a number"}.get(type(value),
+    return {dict: "an object", list: "a list", str: "text", int: "a number", float: "a fractional number"}.get(type(value),
                                                                                                 type(value).__name__)

@@ -26,10 +26,14 @@ from pathlib import Path
 
 from autofill.errors import InputError
 from autofill.review.reader import ReviewQuestion, read_filled_workbook
-from autofill.review_app.apply import TRUST_CELLS, apply_decisions, ensure_writable, read_layout
+from autofill.checks.tier import decide_tier
+from autofill.records import CheckResult, Severity
+from autofill.review_app.apply import (FIELD_LABELS, STATUS_CELL, TRUST_CELLS, apply_decisions, ensure_writable,
+                                       read_layout)
 from autofill.review_app.checking import RowChecker, gate
 from autofill.review_app.sidecar import FIELDS, Decision, DecisionStore, Stale, version_of
 from autofill.states import ReviewState, Tier, parse_review, parse_tier
+from autofill.workbook.safety import replaced_reason, xml_safe
 
 log = logging.getLogger(__name__)
 
@@ -58,12 +62,24 @@ def state_of(q: ReviewQuestion) -> dict[str, str]:
     return {f: getattr(q, f) or "" for f in FIELDS}
 
 
+def _edited(current: dict[str, str], values: dict) -> tuple[dict[str, str], str]:
+    """The row's editable cells with the reviewer's `values` put in (Review is the action's), each made
+    safe for the workbook before anything is recorded (safety.xml_safe: characters an .xlsx cannot hold
+    become U+FFFD), and the Checks line naming what was replaced ("" none)."""
+    after, replaced = dict(current), {}
+    for f, v in values.items():
+        if f in FIELDS and f != "review" and v is not None:
+            after[f], replaced[FIELD_LABELS[f]] = xml_safe(str(v).replace("\r\n", "\n").strip())
+    return after, replaced_reason(replaced)
+
+
 @dataclass
 class Saved:
     decision: Decision | None
     state: dict[str, str]
     version: str
     trust: dict[str, str] | None = None  # the row's Tier and Checks cells after the save (checking.py)
+    replaced: str = ""  # characters a workbook cannot hold, replaced in the reviewer's text (safety.xml_safe)
 
 
 class ReviewSession:
@@ -82,6 +98,7 @@ class ReviewSession:
         self.closed = False
         self.left = 0  # decisions still pending when the session closed
         self.trust: dict[str, dict[str, str]] = {}  # row key -> Tier and Checks of its last checked save
+        self.statuses: dict[str, str] = {}  # row key -> the Status its last save gave it (edited cells: _status)
         self._checker: RowChecker | None = None
         self._load()
         self._thread: threading.Thread | None = None
@@ -97,13 +114,15 @@ class ReviewSession:
         states = {q.key: state_of(q) for q in book.questions if q.in_sheet}
         position = {q.key: i for i, q in enumerate(book.questions)}
         with self._lock:  # no decision slips in between reading the pending ones and using them
-            trust = {}
+            trust, statuses = {}, {}
             for d in self.store.pending():  # decisions the file does not hold yet
                 if d.row_key in states:
                     states[d.row_key].update({f: d.after.get(f, "") for f, _b, _a in d.changes()})
                     if "tier" in d.after:
                         trust[d.row_key] = {k: d.after.get(k, "") for k in TRUST_CELLS}
-            self.trust = trust
+                    if STATUS_CELL in d.after:
+                        statuses[d.row_key] = d.after[STATUS_CELL]
+            self.trust, self.statuses = trust, statuses
             self.book, self.states, self._layout, self._checker = book, states, None, None
             self.questions = {q.key: q for q in book.questions if q.in_sheet}
             self.order = sorted(self.questions, key=lambda k: (TIER_RANK[parse_tier(self.questions[k].tier)],
@@ -171,32 +190,50 @@ class ReviewSession:
             self._check_base(current, base)
             if parse_review(current["review"]) is ReviewState.APPROVED and action != "Reopen":
                 raise Refused("this row is approved and locked; reopen it to change it")
-            after = dict(current)
-            for f, v in (values or {}).items():
-                if f in FIELDS and f != "review" and v is not None:
-                    after[f] = str(v).replace("\r\n", "\n").strip()
+            after, replaced = _edited(current, values or {})
             if action in ACTIONS:
                 after["review"] = ACTIONS[action].label
             if after["answer"] != current["answer"]:
                 after["answer"] = self.checker.canonical(key, after["answer"])
             if after == current:
                 return Saved(None, current, version_of(current), self.trust.get(key))
-            cells = self._checked_cells(key, action, current, after, confirm)
+            cells = self._checked_cells(key, action, current, after, confirm, replaced)
             if cells is not None:
                 note = "\n".join(n for n in (note, cells.pop("note")) if n)
+            status = self._status(key, current, after)
             d = self.store.add(key, self.questions[key].question, reviewer, action, current,
-                               {**after, **(cells or {})}, note)
+                               {**after, **(cells or {}), **status}, note)
             self.states[key] = after
+            self.statuses.update({key: status["status"]} if status else {})
         self._wake.set()
-        return Saved(d, after, version_of(after), self.trust.get(key))
+        return Saved(d, after, version_of(after), self.trust.get(key), replaced)
+
+    def _status(self, key: str, before: dict[str, str], after: dict[str, str]) -> dict[str, str]:
+        """{"status": the row's new Status} when the save changes the Answer, Reasoning or Sources: what
+        the next run writes for a row a person edited (workbook/reviewer.edited_note, naming the cells
+        that differ from the workbook's), or the workbook's own Status when they are back as it holds
+        them; {} when the save leaves those cells alone."""
+        from autofill.workbook.carry import TRACKED_ROLES
+        from autofill.workbook.reviewer import edited_note
+
+        if all(before.get(f) == after.get(f) for f in TRACKED_ROLES):
+            return {}
+        q = self.questions[key]
+        roles = [f for f in TRACKED_ROLES if after.get(f, "") != (getattr(q, f) or "")]
+        return {"status": edited_note(roles) if roles else q.status}
 
     def _checked_cells(self, key: str, action: str, before: dict, after: dict,
-                       confirm: list[str] | None) -> dict[str, str] | None:
+                       confirm: list[str] | None, replaced: str = "") -> dict[str, str] | None:
         """The row's new Tier and Checks (and the decision's note) when the save changes what the checks
-        read (Answer, Sources, Review) or approves; None when it changes neither."""
-        if action != "Approve" and all(before.get(f) == after.get(f) for f in CHECKED_FIELDS):
+        read (Answer, Sources, Review), approves, or had characters replaced (`replaced`: the Checks
+        line saying which, a soft failure); None when it does none of these."""
+        if action != "Approve" and not replaced and all(before.get(f) == after.get(f) for f in CHECKED_FIELDS):
             return None
         checked = self.checker.check(key, after)
+        if replaced:
+            checked.checks.append(CheckResult("characters", False, Severity.SOFT, replaced))
+            if checked.tier is not Tier.APPROVED:
+                checked.tier = decide_tier(checked.checks)
         try:
             note = gate(action, before, after, checked, confirm or [])
         except ValueError as exc:
@@ -220,9 +257,12 @@ class ReviewSession:
             cells = ({"tier": q.tier, "checks": q.checks} if after == state_of(q)
                      else self.checker.check(key, after).cells())
             self.trust[key] = cells
+            status = self._status(key, current, after)
             d = self.store.add(key, self.questions[key].question, reviewer or last.reviewer, "Undo", current,
-                               {**after, **cells}, note=f"undoes decision {last.id} ({last.action})", undoes=last.id)
+                               {**after, **cells, **status}, note=f"undoes decision {last.id} ({last.action})",
+                               undoes=last.id)
             self.states[key] = after
+            self.statuses.update({key: status["status"]} if status else {})
         self._wake.set()
         return Saved(d, after, version_of(after), cells)
 

@@ -192,3 +192,9 @@ class DecisionStore:
         with self._lock:
             self._conn.executemany("UPDATE decisions SET applied = 1 WHERE id = ?", [(i,) for i in ids])
 
+    def mark_pending(self, ids: list[int]) -> None:
+        """Decisions to write again (the workbook was replaced by a copy without them: apply.reopen_unlogged)."""
+        if not ids:
+            return
+        with self._lock:
+            self._conn.executemany("UPDATE decisions SET applied = 0 WHERE id = ?", [(i,) for i in ids])

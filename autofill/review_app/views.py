@@ -114,8 +114,17 @@ def select(session: ReviewSession, tier: str = "", review: str = "", section: st
 def page_rows(session: ReviewSession, keys: list[str], page: int, per_page: int = PER_PAGE) -> list[RowView]:
     chosen = keys[(page - 1) * per_page: page * per_page]
     with session._lock:
-        return [row_view(session.questions[k], dict(session.states[k]), session.trust.get(k), _choices(session, k))
+        return [row_view(_as_saved(session, k), dict(session.states[k]), session.trust.get(k), _choices(session, k))
                 for k in chosen]
+
+
+def _as_saved(session: ReviewSession, key: str) -> ReviewQuestion:
+    """Row `key` as the workbook holds it, with the Status its last save gave it (session._status)."""
+    from dataclasses import replace
+
+    q = session.questions[key]
+    status = session.statuses.get(key)
+    return q if status is None else replace(q, status=status)
 
 
 def _choices(session: ReviewSession, key: str) -> list[str]:

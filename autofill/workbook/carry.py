@@ -110,9 +110,12 @@ def made_for(path: Path) -> dict[str, str]:
         wb.close()
 
 
-def check_made_for(output: Path, company: str, store: str) -> None:
+def check_made_for(output: Path, company: str, store: str, questionnaire: bool = False,
+                   look_in: tuple[Path, ...] = ()) -> None:
     """Refuse (InputError, exit 2) to continue or overwrite an existing output made for another company.
-    Outputs without a recorded company (earlier versions) are continued as before."""
+    Outputs without a recorded company (earlier versions) are continued as before. `questionnaire`:
+    `output` was given as the questionnaire; the advice is then the run from the customer's own
+    questionnaire (found by the name and SHA-256 the workbook recorded, in `look_in` and beside it)."""
     output = Path(output)
     if not output.is_file():
         return
@@ -121,8 +124,45 @@ def check_made_for(output: Path, company: str, store: str) -> None:
     if not theirs and not theirs_store:
         return
     if (theirs_store and store and theirs_store != store) or (not theirs_store and theirs != company):
+        if questionnaire:
+            raise InputError(f"{output} was made for company {theirs!r}, not {company!r}: it is that company's filled "
+                             f"workbook, not a questionnaire for {company!r}; start from the customer's questionnaire: "
+                             f"{_run_command(company, _original(output, found, look_in))}")
         raise InputError(f"{output} was made for company {theirs!r}, not {company!r}: autofill neither continues "
                          f"nor overwrites it; write to another folder with --out (or move that file away)")
+
+
+def _original(output: Path, identity: dict[str, str], look_in: tuple[Path, ...]) -> Path | None:
+    """The questionnaire a workbook was filled from: a file of the recorded name (and SHA-256, when one
+    was recorded) in `look_in`, beside the workbook or a folder above it; None when none is found."""
+    from autofill.hashing import file_sha256
+
+    name = Path(identity.get("questionnaire", "")).name
+    if not name:
+        return None
+    for folder in (*look_in, output.parent, output.parent.parent, Path.cwd()):
+        candidate = Path(folder) / name
+        try:
+            if candidate.is_file() and candidate.resolve() != output.resolve() and (
+                    not identity.get("questionnaire_sha") or file_sha256(candidate) == identity["questionnaire_sha"]):
+                return candidate
+        except OSError:
+            continue
+    return None
+
+
+def _run_command(company: str, questionnaire: Path | None) -> str:
+    """`autofill run --company ... --questionnaire ...`, quoted for a shell; the path relative to the
+    current folder when it is below it."""
+    import os
+    import shlex
+
+    if questionnaire is None:
+        return f"autofill run --company {shlex.quote(company)} --questionnaire <the customer's questionnaire>"
+    path = os.path.relpath(questionnaire.resolve(), Path.cwd())
+    if path.startswith(".."):
+        path = str(questionnaire.resolve())
+    return f"autofill run --company {shlex.quote(company)} --questionnaire {shlex.quote(path)}"
 
 
 def write_record(wb, record: dict[str, WrittenRow], identity: dict[str, str] | None = None) -> None:
@@ -258,9 +298,20 @@ def choose_base(settings, questionnaire: Path, layout: WorkbookLayout, rows: lis
     try:
         out_layout, out_rows = read_questions(settings, output)
     except InputError as exc:
-        log.warning("the existing output %s cannot be read (%s); starting from the questionnaire. The old "
-                    "file is kept in history/", output.name, exc)
-        return Start(questionnaire, layout, rows)
+        # Damaged in a way recovery.damage does not see (the run looked before): kept aside, and the last
+        # good version continued when history/ has one.
+        from autofill.workbook.recovery import recover
+
+        recovery = recover(output, str(exc))
+        log.warning("%s", recovery.message() if recovery else f"{output.name} cannot be read ({exc}); starting "
+                    "from the questionnaire")
+        try:
+            if recovery is None or recovery.restored is None:
+                return Start(questionnaire, layout, rows)
+            out_layout, out_rows = read_questions(settings, output)
+        except InputError as again:
+            log.warning("its last good version cannot be read either (%s); starting from the questionnaire", again)
+            return Start(questionnaire, layout, rows)
     if same_rows(rows, out_rows):
         return Start(output, out_layout, out_rows)
     start = carry_by_text(output, out_layout, out_rows, questionnaire, layout, rows)

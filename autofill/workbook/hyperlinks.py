@@ -42,7 +42,8 @@ def relative_link(pdf: Path | None, base_dir: Path, page: int | None = None) -> 
         rel = os.path.relpath(Path(pdf).resolve(), Path(base_dir).resolve())
     except ValueError:
         return Path(pdf).resolve().as_uri() + fragment
-    return quote(Path(rel).as_posix()) + fragment
+    # A file name that is not UTF-8 (held as surrogates) is linked by its bytes, as it is on disk.
+    return quote(Path(rel).as_posix(), errors="surrogateescape") + fragment
 
 
 def pdf_links(documents: str | dict | None, workbook_dir: Path) -> LinkFor:

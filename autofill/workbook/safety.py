@@ -3,7 +3,7 @@ that Excel can store safely.
 
 Everything here is about not harming the customer's workbook: refuse files we cannot round-trip with a
 clear message, warn before writing about Excel features openpyxl drops, and never let text from a model
-or a PDF become a formula or an invalid cell."""
+or a PDF become a formula or an invalid cell (workbook/celltext.py, whose names are re-exported here)."""
 
 from __future__ import annotations
 
@@ -16,52 +16,14 @@ from pathlib import Path
 
 from autofill.errors import InputError
 from autofill.fileio import missing
-
-# Excel's hard limit on characters in one cell.
-EXCEL_CELL_LIMIT = 32_767
-# Control characters the XML behind .xlsx cannot hold (same set as openpyxl's ILLEGAL_CHARACTERS_RE).
-ILLEGAL_CHARACTERS_RE = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")
-# Leading characters that make Excel (or a CSV export of the sheet) treat text as a formula.
-FORMULA_PREFIXES = ("=", "+", "-", "@")
+# Cell text (issue 43) lives in workbook/celltext.py; its names are this module's too, as callers know them.
+from autofill.workbook.celltext import (EXCEL_CELL_LIMIT, FORMULA_PREFIXES, ILLEGAL_CHARACTERS_RE,  # noqa: F401
+                                        REPLACEMENT, clean_text, guard_workbook, replaced_reason, say_replaced,
+                                        set_text, xml_safe)
 
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 ZIP_MAGIC = b"PK"
 XLSX_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
-
-
-# ------------------------------------------------------------------------------------ cell text
-
-
-def clean_text(text: str) -> str:
-    """Strip characters Excel forbids and cut text beyond Excel's cell limit with a visible note."""
-    text = ILLEGAL_CHARACTERS_RE.sub("", text)
-    if len(text) <= EXCEL_CELL_LIMIT:
-        return text
-    # The note's length depends on the number it reports; two passes settle it.
-    keep = EXCEL_CELL_LIMIT - 60
-    for _ in range(2):
-        note = f"… [truncated by autofill: {len(text) - keep} characters omitted]"
-        keep = EXCEL_CELL_LIMIT - len(note)
-    note = f"… [truncated by autofill: {len(text) - keep} characters omitted]"
-    return text[:keep] + note
-
-
-def set_text(cell, value) -> None:
-    """Write a value into a cell as plain text, never as a formula.
-
-    openpyxl turns any string starting with "=" into a formula; forcing the string data type makes it
-    write an inline string instead, and the quotePrefix style keeps Excel from re-reading it as a
-    formula when a reviewer edits the cell. None and "" clear the cell."""
-    if value is None or value == "":
-        cell.value = None
-        return
-    if not isinstance(value, str):
-        value = str(value)
-    text = clean_text(value)
-    cell.value = text
-    if text.startswith(FORMULA_PREFIXES):
-        cell.data_type = "s"
-        cell.quotePrefix = True
 
 
 # ------------------------------------------------------------------------------------ file kinds

@@ -26,7 +26,7 @@ from autofill.fileio import atomic_write_bytes
 from autofill.checks.tier import decide_tier, failed_text
 from autofill.records import Answer, CheckResult, QuestionRow, RowResult, Severity
 from autofill.states import (DRAFT_PREFIX, KEPT, PREVIOUS_KEPT, REANSWERED_PREFIX, REVIEW_CHOICES, WRITES_ANSWER,
-                             Outcome, ReviewState, format_status, parse_review)
+                             Outcome, ReviewState, Tier, format_status, parse_review)
 from autofill.workbook.carry import TRACKED_ROLES, read_record, write_record, written_row
 from autofill.workbook.evidence import EvidenceRows, stream_evidence, write_evidence_sheet, write_run_info_sheet
 from autofill.workbook.hyperlinks import link_sources, pdf_links
@@ -34,6 +34,7 @@ from autofill.workbook.model import SheetLayout, WorkbookLayout
 from autofill.workbook.package import refresh_package
 from autofill.workbook.safety import load_workbook_safely, set_text
 from autofill.workbook.validations import extension_list_validations
+from autofill.workbook.safety import guard_workbook, replaced_reason, say_replaced, xml_safe  # noqa: I001 - apart: merges
 
 COLUMN_WIDTHS = {"answer": 40, "reasoning": 60, "sources": 36, "confidence": 12, "status": 30, "review": 16,
                  "reviewer_comment": 40, "tier": 12, "checks": 40, "library_answer": 50,
@@ -97,6 +98,7 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
             if replaced:
                 written.append(res)
         _ensure_review_dropdown(ws, sheet)
+    say_replaced(sum(1 for res in results if any(c.name == "characters" and not c.passed for c in res.checks)))
     # openpyxl drops x14 (cross-sheet) drop-downs on save: put them back as standard validations.
     for sheet_name, validations in ext.items():
         if sheet_name in wb.sheetnames:
@@ -126,6 +128,7 @@ def _save_atomically(wb, out_path: Path, evidence: EvidenceRows, base: Path) -> 
     # openpyxl writes its zip to any file object, the Evidence rows are streamed into it (evidence.py);
     # fileio then does the temp file, mode and rename.
     saved, out = io.BytesIO(), io.BytesIO()
+    guard_workbook(wb)  # nothing an .xlsx cannot hold reaches the file, whatever path put it in
     wb.save(saved)
     stream_evidence(saved, evidence, out)
     # the formulas' cached values openpyxl dropped computed again (Excel's own where nothing written changes
@@ -349,6 +352,8 @@ def _write_row(ws, sheet: SheetLayout, q: QuestionRow, res: RowResult) -> bool:
     current = answer.value if answer is not None else None
     replaced = res.outcome not in KEPT and not keeps_previous(res, current)
     plan = settle(plan_row(q, res), res, current)
+    if _name_unsafe_text(res, plan, sheet):  # characters a workbook cannot hold: in Checks (and the tier)
+        plan = settle(plan_row(q, res), res, current)
     if answer is not None and answer.data_type == "f" and "answer" in plan:
         # The customer computes this answer with a formula: keep it, report instead of overwriting.
         plan.pop("answer")
@@ -361,6 +366,30 @@ def _write_row(ws, sheet: SheetLayout, q: QuestionRow, res: RowResult) -> bool:
     if tier is not None and res.tier is not None and "tier" in plan:
         tier.fill = PatternFill(fill_type="solid", start_color=res.tier.fill, end_color=res.tier.fill)
     return replaced
+
+
+def _name_unsafe_text(res: RowResult, plan: dict[str, str | None], sheet: SheetLayout) -> bool:
+    """When cells of `plan` hold characters an .xlsx cannot (safety.xml_safe replaces them as they are
+    written), the row's checks get a soft failure naming them and the cells, and its tier is decided
+    again (an approved row stays Approved); True when the checks changed. A row without checks (kept
+    as it is) gets the line in its Checks cell."""
+    replaced = {_cell_name(sheet, role): xml_safe(value)[1] for role, value in plan.items()
+                if isinstance(value, str) and role not in ("tier", "checks") and role in sheet.columns}
+    reason = replaced_reason(replaced)
+    if not reason:
+        return False
+    check = CheckResult("characters", False, Severity.SOFT, reason)
+    if res.tier is None:
+        plan["checks"] = "; ".join(c for c in (plan.get("checks"), reason) if c)
+        return False
+    res.checks = [c for c in res.checks if c.name != "characters"] + [check]
+    if res.tier is not Tier.APPROVED:
+        res.tier = decide_tier(res.checks)
+    return True
+
+
+def _cell_name(sheet: SheetLayout, role: str) -> str:
+    return sheet.columns[role].header or role.replace("_", " ").capitalize()
 
 
 def _ensure_review_dropdown(ws, sheet: SheetLayout) -> None:
