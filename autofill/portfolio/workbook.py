@@ -220,6 +220,8 @@ def write_portfolio_workbook(settings: Any, path: Path, outcomes: Sequence[Any])
     lg.column_dimensions["B"].width = 60
 
     buf = io.BytesIO()
+    from autofill.workbook.safety import guard_workbook
+    guard_workbook(wb)  # a company or question text an .xlsx cannot hold never reaches the file
     wb.save(buf)
     atomic_write_bytes(path, buf.getvalue())
     return path, counted

@@ -45,6 +45,8 @@ def fill_pack(build: Path, output_xlsx: Path, sources: dict) -> dict[str, str]:
     wb = load_workbook_safely(output_xlsx, rich_text=True)
     link_sources(wb, lambda f, n: f"{quote(packed[f])}#page={n}" if f in packed else "")
     buffer = io.BytesIO()
+    from autofill.workbook.safety import guard_workbook
+    guard_workbook(wb)  # nothing an .xlsx cannot hold reaches the file, whatever path put it in
     wb.save(buffer)
     from autofill.workbook.package import refresh_package  # the formulas' cached values openpyxl dropped
 
