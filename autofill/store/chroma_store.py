@@ -234,9 +234,20 @@ class CompanyStore(KeywordSearch):
     # ------------------------------------------------------------------------------ writing
 
     @contextlib.contextmanager
-    def writing(self) -> Iterator["CompanyStore"]:
-        """Hold the store's file lock (re-entrant in this process), sweep leftovers of a crashed write,
-        and replace the store's snapshot (store/snapshot.py) when the outermost write completes."""
+    def writing(self, label: str = "ingest", wait_s: float | None = None) -> Iterator["CompanyStore"]:
+        """Hold the company's turn exclusively (companylock.py: no run, ask or re-answer reads it meanwhile;
+        `label` and `wait_s` as CompanyTurn's: forget waits 0 s) and the store's file lock (both re-entrant
+        in this process), sweep leftovers of a crashed write, and replace the store's snapshot
+        (store/snapshot.py) when the outermost write completes."""
+        from autofill.companylock import EXCLUSIVE, CompanyTurn
+
+        with CompanyTurn(self.settings, self.company or self.collection, EXCLUSIVE, label, wait_s=wait_s,
+                         collection=self.collection):
+            with self._writing() as store:
+                yield store
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator["CompanyStore"]:
         from filelock import FileLock, Timeout
 
         if self._lock is None:
@@ -450,7 +461,7 @@ def forget_from(store: CompanyStore, doc: str | None = None,
         raise InputError(f"no document {doc!r} in the evidence store for {store.company!r} (documents: {known})")
     embedded = not settings.store.chroma_url
     reclaimed = None
-    with store.writing():
+    with store.writing("forget", wait_s=0):  # refused at once while a run, ask or re-answer reads it
         if doc is not None:
             store.delete_document(doc)
             store.rebuild_bm25()
