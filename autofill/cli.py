@@ -282,7 +282,7 @@ def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, com
     from autofill.frameworks.commands import datapoints_json, datapoints_text
     from autofill.workbook.layout import inspect_workbook
 
-    settings = build_settings(ctx, workbook=workbook_overrides(sheet, header_row, question_col, answer_col))
+    settings = build_settings(ctx, writes=False, workbook=workbook_overrides(sheet, header_row, question_col, answer_col))
     layout = inspect_workbook(settings, questionnaire)
     data: dict = {}
     lines: list[str] = []
@@ -317,7 +317,7 @@ def report(ctx, output, company, pack, as_json):
     """Write the HTML review report for a filled OUTPUT workbook."""
     from autofill.review.report import write_review_report
 
-    settings = build_settings(ctx)
+    settings = build_settings(ctx, writes=False)  # writes beside OUTPUT, not in the workspace
     path = write_review_report(settings, output, company=company, pack=pack)
     from autofill.summaries import report_summary
 
@@ -382,7 +382,7 @@ def config_cmd(ctx, llm_provider, model, retrieval, reranker, as_json):
     """Show every setting in effect and where it came from (keys masked), then what a run would use."""
     from autofill.config_view import config_json, config_text, resolved_choices, setting_lines, workspace_line
 
-    settings = build_settings(ctx, llm={"provider": llm_provider, "model": model},
+    settings = build_settings(ctx, writes=False, llm={"provider": llm_provider, "model": model},
                               retrieval={"mode": retrieval, "reranker": reranker},
                               flags={"llm.provider": "--llm", "llm.model": "--model", "retrieval.mode": "--retrieval",
                                      "retrieval.reranker": "--reranker"})
