@@ -277,6 +277,12 @@ class CompanyStore(KeywordSearch):
         finally:
             self._lock.release()
 
+    def rewrite_snapshot(self) -> None:
+        """A new snapshot of the store as it is (store/snapshot.heal_snapshot, for a damaged one): under the
+        store's write lock, not the company's turn (the reader asking holds that shared already)."""
+        with self._writing():
+            pass
+
     def _sweep(self) -> None:
         """Delete chunks no manifest record points at: the new chunks of a replace that crashed before its
         manifest flip, or the old chunks of one that crashed after it."""
