@@ -130,10 +130,12 @@ def _load(settings, collection: str) -> dict[str, dict[str, list[int]]]:
 def rebuild(settings, collection: str) -> dict[str, dict[str, list[int]]]:
     """The company's content indexes read again from the current chunks of every document in its store
     (as the ingest read them: `read_index` with the frameworks mapper's codes), written in place."""
+    from pathlib import Path
     from types import SimpleNamespace
 
     from autofill.fileio import atomic_write_bytes
-    from autofill.frameworks.coverage import mapper_for
+    from autofill.frameworks.catalogue import load_catalogue
+    from autofill.frameworks.mapping import Mapper  # as frameworks.coverage.mapper_for makes it (that imports us)
     from autofill.store import chroma_client as cc
 
     client = cc.make_client(settings)
@@ -151,7 +153,8 @@ def rebuild(settings, collection: str) -> dict[str, dict[str, list[int]]]:
             by_file.setdefault(str(meta["file_name"]), []).append(SimpleNamespace(
                 text=text or "", section=str(meta.get("section") or ""), page_start=int(meta.get("page_start", 0)),
                 page_labels=labels.split("|") if labels else [], index=int(meta.get("chunk_index", 0))))
-        quotes = mapper_for(settings).quoted
+        workspace = getattr(settings, "workspace", None)
+        quotes = Mapper(load_catalogue(Path(workspace) if workspace else None)).quoted
         for name, chunks in sorted(by_file.items()):
             index = read_index(sorted(chunks, key=lambda c: c.index), quotes, int(manifest[name].get("pages") or 0))
             if index:
