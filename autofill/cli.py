@@ -146,6 +146,10 @@ def forget(ctx, company, doc, yes, keep_library, as_json):
 
     settings = build_settings(ctx)
     store = open_store(settings, company)  # not found: the error names the folder it looked in
+    from autofill.companylock import EXCLUSIVE, CompanyTurn
+
+    with CompanyTurn(settings, store.company, EXCLUSIVE, "forget", wait_s=0, collection=store.collection):
+        pass  # in use by a run, ask or re-answer: refused before asking (forget_from asks the lock again)
     docs = store.documents()
     if doc is not None and doc not in docs:
         forget_store(settings, company, doc)  # raises the "no document ..." error; deletes nothing
