@@ -8,6 +8,7 @@ re-run."""
 from __future__ import annotations
 
 import contextlib
+import json
 import subprocess
 from pathlib import Path
 
@@ -39,9 +40,14 @@ def workspace(tmp_path_factory):
     ws = ingested_workspace(root)
     q = make_questionnaire(root / "q.xlsx")
     manifest = write_manifest(root, entries(root, ("Northwind Metals",)))
-    gold = root / "gold.xlsx"
-    gold.write_bytes(q.read_bytes())
-    (root / "ws" / "reports_out").mkdir(exist_ok=True)
+    from tests.answer_helpers import COMPANY, FACTS, SAMPLE
+
+    gold = root / "gold.json"
+    gold.write_text(json.dumps([{"no": i, "question": f.question, "gold_answer": f.answer, "answer_type": "text",
+                                 "gold": [{"file": SAMPLE, "page": f.page}]} for i, f in enumerate(FACTS, start=1)]))
+    # A filled workbook to review (evidence-only drafts: no model), made while the workspace is writable.
+    done = cli([*ws, "run", "--company", COMPANY, "--questionnaire", str(q), "--out", str(root / "filled")])
+    assert done.returncode == 0, done.stderr[-3000:]
     return root, ws, q, manifest, gold
 
 
@@ -52,7 +58,7 @@ def commands(root: Path, q: Path, manifest: Path, gold: Path) -> dict[str, list[
         "run": ["run", "--company", COMPANY, "--questionnaire", str(q), "--out", str(root / "out-run"), "--yes"],
         "ask": ["ask", "--company", COMPANY, "What were the Scope 1 emissions in 2024?"],
         "batch": ["batch", str(manifest), "--out", str(root / "out-batch"), "--yes"],
-        "review": ["review", str(root / "out-run" / "q_filled.xlsx"), "--apply"],
+        "review": ["review", str(next((root / "filled").glob("*_filled.xlsx"))), "--apply"],
         "eval": ["eval", "--company", COMPANY, "--questionnaire", str(q), "--gold", str(gold), "--out",
                  str(root / "out-eval")],
         "library": ["library", "list", "--company", COMPANY],
