@@ -146,6 +146,10 @@ def forget(ctx, company, doc, yes, keep_library, as_json):
 
     settings = build_settings(ctx)
     store = open_store(settings, company)  # not found: the error names the folder it looked in
+    from autofill.companylock import EXCLUSIVE, CompanyTurn
+
+    with CompanyTurn(settings, store.company, EXCLUSIVE, "forget", wait_s=0, collection=store.collection):
+        pass  # in use by a run, ask or re-answer: refused before asking (forget_from asks the lock again)
     docs = store.documents()
     if doc is not None and doc not in docs:
         forget_store(settings, company, doc)  # raises the "no document ..." error; deletes nothing
@@ -298,7 +302,7 @@ def inspect(ctx, questionnaire, sheet, header_row, question_col, answer_col, com
     from autofill.frameworks.commands import datapoints_json, datapoints_text
     from autofill.workbook.layout import inspect_workbook
 
-    settings = build_settings(ctx, workbook=workbook_overrides(sheet, header_row, question_col, answer_col))
+    settings = build_settings(ctx, writes=False, workbook=workbook_overrides(sheet, header_row, question_col, answer_col))
     from autofill.forms.commands import inspect_form
 
     if inspect_form(settings, questionnaire, explicit=bool(sheet or header_row or question_col or answer_col),
@@ -344,7 +348,7 @@ def report(ctx, output, company, pack, as_json):
     """Write the HTML review report for a filled OUTPUT workbook."""
     from autofill.review.report import write_review_report
 
-    settings = build_settings(ctx)
+    settings = build_settings(ctx, writes=False)  # writes beside OUTPUT, not in the workspace
     path = write_review_report(settings, output, company=company, pack=pack)
     from autofill.summaries import report_summary
 
@@ -409,7 +413,7 @@ def config_cmd(ctx, llm_provider, model, retrieval, reranker, as_json):
     """Show every setting in effect and where it came from (keys masked), then what a run would use."""
     from autofill.config_view import config_json, config_text, resolved_choices, setting_lines, workspace_line
 
-    settings = build_settings(ctx, llm={"provider": llm_provider, "model": model},
+    settings = build_settings(ctx, writes=False, llm={"provider": llm_provider, "model": model},
                               retrieval={"mode": retrieval, "reranker": reranker},
                               flags={"llm.provider": "--llm", "llm.model": "--model", "retrieval.mode": "--retrieval",
                                      "retrieval.reranker": "--reranker"})

@@ -39,8 +39,10 @@ def handle_errors(fn):
     return wrapper
 
 
-def build_settings(ctx: click.Context, flags: dict | None = None, **sections):
-    """Settings for a command; `flags` ("llm.model" -> "--model") names the options in settings.origins."""
+def build_settings(ctx: click.Context, flags: dict | None = None, writes: bool = True, **sections):
+    """Settings for a command; `flags` ("llm.model" -> "--model") names the options in settings.origins.
+    `writes`: the command writes the workspace (all but config, inspect and report), so a read-only one is
+    refused here in one line (workspace_access.py), before anything is read or any model called."""
     from autofill.settings import load_settings
 
     obj = ctx.find_root().obj or {}
@@ -53,6 +55,10 @@ def build_settings(ctx: click.Context, flags: dict | None = None, **sections):
     from autofill.config_view import remember_secrets
 
     remember_secrets(settings)  # a log line or error that carries a key or the URL's credentials prints them masked
+    if writes:
+        from autofill.workspace_access import ensure_workspace_writable
+
+        ensure_workspace_writable(settings)
     return settings
 
 

@@ -8,7 +8,8 @@ company's run checkpoints in the workspace's reports folder, the model response 
 query-vector cache (shared by every company and keyed by hashes, so the company's entries cannot be
 told apart: they go whole, and the next run of another company asks again), and, for a whole
 company, its answer library (the CLI asks first; `--yes` answers). The outputs (filled workbooks,
-review reports) are the user's: they are named, never deleted."""
+review reports) are the user's: they are named, never deleted. While a run, ask or re-answer of the
+company holds its turn (companylock.py) nothing is deleted: one line names it (command, PID, since when)."""
 
 from __future__ import annotations
 

@@ -66,3 +66,74 @@ def test_the_index_embeds_only_what_is_new_and_finds_passages_across_languages(t
 
     multilingual.forget(settings, "c_anglo")
     assert not path.exists()
+
+
+# ---------------------------------------------------------------------------------- a damaged index
+# What the hostile-use battery did: the index of an English-only store truncated, or emptied, then a German
+# questionnaire run and a German question asked through the real CLI in fresh processes. Before, every row
+# failed (BadZipFile, EOFError) on every re-run, naming neither the file nor the fix.
+
+import json  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from tests.pdf_factory import make_pdf  # noqa: E402
+from tests.race_helpers import cli  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def english_store(tmp_path_factory):
+    from tests.test_cli_languages import ENGLISH_PAGES, GERMAN_HEADER, GERMAN_QUESTIONS, questionnaire
+
+    root = tmp_path_factory.mktemp("damaged")
+    ws = ["--workspace", str(root / "ws")]
+    pdf = make_pdf(root / "Climate Report 2023.pdf", ENGLISH_PAGES)
+    done = cli([*ws, "ingest", "--company", "Anglo", str(pdf), "--json"])  # the default, English-only embedder
+    assert done.returncode == 0, done.stderr[-3000:]
+    q = questionnaire(root / "Fragebogen.xlsx", GERMAN_HEADER, GERMAN_QUESTIONS, "Klima", "Kurzer Text")
+    done = cli([*ws, "run", "--company", "Anglo", "--questionnaire", str(q), "--out", str(root / "first")])
+    assert done.returncode == 0, done.stderr[-3000:]
+    (path,) = (root / "ws" / "vectordb" / multilingual.FOLDER).glob("*.npz")
+    return root, ws, q, path
+
+
+def _german_run(root: Path, ws: list[str], q: Path, name: str):
+    from tests.test_cli_languages import GERMAN_QUESTIONS, sources
+
+    done = cli([*ws, "run", "--company", "Anglo", "--questionnaire", str(q), "--out", str(root / name), "--fresh",
+                "--json"])
+    report = json.loads(next((ln for ln in reversed(done.stdout.splitlines()) if ln.startswith("{")), "{}"))
+    cited = {}
+    if done.returncode == 0:
+        (output,) = (root / name).glob("*.xlsx")
+        cited = sources(output)
+    right = sum(cited.get(question, "").split("; ")[0] == f"Climate Report 2023.pdf p. {page}"
+                for question, page in GERMAN_QUESTIONS)
+    return done, report, right
+
+
+@pytest.mark.parametrize("damage", ["truncated", "empty"])
+def test_a_damaged_index_is_rebuilt_once_with_one_warning_and_no_row_fails(english_store, damage):
+    root, ws, q, path = english_store
+    good = path.read_bytes()
+    path.write_bytes(good[: len(good) // 2] if damage == "truncated" else b"")
+    done, report, right = _german_run(root, ws, q, f"run-{damage}")
+    assert done.returncode == 0 and report.get("failed") == 0, done.stderr[-3000:]
+    assert right == 5
+    warnings = [ln for ln in done.stderr.splitlines() if "was damaged" in ln]
+    assert len(warnings) == 1 and str(path) in warnings[0] and "rebuilding it" in warnings[0], done.stderr[-3000:]
+    with np.load(path) as data:  # whole again
+        assert len(data["ids"]) == data["vectors"].shape[0] > 0
+    again, report, right = _german_run(root, ws, q, f"again-{damage}")
+    assert again.returncode == 0 and right == 5 and "was damaged" not in again.stderr
+
+    # `ask` of a German question meets the same damage the same way.
+    path.write_bytes(good[: len(good) // 3] if damage == "truncated" else b"")
+    asked = cli([*ws, "ask", "--company", "Anglo", "Wie viel Wasser hat das Unternehmen im Jahr 2023 entnommen?",
+                 "--json"], {"AUTOFILL_LLM__PROVIDER": "none"})
+    assert asked.returncode == 0, asked.stderr[-3000:]
+    data = json.loads(asked.stdout.splitlines()[-1])
+    assert data["citations"][0] == {"file": "Climate Report 2023.pdf", "page": 3}, data
+    assert sum("was damaged" in ln for ln in asked.stderr.splitlines()) == 1

@@ -91,11 +91,14 @@ def ask(settings: Settings, company: str, question: str, form_of_answer: str = "
     question = " ".join((question or "").split())
     if not question:
         raise InputError("the question is empty; give it in quotes: autofill ask --company NAME \"question\"")
-    opened = open_run(settings, company, providers=providers)  # as a run opens: answer/opening.py
-    language = detect(f"{question} {form_of_answer}", min_markers=2)
-    opened.announce(lambda line: log.info("%s", line), language)
-    row = QuestionRow(sheet="ask", row=1, question=question, form_of_answer=form_of_answer, language=language)
-    tag_rows(settings, [row])  # its datapoints, as a questionnaire's rows get them: the report's index joins in
-    result = opened.answer(row)
+    from autofill.companylock import reading
+
+    with reading(settings, company, "ask"):  # no ingest or forget of the company meanwhile (companylock.py)
+        opened = open_run(settings, company, providers=providers)  # as a run opens: answer/opening.py
+        language = detect(f"{question} {form_of_answer}", min_markers=2)
+        opened.announce(lambda line: log.info("%s", line), language)
+        row = QuestionRow(sheet="ask", row=1, question=question, form_of_answer=form_of_answer, language=language)
+        tag_rows(settings, [row])  # its datapoints, as a questionnaire's rows get them: the report's index joins in
+        result = opened.answer(row)
     return AskResult(opened.store.company, result, opened.plan.model, cost_unknown=opened.cost_unknown(),
                      plan=opened.plan.to_json())

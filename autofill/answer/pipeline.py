@@ -115,7 +115,10 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     ensure_writable_file(out)
     # One writer per output, before the existing output is read and before any model call; and never
     # another company's workbook (outputs of earlier versions record no company and are continued).
-    with OutputLock(out):
+    # And the company's turn (companylock.py): no ingest or forget changes its store while the run reads it.
+    from autofill.companylock import reading
+
+    with OutputLock(out), reading(settings, company, "run"):
         remove_leftovers(out)  # temporary files of a save that was killed halfway
         _recover(out)  # a damaged output: kept aside, its last good version from history/ continued
         # An output passed as the questionnaire: its rows are not kept either (said first: --out cannot help).

@@ -97,13 +97,74 @@ def load(settings, collection: str) -> dict[str, dict[str, list[int]]]:
     return cached[1]
 
 
+def _valid(data) -> bool:
+    """{file name: {requirement id: [page numbers]}}, as `record` writes it."""
+    return isinstance(data, dict) and all(
+        isinstance(f, str) and isinstance(index, dict) and all(
+            isinstance(r, str) and isinstance(pages, list) and all(type(p) is int for p in pages)
+            for r, pages in index.items()) for f, index in data.items())
+
+
 def _load(settings, collection: str) -> dict[str, dict[str, list[int]]]:
+    """The file's indexes; a damaged file (cut short, not JSON, not the shape `record` writes) is said
+    once, naming it, and rebuilt from the store's chunks (`rebuild`): it never fails a row."""
     path = _path(settings, collection)
-    try:
-        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (OSError, ValueError) as exc:
-        log.warning("content index %s cannot be read (%s); it is rebuilt at the next ingest", path, exc)
+    if not path.is_file():
         return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if _valid(data):
+            return data
+        problem = "not a content index"
+    except (OSError, ValueError) as exc:
+        problem = f"{type(exc).__name__}: {str(exc)[:100]}"
+    log.warning("the content index %s was damaged (%s); rebuilding it from the store", path, problem)
+    try:
+        return rebuild(settings, collection)
+    except Exception as exc:  # noqa: BLE001 - an aid to retrieval: without it rows are searched as before
+        log.warning("the content index %s could not be rebuilt (%s: %s); rows are searched without it",
+                    path, type(exc).__name__, exc)
+        return {}
+
+
+def rebuild(settings, collection: str) -> dict[str, dict[str, list[int]]]:
+    """The company's content indexes read again from the current chunks of every document in its store
+    (as the ingest read them: `read_index` with the frameworks mapper's codes), written in place."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from autofill.fileio import atomic_write_bytes
+    from autofill.frameworks.catalogue import load_catalogue
+    from autofill.frameworks.mapping import Mapper  # as frameworks.coverage.mapper_for makes it (that imports us)
+    from autofill.store import chroma_client as cc
+
+    client = cc.make_client(settings)
+    chunks_col, docs_col = cc.get_collection(client, collection), cc.get_collection(client, collection + cc.DOCS_SUFFIX)
+    data: dict[str, dict[str, list[int]]] = {}
+    if chunks_col is not None and docs_col is not None:
+        manifest = {m.get("file_name"): m for m in docs_col.get(include=["metadatas"])["metadatas"] or []}
+        got = chunks_col.get(include=["documents", "metadatas"])
+        by_file: dict[str, list] = {}
+        for text, meta in zip(got["documents"], got["metadatas"]):
+            record = manifest.get(meta.get("file_name"))
+            if record is None or record.get("sha256") != meta.get("doc_sha256"):
+                continue  # not the document's current version
+            labels = str(meta.get("page_labels") or "")
+            by_file.setdefault(str(meta["file_name"]), []).append(SimpleNamespace(
+                text=text or "", section=str(meta.get("section") or ""), page_start=int(meta.get("page_start", 0)),
+                page_labels=labels.split("|") if labels else [], index=int(meta.get("chunk_index", 0))))
+        workspace = getattr(settings, "workspace", None)
+        quotes = Mapper(load_catalogue(Path(workspace) if workspace else None)).quoted
+        for name, chunks in sorted(by_file.items()):
+            index = read_index(sorted(chunks, key=lambda c: c.index), quotes, int(manifest[name].get("pages") or 0))
+            if index:
+                data[name] = index
+    path = _path(settings, collection)
+    if data:
+        atomic_write_bytes(path, json.dumps(data, indent=1, sort_keys=True).encode())
+    else:
+        path.unlink(missing_ok=True)
+    return data
 
 
 def record(store, file_name: str, chunks: Sequence, quotes, pdf_pages: int = 0) -> dict[str, list[int]]:

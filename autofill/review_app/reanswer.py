@@ -95,13 +95,16 @@ def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer
     from autofill.outputlock import OutputLock
 
     session.flush()  # the comment and every pending decision into the workbook first (InputError if open)
+    from autofill.companylock import reading
+
     with session._file_lock:
         layout, row, rows = _row(settings, session.path, key)
-        opened = open_run(settings, session.company)  # as `autofill run` opens: answer/opening.py
-        opened.centre_on(rows)  # the whole questionnaire's, as its run centred it
-        opened.announce()
-        est = _estimate(settings, session.company, row, opened.plan, opened.documents)
-        result = opened.answer(row)
+        with reading(settings, session.company, "review"):  # no ingest or forget meanwhile (companylock.py)
+            opened = open_run(settings, session.company)  # as `autofill run` opens: answer/opening.py
+            opened.centre_on(rows)  # the whole questionnaire's, as its run centred it
+            opened.announce()
+            est = _estimate(settings, session.company, row, opened.plan, opened.documents)
+            result = opened.answer(row)
         if not session._history_kept:
             keep_previous(session.path, settings.workbook.history_versions)
             session._history_kept = True

@@ -234,9 +234,20 @@ class CompanyStore(KeywordSearch):
     # ------------------------------------------------------------------------------ writing
 
     @contextlib.contextmanager
-    def writing(self) -> Iterator["CompanyStore"]:
-        """Hold the store's file lock (re-entrant in this process), sweep leftovers of a crashed write,
-        and replace the store's snapshot (store/snapshot.py) when the outermost write completes."""
+    def writing(self, label: str = "ingest", wait_s: float | None = None) -> Iterator["CompanyStore"]:
+        """Hold the company's turn exclusively (companylock.py: no run, ask or re-answer reads it meanwhile;
+        `label` and `wait_s` as CompanyTurn's: forget waits 0 s) and the store's file lock (both re-entrant
+        in this process), sweep leftovers of a crashed write, and replace the store's snapshot
+        (store/snapshot.py) when the outermost write completes."""
+        from autofill.companylock import EXCLUSIVE, CompanyTurn
+
+        with CompanyTurn(self.settings, self.company or self.collection, EXCLUSIVE, label, wait_s=wait_s,
+                         collection=self.collection):
+            with self._writing() as store:
+                yield store
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator["CompanyStore"]:
         from filelock import FileLock, Timeout
 
         if self._lock is None:
@@ -265,6 +276,12 @@ class CompanyStore(KeywordSearch):
                 write_snapshot(self.settings, self)
         finally:
             self._lock.release()
+
+    def rewrite_snapshot(self) -> None:
+        """A new snapshot of the store as it is (store/snapshot.heal_snapshot, for a damaged one): under the
+        store's write lock, not the company's turn (the reader asking holds that shared already)."""
+        with self._writing():
+            pass
 
     def _sweep(self) -> None:
         """Delete chunks no manifest record points at: the new chunks of a replace that crashed before its
@@ -450,7 +467,7 @@ def forget_from(store: CompanyStore, doc: str | None = None,
         raise InputError(f"no document {doc!r} in the evidence store for {store.company!r} (documents: {known})")
     embedded = not settings.store.chroma_url
     reclaimed = None
-    with store.writing():
+    with store.writing("forget", wait_s=0):  # refused at once while a run, ask or re-answer reads it
         if doc is not None:
             store.delete_document(doc)
             store.rebuild_bm25()

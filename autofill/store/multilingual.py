@@ -93,16 +93,31 @@ class MultilingualIndex:
         self._centred: Any = None  # the vectors minus their mean, normalised (centred_query)
         self._guard = threading.Lock()
         self.embedded = 0  # chunks embedded by this process (the first use of a store embeds them all)
+        self.rebuilt = False  # whether a damaged file was found and rebuilt
 
     # ------------------------------------------------------------------ building
     def _read(self) -> tuple[list[str], list[str], Any]:
+        """The index as kept, or nothing: none yet, or a damaged one (truncated, empty, not an index: said
+        once, naming the file; `ensure` then rebuilds it whole). It is derived from the store, so a bad
+        file never fails a row."""
         import numpy as np
 
+        empty: tuple[list[str], list[str], Any] = ([], [], np.zeros((0, 384), dtype=np.float32))
+        if not self.path.exists():
+            return empty
         try:
             with np.load(self.path, allow_pickle=False) as data:
-                return list(data["ids"]), list(data["hashes"]), np.array(data["vectors"], dtype=np.float32)
-        except (OSError, KeyError, ValueError):
-            return [], [], np.zeros((0, 384), dtype=np.float32)
+                ids, hashes = list(data["ids"]), list(data["hashes"])
+                vectors = np.array(data["vectors"], dtype=np.float32)
+            if vectors.ndim != 2 or len(ids) != len(hashes) or len(ids) != vectors.shape[0] or (
+                    len(ids) and vectors.shape[1] != 384):
+                raise ValueError(f"{len(ids)} ids, {len(hashes)} hashes and vectors of shape {vectors.shape}")
+            return ids, hashes, vectors
+        except Exception as exc:  # noqa: BLE001 - BadZipFile, EOFError, pickle refusals...: all mean damaged
+            log.warning("the multilingual index %s was damaged (%s: %s); rebuilding it from the store",
+                        self.path, type(exc).__name__, str(exc)[:120] or "no data")
+            self.rebuilt = True
+            return empty
 
     def _write(self, ids: list[str], hashes: list[str], vectors: Any) -> None:
         import numpy as np
@@ -141,7 +156,7 @@ class MultilingualIndex:
                 keep = sorted(want)
                 matrix = (np.vstack([have[cid][1] for cid in keep]) if keep
                           else np.zeros((0, 384), dtype=np.float32))
-                if missing or len(have) != len(keep):
+                if missing or len(have) != len(keep) or self.rebuilt:
                     self._write(keep, [want[cid] for cid in keep], matrix)
             self._ids, self._vectors = keep, matrix
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from autofill.settings import Settings
-from autofill.store.snapshot import ReadStore, read_snapshot
+from autofill.store.snapshot import ReadStore, heal_snapshot, read_snapshot
 
 
 def open_for_reading(settings: Settings, company: str) -> Any:
@@ -17,8 +17,18 @@ def open_for_reading(settings: Settings, company: str) -> Any:
 
     snapshot = read_snapshot(settings, company)
     if snapshot is None:
-        return open_store(settings, company)
+        store = open_store(settings, company)
+        return _healed(settings, company, store)
     return ReadStore(settings, snapshot, lambda: open_store(settings, company))
+
+
+def _healed(settings: Settings, company: str, store: Any) -> Any:
+    """The Chroma store, or, when its snapshot was damaged and is now written again (heal_snapshot), the
+    new snapshot's ReadStore over it, as the next run will read it."""
+    if not heal_snapshot(settings, store):
+        return store
+    snapshot = read_snapshot(settings, company)
+    return store if snapshot is None else ReadStore(settings, snapshot, lambda: store)
 
 
 def find_for_reading(settings: Settings, company: str) -> Any:
@@ -27,5 +37,6 @@ def find_for_reading(settings: Settings, company: str) -> Any:
 
     snapshot = read_snapshot(settings, company)
     if snapshot is None:
-        return find_store(settings, company)
+        store = find_store(settings, company)
+        return store if store is None else _healed(settings, company, store)
     return ReadStore(settings, snapshot, lambda: open_store(settings, company))

@@ -112,6 +112,25 @@ def read_snapshot(settings: Settings, company: str) -> Snapshot | None:
         return None
 
 
+def heal_snapshot(settings: Settings, store: Any) -> bool:
+    """After `read_snapshot` found none: when a snapshot file is there all the same, it is damaged (cut
+    short, not JSON, of another version): said once, naming it, and written again from the store (under
+    the store's write lock, `store.rewrite_snapshot`), so the runs after this one read it instead of
+    opening Chroma. True when it was rebuilt."""
+    if not _usable(settings):
+        return False
+    path = snapshot_path(settings, store.collection)
+    if not path.is_file():
+        return False  # none yet, or a write in progress (it drops the file): nothing damaged
+    log.warning("the store's snapshot %s was damaged; rebuilding it from the store", path)
+    try:
+        store.rewrite_snapshot()
+    except Exception as exc:  # noqa: BLE001 - an optimisation: the run reads Chroma either way
+        log.debug("store snapshot not rebuilt (%s: %s)", type(exc).__name__, exc)
+        return False
+    return True
+
+
 def _current_generation(settings: Settings, collection: str) -> str:
     try:
         return str(json.loads(snapshot_path(settings, collection).read_text(encoding="utf-8"))["generation"])
