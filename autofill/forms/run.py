@@ -164,7 +164,10 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
 
     ensure_writable_dir(out.parent)  # before any work: a folder that cannot be written, or the output
     ensure_not_open(out)  # open in Excel, is said now, not after the model calls
-    with OutputLock(out):
+    from autofill.companylock import reading
+
+    # The company's turn, as a run of a questionnaire takes it: no ingest or forget changes the store meanwhile.
+    with OutputLock(out), reading(settings, company, "run"):
         opened = open_run(settings, company, providers=providers)
         opened.announce(reporter.message)
         period, year = reporting_period(settings, form, opened.documents)
