@@ -296,7 +296,7 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     # Complete as `run` is ok (no failed or unparsed row) with none pending: the next batch does not
     # run it again unless its inputs or its workbook (a reviewer's decisions) change.
     complete = report.ok and not report.pending
-    key = run_key(settings, file_sha256(entry.questionnaire), documents, resolve_plan(settings).model)
+    key = run_key(settings, file_sha256(entry.questionnaire), documents)
     prepared.state.put(entry.company, {**outcome.to_json(), "key": key, "complete": complete,
                                        "output_sha256": file_sha256(report.output)})
     return outcome
