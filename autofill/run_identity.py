@@ -168,6 +168,8 @@ class DeclaredRun:
     def run_info(self) -> dict[str, Any]:
         """The Run info rows that record the plan, in the sheet's order, and `run settings` (the JSON
         `recorded_settings` reads back)."""
+        from autofill.redact import safe_url
+
         plan, r = self.plan, dict(self.settings)
         depth = r["retrieval.second_stage_depth"]
         keyword = plan.mode.uses_keyword
@@ -175,8 +177,7 @@ class DeclaredRun:
             "llm provider": plan.provider if plan.has_model else "none (evidence-only drafts)",
             "llm model": plan.model or "none",
             # The endpoint without credentials (redact.safe_url): a re-answer in `autofill review` uses it.
-            "llm base url": r["llm.base_url" if plan.provider != "cohere" else "llm.cohere_base_url"]
-            if plan.has_model else "",
+            "llm base url": safe_url(plan.base_url) if plan.has_model else "",
             "llm endpoint": plan.endpoint if plan.has_model else "",
             PRICE_ROW: self.price,
             "temperature": r["llm.temperature"],
