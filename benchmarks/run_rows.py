@@ -42,8 +42,9 @@ def run_cli(workspace: Path, env: dict, *args: str) -> subprocess.CompletedProce
                           cwd=workspace, capture_output=True, text=True)
 
 
-def measure(cmd: list[str], env: dict, cwd: Path) -> tuple[str, str, int, float, float]:
-    """(stdout, stderr, exit code, wall seconds, peak RSS MB) of one fresh process (its own rusage)."""
+def measure(cmd: list[str], env: dict, cwd: Path) -> tuple[str, str, int, float, float, float]:
+    """(stdout, stderr, exit code, wall seconds, peak RSS MB, CPU seconds) of one fresh process (its own
+    rusage: on a shared machine its CPU seconds say more than its wall time)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         t0 = time.perf_counter()
         child = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=err, text=True)
@@ -51,7 +52,8 @@ def measure(cmd: list[str], env: dict, cwd: Path) -> tuple[str, str, int, float,
         wall = time.perf_counter() - t0
         out.seek(0)
         err.seek(0)
-        return out.read(), err.read(), os.waitstatus_to_exitcode(status), wall, usage.ru_maxrss / 1024
+        return (out.read(), err.read(), os.waitstatus_to_exitcode(status), wall, usage.ru_maxrss / 1024,
+                usage.ru_utime + usage.ru_stime)
 
 
 def real_report(argv: list[str]) -> int:
@@ -80,7 +82,7 @@ def real_report(argv: list[str]) -> int:
         out_dir = ws / f"out-{os.getpid()}"
         cmd = [sys.executable, "-m", "autofill", "--workspace", str(ws), "run", "--company", "Bench Co",
                "--questionnaire", str(args.questionnaire), "--out", str(out_dir), "--fresh"]
-        out, err, code, wall, peak = measure(cmd, run_env, ws)
+        out, err, code, wall, peak, cpu = measure(cmd, run_env, ws)
         if code not in (0, 1):
             print(err[-3000:])
             return 1
@@ -89,7 +91,7 @@ def real_report(argv: list[str]) -> int:
         print(out.strip().splitlines()[0] if out.strip() else err.strip()[-500:])
         print(json.dumps({"report": args.report.name, "rows": rows, "set": args.set, "reported_s": reported,
                           "wall_s": round(wall, 1), "s_per_row": round(wall / rows, 2) if rows else None,
-                          "peak_rss_mb": round(peak)}))
+                          "cpu_s": round(cpu, 1), "peak_rss_mb": round(peak)}))
     return 0
 
 
@@ -131,6 +133,7 @@ def main(argv: list[str]) -> int:
         peak = usage.ru_maxrss / 1024  # Linux: KiB
         print(out.strip().splitlines()[0])
         print(json.dumps({"rows": n, "reported_s": reported, "wall_s": round(wall, 1),
+                          "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
                           "unreported_s": round(wall - reported, 1), "peak_rss_mb": round(peak),
                           "self_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}))
     return 0
