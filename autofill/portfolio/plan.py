@@ -30,6 +30,16 @@ from autofill.settings import Settings
 STATE_FILE = ".portfolio-state.json"
 
 
+def company_settings(settings: Settings, entry: CompanyEntry) -> Settings:
+    """The settings a company of the manifest is run with: its year (the manifest's `year`) is the
+    questionnaire's reporting year, which tiers older figures (part of the declared run, so of its key)."""
+    import dataclasses
+
+    if not entry.year:
+        return settings
+    return dataclasses.replace(settings, run=dataclasses.replace(settings.run, reporting_year=int(entry.year)))
+
+
 def run_key(settings: Settings, questionnaire_sha: str, documents: dict[str, Any]) -> str:
     """Everything that changes a company's answers (besides reviewers' edits in the questionnaire,
     which change its bytes): the declared run (autofill/run_identity.py, as `run`'s checkpoint key)
@@ -99,7 +109,7 @@ def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path | None, 
     from autofill.ingest.pipeline import files_to_parse
 
     to_ingest = [str(p) for p in files_to_parse(settings, documents, list(entry.reports))]
-    key = run_key(settings, q_sha, documents) if not to_ingest else ""
+    key = run_key(company_settings(settings, entry), q_sha, documents) if not to_ingest else ""
     previous = state.get(entry.company)
     up_to_date = bool(key and previous.get("key") == key and previous.get("complete")
                       and _unchanged(previous.get("output", ""), previous.get("output_sha256")))
