@@ -35,8 +35,12 @@ class SettingLine:
         prefix = {"autofill.toml": "file", "environment": "env"}.get(self.origin, self.origin)
         return self.origin if self.origin == "default" else f"{prefix}:{self.source}"
 
-    def to_json(self) -> dict[str, str]:
-        return {"key": self.key, "value": self.value, "origin": self.origin, "source": self.source or None}
+    def to_json(self) -> dict[str, Any]:
+        from autofill.run_identity import changes_answers
+
+        name = ".".join(self.key.split(".")[:2])  # a price's line ("cost.prices.gpt-4o-mini") is its setting's
+        return {"key": self.key, "value": self.value, "origin": self.origin, "source": self.source or None,
+                "changes_answers": changes_answers(name)}
 
 
 def show_value(key: str, value: Any) -> str:
@@ -135,7 +139,18 @@ def resolved_choices(settings: Settings) -> list[tuple[str, str, str]]:
             out.append(("price", f"${price[0]:g} in, ${price[1]:g} out per million tokens", why))
     else:
         out.append(("price", "nothing to pay", "no model: rows are evidence-only drafts"))
+    out.append(run_identity_row(settings, plan))
     return out
+
+
+def run_identity_row(settings: Settings, plan: Any) -> tuple[str, str, str]:
+    """The declared run's key (autofill/run_identity.py: what a run's checkpoint and batch's key are made
+    of, less the store's documents): two settings files that give the same key give the same answers."""
+    from autofill.run_identity import answer_settings, declare
+
+    n = len(answer_settings(settings))
+    return ("run identity", declare(settings, plan).key()[:12],
+            f"changes with any of the {n} settings that change answers, the model or the prompts")
 
 
 def _set_by(settings: Settings, key: str) -> str:

@@ -189,11 +189,15 @@ class RetrievalSettings:
     centre_queries: bool = True
     # The second stage (answer/second_stage.py): the candidates reordered offline before the LLM reranker's
     # window or the evidence-only draft's top k, passages holding a table left in their places. Choices: the
-    # table autofill/choices.py SECOND_STAGES. ColBERT on the question's text and the cross-encoder by the
-    # rule of issue 35: over the five development sets at once MRR 0.766 -> 0.787 (p 0.022, the first 10
-    # candidates), no set losing significantly, chosen by leave-one-set-out in every fold; about 0.36 s a row
-    # offline and +270 MB for the two models ("none" saves both; README, "How good and how fast").
-    second_stage: str = "colbert-question+cross-encoder"
+    # table autofill/choices.py SECOND_STAGES. Off by default since issue 44: its cost did not pay for its
+    # gain. "colbert-question+cross-encoder" (the default of issue 35) lifts pooled MRR on the development
+    # sets (0.845 -> 0.864 on BHP, BHP expert and sector, 92 questions; hit@6 and recall@6 level) but on
+    # held-out reports it gains on one set and loses on another, and an offline run of BHP's 15 rows took
+    # 2.9 times the time and 2.8 times the peak memory of the first stage alone (5.25 s and 708 MB against
+    # 1.84 s and 250 MB; a 5,000-row run went over its 500 MB target). With a model the LLM reranker reads
+    # all 30 candidates in one window, so the second stage only changes the order it reads them in (no gain
+    # measured there). Its models load once per process when chosen (README, "How good and how fast").
+    second_stage: str = "none"
     # The first stage's candidates the second stage reorders (the rest keep their places): its cost is per
     # candidate (ColBERT and the cross-encoder read each), and 10 of 30 did as well as all 30 (pooled MRR
     # 0.787 against 0.785, both passing the rule) at a third of the cost. 0: all of them.
@@ -529,6 +533,11 @@ def validate(settings: Settings) -> None:
         raise InputError(f"unknown retrieval mode {r.mode!r} ({', '.join(choices.RETRIEVAL_MODES)})")
     if r.reranker not in choices.names(choices.RERANKERS):
         raise InputError(f"unknown reranker {r.reranker!r} ({', '.join(choices.RERANKERS)})")
+    if r.second_stage in choices.RETIRED_SECOND_STAGES:
+        kind, where = settings.origins.get("retrieval.second_stage", ("", ""))
+        raise InputError(f"retrieval.second_stage {r.second_stage!r}" + (f" ({where or kind})" if kind else "")
+                         + f": {choices.RETIRED_SECOND_STAGES[r.second_stage]}; set it to one of "
+                         f"{choices.one_of(choices.SECOND_STAGES, auto=False)} (none: the default)")
     if r.second_stage not in choices.SECOND_STAGES:
         raise InputError(f"unknown retrieval.second_stage {r.second_stage!r} ({choices.one_of(choices.SECOND_STAGES, auto=False)})")
     if r.second_stage_depth < 0:

@@ -43,6 +43,7 @@ WINDOWS = (10, 15, 20)  # smaller LLM rerank windows: their page recall
 EXTRA = {
     "colbert-alone": ("colbert",),
     "pages-alone": ("pages",),
+    "pages": ("first", "pages"),  # a row of the table until issue 44 retired it
     "cross-encoder-alone": ("cross-encoder",),
     "first+cross-encoder": ("first", "cross-encoder"),
     "colbert+pages": ("first", "colbert", "pages"),

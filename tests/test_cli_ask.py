@@ -46,8 +46,7 @@ def test_ask_with_a_model_cites_the_page(ingested, llm_server):
     assert text.startswith(fact.answer) and f"Cited: {SAMPLE} p. {fact.page}" in text
     # The first thing said (stderr): model, endpoint host (never the key), retrieval and reranker.
     assert plain.stderr.splitlines()[0] == \
-        f"Using model gpt-4o-mini (openai) at {host}; retrieval hyde+hybrid, second stage " \
-        "colbert-question+cross-encoder, reranker llm; " \
+        f"Using model gpt-4o-mini (openai) at {host}; retrieval hyde+hybrid, reranker llm; " \
         "questionnaire in English; 1 document in English"  # ask names the languages as run does
     assert "sk-test" not in plain.stderr + plain.stdout + result.stdout
     assert not list(ingested.rglob("*_filled.xlsx"))  # no workbook

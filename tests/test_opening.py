@@ -119,7 +119,7 @@ def test_the_recorded_second_stage_orders_a_reanswer_as_the_run_did(tmp_path):
     s = recorded_settings(_settings(tmp_path), {**RUN_INFO, "second stage": "colbert+cross-encoder (first 20)"})
     assert (s.retrieval.second_stage, s.retrieval.second_stage_depth) == ("colbert+cross-encoder", 20)
     s = recorded_settings(_settings(tmp_path), {**RUN_INFO, "second stage": "a-later-one (first 5)"})
-    assert (s.retrieval.second_stage, s.retrieval.second_stage_depth) == ("colbert-question+cross-encoder", 10)
+    assert (s.retrieval.second_stage, s.retrieval.second_stage_depth) == ("none", 10)  # the settings' own
 
 
 def test_the_command_line_overrides_the_recorded_plan(tmp_path):

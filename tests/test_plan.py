@@ -23,7 +23,7 @@ def test_auto_without_a_model_drafts_from_hybrid_retrieval(tmp_path):
     plan = resolve_plan(settings_with(tmp_path))
     assert (plan.provider, plan.model, plan.endpoint) == ("none", "", "")
     assert (plan.mode.name, plan.reranker.name, plan.embedder) == ("hybrid", "none", "local:bge-small-en-v1.5")
-    assert plan.first_line() == f"Using {NO_MODEL}; retrieval hybrid, second stage colbert-question+cross-encoder, reranker none"
+    assert plan.first_line() == f"Using {NO_MODEL}; retrieval hybrid, reranker none"  # no second stage (issue 44)
     assert "no model" in plan.reason("retrieval") and "auto" in plan.reason("reranker")
 
 
@@ -33,8 +33,7 @@ def test_auto_with_a_key_names_model_endpoint_and_why_without_the_key(tmp_path):
     assert (plan.mode.name, plan.reranker.name) == ("hyde", "llm")
     assert "OPENAI_API_KEY is set" in plan.reason("model") and "default model" in plan.reason("model")
     line = plan.first_line()
-    assert line == ("Using model gpt-4o-mini (openai) at api.openai.com; retrieval hyde, second stage "
-                    "colbert-question+cross-encoder, reranker llm")
+    assert line == "Using model gpt-4o-mini (openai) at api.openai.com; retrieval hyde, reranker llm"
     everything = repr(plan) + str(plan.describe()) + str(plan.to_json()) + line
     assert "sk-secret" not in everything
 
@@ -43,8 +42,7 @@ def test_a_loopback_url_is_the_endpoint_host_with_its_port_and_no_path(tmp_path)
     env = {"OPENAI_BASE_URL": "http://127.0.0.1:8123/v1", "OPENAI_API_KEY": "sk-x"}
     plan = resolve_plan(settings_with(tmp_path, env, llm={"model": "qwen2.5"}, retrieval={"multi_query": True}))
     assert plan.endpoint == "127.0.0.1:8123" and plan.model == "qwen2.5" and plan.multi_query
-    assert plan.first_line().endswith("at 127.0.0.1:8123; retrieval hyde, multi-query, second stage "
-                                      "colbert-question+cross-encoder, reranker llm")
+    assert plan.first_line().endswith("at 127.0.0.1:8123; retrieval hyde, multi-query, reranker llm")
     names = [name for name, _value, _why in plan.describe()]
     assert names == ["model", "endpoint", "retrieval", "second stage", "reranker", "embedder", "multi-query",
                      "content index", "multilingual index", "query translation", "query centring"]
@@ -182,3 +180,69 @@ def test_query_centring_rides_on_the_multilingual_index_and_can_be_turned_off(tm
     assert not plan.query_centring and plan.reason("query centring") == "needs the multilingual index"
     plan = resolve_plan(settings_with(tmp_path, retrieval={"centre_queries": False}))
     assert not plan.query_centring and plan.reason("query centring") == ""
+
+
+# ---------------------------------------------------------------------------- the second stage's default (issue 44)
+
+# An offline run in a fresh process, with the modules it imported written out: what a user's run loads.
+_RUN_AND_LIST_MODULES = """
+import json, sys
+from autofill.cli import main
+sys.argv = ["autofill", *sys.argv[1:-1]]
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+open(__import__("os").environ["MODULES_OUT"], "w").write(
+    json.dumps({"code": code, "modules": sorted(m for m in sys.modules if m.startswith("autofill."))}))
+"""
+
+
+def _offline_run_modules(tmp_path, llm_server, **env_extra) -> set[str]:
+    import json
+    import subprocess
+    import sys
+
+    from tests.rows_helpers import company_reports, env_for, questionnaire
+
+    ws = tmp_path / "ws"
+    company_reports(ws / "docs", "Acme", 41, 1200)
+    questionnaire(ws / "q.xlsx")
+    out = tmp_path / "modules.json"
+    env = {**env_for(llm_server, offline=True), "MODULES_OUT": str(out), **env_extra}
+    for args in (["ingest", "--company", "Acme", "docs"],
+                 ["run", "--company", "Acme", "--questionnaire", "q.xlsx", "--fresh"]):
+        proc = subprocess.run([sys.executable, "-c", _RUN_AND_LIST_MODULES, "--workspace", str(ws), *args, "end"],
+                              env=env, cwd=ws, capture_output=True, text=True, timeout=300)
+        result = json.loads(out.read_text())
+        assert result["code"] in (0, None), proc.stderr
+    return set(result["modules"])
+
+
+SECOND_STAGE_MODELS = {"autofill.providers.colbert", "autofill.providers.cross_encoder"}
+
+
+def test_the_offline_default_loads_no_second_stage_model(tmp_path, llm_server):
+    """Issue 44: the second stage's two models cost an offline run 2.9 times its time and memory for a gain
+    the held-out reports did not keep; the default run leaves them unloaded (benchmarks/run_rows.py)."""
+    assert resolve_plan(settings_with(tmp_path)).second_stage.name == "none"
+    assert not _offline_run_modules(tmp_path / "default", llm_server) & SECOND_STAGE_MODELS
+    chosen = _offline_run_modules(tmp_path / "chosen", llm_server,
+                                  AUTOFILL_RETRIEVAL__SECOND_STAGE="colbert-question+cross-encoder")
+    assert chosen >= SECOND_STAGE_MODELS  # still there for whoever chooses it
+
+
+def test_an_old_settings_file_naming_a_retired_second_stage_gets_one_line(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    (tmp_path / "autofill.toml").write_text('[retrieval]\nsecond_stage = "pages"\n', encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "autofill", "--workspace", str(tmp_path), "config"],
+                          env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert "retrieval.second_stage 'pages'" in proc.stderr and "retired" in proc.stderr
+    assert "autofill.toml" in proc.stderr and "none" in proc.stderr

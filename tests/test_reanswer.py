@@ -210,3 +210,35 @@ def test_a_reanswer_of_a_german_row_searches_the_english_words_too(filled, llm, 
     assert means and translated[-1] in means, centred.keys()  # the row and its English words were centred
     for text, mean in means.items():
         assert np.allclose(mean, as_run.centre.mean_for(text), atol=1e-6), text
+
+
+def test_a_reanswer_uses_every_setting_the_run_recorded(filled, llm, tmp_path):
+    """Issue 44's probe: the run recorded 50 candidates (and 3 passages to answer from, a reporting year),
+    the re-answer used 30 (and 6, and none). Every setting that changes answers is read back from the Run
+    info's declared run (autofill/run_identity.py), not only the plan's readable rows."""
+    from autofill.review_app.reanswer import run_settings
+    from tests.answer_helpers import passages_in
+    from tests.llm_server import last_user_text
+
+    workspace, _outputs = filled
+    questionnaire = make_questionnaire(tmp_path / "q.xlsx", FACTS[:3])
+    done = cli(["--workspace", str(workspace), "run", "--company", COMPANY, "--questionnaire", str(questionnaire),
+                "--llm", "openai", "--model", "review-m", "--out", str(tmp_path / "out"), "--yes", "--json"],
+               {"OPENAI_BASE_URL": llm.base_url, "AUTOFILL_RETRIEVAL__CANDIDATES": "50",
+                "AUTOFILL_RETRIEVAL__FINAL_K": "3", "AUTOFILL_RUN__REPORTING_YEAR": "2023"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    path = json.loads(done.stdout.splitlines()[-1])["output"]
+    _, rows = read_questions(load_settings(workspace, environ={}), path)
+    key = next(q.key for q in rows if q.question == FACT.question)
+    app = App(load_settings(workspace, environ={}), path)
+    try:
+        planned = run_settings(app.state.settings, app.state.sessions[0])
+        assert (planned.retrieval.candidates, planned.retrieval.final_k, planned.run.reporting_year) == (50, 3, 2023)
+        assert app.post("/api/decide", key, action="Needs changes",
+                        values={"reviewer_comment": f"{COMMENT} (recorded settings)"}).json()["ok"]
+        seen = len(llm.chat_requests())
+        assert app.post("/api/reanswer", key).json()["ok"]
+        answer = [r for r in llm.chat_requests()[seen:] if "single JSON object" in last_user_text(r.json)]
+        assert answer and len(passages_in(last_user_text(answer[-1].json))) == 3  # the run's final k, not 6
+    finally:
+        app.state.close()

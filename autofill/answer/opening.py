@@ -18,12 +18,11 @@ from __future__ import annotations
 import dataclasses
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 from autofill.answer.pages import PageLocator
 from autofill.answer.rerank import PassageReranker, make_reranker
 from autofill.answer.row import RowContext, answer_row
-from autofill.answer.run_report import PRICE_ROW, UNKNOWN_PRICE
 from autofill.answer.trust import Trust, make_trust
 from autofill.errors import InputError
 from autofill.language import languages_clause, report_language
@@ -201,99 +200,5 @@ def _clients(settings: Settings, store: Any, providers: Providers | None) -> Pro
     return dataclasses.replace(providers, embedder=with_query_cache(settings, providers.embedder))
 
 
-# ---------------------------------------------------------------------------- the plan a run recorded
-
-# The Run info rows that record the plan are answer/run_report.build_run_info's ("llm provider", "llm
-# model", "llm base url", "retrieval mode", "reranker", "multi-query", "content index", "multilingual
-# index", "query translation", "second stage" and PRICE_ROW).
-
-
-def recorded_settings(settings: Settings, run_info: Mapping[str, str]) -> Settings:
-    """`settings` with the plan a workbook's run recorded in its Run info (`run_info`: row -> value):
-    provider, model and base URL, retrieval mode, reranker, multi-query, content and multilingual index,
-    query translation, second stage and the model's price, each
-    unless the command line named it (settings.origins kind "flag"). A run without a model recorded no
-    plan to answer with: the settings stand. The API key is kept only where the recorded endpoint is the
-    one the settings point the provider at (a workbook must never send a key to another server)."""
-    from autofill.choices import PROVIDERS
-
-    info = {str(k).strip().lower(): str(v).strip() for k, v in run_info.items()}
-    provider, model = info.get("llm provider", ""), info.get("llm model", "")
-    entry = PROVIDERS.get(provider)
-    if entry is None or not entry.chats or not model or model == "none":
-        return settings
-    given = {key for key, (kind, _label) in settings.origins.items() if kind == "flag"}
-    if "llm.provider" in given and settings.llm.provider != provider:
-        return settings  # another provider asked for: nothing of this run's model applies
-    llm, retrieval, cost = (dataclasses.replace(settings.llm), dataclasses.replace(settings.retrieval),
-                            dataclasses.replace(settings.cost, prices=dict(settings.cost.prices or {})))
-    llm.provider = provider
-    if "llm.model" not in given:
-        llm.model = model
-        _recorded_price(cost.prices, model, info.get(PRICE_ROW, ""))
-    _recorded_endpoint(llm, entry, info.get("llm base url", ""))
-    mode, reranker = info.get("retrieval mode", ""), info.get("reranker", "")
-    if mode and "retrieval.mode" not in given:
-        retrieval.mode = mode
-    if reranker and "retrieval.reranker" not in given:
-        name, _, rest = reranker.partition(" (")
-        retrieval.reranker = name.strip()
-        from autofill.choices import RERANKERS
-
-        choice = RERANKERS.get(retrieval.reranker)
-        if rest and choice is not None and choice.model_setting:
-            setattr(retrieval, choice.model_setting, rest.rstrip(")").strip())
-    for row, name in (("multi-query", "multi_query"), ("content index", "content_index"),  # on / off rows
-                      ("multilingual index", "multilingual_index"), ("query translation", "translate_queries"),
-                      ("query centring", "centre_queries")):
-        if info.get(row) in ("on", "off") and f"retrieval.{name}" not in given:
-            setattr(retrieval, name, info[row] == "on")
-    _recorded_second_stage(retrieval, info.get("second stage", ""), given)
-    return dataclasses.replace(settings, llm=llm, retrieval=retrieval, cost=cost)
-
-
-def _recorded_second_stage(retrieval: Any, recorded: str, given: set[str]) -> None:
-    """The run's second stage and depth ("colbert-question+cross-encoder (first 10)", "none"); a value
-    not in choices.SECOND_STAGES (a workbook of a later version) leaves the settings' own."""
-    from autofill.choices import SECOND_STAGES
-
-    name, _, rest = recorded.partition(" (first ")
-    if name.strip() not in SECOND_STAGES or "retrieval.second_stage" in given:
-        return
-    retrieval.second_stage = name.strip()
-    depth = rest.rstrip(")").strip()
-    if "retrieval.second_stage_depth" not in given:
-        retrieval.second_stage_depth = int(depth) if depth.isdigit() else 0
-
-
-def _recorded_price(prices: dict[str, list[float]], model: str, recorded: str) -> None:
-    """The run's price for `model` into `prices` ("0.15 / 0.6"), or none when the run had none."""
-    if recorded == UNKNOWN_PRICE:
-        prices.pop(model, None)
-        return
-    try:
-        prices[model] = [float(x) for x in recorded.split("/")]
-    except ValueError:
-        return  # not recorded (a workbook written before this row existed): priced as the settings say
-    if len(prices[model]) != 2:
-        prices.pop(model)
-
-
-def _recorded_endpoint(llm: Any, entry: Any, recorded: str) -> None:
-    """Point the provider at the base URL the run used ("" its default endpoint); its key goes with it
-    only when the settings already point there."""
-    from autofill.redact import safe_url as mask_url
-
-    if not entry.url_field:
-        return
-    configured = str(getattr(llm, entry.url_field, "") or "")
-    if mask_url(configured).rstrip("/") == recorded.rstrip("/"):
-        return  # the same endpoint (credentials in its URL included)
-    if "***" in recorded:
-        raise InputError(f"the run used an endpoint whose URL carried credentials ({recorded}); set "
-                         f"{entry.url_env} to it, or choose a model with --llm/--model")
-    setattr(llm, entry.url_field, recorded)
-    if entry.key_field:
-        from autofill.settings import Secret
-
-        setattr(llm, entry.key_field, Secret(""))
+# The plan a run recorded in its Run info sheet is read back where it is written: autofill/run_identity.py.
+from autofill.run_identity import recorded_settings  # noqa: E402  (review_app/reanswer.py, tests)

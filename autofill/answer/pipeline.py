@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from autofill.answer.checkpoint import Checkpoint, checkpoint_path, fingerprint, question_key, safe_name
+from autofill.answer.checkpoint import Checkpoint, checkpoint_path, question_key, safe_name
 from autofill.hashing import file_sha256
 from autofill.library.runtime import RunLibrary
 from autofill.answer.opening import open_run
@@ -40,14 +40,12 @@ from autofill.records import QuestionRow, RowResult, RunReport
 from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings
 from autofill.states import Outcome, parse_review
-from autofill.templating import template_source
 from autofill.store.chroma_store import now_iso
 
 log = logging.getLogger(__name__)
 
-# Bump when answering logic changes in a way that makes old checkpoints wrong.
-PIPELINE_VERSION = 1
-TEMPLATES = ("hyde", "hyde_system", "rerank", "rerank_system", "answer", "answer_system")
+# The run's identity (its checkpoint key, batch's key, its Run info rows) is the declared run's.
+from autofill.run_identity import PIPELINE_VERSION, TEMPLATES, declare  # noqa: E402,F401
 
 
 def output_path(settings: Settings, company: str, questionnaire: Path, out_dir: Path | None) -> Path:
@@ -68,23 +66,8 @@ class _RunPlan:
         return self.plan.model
 
     def fingerprint(self, settings: Settings) -> str:
-        r, llm, plan = settings.retrieval, settings.llm, self.plan
-        return fingerprint({
-            "version": PIPELINE_VERSION, "mode": plan.mode.name, "rerank": plan.reranker.name,
-            "chat_model": plan.model, "llm_provider": plan.provider,
-            "temperature": llm.temperature, "max_tokens": llm.max_tokens, "embedder": plan.embedder,
-            "retrieval": [r.candidates, r.final_k, r.rrf_k, r.context_order, r.rerank_window, r.rerank_step,
-                          plan.reranker_model, r.max_per_page,
-                          r.lexical_query, r.synonyms, r.keyword_weight, r.page_chunks,
-                          # Only when not the former behaviour, so checkpoints made before these existed stay valid.
-                          *([r.fusion_weights, r.query_parts] if (r.fusion_weights, r.query_parts) != ("fixed", "row")
-                            else [])],
-            "templates": {t: template_source(settings.templates_dir, t) for t in TEMPLATES} if plan.model else {},
-            # Chunking is part of a document's identity: a re-chunked store retrieves other passages.
-            "documents": sorted((d.file_name, d.sha256, d.chunking) for d in self.documents.values()),
-            # Multi-query retrieval changes the candidates; only named when on, so older checkpoints stay valid.
-            **({"multi_query": template_source(settings.templates_dir, "multiquery")} if plan.multi_query else {}),
-        })
+        """The checkpoint key: the declared run (autofill/run_identity.py) with the store's documents."""
+        return declare(settings, self.plan).key(self.documents)
 
 
 def run_questionnaire(settings: Settings, company: str, questionnaire: Path | str, out_dir: Path | None = None,

@@ -10,15 +10,13 @@ from typing import Any
 import autofill
 from autofill.checks.tier import tier_counts
 from autofill.plan import Plan
-from autofill.providers.cost import pricing_for
-from autofill.redact import safe_url
 from autofill.records import LLM_STAGES, RowResult, StageUsage
+from autofill.run_identity import PRICE_ROW, UNKNOWN_PRICE, declare  # noqa: F401  (the declared run writes them)
 from autofill.settings import Settings
 from autofill.states import Outcome
 from autofill.store.chroma_store import now_iso
 
 STAGES = LLM_STAGES
-PRICE_ROW, UNKNOWN_PRICE = "llm price (usd per 1m tokens in / out)", "unknown"  # read back by answer/opening.py
 
 
 def progress_line(n: int, total: int, r: RowResult) -> str:
@@ -31,14 +29,6 @@ def progress_line(n: int, total: int, r: RowResult) -> str:
     return f"[{n}/{total}] {r.question.key} {state} ({calls} calls{cache_note}, {r.seconds:.1f} s) {q}"
 
 
-def _price(settings: Settings, plan: Plan) -> str:
-    """The price this run put on its model, "in / out" USD per million tokens, or "unknown"."""
-    if not plan.has_model:
-        return ""
-    price = pricing_for(settings).price(plan.model)
-    return f"{price[0]:g} / {price[1]:g}" if price is not None else UNKNOWN_PRICE
-
-
 def build_run_info(settings: Settings, company: str, plan: Plan, usage: dict[str, StageUsage],
                    results: list[RowResult], started_at: str, resumed: int, skipped: int,
                    edited: int = 0, documents: dict[str, Any] | None = None,
@@ -46,40 +36,14 @@ def build_run_info(settings: Settings, company: str, plan: Plan, usage: dict[str
     """Key/value pairs for the Run info sheet: what produced these answers and what it cost. Secrets
     never appear (models and URLs only, no keys). `plan`: the run's resolved plan (autofill/plan.py).
     A stage with calls that have no price shows its cost as "unknown"; `cost_unknown` says why."""
-
-    r = settings.retrieval
     info: dict[str, Any] = {
         "company": company,
         "autofill version": autofill.__version__,
         "started": started_at,
         "finished": now_iso(),
-        "llm provider": plan.provider if plan.has_model else "none (evidence-only drafts)",
-        "llm model": plan.model or "none",
-        # The endpoint without credentials (redact.safe_url): a re-answer in `autofill review` uses it.
-        "llm base url": safe_url(plan.base_url) if plan.has_model else "",
-        "llm endpoint": plan.endpoint if plan.has_model else "",
-        PRICE_ROW: _price(settings, plan),
-        "temperature": settings.llm.temperature,
-        "embedder": plan.embedder,
-        "retrieval mode": plan.mode.name,
-        "reranker": plan.reranker_label,
-        "multi-query": "on" if plan.multi_query else "off",
-        "content index": "on" if plan.content_index else "off",
-        "multilingual index": "on" if plan.multilingual_index else "off",
-        "query translation": "on" if plan.query_translation else "off",
-        "query centring": "on" if plan.query_centring else "off",
-        # "colbert-question+cross-encoder (first 10)": a re-answer orders its candidates as this run did
-        "second stage": plan.second_stage.name + (f" (first {r.second_stage_depth})"
-                                                  if plan.second_stage.signals and r.second_stage_depth else ""),
-        "candidates": r.candidates,
-        "final k": r.final_k,
-        "rrf k": r.rrf_k,
-        "keyword weight / passages per page": f"{r.keyword_weight:g} / {r.page_chunks or 'no limit'}"
-        if plan.mode.uses_keyword else "none (one list)",
-        "keyword query": (r.lexical_query + (" + synonyms" if r.synonyms else "")) if plan.mode.uses_keyword else "none",
-        "context order": r.context_order,
-        "rerank window / step": f"{r.rerank_window} / {r.rerank_step}",
-        "max passages per page": r.max_per_page or ("no limit" if plan.reranker.reorders else 1),
+        # What produced these answers: the declared run's rows (autofill/run_identity.py), read back by
+        # its recorded_settings for a re-answer in `autofill review`.
+        **declare(settings, plan).run_info(),
         "rows answered": sum(1 for x in results if x.outcome is Outcome.ANSWERED),
         "rows drafted (evidence only)": sum(1 for x in results if x.outcome is Outcome.DRAFTED),
         "rows unparsed": sum(1 for x in results if x.outcome is Outcome.UNPARSED),

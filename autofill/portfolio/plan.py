@@ -16,7 +16,7 @@ from __future__ import annotations
 import glob
 import json
 import threading
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,20 +30,23 @@ from autofill.settings import Settings
 STATE_FILE = ".portfolio-state.json"
 
 
-def run_key(settings: Settings, questionnaire_sha: str, documents: dict[str, Any], model: str) -> str:
-    """Everything that changes a company's answers (besides reviewers' edits in the questionnaire,
-    which change its bytes)."""
-    from autofill.answer.checkpoint import fingerprint
-    from autofill.answer.pipeline import PIPELINE_VERSION, TEMPLATES
-    from autofill.templating import template_source
+def company_settings(settings: Settings, entry: CompanyEntry) -> Settings:
+    """The settings a company of the manifest is run with: its year (the manifest's `year`) is the
+    questionnaire's reporting year, which tiers older figures (part of the declared run, so of its key)."""
+    import dataclasses
 
-    return fingerprint({
-        "version": PIPELINE_VERSION, "questionnaire": questionnaire_sha, "model": model,
-        "llm": [settings.llm_provider, settings.llm.temperature, settings.llm.max_tokens],
-        "retrieval": asdict(settings.retrieval),
-        "templates": {t: template_source(settings.templates_dir, t) for t in TEMPLATES} if model else {},
-        "documents": sorted((d.file_name, d.sha256, d.chunking) for d in documents.values()),
-    })
+    if not entry.year:
+        return settings
+    return dataclasses.replace(settings, run=dataclasses.replace(settings.run, reporting_year=int(entry.year)))
+
+
+def run_key(settings: Settings, questionnaire_sha: str, documents: dict[str, Any]) -> str:
+    """Everything that changes a company's answers (besides reviewers' edits in the questionnaire,
+    which change its bytes): the declared run (autofill/run_identity.py, as `run`'s checkpoint key)
+    with the questionnaire's bytes."""
+    from autofill.run_identity import declare_settings
+
+    return declare_settings(settings).key(documents, questionnaire_sha)
 
 
 class PortfolioState:
@@ -106,7 +109,7 @@ def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path | None, 
     from autofill.ingest.pipeline import files_to_parse
 
     to_ingest = [str(p) for p in files_to_parse(settings, documents, list(entry.reports))]
-    key = run_key(settings, q_sha, documents, model) if not to_ingest else ""
+    key = run_key(company_settings(settings, entry), q_sha, documents) if not to_ingest else ""
     previous = state.get(entry.company)
     up_to_date = bool(key and previous.get("key") == key and previous.get("complete")
                       and _unchanged(previous.get("output", ""), previous.get("output_sha256")))

@@ -30,7 +30,7 @@ from autofill.portfolio.estimate import PortfolioEstimate, calibrate
 from autofill.portfolio.manifest import read_manifest
 from autofill.portfolio.outcome import (DONE, FAILED, INCOMPLETE, PENDING, RUN_COUNTS, UP_TO_DATE, CompanyOutcome,
                                        PortfolioReport)
-from autofill.portfolio.plan import CompanyPlan, PortfolioState, plan_company, run_key
+from autofill.portfolio.plan import CompanyPlan, PortfolioState, company_settings, plan_company, run_key
 from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings
 
@@ -276,8 +276,7 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     providers = Providers(embedder=shared.embedder(embedder_name), chat=shared.chat, reranker=shared.reranker)
     gate = RowGate(None, shared.budget, plan.estimate.cost_per_row, shared.stop)  # slots: per call (LimitedChat)
     _take_over_batch_copy(plan)
-    if entry.year:  # the manifest's year is the questionnaire's reporting year (trust checks tier older figures)
-        settings = dataclasses.replace(settings, run=dataclasses.replace(settings.run, reporting_year=int(entry.year)))
+    settings = company_settings(settings, entry)  # the manifest's year: the questionnaire's reporting year
     report = run_questionnaire(settings, entry.company, entry.questionnaire, out_dir=prepared.out_dir,
                                providers=providers, gate=gate, output=plan.output, announce=False)
     calibrate(settings, plan.estimate, report.usage)
@@ -296,7 +295,7 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     # Complete as `run` is ok (no failed or unparsed row) with none pending: the next batch does not
     # run it again unless its inputs or its workbook (a reviewer's decisions) change.
     complete = report.ok and not report.pending
-    key = run_key(settings, file_sha256(entry.questionnaire), documents, resolve_plan(settings).model)
+    key = run_key(settings, file_sha256(entry.questionnaire), documents)
     prepared.state.put(entry.company, {**outcome.to_json(), "key": key, "complete": complete,
                                        "output_sha256": file_sha256(report.output)})
     return outcome
