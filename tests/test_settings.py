@@ -189,7 +189,7 @@ def test_a_renamed_setting_names_its_new_key_through_the_cli(tmp_path):
     out = _autofill("--workspace", str(ws), "config", "--json")
     assert out.returncode == 0, out.stderr
     assert {"key": "retrieval.query_parts", "value": "row", "origin": "autofill.toml",
-            "source": str(ws / "autofill.toml")} in json.loads(out.stdout)["settings"]
+            "source": str(ws / "autofill.toml"), "changes_answers": True} in json.loads(out.stdout)["settings"]
 
 
 @pytest.mark.parametrize("content, what", [
