@@ -30,9 +30,13 @@ from autofill.settings import Settings
 STATE_FILE = ".portfolio-state.json"
 
 
-def run_key(settings: Settings, questionnaire_sha: str, documents: dict[str, Any], model: str) -> str:
+FORM_TEMPLATES = ("form_answer",)  # the prompt forms/answer.py answers a datapoint with
+
+
+def run_key(settings: Settings, questionnaire_sha: str, documents: dict[str, Any], model: str,
+            form: bool = False) -> str:
     """Everything that changes a company's answers (besides reviewers' edits in the questionnaire,
-    which change its bytes)."""
+    which change its bytes). `form`: the questionnaire is a form, answered with FORM_TEMPLATES too."""
     from autofill.answer.checkpoint import fingerprint
     from autofill.answer.pipeline import PIPELINE_VERSION, TEMPLATES
     from autofill.templating import template_source
@@ -41,7 +45,8 @@ def run_key(settings: Settings, questionnaire_sha: str, documents: dict[str, Any
         "version": PIPELINE_VERSION, "questionnaire": questionnaire_sha, "model": model,
         "llm": [settings.llm_provider, settings.llm.temperature, settings.llm.max_tokens],
         "retrieval": asdict(settings.retrieval),
-        "templates": {t: template_source(settings.templates_dir, t) for t in TEMPLATES} if model else {},
+        "templates": {t: template_source(settings.templates_dir, t)
+                      for t in (*TEMPLATES, *(FORM_TEMPLATES if form else ()))} if model else {},
         "documents": sorted((d.file_name, d.sha256, d.chunking) for d in documents.values()),
     })
 
@@ -77,6 +82,7 @@ class CompanyPlan:
     key: str = ""  # run_key with the documents as stored now ("" when the store changes first)
     to_ingest: list[str] = field(default_factory=list)  # new or changed PDF files
     previous: dict[str, Any] = field(default_factory=dict)  # the state record of the last run
+    form: Any = None  # forms.model.Form when the questionnaire is a form of named input cells (as `run` decides)
 
 
 def output_for(settings: Settings, entry: CompanyEntry, out_dir: Path | None) -> Path:
@@ -86,7 +92,13 @@ def output_for(settings: Settings, entry: CompanyEntry, out_dir: Path | None) ->
 
     if entry.output:
         return (Path(out_dir) if out_dir else settings.reports_dir) / entry.output
-    return output_path(settings, entry.company, entry.questionnaire, out_dir)
+    path = output_path(settings, entry.company, entry.questionnaire, out_dir)
+    if Path(entry.questionnaire).suffix.lower() == ".xlsm":  # a form keeps its macros: run_form's suffix
+        from autofill.forms.run import form_of
+
+        if form_of(Path(entry.questionnaire)) is not None:
+            return path.with_suffix(".xlsm")
+    return path
 
 
 def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path | None, state: PortfolioState) -> CompanyPlan:
@@ -105,11 +117,24 @@ def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path | None, 
     del store  # one store open at a time: nothing of it is kept
     from autofill.ingest.pipeline import files_to_parse
 
+    from autofill.forms.run import form_of
+
     to_ingest = [str(p) for p in files_to_parse(settings, documents, list(entry.reports))]
-    key = run_key(settings, q_sha, documents, model) if not to_ingest else ""
+    form = form_of(Path(entry.questionnaire))
+    key = run_key(settings, q_sha, documents, model, form=form is not None) if not to_ingest else ""
     previous = state.get(entry.company)
     up_to_date = bool(key and previous.get("key") == key and previous.get("complete")
                       and _unchanged(previous.get("output", ""), previous.get("output_sha256")))
+    if form is not None:  # a form: each datapoint a typed question, answered by forms/run.run_form as `run` does
+        from autofill.portfolio.estimate import form_estimate
+
+        est = form_estimate(settings, entry.company, form, model)
+        if up_to_date:
+            est.rows_done, est.rows = est.rows, 0
+        est.up_to_date = up_to_date
+        est.documents_to_ingest = len(to_ingest)
+        return CompanyPlan(entry=entry, output=output, estimate=est, key=key, to_ingest=to_ingest, previous=previous,
+                           form=form)
     _layout, rows = read_questions(settings, entry.questionnaire)
     to_answer, kept = rows_to_answer(rows)
     if up_to_date:
