@@ -126,6 +126,19 @@ def build_named_form(path: Path, x14: bool = True, language: str = "English [en]
     _name(wb, "SitesTable", "Disclosures!$B$18:$C$22")
     _name(wb, "SiteName", "Disclosures!$B$18:$B$22")
     _name(wb, "SiteArea", "Disclosures!$C$18:$C$22")
+    # a fixed breakdown without names: a boolean that opens it, two rows by two columns, and a
+    # status formula merged over the rows
+    ws["C24"], ws["D24"] = "Current period", "Base year"
+    ws["B25"] = "Does the undertaking report Scope 3 emissions?"
+    ws["C25"] = False
+    ws["C25"].protection = Protection(locked=False)
+    for r, category in ((26, "1. Purchased goods and services"), (27, "2. Capital goods")):
+        ws[f"B{r}"] = category
+        for col in "CD":
+            ws[f"{col}{r}"].protection = Protection(locked=False)
+            ws[f"{col}{r}"].number_format = "0.00"
+    ws["E26"] = '=IF(C25=TRUE,IF(COUNTA(C26:D27)=0,"MISSING VALUE","OK"),"")'
+    ws.merge_cells("E26:E27")
     ws.protection.sheet = True
     wb.save(path)
     if x14:

@@ -172,3 +172,16 @@ def test_a_large_form_with_a_model_asks_for_consent_first(workspace):
     assert consent_reason(s, form) == ""
     s.run.confirm_rows = 3
     assert "6 datapoints to answer (over 3)" in consent_reason(s, form)
+
+
+def test_a_value_must_be_for_the_reporting_year():
+    from autofill.forms.answer import year_checks
+
+    this_year = Passage("c1", "r.pdf", 2, 2, "", "In FY2024 Scope 1 emissions were 1.25 kt CO2e.", rank=1)
+    last_year = Passage("c2", "old.pdf", 5, 5, "", "Scope 1 emissions were 1.31 kt CO2e.", rank=2)
+    assert year_checks(2024, [this_year], "FY2024", {})[0].passed
+    said = year_checks(2024, [this_year], "2023", {})[0]
+    assert not said.passed and "not the reporting year 2024" in said.reason
+    assert not year_checks(2024, [last_year], "", {"old.pdf": "FY2023"})[0].passed
+    assert year_checks(2024, [last_year], "", {"old.pdf": "FY2024"})[0].passed  # the document is for 2024
+    assert year_checks(None, [last_year], "2019", {}) == []

@@ -42,7 +42,7 @@ def test_inspect_text_shows_labels_types_and_values(tmp_path):
     assert "read by named ranges; labels in en (the form offers en, fr)" in out
     assert "C10        CountryOfOperations  [enumeration]" in out
     assert "values: Andorra | Belgium | France" in out
-    assert "applies when HasClimatePolicy is yes" in out
+    assert 'applies when HasClimatePolicy ("Does the undertaking have a climate policy?") is yes' in out
     assert "Country of primary operations" in out
     french = cli(tmp_path, _env(), "inspect", form, "--form-language", "fr")
     assert "labels in fr" in french.stdout and "Pays des opérations principales" in french.stdout, french.stderr
@@ -64,3 +64,16 @@ def test_inspect_of_a_questionnaire_is_unchanged(tmp_path):
     assert proc.returncode == 0, proc.stderr
     data = last_json(proc)
     assert "form" not in data and data["sheets"]
+
+
+def test_a_workbook_that_is_neither_keeps_the_one_line_error(tmp_path):
+    import openpyxl
+
+    path = tmp_path / "notes.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = "Meeting notes"
+    wb.active["A2"] = "Nothing to fill here"
+    wb.save(path)
+    proc = cli(tmp_path, _env(), "inspect", path)
+    assert proc.returncode == 2
+    assert "no question column found in notes.xlsx" in proc.stderr

@@ -44,3 +44,14 @@ def test_every_vsme_datapoint_list_names_requirements_the_catalogue_has():
     index = vsme_index()
     assert len(index) > 100
     assert all(f"VSME {code}" in cat.requirements for code, _ in index.values())
+
+
+def test_a_breakdown_row_is_mapped_with_the_question_that_opens_it(tmp_path):
+    from autofill.forms.mapping import form_mapping
+    from autofill.forms.reader import read_form
+    from tests.form_builders import build_named_form
+
+    form = read_form(build_named_form(tmp_path / "form.xlsx"))
+    mapping = form_mapping(load_settings(None), form)
+    assert "GRI 305-3" in mapping["Disclosures!D27"]  # "2. Capital goods" alone says nothing of Scope 3
+    assert not any(r.startswith("VSME C3") for r in mapping["Disclosures!D27"])  # "Base year" is a column

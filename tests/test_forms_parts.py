@@ -58,6 +58,7 @@ def test_units_and_scales_named_in_labels():
     assert unit_in("B3 - Total Energy Consumption (in MWh)") == "MWh"
     assert unit_in("Water discharge (m³)") == "m³"
     assert unit_in("GHG reduction targets in tCO2e") == "tCO2e"
+    assert unit_in("Émissions de GES (GHG Protocol) (version 2004) (en tCO₂e) [Toujours à reporter]") == "tCO2e"
     assert unit_in("Number of employees (Headcount or FTE)") == ""
     assert scale_in("#,##0,", "") == 3
     assert scale_in("General", "Turnover (in thousands)") == 3
@@ -101,3 +102,11 @@ def test_a_plain_cell_takes_its_kind_from_its_label():
     assert cell_kind(label="Date of the last audit (yyyy-mm-dd)")[0] is DatapointKind.DATE
     assert cell_kind(label="Describe your climate policy")[0] is DatapointKind.TEXT
     assert cell_kind(validation_kind="list", allowed=None)[0] is DatapointKind.ENUMERATION  # INDIRECT(...)
+
+
+def test_units_named_inside_a_heading_but_not_guessed_for_a_type():
+    heading = "B3 - Total Energy Consumption (in MWh) from 2024-01-01 - to 2024-12-31 [Always to be reported]"
+    assert unit_in(heading) == "MWh"
+    assert unit_in(heading, anywhere=False) == ""
+    assert unit_in("Total amount of water withdrawn from all sites (cubic meters m³)") == "m³"
+    assert cell_kind(label="Description of key elements (e.g. products, markets in EUR)")[0] is DatapointKind.TEXT

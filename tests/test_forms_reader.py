@@ -29,6 +29,7 @@ def test_named_inputs_are_datapoints_with_cells_labels_and_sections(named):
     assert scope1.reference == "29(a)"
     assert (scope1.kind, scope1.unit) == (DatapointKind.NUMBER, "tCO2e")  # unit from the section heading
     assert form.language == "en" and form.languages == ("en", "fr")
+    assert form.language_cell == FormCell("Language", "B2") and form.datapoint("selected_language") is None
 
 
 def test_types_from_validations_formats_and_values(named):
@@ -119,3 +120,13 @@ def test_names_local_to_a_sheet_are_read_too(tmp_path):
     form = read_form(path)
     assert form.datapoint("GrossScope2").cells == (FormCell("Disclosures", "C5"),)
     assert form.datapoint("BaseYear").kind is DatapointKind.YEAR
+
+
+def test_unnamed_breakdown_cells_of_a_protected_sheet(named):
+    _, form = named
+    cell = form.datapoint("Disclosures!D27")
+    assert (cell.label, cell.column, cell.kind) == ("2. Capital goods - Base year", "Base year", DatapointKind.NUMBER)
+    assert (cell.gate.key, cell.gate.opens) == ("Disclosures!C25", GateOpens.YES)  # status formula merged over rows
+    assert form.datapoint("Disclosures!C25").kind is DatapointKind.BOOLEAN
+    assert {d.key for d in form.gated_by("Disclosures!C25")} == {
+        "Disclosures!C26", "Disclosures!D26", "Disclosures!C27", "Disclosures!D27"}

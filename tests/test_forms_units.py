@@ -16,7 +16,7 @@ T, MWH, M3 = parse_unit("metric tonnes (t)"), parse_unit("MWh"), parse_unit("m3"
 @pytest.mark.parametrize("text,symbol,factor", [
     ("metric tonnes (t)", "t", 1.0), ("tCO2e", "t", 1.0), ("Mt CO2-e", "Mt CO2e", 1e6), ("kt", "kt CO2e", 1e3),
     ("kg", "kg", 1e-3), ("PJ", "PJ", 1e6), ("GJ", "GJ", 1.0), ("MWh", "MWh", 3.6), ("kWh", "kWh", 3.6e-3),
-    ("m3", "m3", 1e3), ("m³", "m3", 1e3), ("megalitres", "ML", 1e6), ("%", "%", 1.0)])
+    ("m3", "m3", 1e3), ("m³", "m3", 1e3), ("tCO₂e", "t", 1.0), ("MtCO₂e", "Mt CO2e", 1e6), ("megalitres", "ML", 1e6), ("%", "%", 1.0)])
 def test_form_units_are_read(text, symbol, factor):
     unit = parse_unit(text)
     assert unit is not None and unit.symbol == symbol and unit.factor == factor

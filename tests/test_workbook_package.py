@@ -156,9 +156,18 @@ def test_a_date_in_a_cell_without_a_date_style_gets_a_copy_of_its_style_with_a_d
 
 def test_refused_writes_name_the_cell_and_write_nothing(tmp_path):
     src = build_form(tmp_path / "form.xlsx")
+    wb = openpyxl.load_workbook(src)
+    wb["Form"].merge_cells("A3:B3")
+    wb["Form"]["D1"] = openpyxl.worksheet.formula.ArrayFormula("D1:D3", "=B5:B7*2")
+    merged = tmp_path / "merged.xlsx"
+    wb.save(merged)
     out = tmp_path / "out.xlsx"
     with pytest.raises(InputError, match=r"Form!B7 holds a formula"):
         patch_cells(src, out, [CellWrite("Form", "B5", 1), CellWrite("Form", "B7", 5)])
+    with pytest.raises(InputError, match=r"Form!B3 is covered by the merged cells A3:B3 \(write A3\)"):
+        patch_cells(merged, out, [CellWrite("Form", "B3", 1)])
+    with pytest.raises(InputError, match=r"Form!D3 is part of the array formula of D1 \(D1:D3\)"):
+        patch_cells(merged, out, [CellWrite("Form", "D3", 1)])
     with pytest.raises(InputError, match="no sheet named 'Nope'"):
         patch_cells(src, out, [CellWrite("Nope", "A1", 1)])
     with pytest.raises(InputError, match="not a cell reference"):
@@ -222,13 +231,15 @@ def test_excel_values_stay_where_nothing_written_changes_them(tmp_path):
     wb.save(src)
     where = "C:\\Reports\\[form.xlsx]Form"
     rewrite_zip(src, {"xl/worksheets/sheet1.xml": lambda x: _with_cached(
-        _with_cached(x, "D1", 'CELL("filename",A1)', "str", where), "B7", "SUM(B5:B6)", "n", "999")})
+        _with_cached(x, "D1", 'CELL("filename",A1)', "str", where), "B7", "SUM(B5:B6)", "n", "999")
+        .replace('<c r="D1" t="str">', '<c r="D1" t="str" s="1">')})
     assert values(src)["D1"] == where and values(src)["B7"] == 999
     out = tmp_path / "out.xlsx"
     patch_cells(src, out, [CellWrite("Form", "B5", 3), CellWrite("Form", "B6", 4)])
     got = values(out)
     assert got["D1"] == where
     assert got["B7"] == 7
+    assert cell(out, "D1") == cell(src, "D1")  # the received cell, byte for byte
 
 
 def test_a_workbook_the_engine_refuses_keeps_the_values_it_had_and_says_so(tmp_path, caplog):
@@ -292,3 +303,45 @@ def test_autofill_run_writes_a_workbook_whose_formulas_show_the_answers(workspac
     answers = [c.value for c in openpyxl.load_workbook(out)["Questionnaire"]["F"] if "FY2024" in str(c.value or "")]
     assert answers == ["31% in FY2024.", "1,200 in FY2024."]
     assert values(out, "Summary") == {"A1": 2, "A2": datetime.datetime(2024, 12, 31)}
+
+
+def test_a_reviewer_decision_written_back_updates_the_formulas_over_it(tmp_path):
+    """review_app/apply.py saves with openpyxl too: the count over the answers follows the edit."""
+    from autofill.review_app.apply import apply_decisions
+    from autofill.review_app.sidecar import Decision
+
+    src = build_questionnaire(tmp_path / "q.xlsx")
+    wb = openpyxl.load_workbook(src)
+    wb.create_sheet("Summary")["A1"] = "=COUNTIF(Questionnaire!F4:F20,\"Yes*\")"
+    wb.save(src)
+    layout, rows = read_questions(Settings(), src)
+    out = write_results(Settings(), src, layout, [result_for(q) for q in rows], tmp_path / "out" / "out.xlsx", {})
+    before = values(out, "Summary")["A1"]
+    q = rows[0]
+    answer = openpyxl.load_workbook(out)["Questionnaire"][f"F{q.row}"].value
+    assert str(answer).startswith("Yes") and before >= 1
+    decision = Decision(1, q.key, q.question, "Ana", "2026-01-01T00:00:00", "Edit",
+                        {"answer": answer}, {"answer": "No, not this year."})
+    assert apply_decisions(Settings(), out, [decision]) == [1]
+    assert openpyxl.load_workbook(out)["Questionnaire"][f"F{q.row}"].value == "No, not this year."
+    assert values(out, "Summary")["A1"] == before - 1
+
+
+def test_a_macro_workbook_gets_its_values_and_keeps_its_macros(tmp_path, caplog):
+    """The engine takes .xlsx only: a .xlsm is shown to it as one, and only its sheets' values come back."""
+    from tests.test_workbook_inputs import _xlsm
+
+    xlsm = _xlsm(tmp_path)
+    wb = openpyxl.load_workbook(xlsm, keep_vba=True)
+    wb.active["B1"] = 4
+    wb.active["B2"] = "=B1*25%"
+    wb.save(xlsm)
+    before = parts(xlsm)
+    out = tmp_path / "out.xlsm"
+    with caplog.at_level("WARNING"):
+        patch_cells(xlsm, out, [CellWrite(wb.active.title, "B1", 10)])
+    assert "could not be computed" not in caplog.text
+    assert values(out, wb.active.title)["B2"] == 2.5
+    after = parts(out)
+    assert after["xl/vbaProject.bin"] == before["xl/vbaProject.bin"]
+    assert after["[Content_Types].xml"] == before["[Content_Types].xml"]

@@ -72,6 +72,50 @@ def _text(value) -> str:
     return str(value)
 
 
+class _Cell:
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+class _SheetValues:
+    def __init__(self, values: dict[tuple[int, int], object]):
+        self._values = values
+
+    def cell(self, row: int, column: int) -> _Cell:
+        return _Cell(self._values.get((row, column)))
+
+
+class CachedValues:
+    """The values Excel cached for every formula cell, read in one streaming pass (openpyxl's
+    read-only mode: a fraction of a full load, which formats every merged cell)."""
+
+    def __init__(self, path):
+        import warnings
+
+        import openpyxl
+
+        self._sheets: dict[str, _SheetValues] = {}
+        with warnings.catch_warnings():  # the sheets are parsed while iterated: keep openpyxl quiet till the end
+            warnings.simplefilter("ignore", UserWarning)
+            wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+            try:
+                for ws in wb.worksheets:
+                    values = {}
+                    for row in ws.iter_rows():
+                        for c in row:
+                            v = getattr(c, "value", None)
+                            if v is not None and getattr(c, "row", None) is not None:
+                                values[(c.row, c.column)] = v
+                    self._sheets[ws.title] = _SheetValues(values)
+            finally:
+                wb.close()
+
+    def __getitem__(self, sheet: str) -> _SheetValues:
+        return self._sheets.get(sheet) or _SheetValues({})
+
+
 class Book:
     """The two openpyxl views of one workbook (formulas, cached values) and its defined names."""
 

@@ -34,8 +34,9 @@ def _lookup_name(dp: Datapoint) -> str:
     return ""
 
 
-def datapoint_requirements(cat, mapper, dp: Datapoint, section_text: str = "") -> list[str]:
-    """The requirement ids a datapoint corresponds to, VSME first."""
+def datapoint_requirements(cat, mapper, dp: Datapoint, gate_label: str = "") -> list[str]:
+    """The requirement ids a datapoint corresponds to, VSME first; `gate_label`: the question of the
+    boolean that opens it (what a breakdown row is about)."""
     from autofill.frameworks.coverage import shown
     from autofill.frameworks.mapping import specific_requirements
 
@@ -51,7 +52,10 @@ def datapoint_requirements(cat, mapper, dp: Datapoint, section_text: str = "") -
                 out += [r for r in specific_requirements(cat, concept) if not r.startswith("VSME ")]
         out += list(also)
     elif dp.label:
-        mapping = mapper.map(dp.label, " ".join(x for x in (dp.section, section_text) if x))
+        question = dp.label[: -len(dp.column) - 3] if dp.column and dp.label.endswith(" - " + dp.column) else dp.label
+        if gate_label:  # the gate's question says what a row of a fixed breakdown is about
+            question = f"{question}: {gate_label}"
+        mapping = mapper.map(question, " ".join(x for x in (dp.section, dp.heading) if x))
         for m in shown(mapping):
             out += specific_requirements(cat, m.concept)
     return list(dict.fromkeys(out))
@@ -64,8 +68,9 @@ def form_mapping(settings, form: Form) -> dict[str, list[str]]:
     mapper = mapper_for(settings)
     cat = mapper.catalogue
     out = {}
+    labels = {dp.key: dp.label for dp in form.datapoints}
     for dp in form.datapoints:
-        reqs = datapoint_requirements(cat, mapper, dp)
+        reqs = datapoint_requirements(cat, mapper, dp, labels.get(dp.gate.key, "") if dp.gate else "")
         if reqs:
             out[dp.key] = reqs
     return out

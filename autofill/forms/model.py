@@ -115,6 +115,8 @@ class Datapoint:
     unit_cell: FormCell | None = None  # where the unit is chosen, when the form has such a cell
     multiple: bool = False  # several of `allowed` may be chosen (one check box per cell in `cells`)
     alias_of: str = ""  # another name for the same cell(s): filled together with that datapoint
+    heading: str = ""  # the section heading the datapoint sits under, as the form shows it
+    column: str = ""  # a breakdown cell's column heading ("Base Year"), also at the end of `label`
 
     @property
     def cell(self) -> FormCell:
@@ -170,6 +172,7 @@ class Form:
     sheets: tuple[str, ...] = ()  # the sheets that hold inputs
     warnings: tuple[str, ...] = ()
     computed: tuple[Datapoint, ...] = ()  # named formula cells (totals, intensities): shown, never written
+    language_cell: FormCell | None = None  # where the form chooses its label language: not a datapoint
 
     def datapoint(self, key: str) -> Datapoint | None:
         for dp in self.datapoints:

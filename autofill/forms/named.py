@@ -111,18 +111,20 @@ class Reader:
 
     # ------------------------------------------------------------------ labels
 
-    def describe(self, sheet: str, col: int, row: int) -> tuple[str, str, str, str]:
-        """(label, section code, section heading, paragraph reference) of an input cell."""
+    def describe(self, sheet: str, col: int, row: int) -> tuple[str, str, str, str, str]:
+        """(label, section code, section heading, paragraph reference, column heading) of an input
+        cell; the column heading (a breakdown cell's "Base Year") is also at the label's end."""
         w = self.words(sheet)
         label, label_col = w.left_label(col, row)
+        column = ""
         if not label:
             label = w.label_above(col, row)
         elif self.row_has_other_inputs(sheet, col, row):
             head = w.heading_above(col, row)
             if head and head != label:
-                label = f"{label} - {head}"
+                label, column = f"{label} - {head}", head
         code, heading = w.section(row)
-        return label, code, heading, w.reference(label_col, row) if label_col else ""
+        return label, code, heading, w.reference(label_col, row) if label_col else "", column
 
     def row_has_other_inputs(self, sheet: str, col: int, row: int) -> bool:
         """Another input on the same row: the cell is one column of a breakdown."""
@@ -135,14 +137,14 @@ class Reader:
         return False
 
     def datapoint(self, key: str, sheet: str, col: int, row: int, **extra) -> Datapoint:
-        label, code, heading, ref = self.describe(sheet, col, row)
+        label, code, heading, ref, column = self.describe(sheet, col, row)
         kind, part, allowed = self.kind_of(sheet, col, row, label)
         unit = unit_in(label) or unit_in(heading) if kind in (DatapointKind.NUMBER,) else ""
         c = self.book.wb[sheet].cell(row=row, column=col)
         return Datapoint(key=key, cells=(cell(sheet, col, row),), label=label, section=code, kind=kind,
                          unit=unit or ("%" if kind is DatapointKind.PERCENT else ""),
                          scale=scale_in(c.number_format or "", label), allowed=allowed, row=row,
-                         reference=ref, parts=(part,) if part else (), **extra)
+                         reference=ref, parts=(part,) if part else (), heading=heading, column=column, **extra)
 
     # ------------------------------------------------------------------ the form
 
@@ -193,8 +195,14 @@ def gate_of(reader: Reader, dp: Datapoint, booleans: dict[tuple[str, int, int], 
     ws = reader.book.wb[sheet]
     own = {(c.sheet, c.ref) for c in dp.cells}
     best: tuple[int, Gate] | None = None
+    w = reader.words(sheet)
+    seen = set()
     for col in range(1, ws.max_column + 1):
-        raw = reader.book.raw(sheet, col, row)
+        tc, tr = w.top_left(col, row)  # a status formula merged over several rows speaks for each
+        if (tc, tr) in seen:
+            continue
+        seen.add((tc, tr))
+        raw = reader.book.raw(sheet, tc, tr)
         if not (isinstance(raw, str) and raw.startswith("=")):
             continue
         for m in _GATE.finditer(raw):
@@ -255,7 +263,7 @@ def table_column(reader: Reader, name: str, area: Area, table: str) -> Datapoint
     w = reader.words(area.sheet)
     head = w.heading_above(area.c1, area.r1)
     kind, part, allowed = reader.kind_of(area.sheet, area.c1, area.r1, head)
-    code = w.section(area.r1)[0]
+    code, heading = w.section(area.r1)
     rows = [r for r in range(area.r1, area.r2 + 1) if not w.covered(area.c1, r)]
     if kind is DatapointKind.BOOLEAN and len(rows) > 1:
         options = [w.left_label(area.c1, r)[0] for r in rows]
@@ -264,9 +272,10 @@ def table_column(reader: Reader, name: str, area: Area, table: str) -> Datapoint
             return Datapoint(key=name, cells=tuple(cell(area.sheet, area.c1, r) for r in rows), label=label,
                              section=code, kind=DatapointKind.ENUMERATION, allowed=tuple(options),
                              multiple=True, row=area.r1)
+    unit = (unit_in(head) or unit_in(w.section(area.r1)[1])) if kind is DatapointKind.NUMBER else ""
     return Datapoint(key=name, cells=tuple(cell(area.sheet, area.c1, r) for r in rows), label=head,
-                     section=code, kind=kind, allowed=allowed, table=table, row=area.r1,
-                     unit=unit_in(head) if kind is DatapointKind.NUMBER else "")
+                     section=code, kind=kind, allowed=allowed, table=table, row=area.r1, unit=unit,
+                     heading=heading)
 
 
 def row_choice(reader: Reader, name: str, area: Area) -> Datapoint:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from autofill.forms.book import Book, formula_cells
+from autofill.forms.book import Book, CachedValues, formula_cells
 from autofill.forms.labels import form_language, labels_language, option_for
 from autofill.forms.model import Datapoint, DatapointKind, Form, FormCell, FormSource, FormTable
 from autofill.forms.named import (Reader, cell, date_parts, gate_of, make_table, refs_in, row_choice,
@@ -30,7 +30,7 @@ def read_form(path: Path, language: str = "", layout: bool = True, named: bool =
     if not layout and defined_name_count(path) < 3:
         return None  # a list of questions: not worth opening twice
     wb_f = load_workbook_safely(path)
-    wb_v = load_workbook_safely(path, data_only=True)
+    wb_v = CachedValues(path)
     validations = ValidationIndex(read_validations(path))
     book = Book(wb_f, wb_v)
     form = read_named(path, book, validations) if named else None
@@ -153,15 +153,18 @@ def read_named(path: Path, book: Book, validations: ValidationIndex) -> Form | N
         gate = gate_of(reader, dp, booleans) if len(dp.cells) == 1 or dp.kind is DatapointKind.DATE_PARTS else None
         extra = tuple(dict.fromkeys(dp.formula_cells + tuple(uses.get(key, ()))))
         dps[key] = replace(dp, gate=gate, formula_cells=extra)
-    ordered = sorted(dps.values(), key=lambda d: (book.wb.sheetnames.index(d.sheet), d.row, _col_row(d.cell)[0]))
-    language, languages, _ = form_language(book)
+    language, languages, chooser = form_language(book)
+    language_cell = cell(chooser.sheet, chooser.c1, chooser.r1) if chooser is not None else None
+    ordered = sorted((d for d in dps.values() if d.cells != (language_cell,)),
+                     key=lambda d: (book.wb.sheetnames.index(d.sheet), d.row, _col_row(d.cell)[0]))
     if not language:
         language = labels_language([d.label for d in ordered])
     period = tuple(d.key for d in ordered if d.kind in (DatapointKind.DATE, DatapointKind.DATE_PARTS)
                    and "period" in (d.key + " " + d.label).lower())
     return Form(path=path, source=FormSource.NAMED, datapoints=tuple(ordered), language=language,
                 languages=languages, formula_cells=formula_cells(book, sheets), reporting_period_keys=period,
-                tables=tuple(form_tables), sheets=tuple(sheets), computed=tuple(shown),
+                tables=tuple(form_tables), sheets=tuple(s for s in sheets if any(d.sheet == s for d in ordered)),
+                computed=tuple(shown), language_cell=language_cell,
                 warnings=tuple(f"defined name {n} points nowhere (#REF!)" for n in book.broken_names
                                if not n.startswith("_xlnm"))[:0])
 

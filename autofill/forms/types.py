@@ -107,20 +107,40 @@ def label_kind(label: str) -> DatapointKind:
         return DatapointKind.YEAR
     if _PERCENT_WORDS.search(text) and not re.match(r"\s*(?:describe|description|explain)", text, re.I):
         return DatapointKind.PERCENT
-    if unit_in(text) or _NUMBER_WORDS.match(text):
+    if unit_in(text, anywhere=False) or _NUMBER_WORDS.match(text):
         return DatapointKind.NUMBER
     return DatapointKind.TEXT
 
 
-def unit_in(text: str) -> str:
-    """The unit a label or heading names at its end: "(in MWh)", "[tCO2e]", "in tCO2e" ("" if none)."""
-    text = " ".join((text or "").split())
+_UNIT_ANYWHERE = re.compile(r"\(\s*(?:in\s+|en\s+)?([^()]{1,30}?)\s*\)|\[\s*([^\[\]]{1,10})\s*\]|\bin\s+([A-Za-z€$£][\w€$£/²³.-]{0,10})\b",
+                            re.I)
+
+
+_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")  # tCO₂e as some translations write it
+
+
+def _unitish(text: str) -> str:
+    text = text.strip().rstrip(".:")
+    if _UNITISH.match(text):
+        return text
+    last = text.split()[-1] if text.split() else ""
+    return last if last != text and _UNITISH.match(last) and not last.isalpha() or last in ("m³", "m²") else ""
+
+
+def unit_in(text: str, anywhere: bool = True) -> str:
+    """The unit a label or heading names: "(in MWh)", "[tCO2e]", "in tCO2e", "(cubic meters m³)"; the
+    one at the end first, else (`anywhere`) the first anywhere ("" if none)."""
+    text = " ".join((text or "").split()).translate(_SUBSCRIPTS)
     m = _UNIT_IN.search(text)
-    if not m:
-        return ""
-    unit = next(g for g in m.groups() if g)
-    unit = unit.strip().rstrip(".:")
-    return unit if _UNITISH.match(unit) else ""
+    if m:
+        unit = _unitish(next(g for g in m.groups() if g))
+        if unit:
+            return unit
+    for m in _UNIT_ANYWHERE.finditer(text) if anywhere else ():
+        unit = _unitish(next(g for g in m.groups() if g))
+        if unit:
+            return unit
+    return ""
 
 
 def scale_in(number_format: str, label: str) -> int:

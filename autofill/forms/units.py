@@ -50,6 +50,7 @@ _SPELLINGS: list[tuple[str, Unit]] = [
     (r"\beur\b|€|euros?", Unit("EUR", "money", 1.0)),
     (r"\busd\b|us\$|dollars?", Unit("USD", "money", 1.0)),
 ]
+_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _COMPILED = [(re.compile(pattern, re.IGNORECASE), unit) for pattern, unit in _SPELLINGS]
 _CUBIC = re.compile(r"(?<=[\d\s])(?:m3|m³|cubic met(?:re|er)s?)(?![\w])", re.IGNORECASE)
 
@@ -57,7 +58,7 @@ _CUBIC = re.compile(r"(?<=[\d\s])(?:m3|m³|cubic met(?:re|er)s?)(?![\w])", re.IG
 def parse_unit(text: str) -> Unit | None:
     """The unit a form's text names ("metric tonnes (t)", "in MWh", "tCO2e", "m3"), or None. A label
     naming several ("Total energy (MWh) ... 1 GJ = ...") gives the first one it writes."""
-    text = str(text or "")
+    text = str(text or "").translate(_SUBSCRIPTS)  # "tCO₂e" as "tCO2e"
     best: tuple[int, int, Unit] | None = None
     for i, (pattern, unit) in enumerate(_COMPILED):
         m = pattern.search(text)

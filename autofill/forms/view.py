@@ -30,7 +30,7 @@ def _values(dp: Datapoint) -> str:
     return " | ".join(shown) + (f" | ... (+{more} more)" if more > 0 else "")
 
 
-def datapoint_lines(dp: Datapoint) -> list[str]:
+def datapoint_lines(dp: Datapoint, labels: dict[str, str] | None = None) -> list[str]:
     where = dp.cell.ref if len(dp.cells) == 1 or dp.kind.value == "date_parts" else \
         f"{dp.cells[0].ref}:{dp.cells[-1].ref}"
     head = f"  {dp.section or '-':4} {where:10} {dp.key}  [{_type_words(dp)}]"
@@ -38,7 +38,9 @@ def datapoint_lines(dp: Datapoint) -> list[str]:
     if dp.allowed:
         lines.append(f"        values: {_values(dp)}")
     if dp.gate is not None:
-        lines.append(f"        applies when {dp.gate.key} is {dp.gate.opens.value}")
+        asks = (labels or {}).get(dp.gate.key, "")
+        asks = f' ("{asks[:80]}{"..." if len(asks) > 80 else ""}")' if asks else ""
+        lines.append(f"        applies when {dp.gate.key}{asks} is {dp.gate.opens.value}")
     if dp.table:
         lines.append(f"        open table {dp.table}: one value a row, {len(dp.cells)} rows")
     if dp.alias_of:
@@ -67,8 +69,9 @@ def form_text(form: Form, mapping: dict[str, list[str]] | None = None) -> str:
         if not dps:
             continue
         out += ["", f"{sheet} ({len(dps)} datapoints)"]
+        labels = {d.key: d.label for d in form.datapoints}
         for dp in dps:
-            out += datapoint_lines(dp)
+            out += datapoint_lines(dp, labels)
             if mapping and mapping.get(dp.key):
                 out.append("        frameworks: " + "; ".join(mapping[dp.key]))
     if form.tables:
@@ -84,7 +87,7 @@ def datapoint_json(dp: Datapoint) -> dict:
            "type": dp.kind.value}
     if len(dp.cells) > 1:
         out["cells"] = [c.ref for c in dp.cells]
-    for name in ("unit", "scale", "table", "member", "base", "reference", "alias_of"):
+    for name in ("unit", "scale", "table", "member", "base", "column", "reference", "alias_of"):
         value = getattr(dp, name)
         if value:
             out[name] = value
@@ -113,6 +116,7 @@ def form_json(form: Form, mapping: dict[str, list[str]] | None = None) -> dict:
     return {"form": {
         "path": str(form.path), "source": form.source.value, "language": form.language,
         "languages": list(form.languages), "sheets": list(form.sheets),
+        "language_cell": str(form.language_cell) if form.language_cell else None,
         "reporting_period_keys": list(form.reporting_period_keys),
         "datapoints": dps,
         "tables": [{"name": t.name, "sheet": t.sheet, "first_row": t.first_row, "last_row": t.last_row,

@@ -28,26 +28,57 @@ _CELL = re.compile(r"<(\w+:)?c\b([^>]*?)(?:/>|>(.*?)</\1?c>)", re.S)
 _FULL_CALC = ' fullCalcOnLoad="1"'
 
 
+# The engine takes the workbook part of an .xlsx only: a macro workbook or a template is shown to it as one.
+XLSX_MAIN = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"
+_OTHER_MAINS = ("application/vnd.ms-excel.sheet.macroEnabled.main+xml",
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml",
+                "application/vnd.ms-excel.template.macroEnabled.main+xml")
+
+
 def refresh(data: bytes, baseline: bytes | None = None) -> bytes:
     """`data` (an xlsx package) with its formulas' cached values computed again. `baseline`: the workbook
     `data` was made from (the file received), whose cached values are kept where nothing written changes
     them, and used as they are when the engine cannot compute the workbook."""
-    if _has_zip64(data):  # members streamed in (the Evidence rows) carry ZIP64 headers the engine refuses
-        data = Package(data).to_bytes()
-    computed, reason = _compute(data)
-    if computed is None:
+    out = Package(data)
+    reason = _compute_into(out, data)
+    if reason:
         log.warning("the formulas' values could not be computed (%s): they keep the values the workbook had "
                     "when it was received, and Excel recalculates them on opening", reason)
-        out = Package(data)
         if baseline is not None:
             _restore(out, Package(baseline), None)
-        _ask_excel_to_recalculate(out)
-        return out.to_bytes()
-    out = Package(computed)
-    if baseline is not None:
+    elif baseline is not None:
         keep_excel_values(out, baseline)
     _ask_excel_to_recalculate(out)
     return out.to_bytes()
+
+
+def _compute_into(package: Package, data: bytes) -> str:
+    """The engine's cached values put into `package`'s worksheets (only those parts are taken from its
+    output); "" when done, else why the engine could not."""
+    try:
+        import formualizer
+    except ImportError:  # pragma: no cover - a dependency of the package
+        return "the formula engine formualizer is not installed"
+    types = package.parts.get("[Content_Types].xml", b"").decode("utf-8", "replace")
+    if _has_zip64(data) or any(t in types for t in _OTHER_MAINS):
+        # streamed members (the Evidence rows) carry ZIP64 headers the engine refuses; re-packed
+        for other in _OTHER_MAINS:
+            types = types.replace(other, XLSX_MAIN)
+        data = package.to_bytes({"[Content_Types].xml": types.encode("utf-8")})
+    try:
+        result = formualizer.recalculate_xlsx_bytes(data)
+    except Exception as exc:  # the engine refuses what it does not support: the output is still written
+        return str(exc).removeprefix("recalculate XLSX failed: ")
+    unknown = (result.get("summary") or {}).get("unknown_functions")
+    if unknown:
+        log.info("formulas calling functions the engine lacks keep an error value: %s", unknown)
+    computed = Package(result["bytes"])
+    for part in package.sheets.values():
+        new = computed.parts.get(part)
+        if new is not None and new != package.parts[part]:
+            package.parts[part] = new
+            package.changed.add(part)
+    return ""
 
 
 def _has_zip64(data: bytes) -> bool:
@@ -75,30 +106,15 @@ def _zip64_extra(extra: bytes) -> bool:
     return False
 
 
-def _compute(data: bytes) -> tuple[bytes | None, str]:
-    try:
-        import formualizer
-    except ImportError:  # pragma: no cover - a dependency of the package
-        return None, "the formula engine formualizer is not installed"
-    try:
-        result = formualizer.recalculate_xlsx_bytes(data)
-    except Exception as exc:  # the engine refuses what it does not support: the output is still written
-        return None, str(exc).removeprefix("recalculate XLSX failed: ")
-    unknown = (result.get("summary") or {}).get("unknown_functions")
-    if unknown:
-        log.info("formulas calling functions the engine lacks keep an error value: %s", unknown)
-    return result["bytes"], ""
-
-
 def keep_excel_values(out: Package, baseline: bytes) -> int:
     """Put Excel's cached value from `baseline` back into each formula cell of `out` whose computed value
     is the same as the engine computes for `baseline` (nothing written changes it) but not what Excel
     had cached. Returns the number of cells put back."""
     base = Package(baseline)
-    computed, _ = _compute(baseline)
-    if computed is None:
+    engine = Package(baseline)
+    if _compute_into(engine, baseline):
         return 0
-    same = _formula_values(Package(computed))
+    same = _formula_values(engine)
     now = _formula_values(out)
     keep = {key for key, value in now.items() if same.get(key) == value}
     return _restore(out, base, keep)
@@ -106,18 +122,37 @@ def keep_excel_values(out: Package, baseline: bytes) -> int:
 
 def _restore(out: Package, base: Package, only: set[tuple[str, str]] | None) -> int:
     """Cached values of `base`'s formula cells put into the same formula cells of `out` (all, or those
-    in `only`) where they differ. Returns how many were put back."""
+    in `only`) where they differ: the base's own cell XML where the cell is otherwise the same (byte for
+    byte as received), else its value and type. Returns how many were put back."""
     excel = _formula_values(base)
     now = _formula_values(out)
-    changes: dict[str, dict[str, tuple[str | None, str]]] = {}
+    raw = _formula_cells(base)
+    changes: dict[str, dict[str, tuple[str | None, str, str]]] = {}
     for key, value in excel.items():
         if value[1] is None or key not in now or now[key] == value or (only is not None and key not in only):
             continue
-        changes.setdefault(key[0], {})[key[1]] = value
+        changes.setdefault(key[0], {})[key[1]] = (*value, raw.get(key, ""))
     for sheet, cells in changes.items():
         part = out.sheets[sheet]
         out.put(part, _set_cached(out.text(part), cells))
     return sum(len(c) for c in changes.values())
+
+
+def _formula_cells(package: Package) -> dict[tuple[str, str], str]:
+    """(sheet, ref) -> the XML of every formula cell."""
+    out = {}
+    for sheet, part in package.sheets.items():
+        for m in _CELL.finditer(package.text(part)):
+            ref = re.search(r'(?<![\w:])r="([A-Z]+[0-9]+)"', m.group(2))
+            if ref and m.group(3) and re.search(r"<(?:\w+:)?f\b", m.group(3)):
+                out[(sheet, ref.group(1))] = m.group(0)
+    return out
+
+
+def _shape(cell: str) -> str:
+    """A cell's XML without its cached value and value type: what two versions of a cell share."""
+    cell = re.sub(r"<(?:\w+:)?v(?:\s[^>]*)?>[^<]*</(?:\w+:)?v>|<(?:\w+:)?v\s*/>", "", cell)
+    return " ".join(sorted(re.sub(r'\s(?<![\w:])t="\w+"', "", cell.split(">", 1)[0]).split())) + cell.split(">", 1)[1]
 
 
 def _formula_values(package: Package) -> dict[tuple[str, str], tuple[str | None, str | None]]:
@@ -141,15 +176,18 @@ def _formula_values(package: Package) -> dict[tuple[str, str], tuple[str | None,
     return out
 
 
-def _set_cached(xml: str, cells: dict[str, tuple[str | None, str]]) -> str:
-    """Sheet XML with the cached value and type of the formula cells in `cells` replaced."""
+def _set_cached(xml: str, cells: dict[str, tuple[str | None, str, str]]) -> str:
+    """Sheet XML with the cached value and type of the formula cells in `cells` replaced: (type, text,
+    the received cell's XML, used as it is when the cell is otherwise unchanged)."""
     p = SheetXml(xml).p
 
     def swap(m: re.Match) -> str:
         ref = re.search(r'(?<![\w:])r="([A-Z]+[0-9]+)"', m.group(2))
         if not ref or ref.group(1) not in cells or not m.group(3):
             return m.group(0)
-        kind, text = cells[ref.group(1)]
+        kind, text, received = cells[ref.group(1)]
+        if received and _shape(received) == _shape(m.group(0)):
+            return received
         attrs = re.sub(r'\s(?<![\w:])t="\w+"', "", m.group(2))
         if kind:
             attrs += f' t="{kind}"'

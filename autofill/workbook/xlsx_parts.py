@@ -172,14 +172,16 @@ class Package:
             return days + seconds / 86400
         return days
 
-    def to_bytes(self) -> bytes:
+    def to_bytes(self, overrides: dict[str, bytes] | None = None) -> bytes:
+        """The package as a zip, parts in their order (`overrides`: other bytes for some parts)."""
+        overrides = overrides or {}
         out = BytesIO()
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
             for info in self.infos:
                 new = zipfile.ZipInfo(info.filename, date_time=info.date_time)
                 new.compress_type = info.compress_type
                 new.external_attr = info.external_attr
-                zf.writestr(new, self.parts[info.filename])
+                zf.writestr(new, overrides.get(info.filename, self.parts[info.filename]))
         return out.getvalue()
 
 
@@ -265,8 +267,31 @@ class SheetXml:
             raise InputError("a worksheet of the workbook has no cell data part; it cannot be written")
         return m.end(), self.xml.index(f"</{p}sheetData>", m.end())
 
+    def _blocked(self, row: int, col: int) -> str:
+        """Why (row, col) is no input cell of its own: covered by merged cells, or part of an array
+        formula's range (a spill), which Excel refuses to edit; "" when it can be written."""
+        if not hasattr(self, "_areas"):
+            self._areas = [("merged", m.group(1)) for m in re.finditer(rf'<{self.p}mergeCell\b[^>]*\bref="([^"]+)"',
+                                                                          self.xml)]
+            self._areas += [("array", m.group(1)) for m in re.finditer(
+                rf'<{self.p}f\b[^>]*\bt="array"[^>]*\bref="([^"]+)"|<{self.p}f\b[^>]*\bref="([^"]+)"[^>]*\bt="array"',
+                self.xml) if m.group(1)]
+        for kind, ref in self._areas:
+            corners = [_REF.match(x) for x in ref.split(":")]
+            if len(corners) != 2 or not all(corners):
+                continue
+            (c1, r1), (c2, r2) = ((column_number(x.group(1)), int(x.group(2))) for x in corners)
+            if r1 <= row <= r2 and c1 <= col <= c2 and (row, col) != (r1, c1):
+                anchor = corners[0].group(0)
+                return (f"is covered by the merged cells {ref} (write {anchor})" if kind == "merged"
+                        else f"is part of the array formula of {anchor} ({ref})")
+        return ""
+
     def set_cell(self, sheet: str, row: int, col: int, value: CellValue, package: Package) -> None:
         p = self.p
+        why = self._blocked(row, col)
+        if why:
+            raise InputError(f"{sheet}!{column_letters(col)}{row} {why}; only input cells are written")
         start, end = self._sheet_data()
         row_re = re.compile(rf"<{p}row\b([^>]*?)(?:/>|>(.*?)</{p}row>)", re.S)
         implicit = 0
