@@ -70,6 +70,15 @@ def test_eval_scores_a_forms_typed_values_and_their_pages(workspace, llm_server)
     assert (again["value_accuracy"], again["number_accuracy"], again["hit_at_k"]) == \
         (data["value_accuracy"], data["number_accuracy"], data["hit_at_k"])
 
+    # Without a model (evidence-only drafts) each datapoint is scored on its first candidate value: the
+    # figures are found, the yes / no and the enumeration have no candidate and count as wrong.
+    offline = last_json(cli(workspace, env_for(llm_server, offline=True), "eval", "--company", COMPANY,
+                            "--questionnaire", "vsme-small.xlsx", "--gold", gold.name, "--out", "offline", "--json"))
+    assert offline["value_accuracy"] == 0.4 and abs(offline["number_accuracy"] - 2 / 3) < 1e-3, offline
+    drafts = {q["number"]: q for q in json.loads(open(offline["table_json"], encoding="utf-8").read())["questions"]}
+    assert drafts["GrossScope1GreenhouseGasEmissions"]["status"] == "draft"
+    assert drafts["GrossScope1GreenhouseGasEmissions"]["answer"] == "1250"
+
     # A key naming a datapoint the form does not have: one line, exit 2.
     bad = workspace / "bad.json"
     bad.write_text(json.dumps({"datapoints": [{"key": "NoSuchRange", "value": 1}]}), encoding="utf-8")

@@ -194,6 +194,15 @@ def read_filled_form(output: Path) -> dict[str, FilledDatapoint]:
         wb.close()
 
 
+def _shown(value: Any) -> str:
+    """A value as the per-question table shows it: 1250, not 1250.0."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return str(value)
+
+
 def _int(value: Any) -> int:
     found = re.match(r"\s*(\d+)", str(value if value is not None else ""))
     return int(found.group(1)) if found else 0
@@ -215,7 +224,7 @@ def score_form_output(settings: Any, form: Any, items: list[FormGoldItem], outpu
         kind = dp.kind.value
         cell = dp.cells[0] if dp.cells else None
         q = QuestionEval(cell.sheet if cell else "", dp.row or 0, item.key, dp.label, kind,
-                         answer="" if got.value is None else str(got.value), status=got.status,
+                         answer=_shown(got.value), status=got.status,
                          gold_pages=len(item.pages), retrieved=len(got.passages))
         pm = m.page_metrics(got.passages, item.pages, k)
         if pm is not None:
