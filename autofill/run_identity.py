@@ -208,8 +208,12 @@ class DeclaredRun:
         }
 
 
-def declare(settings: Settings, plan: Plan) -> DeclaredRun:
-    """The declared run of `settings` under its resolved `plan` (plan.resolve_plan)."""
+FORM_TEMPLATES = ("form_answer",)  # the prompt a form's datapoint is answered with (forms/answer.py)
+
+
+def declare(settings: Settings, plan: Plan, form: bool = False) -> DeclaredRun:
+    """The declared run of `settings` under its resolved `plan` (plan.resolve_plan); `form`: the
+    questionnaire is a form, whose datapoints are answered with FORM_TEMPLATES too."""
     from autofill.redact import safe_url, url_identity
     from autofill.templating import template_source
 
@@ -226,18 +230,18 @@ def declare(settings: Settings, plan: Plan) -> DeclaredRun:
                 secret_urls.append((name, secret))
             value = safe_url(str(value or ""))
         values.append((name, _plain(value)))
-    names = TEMPLATES + (("multiquery",) if plan.multi_query else ())
+    names = TEMPLATES + (("multiquery",) if plan.multi_query else ()) + (FORM_TEMPLATES if form else ())
     templates = tuple((t, hashlib.sha256(template_source(settings.templates_dir, t).encode()).hexdigest())
                       for t in names) if plan.has_model else ()
     return DeclaredRun(plan=plan, settings=tuple(values), price=price_of(settings, plan), templates=templates,
                        versions=_index_versions(plan), secret_urls=tuple(secret_urls))
 
 
-def declare_settings(settings: Settings, embedder: str = "") -> DeclaredRun:
+def declare_settings(settings: Settings, embedder: str = "", form: bool = False) -> DeclaredRun:
     """The declared run of `settings` alone (batch plans, `config`): the plan resolved from them."""
     from autofill.plan import resolve_plan
 
-    return declare(settings, resolve_plan(settings, embedder=embedder))
+    return declare(settings, resolve_plan(settings, embedder=embedder), form=form)
 
 
 # ---------------------------------------------------------------------------- the plan a run recorded

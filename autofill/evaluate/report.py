@@ -17,6 +17,7 @@ LABELS = {
     "hit_at_k": "hit@k", "recall_at_k": "recall@k", "precision_at_k": "precision@k", "mrr": "MRR",
     "ndcg_at_k": "nDCG@k", "passage_precision": "passage precision", "passage_recall": "passage recall",
     "passage_f1": "passage F1", "yesno_accuracy": "yes/no accuracy", "number_accuracy": "number accuracy",
+    "value_accuracy": "typed value accuracy",
     "correctness": "correctness (judge)", "faithfulness": "faithfulness (judge)",
     "answer_relevancy": "answer relevancy (judge)", "context_relevancy": "context relevancy (judge)",
 }

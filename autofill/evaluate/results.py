@@ -20,10 +20,10 @@ from autofill.records import StageUsage
 
 RETRIEVAL_METRICS = ["hit_at_k", "recall_at_k", "precision_at_k", "mrr", "ndcg_at_k",
                      "passage_precision", "passage_recall", "passage_f1"]
-ANSWER_METRICS = ["yesno_accuracy", "number_accuracy"]
+ANSWER_METRICS = ["yesno_accuracy", "number_accuracy", "value_accuracy"]
 JUDGE_METRICS = ["correctness", "faithfulness", "answer_relevancy", "context_relevancy"]
 ALL_METRICS = RETRIEVAL_METRICS + ANSWER_METRICS + JUDGE_METRICS
-PROPORTIONS = {"hit_at_k", "yesno_accuracy", "number_accuracy"}  # 0/1 per question: Wilson intervals
+PROPORTIONS = {"hit_at_k", "yesno_accuracy", "number_accuracy", "value_accuracy"}  # 0/1 per question: Wilson intervals
 
 
 @dataclass
@@ -53,6 +53,7 @@ class QuestionEval:
     yesno_accuracy: float | None = None
     number_accuracy: float | None = None
     number_recall: float | None = None
+    value_accuracy: float | None = None  # a form's typed value against its gold (evaluate/forms.py)
     correctness: float | None = None
     faithfulness: float | None = None
     answer_relevancy: float | None = None

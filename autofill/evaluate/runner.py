@@ -98,6 +98,13 @@ def run_eval(settings: Settings, company: str, questionnaire: Path | str, gold: 
     configs = [Path(c) for c in (configs or [])]
     if from_output is not None and configs:
         raise InputError("--from scores one existing output; --config runs the questionnaire, use one or the other")
+    from autofill.evaluate.forms import is_form_gold
+    from autofill.forms.run import form_of
+
+    form = form_of(Path(questionnaire))
+    if form is not None or is_form_gold(gold):
+        return _run_form_eval(settings, company, Path(questionnaire), form, Path(gold), configs, from_output, k,
+                              out_dir, reporter, providers)
     key = load_gold(gold)
     rep = as_reporter(reporter)
     say = _echo(rep)
@@ -140,6 +147,47 @@ def run_eval(settings: Settings, company: str, questionnaire: Path | str, gold: 
 
     result = EvalResult(k=k, configs=evaluated, judge_model=judge.model if judge is not None else "")
     result.comparisons = compare(evaluated, result.judged)
+    write_outputs(result, Path(eval_dir), stem)
+    return result
+
+
+def _run_form_eval(settings: Settings, company: str, questionnaire: Path, form, gold: Path, configs: list[Path],
+                   from_output, k: int, out_dir, reporter, providers) -> EvalResult:
+    """A form (issue 45): its typed values and their evidence pages against a form's gold key
+    (evaluate/forms.py), from `--from` or from a run of the form (forms/run.run_form, as `autofill run`)."""
+    from autofill.evaluate.forms import load_form_gold, score_form_output
+
+    if form is None:
+        raise InputError(f"{Path(gold).name} is a form's gold key (datapoints), but {questionnaire.name} is not a "
+                         "form of named input cells; give the form it was written for")
+    if configs:
+        raise InputError("--config is not supported for a form yet; score each output with --from")
+    items = load_form_gold(gold, form)
+    say = _echo(as_reporter(reporter))
+    if from_output is not None:
+        output = Path(from_output)
+        if not output.is_file():
+            raise missing("output", output)
+        eval_dir = Path(out_dir) if out_dir else output.parent
+        ensure_writable_dir(eval_dir)
+        scored = score_form_output(settings, form, items, output, k, "output")
+        stem = f"{output.stem}-eval"
+    else:
+        from autofill.forms.run import run_form
+
+        say(f"answering the form {questionnaire.name} for {company}")
+        target = eval_output(settings, company, questionnaire, Path(out_dir) if out_dir else None)
+        report = run_form(settings, company, questionnaire, output=target.with_suffix(questionnaire.suffix),
+                          providers=providers, reporter=reporter, form=form)
+        scored = score_form_output(settings, form, items, report.output, k, "default")
+        usage = list(report.usage.values())
+        scored.llm_calls = sum(u.calls for u in usage)
+        scored.prompt_tokens = sum(u.prompt_tokens for u in usage)
+        scored.completion_tokens = sum(u.completion_tokens for u in usage)
+        scored.cost_usd = sum(u.cost_usd for u in usage) if all(u.cost_known for u in usage) else None
+        scored.rows_run = report.datapoints
+        eval_dir, stem = report.output.parent, report.output.stem
+    result = EvalResult(k=k, configs=[scored])
     write_outputs(result, Path(eval_dir), stem)
     return result
 

@@ -24,6 +24,21 @@ RUN_COUNTS = {"rows": "rows", "answered": "answered", "drafted": "drafted", "unp
               "reused": "reused", "approved": "approved", "edited": "edited", "waiting": "waiting",
               "evidence_only": "evidence_only"}
 
+# A form's datapoints by Decision value -> the CompanyOutcome count that carries them: a value whose checks
+# failed waits in the Evidence sheet, answered but not written; a total the form computes is kept as it is.
+FORM_COUNTS = {"written": "answered", "not disclosed": "answered", "draft": "drafted", "failed": "failed_rows",
+               "waiting for approval": "not_written", "form computes it": "skipped"}
+
+
+def form_outcome_counts(counts: dict[str, int], datapoints: int, evidence_only: bool) -> dict[str, Any]:
+    """CompanyOutcome fields for a form run's counts (forms.run.FormReport.counts)."""
+    out: dict[str, Any] = {"rows": datapoints, "evidence_only": evidence_only, "form_counts": dict(counts)}
+    for decision, n in counts.items():
+        name = FORM_COUNTS.get(decision)
+        if name:
+            out[name] = out.get(name, 0) + n
+    return out
+
 
 @dataclass
 class CompanyOutcome:
@@ -59,6 +74,9 @@ class CompanyOutcome:
     last_seconds: float = 0.0
     stages: dict[str, Any] = field(default_factory=dict)  # this run's model usage by stage (records.stages_json)
     cost_unknown: str = ""  # why its cost is unknown (calls to a model or endpoint with no price); "" when known
+    # A form (issue 45): its datapoints by how they ended, in `run`'s words (forms.answer.Decision values);
+    # the row counts above carry them too (FORM_COUNTS), so totals add up across forms and questionnaires.
+    form_counts: dict[str, int] = field(default_factory=dict)
 
     # RunReport's names, so summaries.row_counts words a company's line as `run` words its summary.
     @property
@@ -82,6 +100,9 @@ class CompanyOutcome:
         words and numbers as `autofill run` (summaries.row_counts): a draft is never called an answer."""
         from autofill.summaries import row_counts
 
+        if self.form_counts:  # as `autofill run` words a form: "7 datapoints: 4 written, 1 waiting for approval"
+            parts = ", ".join(f"{n} {k}" for k, n in self.form_counts.items() if n)
+            return f"{self.rows} datapoints: {parts or 'none'}"
         return row_counts(self)
 
     def cost_text(self) -> str:

@@ -40,13 +40,13 @@ def company_settings(settings: Settings, entry: CompanyEntry) -> Settings:
     return dataclasses.replace(settings, run=dataclasses.replace(settings.run, reporting_year=int(entry.year)))
 
 
-def run_key(settings: Settings, questionnaire_sha: str, documents: dict[str, Any]) -> str:
+def run_key(settings: Settings, questionnaire_sha: str, documents: dict[str, Any], form: bool = False) -> str:
     """Everything that changes a company's answers (besides reviewers' edits in the questionnaire,
     which change its bytes): the declared run (autofill/run_identity.py, as `run`'s checkpoint key)
-    with the questionnaire's bytes."""
+    with the questionnaire's bytes; `form`: the questionnaire is a form (its prompt joins the key)."""
     from autofill.run_identity import declare_settings
 
-    return declare_settings(settings).key(documents, questionnaire_sha)
+    return declare_settings(settings, form=form).key(documents, questionnaire_sha)
 
 
 class PortfolioState:
@@ -80,6 +80,7 @@ class CompanyPlan:
     key: str = ""  # run_key with the documents as stored now ("" when the store changes first)
     to_ingest: list[str] = field(default_factory=list)  # new or changed PDF files
     previous: dict[str, Any] = field(default_factory=dict)  # the state record of the last run
+    form: Any = None  # forms.model.Form when the questionnaire is a form of named input cells (as `run` decides)
 
 
 def output_for(settings: Settings, entry: CompanyEntry, out_dir: Path | None) -> Path:
@@ -89,7 +90,13 @@ def output_for(settings: Settings, entry: CompanyEntry, out_dir: Path | None) ->
 
     if entry.output:
         return (Path(out_dir) if out_dir else settings.reports_dir) / entry.output
-    return output_path(settings, entry.company, entry.questionnaire, out_dir)
+    path = output_path(settings, entry.company, entry.questionnaire, out_dir)
+    if Path(entry.questionnaire).suffix.lower() == ".xlsm":  # a form keeps its macros: run_form's suffix
+        from autofill.forms.run import form_of
+
+        if form_of(Path(entry.questionnaire)) is not None:
+            return path.with_suffix(".xlsm")
+    return path
 
 
 def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path | None, state: PortfolioState) -> CompanyPlan:
@@ -108,11 +115,24 @@ def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path | None, 
     del store  # one store open at a time: nothing of it is kept
     from autofill.ingest.pipeline import files_to_parse
 
+    from autofill.forms.run import form_of
+
     to_ingest = [str(p) for p in files_to_parse(settings, documents, list(entry.reports))]
-    key = run_key(company_settings(settings, entry), q_sha, documents) if not to_ingest else ""
+    form = form_of(Path(entry.questionnaire))
+    key = run_key(company_settings(settings, entry), q_sha, documents, form=form is not None) if not to_ingest else ""
     previous = state.get(entry.company)
     up_to_date = bool(key and previous.get("key") == key and previous.get("complete")
                       and _unchanged(previous.get("output", ""), previous.get("output_sha256")))
+    if form is not None:  # a form: each datapoint a typed question, answered by forms/run.run_form as `run` does
+        from autofill.portfolio.estimate import form_estimate
+
+        est = form_estimate(settings, entry.company, form, model)
+        if up_to_date:
+            est.rows_done, est.rows = est.rows, 0
+        est.up_to_date = up_to_date
+        est.documents_to_ingest = len(to_ingest)
+        return CompanyPlan(entry=entry, output=output, estimate=est, key=key, to_ingest=to_ingest, previous=previous,
+                           form=form)
     _layout, rows = read_questions(settings, entry.questionnaire)
     to_answer, kept = rows_to_answer(rows)
     if up_to_date:

@@ -277,6 +277,8 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     gate = RowGate(None, shared.budget, plan.estimate.cost_per_row, shared.stop)  # slots: per call (LimitedChat)
     _take_over_batch_copy(plan)
     settings = company_settings(settings, entry)  # the manifest's year: the questionnaire's reporting year
+    if plan.form is not None:
+        return _run_form_company(shared, prepared, plan, base, t0, settings, providers, new_documents, ingest_usage)
     report = run_questionnaire(settings, entry.company, entry.questionnaire, out_dir=prepared.out_dir,
                                providers=providers, gate=gate, output=plan.output, announce=False)
     calibrate(settings, plan.estimate, report.usage)
@@ -297,6 +299,46 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     complete = report.ok and not report.pending
     key = run_key(settings, file_sha256(entry.questionnaire), documents)
     prepared.state.put(entry.company, {**outcome.to_json(), "key": key, "complete": complete,
+                                       "output_sha256": file_sha256(report.output)})
+    return outcome
+
+
+def _run_form_company(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base: CompanyOutcome, t0: float,
+                      settings: Settings, providers: Any, new_documents: int,
+                      ingest_usage: dict[str, Any]) -> CompanyOutcome:
+    """A company whose questionnaire is a form: filled by forms/run.run_form, the path `autofill run` takes
+    on that form (one filled copy, where `run` writes it), its datapoints counted in run's words. A form
+    has no checkpoint: a company is resumed whole (an up-to-date one is not run; the others are run again,
+    the model's replies coming from the response cache)."""
+    from autofill.forms.run import run_form
+    from autofill.hashing import file_sha256
+    from autofill.portfolio.outcome import form_outcome_counts
+    from autofill.records import stages_json
+    from autofill.store.reading import find_for_reading
+
+    entry = plan.entry
+    report = run_form(settings, entry.company, entry.questionnaire, output=plan.output, providers=providers,
+                      form=plan.form)
+    store = find_for_reading(settings, entry.company)
+    documents = store.documents() if store is not None else {}
+    del store
+    usage = {**report.usage, **ingest_usage}
+    cost = sum(u.cost_usd for u in usage.values())
+    unknown = ""
+    if any(u.unpriced_calls for u in usage.values()):
+        from autofill.providers.cost import pricing_for
+        from autofill.providers.factory import chat_model_name
+
+        unknown = pricing_for(settings).unknown_reason([chat_model_name(settings)]) or "no price for the model"
+    seconds = time.monotonic() - t0
+    outcome = dataclasses.replace(
+        base, status=DONE if report.ok else INCOMPLETE, output=str(report.output), documents=len(documents),
+        periods=_periods(documents), new_documents=new_documents,
+        **form_outcome_counts(report.counts, report.datapoints, report.evidence_only),
+        cost_usd=cost, seconds=seconds, last_cost_usd=cost, last_seconds=seconds, stages=stages_json(usage),
+        cost_unknown=unknown)
+    key = run_key(settings, file_sha256(entry.questionnaire), documents, form=True)
+    prepared.state.put(entry.company, {**outcome.to_json(), "key": key, "complete": report.ok,
                                        "output_sha256": file_sha256(report.output)})
     return outcome
 

@@ -95,10 +95,16 @@ def _cells(settings: Any, questionnaire: str, output: str) -> tuple[dict[str, tu
     """({question key: (question text, short answer, fill)}, rows by outcome) for every question row of
     the company's questionnaire: from its filled workbook where the run wrote the row, else the answer
     the questionnaire already had (kept), else pending. Empty when the questionnaire cannot be read."""
+    from autofill.forms.run import form_of
     from autofill.review.reader import read_filled_workbook
     from autofill.workbook.layout import read_questions
 
     counts: Counter = Counter()
+    try:
+        if form_of(Path(questionnaire)) is not None:
+            return _form_cells(output)
+    except Exception as exc:  # noqa: BLE001 - the company's own error already says why
+        log.debug("portfolio workbook: cannot read %s as a form: %s", questionnaire, exc)
     try:
         _layout, rows = read_questions(settings, Path(questionnaire))
     except Exception as exc:  # noqa: BLE001 - the company's own error already says why
@@ -126,6 +132,50 @@ def _cells(settings: Any, questionnaire: str, output: str) -> tuple[dict[str, tu
         else:
             text = f"({outcome.value})"
         out.setdefault(question_key(row.question), (row.question.strip(), text, fill))
+    return out, counts
+
+
+# A form's datapoint, by its Evidence sheet's Status (forms.answer.Decision values) -> the overview's outcome
+# (as portfolio/outcome.FORM_COUNTS counts them for `batch`'s summary).
+FORM_OUTCOMES = {"written": Outcome.ANSWERED, "not disclosed": Outcome.ANSWERED, "draft": Outcome.DRAFTED,
+                 "failed": Outcome.FAILED, "waiting for approval": Outcome.NOT_WRITTEN,
+                 "form computes it": Outcome.SKIPPED}
+
+
+def _form_cells(output: str) -> tuple[dict[str, tuple[str, str, Any]], Counter]:
+    """A filled form's datapoints, one cell each (its label; its value, or its status in brackets), read
+    from the Evidence sheet run_form wrote (its first row per named range); empty before any run."""
+    import openpyxl
+
+    counts: Counter = Counter()
+    out: dict[str, tuple[str, str, Any]] = {}
+    if not output or not Path(output).is_file():
+        return out, counts
+    wb = openpyxl.load_workbook(output, read_only=True, data_only=True)
+    try:
+        if "Evidence" not in wb.sheetnames:
+            return out, counts
+        rows = wb["Evidence"].iter_rows(values_only=True)
+        head = [str(h or "") for h in next(rows, ())]
+        at = {h: i for i, h in enumerate(head)}
+        if not {"Named range", "Label", "Status", "Value"} <= set(at):
+            return out, counts
+        points: dict[str, list] = {}  # named range -> [label, status, value]: the value on its cited rows
+        for row in rows:
+            key = str(row[at["Named range"]] or "")
+            if not key:
+                continue
+            point = points.setdefault(key, [str(row[at["Label"]] or key), str(row[at["Status"]] or ""), None])
+            rank = row[at["Rank"]] if "Rank" in at else None
+            if point[2] in (None, "") and rank != "candidate":
+                point[2] = row[at["Value"]]
+        for label, status, value in points.values():
+            outcome = FORM_OUTCOMES.get(status, Outcome.ANSWERED)
+            counts[outcome] += 1
+            shown = short(str(value)) if status == "written" and value not in (None, "") else f"({status})"
+            out.setdefault(question_key(label), (label.strip(), shown, OUTCOME_FILL.get(outcome, "FFFFFF")))
+    finally:
+        wb.close()
     return out, counts
 
 
