@@ -23,7 +23,8 @@ from autofill.errors import InputError
 from autofill.frameworks.contrast import KNOWN_SETS
 
 FORMS = ("figure", "yes/no", "narrative", "list")
-DATA_FILES = ("concepts.toml", "esrs.toml", "ifrs_s2.toml", "gri.toml", "tcfd.toml", "cdp.toml", "vsme.toml")
+DATA_FILES = ("concepts.toml", "topics.toml", "esrs.toml", "esrs_topics.toml", "ifrs_s2.toml", "gri.toml",
+              "gri_topics.toml", "tcfd.toml", "cdp.toml", "cdp_water.toml", "vsme.toml")
 WORKSPACE_FOLDER = "frameworks"
 
 

@@ -167,7 +167,7 @@ def rule_score(concept: Concept, text: str, labels: dict[str, frozenset[str]], q
     financed, net-zero) counts most: it is what sets a concept apart from its siblings."""
     if conflicts(labels, concept.labels):
         return 0.0
-    if not quoted and not (concept.needs_any and concept.needs_any.search(text)):
+    if not quoted and not (concept.needs_any and concept.needs_any.search(text)) and not names_scope(concept, labels):
         return 0.0
     if not quoted and concept.within_any and not concept.within_any.search(f"{text} {context}"):
         return 0.0
@@ -179,6 +179,13 @@ def rule_score(concept: Concept, text: str, labels: dict[str, frozenset[str]], q
     if quoted:
         score = max(score, 0.8) + 0.2
     return max(0.0, min(1.0, score))
+
+
+def names_scope(concept: Concept, labels: dict[str, frozenset[str]]) -> bool:
+    """A question listing scopes ("Scope 1, 2 and 3 emissions") names each one's concept, though only
+    the first is written out with its word."""
+    return (any(name == "scope" and label in labels.get("scope", ()) for name, label in concept.labels)
+            and not any(name == "scope3" for name, _ in concept.labels))  # financed: a part of Scope 3
 
 
 def map_question(cat: Catalogue, question: str, quoted: Sequence[Requirement] = (),
