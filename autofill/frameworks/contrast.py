@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-_SCOPE = re.compile(r"\bscopes?\s*((?:[123])(?:\s*(?:,|\+|&|/|and|or|-|–)\s*(?:scope\s*)?[123])*)")
+_SCOPE = re.compile(r"\bscopes?\s*((?:[123])(?:\s*(?:,\s*(?:and|or|&)?|\+|&|/|and|or|-|–)\s*(?:scope\s*)?[123])*)")
 
 # set -> [(label, pattern)] over the lower-cased question.
 DETECTORS: dict[str, list[tuple[str, re.Pattern]]] = {

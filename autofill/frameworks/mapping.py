@@ -217,7 +217,10 @@ def map_question(cat: Catalogue, question: str, quoted: Sequence[Requirement] = 
         if s >= MIN_STRENGTH:
             scored.append(Match(concept.id, round(s, 3), how, by_quote.get(concept.id, "")))
     scored.sort(key=lambda m: -m.strength)
-    return Mapping(tuple(scored[:MAX_MATCHES]), tuple(r.id for r in quoted))
+    # Every scope a question lists stays, past the usual number of matches.
+    kept = scored[:MAX_MATCHES] + [m for m in scored[MAX_MATCHES:]
+                                   if names_scope(cat.concepts[m.concept], labels)]
+    return Mapping(tuple(kept), tuple(r.id for r in quoted))
 
 
 EMBED_WEIGHT = 0.1  # the embedder as a tie-breaker between concepts the rules propose
