@@ -38,6 +38,7 @@ def mapper(cat):
     ("Do you encourage downstream partners to carry out climate-related risk assessments?", "engage.value-chain"),
     ("What are the company's reported Scope 2 CO₂ emissions for the year 2022?", "ghg.scope2-location"),
     ("What is the total amount of CO₂ emissions reported by the company for the year 2024?", "ghg.total"),
+    ("What is the combined total of your Scope 1, 2 and 3 emissions?", "ghg.total"),
     ("What was the company's lost-time injury frequency rate?", "workforce.health-safety"),
     ("What percentage of senior managers are women?", "workforce.diversity"),
     ("Percentage of employees covered by collective bargaining agreements.", "workforce.bargaining"),

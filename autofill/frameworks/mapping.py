@@ -176,6 +176,8 @@ def rule_score(concept: Concept, text: str, labels: dict[str, frozenset[str]], q
     telling = sum(1 for name in agree if name in SPECIFIC)
     score = (0.5 + 0.08 * min(hits, 4) + 0.06 * min(len(agree) - telling, 3) + 0.15 * telling
              - 0.1 * unmatched(labels, concept.labels))
+    if ("scope", "total") in concept.labels and "total" in labels.get("scope", ()):
+        score += 0.05  # "the combined total of Scope 1, 2 and 3" asks for the total before its parts
     if quoted:
         score = max(score, 0.8) + 0.2
     return max(0.0, min(1.0, score))
