@@ -62,7 +62,7 @@ _SCOPE_WORDS = [("1", re.compile(r"\bdirect (ghg |greenhouse gas |carbon |co2 )?
                                  r"|\bfinanced emissions\b|\bcategory 15\b")),
                 ("total", re.compile(r"\btotal (amount of )?(ghg |greenhouse gas |carbon |co2 )?emissions\b|\bcarbon footprint\b"
                                      r"|\ball scopes\b|\boverall (ghg |greenhouse gas |carbon )?emissions\b"
-                                     r"|\b(combined|sum|total) of (the )?scopes? ?1\b"))]
+                                     r"|\b(combined|sum|total) of (the |your |its |our )?scopes? ?1\b"))]
 
 
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")  # CO₂ is CO2
