@@ -9,6 +9,13 @@ mapping against those naming a gold concept; and, for questions naming several d
 gold), how many get all of them among their mapped concepts. Skips when the shared data is absent.
 
     python benchmarks/frameworks_external.py [--part seen|unseen|all] [--errors] [--json OUT]
+
+Measured (rules only, 194 questions: 129 seen, 65 unseen; before = the climate-only catalogue of 53
+concepts, after = 96 concepts, 248 requirements):
+    seen   top-1 35% -> 88%, top-3 38% -> 93%; all datapoints of multi-datapoint questions 3/7 -> 7/7
+    unseen top-1 38% -> 80%, top-3 45% -> 91%; multi-datapoint 1/2 -> 2/2
+    per framework (unseen, top-1 / top-3): ESRS 88/96, GRI 87/90, VSME 90/92, CDP 90/100, IFRS S2 85/96,
+    TCFD 77/88 (before: ESRS 85/93 over 27 rows, GRI 78/78 over 9: the new concepts add rows).
 """
 
 from __future__ import annotations
