@@ -86,3 +86,25 @@ def test_a_quoted_topical_code_maps_by_the_code(mapper):
                               ("S1-14 metrics please", "workforce.health-safety"), ("GRI 3-2", "general.materiality")):
         m = mapper.map(question)
         assert m.concepts[0] == concept and m.matches[0].how == "quoted", (question, m)
+
+
+def test_inspect_tags_topical_rows_and_every_listed_scope(tmp_path):
+    """The way users see it: `autofill inspect` in a fresh process on a customer questionnaire."""
+    import json
+
+    from tests.race_helpers import cli
+    from tests.workbook_builders import build_questionnaire
+
+    rows = [("Environment", "Describe your strategy on waste management.", "Text", False),
+            ("Environment", "How do you engage with downstream partners on water consumption?", "Text", False),
+            ("Emissions", "What is the scope 1, 2 and 3 emissions?", "Number with unit", False),
+            ("People", "Percentage of employees covered by collective bargaining agreements.", "Number", False)]
+    q = build_questionnaire(tmp_path / "q.xlsx", questions=rows)
+    done = cli(["--workspace", str(tmp_path / "ws"), "inspect", str(q), "--json"], timeout=120)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)["datapoints"]
+    concepts = [[d["concept"] for d in r["datapoints"]] for r in data["rows"]]
+    assert concepts[0][0] == "waste.management" and concepts[1][0] == "water.management"
+    assert {"ghg.scope1", "ghg.scope2-location", "ghg.scope3"} <= set(concepts[2])
+    assert concepts[3][0] == "workforce.bargaining"
+    assert "306-2" in data["coverage"]["GRI"]["asked"] and "S1-8" in data["coverage"]["ESRS"]["asked"]
