@@ -65,6 +65,7 @@ def test_a_question_listing_scopes_gets_every_scope(mapper, question):
     ("What is your target for reducing waste sent to landfill?", "target.ghg"),
     ("What is your Scope 1 emissions reduction target?", "ghg.scope1"),  # a target is not the figure
     ("Does your climate policy cover adaptation?", "risk.manage"),
+    ("5. Waste Generated in Operations - Current Reporting Period", "waste.generated"),  # Scope 3 category 5
 ])
 def test_contrasts_hold_on_the_new_topics(mapper, question, never):
     assert never not in mapper.map(question).concepts
