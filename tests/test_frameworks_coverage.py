@@ -20,7 +20,7 @@ from tests.workbook_builders import QUESTIONS, build_questionnaire
 
 ROWS = QUESTIONS + [
     ("Emissions", "GRI 305-2-b", "Number with unit", False),
-    ("Other", "How many employees does the company have?", "Number", False),
+    ("Other", "What is your credit rating?", "Text", False),
 ]
 
 
@@ -98,7 +98,7 @@ def test_the_workbook_carries_the_datapoints_never_over_a_customers_column(tmp_p
     cells = {q.question: ws[f"{ours}{q.row}"].value for q in rows}
     assert "GRI 305-1" in cells["What were Scope 1 emissions in FY2024?"]
     assert cell_labels(cells["What were Scope 1 emissions in FY2024?"]) == ["Gross Scope 1 GHG emissions"]
-    assert cells["How many employees does the company have?"] is None
+    assert cells["What is your credit rating?"] is None
     # the output read again: our column is recognised as ours, not a customer's
     layout2, _ = read_questions(Settings(), out)
     assert layout2.sheets[0].letter("datapoints") == ours and not layout2.sheets[0].columns["datapoints"].added

@@ -24,7 +24,8 @@ from autofill.errors import InputError
 from autofill.frameworks.contrast import KNOWN_SETS
 
 FORMS = ("figure", "yes/no", "narrative", "list")
-DATA_FILES = ("concepts.toml", "esrs.toml", "ifrs_s2.toml", "gri.toml", "tcfd.toml", "cdp.toml", "vsme.toml")
+DATA_FILES = ("concepts.toml", "topics.toml", "esrs.toml", "esrs_topics.toml", "ifrs_s2.toml", "gri.toml",
+              "gri_topics.toml", "tcfd.toml", "cdp.toml", "cdp_water.toml", "vsme.toml")
 WORKSPACE_FOLDER = "frameworks"
 # What each key of a file must be (value_types.py): a key of another type, or one not listed, is refused
 # in one line naming the file, the entry and the key, before any pattern is compiled.

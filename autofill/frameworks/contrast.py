@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-_SCOPE = re.compile(r"\bscopes?\s*((?:[123])(?:\s*(?:,|\+|&|/|and|or|-|–)\s*(?:scope\s*)?[123])*)")
+_SCOPE = re.compile(r"\bscopes?\s*((?:[123])(?:\s*(?:,\s*(?:and|or|&)?|\+|&|/|and|or|-|–)\s*(?:scope\s*)?[123])*)")
 
 # set -> [(label, pattern)] over the lower-cased question.
 DETECTORS: dict[str, list[tuple[str, re.Pattern]]] = {
@@ -33,13 +33,16 @@ DETECTORS: dict[str, list[tuple[str, re.Pattern]]] = {
     "topic": [("emissions", re.compile(r"\bemissions?\b|\bghg\b|\bgreenhouse\b|\bco2|\bcarbon footprint\b|\btco2")),
               ("energy", re.compile(r"\benergy\b|\belectricity\b|\bfuels?\b|\bmwh\b|\bgwh\b|\bgj\b")),
               ("ods", re.compile(r"\bozone\b|\bods\b")),
-              ("air", re.compile(r"\bnox\b|\bsox\b|\bair (pollut|emissions|quality)"))],
+              ("air", re.compile(r"\bnox\b|\bsox\b|\bair (pollut|emissions|quality)")),
+              ("water", re.compile(r"\bwater\b")),
+              ("waste", re.compile(r"\bwaste\b(?! heat)"))],
     "where": [("outside", re.compile(r"\boutside (the |of the |your |its )?(organi[sz]ation|company|own operations)")),
               ("products", re.compile(r"\b(sold )?products and services\b|\bsold products\b"
                                       r"|\bproducts (you|we|it|they) sell"))],
     "source": [("renewable", re.compile(r"\brenewable|\bgreen (electricity|power|energy)\b|\bre100\b")),
                ("fossil", re.compile(r"\bfossil\b|\bcoal\b|\bnatural gas\b|\bnon[- ]renewable"))],
-    "engagement": [("value-chain", re.compile(r"\bsuppliers?\b|\bcustomers?\b|\binvestees?\b|\bvalue chain\b")),
+    "engagement": [("value-chain", re.compile(r"\bsuppliers?\b|\bcustomers?\b|\binvestees?\b|\bvalue chain\b"
+                                             r"|\b(down|up)stream (partners|companies)\b")),
                    ("policy", re.compile(r"\blobby\w*|\bpolicy ?makers\b|\bpublic policy\b|\btrade associations?\b"))],
     "pricing": [("internal", re.compile(r"\binternal (carbon )?pric|\bshadow pric|\binternal price")),
                 ("regulation", re.compile(r"\bemissions? trading\b|\bets\b|\bcarbon tax|\bcap[- ]and[- ]trade\b"))],
@@ -57,16 +60,18 @@ _SCOPE_WORDS = [("1", re.compile(r"\bdirect (ghg |greenhouse gas |carbon |co2 )?
                                  r"electricity|energy)")),
                 ("3", re.compile(r"\bvalue[- ]chain emissions\b|\bother indirect\b|\bsupply[- ]chain emissions\b"
                                  r"|\bfinanced emissions\b|\bcategory 15\b")),
-                ("total", re.compile(r"\btotal (ghg |greenhouse gas |carbon |co2 )?emissions\b|\bcarbon footprint\b"
-                                     r"|\ball scopes\b|\boverall (ghg |greenhouse gas |carbon )?emissions\b"))]
+                ("total", re.compile(r"\btotal (amount of )?(ghg |greenhouse gas |carbon |co2 )?emissions\b|\bcarbon footprint\b"
+                                     r"|\ball scopes\b|\boverall (ghg |greenhouse gas |carbon )?emissions\b"
+                                     r"|\b(combined|sum|total) of (the |your |its |our )?scopes? ?1\b"))]
 
 
+_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")  # CO₂ is CO2
 _NEGATED = re.compile(r"\(not [^)]*\)|,\s*not [^.;?]*|\brather than [^.;?]*")
 
 
 def without_negations(text: str) -> str:
     """"Process to manage risks (not how they are identified)" names only what it asks for."""
-    return _NEGATED.sub(" ", " ".join(str(text or "").lower().split()))
+    return _NEGATED.sub(" ", " ".join(str(text or "").lower().translate(_SUBSCRIPTS).split()))
 
 
 def question_labels(text: str) -> dict[str, frozenset[str]]:

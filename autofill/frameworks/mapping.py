@@ -167,7 +167,7 @@ def rule_score(concept: Concept, text: str, labels: dict[str, frozenset[str]], q
     financed, net-zero) counts most: it is what sets a concept apart from its siblings."""
     if conflicts(labels, concept.labels):
         return 0.0
-    if not quoted and not (concept.needs_any and concept.needs_any.search(text)):
+    if not quoted and not (concept.needs_any and concept.needs_any.search(text)) and not names_scope(concept, labels):
         return 0.0
     if not quoted and concept.within_any and not concept.within_any.search(f"{text} {context}"):
         return 0.0
@@ -176,9 +176,18 @@ def rule_score(concept: Concept, text: str, labels: dict[str, frozenset[str]], q
     telling = sum(1 for name in agree if name in SPECIFIC)
     score = (0.5 + 0.08 * min(hits, 4) + 0.06 * min(len(agree) - telling, 3) + 0.15 * telling
              - 0.1 * unmatched(labels, concept.labels))
+    if ("scope", "total") in concept.labels and "total" in labels.get("scope", ()):
+        score += 0.05  # "the combined total of Scope 1, 2 and 3" asks for the total before its parts
     if quoted:
         score = max(score, 0.8) + 0.2
     return max(0.0, min(1.0, score))
+
+
+def names_scope(concept: Concept, labels: dict[str, frozenset[str]]) -> bool:
+    """A question listing scopes ("Scope 1, 2 and 3 emissions") names each one's concept, though only
+    the first is written out with its word."""
+    return (any(name == "scope" and label in labels.get("scope", ()) for name, label in concept.labels)
+            and not any(name == "scope3" for name, _ in concept.labels))  # financed: a part of Scope 3
 
 
 def map_question(cat: Catalogue, question: str, quoted: Sequence[Requirement] = (),
@@ -210,7 +219,10 @@ def map_question(cat: Catalogue, question: str, quoted: Sequence[Requirement] = 
         if s >= MIN_STRENGTH:
             scored.append(Match(concept.id, round(s, 3), how, by_quote.get(concept.id, "")))
     scored.sort(key=lambda m: -m.strength)
-    return Mapping(tuple(scored[:MAX_MATCHES]), tuple(r.id for r in quoted))
+    # Every scope a question lists stays, past the usual number of matches.
+    kept = scored[:MAX_MATCHES] + [m for m in scored[MAX_MATCHES:]
+                                   if names_scope(cat.concepts[m.concept], labels)]
+    return Mapping(tuple(kept), tuple(r.id for r in quoted))
 
 
 EMBED_WEIGHT = 0.1  # the embedder as a tie-breaker between concepts the rules propose
