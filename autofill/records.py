@@ -85,7 +85,7 @@ class Chunk:
         """What is embedded: the section path (what the passage is about, in the report's own headings),
         the model-written context line when there is one, then the passage. The company, file name and page
         (embedded before issue 27) are left out: the same in every chunk of a document, they only dilute the
-        vector (page recall@6 on the development sets: README, "How good and how fast")."""
+        vector (page recall@6 on the development sets: docs/BENCHMARKS.md, "How good and how fast")."""
         return "\n".join(part for part in (self.section, self.context, self.text) if part)
 
 

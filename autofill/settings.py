@@ -139,7 +139,7 @@ class RetrievalSettings:
     # What every search looks for: "row" (question, form of answer, explanation), "question" alone, or
     # "both": each search runs for the row and for the question alone, and all lists are fused. "both"
     # since issue 27: the question is what an embedding model and BM25 match best against passages, and
-    # the row adds the questionnaire's own terms; it beat "row" on the four development sets (README,
+    # the row adds the questionnaire's own terms; it beat "row" on the four development sets (docs/BENCHMARKS.md,
     # "How good and how fast").
     query_parts: str = "both"
     # "ranked" (best first) or "peripheral" (best passages at the start and at the end).
@@ -196,7 +196,7 @@ class RetrievalSettings:
     # 2.9 times the time and 2.8 times the peak memory of the first stage alone (5.25 s and 708 MB against
     # 1.84 s and 250 MB; a 5,000-row run went over its 500 MB target). With a model the LLM reranker reads
     # all 30 candidates in one window, so the second stage only changes the order it reads them in (no gain
-    # measured there). Its models load once per process when chosen (README, "How good and how fast").
+    # measured there). Its models load once per process when chosen (docs/BENCHMARKS.md, "How good and how fast").
     second_stage: str = "none"
     # The first stage's candidates the second stage reorders (the rest keep their places): its cost is per
     # candidate (ColBERT and the cross-encoder read each), and 10 of 30 did as well as all 30 (pooled MRR

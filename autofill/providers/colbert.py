@@ -13,7 +13,7 @@ export (48 BHP questions: MaxSim alone MRR 0.68 with all three, 0.73 without aug
 benchmarks/second_stage.py).
 
 Passages' token vectors are kept in memory by chunk id (a run's rows share many candidates), up to
-CACHE_PASSAGES of them, in float16. Cost and what it does to page ranking: README, "How good and how fast"
+CACHE_PASSAGES of them, in float16. Cost and what it does to page ranking: docs/BENCHMARKS.md, "How good and how fast"
 (benchmarks/second_stage.py)."""
 
 from __future__ import annotations

