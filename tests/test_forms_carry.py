@@ -115,3 +115,27 @@ def test_a_rerun_keeps_hand_edits_and_earlier_values_writes_approvals_and_fresh_
     assert ws["D7"].value is None and ws["D8"].value is None and ws["D9"].value is None
     assert (third["kept_edited_by_hand"], third["approved"], third["written"]) == (2, 1, 0), third
     assert third["not_disclosed"] >= 3 and _evidence(out)["TotalEnergyConsumption"][0]["Status"] == "not disclosed"
+
+
+def test_an_approved_value_is_written_as_its_cell_takes_it_and_a_kept_gate_still_closes():
+    from autofill.forms.answer import Decision, FormAnswer
+    from autofill.forms.carry import Kept, approved_writes
+    from autofill.forms.model import Datapoint, DatapointKind, FormCell, Gate
+    from autofill.forms.run import gated, kept_gates
+    from autofill.forms.values import TypedValue
+    from autofill.records import RowResult
+
+    share = Datapoint("RenewableShare", (FormCell("S", "C2"),), "Share of renewable electricity",
+                      kind=DatapointKind.PERCENT)
+    plan = Datapoint("HasPlan", (FormCell("S", "C3"),), "Has a plan?", kind=DatapointKind.BOOLEAN,
+                     allowed=("YES", "NO"))
+    assert approved_writes(share, 46) == [("S", "C2", 0.46)]  # the Evidence shows 46 (%): the cell holds 0.46
+    assert approved_writes(plan, "Yes") == [("S", "C3", "YES")]  # as the drop-down spells it
+    assert approved_writes(plan, "perhaps") == []  # no value of its type: not written
+
+    describe = Datapoint("Describe", (FormCell("S", "C4"),), "Describe the plan", kind=DatapointKind.TEXT,
+                         gate=Gate("HasPlan"))
+    answer = FormAnswer(describe, RowResult(question=None, answer=None), Decision.WRITTEN, TypedValue("A plan.", "A plan."))
+    kept = [Kept(plan, Decision.EDITED, [("S", "C3", "NO")], [])]  # a person answered the gate NO by hand
+    assert kept_gates(kept) == {"HasPlan": False}
+    assert gated([answer], kept_gates(kept))[0].decision is Decision.WAITING

@@ -201,7 +201,7 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         with ThreadPoolExecutor(max_workers=workers) as pool:
             answers = list(pool.map(one, zip(points, rows)))
         bar.close()
-        answers = gated(answers)
+        answers = gated(answers, kept_gates(carry.kept.values()))
         usage: dict[str, StageUsage] = {}
         for fa in answers:
             for stage, u in fa.result.usage.items():
@@ -220,14 +220,30 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
     return report
 
 
-def gated(answers: list[FormAnswer]) -> list[FormAnswer]:
+def kept_gates(kept) -> dict[str, bool]:
+    """The yes / no each kept datapoint (forms/carry.Kept: typed by hand, approved, an earlier run's) holds
+    in its cell, for the gates it opens or closes."""
+    from autofill.forms.values import ValueType, parse_value
+
+    out = {}
+    for k in kept:
+        if k.datapoint.kind is DatapointKind.BOOLEAN and k.writes:
+            value = parse_value(k.writes[0][2], ValueType.BOOLEAN, None, list(k.datapoint.allowed))
+            if value.ok:
+                out[k.datapoint.key] = bool(value.value)
+    return out
+
+
+def gated(answers: list[FormAnswer], kept: dict[str, bool] | None = None) -> list[FormAnswer]:
     """A datapoint behind a gate (a yes / no that opens it): when its gate is written with the answer that
     closes it, the datapoint does not apply and waits, saying why; when the gate has no answer (not
-    disclosed, waiting), the value is written with a soft check saying the gate is open to a reviewer."""
+    disclosed, waiting), the value is written with a soft check saying the gate is open to a reviewer.
+    `kept`: the yes / no of gates kept from the previous output (kept_gates), not answered this run."""
     from autofill.forms.model import GateOpens
     from autofill.records import CheckResult, Severity
 
     by_key = {fa.datapoint.key: fa for fa in answers}
+    kept = kept or {}
     for fa in answers:
         gate = fa.datapoint.gate
         if gate is None or fa.decision is not Decision.WRITTEN:
@@ -235,7 +251,7 @@ def gated(answers: list[FormAnswer]) -> list[FormAnswer]:
         opener = by_key.get(gate.key)
         want = gate.opens is GateOpens.YES
         said = opener.value.value if opener is not None and opener.decision is Decision.WRITTEN and \
-            opener.value is not None else None
+            opener.value is not None else kept.get(gate.key)
         if said is want:
             continue
         if said is None:
