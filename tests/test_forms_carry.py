@@ -98,7 +98,7 @@ def test_a_rerun_keeps_hand_edits_and_earlier_values_writes_approvals_and_fresh_
     assert any("water" in f for f in asked)
     evidence = _evidence(out)
     assert evidence["GrossScope1GreenhouseGasEmissions"][0]["Status"] == "kept: edited by hand"
-    assert evidence["GrossScope1GreenhouseGasEmissions"][0]["Value"] == "1300"
+    assert evidence["GrossScope1GreenhouseGasEmissions"][0]["Value"] == 1300
     assert evidence["TypeOfNumberOfEmployees"][0]["Status"] == "kept: edited by hand"
     assert {r["Status"] for r in evidence["GrossLocationBasedScope2GreenhouseGasEmissions"]} == {"approved"}
     assert evidence["TotalEnergyConsumption"][0]["Status"] == "kept: earlier run"

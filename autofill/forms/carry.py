@@ -214,7 +214,7 @@ def plan_carry(form: Form, points: list[Datapoint], state: CarriedState | None, 
         rows = state.evidence.get(key, [])
         if state.edited(key):
             cells = state.current[key]
-            shown = "; ".join("" if v is None else str(v) for _, _, v in cells)
+            shown = _shown([v for _, _, v in cells])
             plan.kept[key] = Kept(dp, Decision.EDITED, cells, [(
                 key, str(dp.cell), dp.label, dp.section, Decision.EDITED.value, "", shown, "",
                 "the form's cells were changed by hand after the last run; not answered again",
@@ -236,6 +236,14 @@ def plan_carry(form: Form, points: list[Datapoint], state: CarriedState | None, 
         if dp.key not in answered and state.edited(dp.key):
             plan.carried += state.current[dp.key]
     return plan
+
+
+def _shown(values: list[Any]) -> Any:
+    """A person's cell values as the Evidence sheet's Value shows them (one cell: a number stays a number)."""
+    from autofill.workbook.evidence import form_value
+
+    shown = [form_value(v.date() if isinstance(v, datetime) and not v.time() else v) for v in values]
+    return shown[0] if len(shown) == 1 else "; ".join(str(v) for v in shown)
 
 
 def _restated(rows: list[EvidenceRow], status: str) -> list[tuple]:

@@ -273,7 +273,7 @@ def form_evidence_rows(answers) -> list[tuple]:
     for fa in answers:
         dp, res = fa.datapoint, fa.result
         head = (dp.key, str(dp.cell), dp.label, dp.section, fa.decision.value, "")  # Review: the reviewer's
-        value = _form_value(None if fa.value is None else fa.value.value)
+        value = form_value(None if fa.value is None else fa.value.value)
         unit = res.question.unit if hasattr(res.question, "unit") else ""
         checks = "; ".join(f"{'ok' if c.passed else 'FAILED'} {c.name}: {c.reason}" for c in fa.checks)
         before = len(rows)
@@ -290,7 +290,7 @@ def form_evidence_rows(answers) -> list[tuple]:
     return rows
 
 
-def _form_value(value):
+def form_value(value):
     """A datapoint's value as the Evidence sheet shows it: a number as a number, yes / no, a date ISO."""
     if value is None:
         return ""
