@@ -256,7 +256,7 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
 
         confirm(consent_reason(settings, form), yes)
 
-        report = run_form(settings, company, questionnaire, out_dir=out_dir, form=form,
+        report = run_form(settings, company, questionnaire, out_dir=out_dir, form=form, fresh=fresh,
                           reporter=reporter_for(ctx, as_json))
         emit_json(report.to_json()) if as_json else emit(report.summary())
         sys.exit(0 if report.ok else 1)

@@ -47,6 +47,13 @@ class Decision(str, Enum):
     COMPUTED = "form computes it"  # passed its checks, but the form's own formula fills the cell: never written
     NOT_DISCLOSED = "not disclosed"
     FAILED = "failed"
+    APPROVED = "approved"  # a reviewer approved the value in the Evidence sheet's Review column: written
+    EDITED = "kept: edited by hand"  # a person changed the cells of the previous output: their values kept
+    KEPT = "kept: earlier run"  # an earlier run's value nobody changed, kept without asking again
+
+
+# The decisions whose values are in the form's cells.
+IN_FORM = frozenset({Decision.WRITTEN, Decision.APPROVED, Decision.EDITED, Decision.KEPT})
 
 
 @dataclass

@@ -11,6 +11,7 @@ candidate values; and a Run info sheet. Values that fail their checks wait in th
 from __future__ import annotations
 
 import logging
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from autofill.forms.answer import Decision, FormAnswer, assess, datapoint_row
+from autofill.forms.carry import CarryPlan, Kept
 from autofill.forms.model import Datapoint, DatapointKind, Form
 from autofill.records import StageUsage
 from autofill.reporting import as_reporter
@@ -35,7 +37,8 @@ class FormReport:
     evidence_only: bool
     period: str = ""
     usage: dict[str, StageUsage] = field(default_factory=dict)
-    answers: list[FormAnswer] = field(default_factory=list, repr=False)
+    answers: list[FormAnswer] = field(default_factory=list, repr=False)  # the datapoints answered by this run
+    kept: list[Kept] = field(default_factory=list, repr=False)  # those kept from the previous output
     history: Path | None = None  # the previous output, kept before it was replaced
 
     @property
@@ -44,7 +47,7 @@ class FormReport:
 
     def to_json(self) -> dict:
         return {"output": str(self.output), "form": True, "datapoints": self.datapoints,
-                **{k.replace(" ", "_"): self.counts.get(k, 0) for k in (d.value for d in Decision)},
+                **{re.sub(r"\W+", "_", k): self.counts.get(k, 0) for k in (d.value for d in Decision)},
                 "reporting_period": self.period, "evidence_only": self.evidence_only,
                 "llm_calls": sum(u.calls for u in self.usage.values()), "seconds": round(self.seconds, 2),
                 "history": str(self.history) if self.history else None}
@@ -148,8 +151,10 @@ def form_of(path: Path, explicit: bool = False) -> Form | None:
 
 
 def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None = None, output: Path | None = None,
-             providers: Any = None, reporter: Any = None, form: Form | None = None) -> FormReport:
-    """Answer every datapoint of the form at `path` for `company` and write the filled copy."""
+             providers: Any = None, reporter: Any = None, form: Form | None = None, fresh: bool = False) -> FormReport:
+    """Answer every datapoint of the form at `path` for `company` and write the filled copy. An earlier
+    output of it keeps what people did (forms/carry.py): cells changed by hand, values approved in the
+    Evidence sheet, and, unless `fresh`, the values an earlier run wrote; only the rest is answered."""
     from autofill.answer.opening import open_run
     from autofill.answer.pipeline import output_path
     from autofill.forms.reader import read_form
@@ -176,6 +181,11 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         # formula with the report's figure; they are never written.
         computed = {dp.key for dp in form.computed}
         points = with_units(form, answerable(form) + [dp for dp in form.computed if dp.kind is not DatapointKind.TEXT])
+        from autofill.forms.carry import plan_carry, read_state
+
+        carry = plan_carry(form, points, read_state(out, form), fresh)
+        order = {dp.key: i for i, dp in enumerate(points)}
+        points = [dp for dp in points if dp.key not in carry.kept]
         rows = [datapoint_row(dp, period, form.language) for dp in points]
         bar = reporter.bar("Datapoints", len(rows), "datapoints")
 
@@ -191,31 +201,49 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         with ThreadPoolExecutor(max_workers=workers) as pool:
             answers = list(pool.map(one, zip(points, rows)))
         bar.close()
-        answers = gated(answers)
+        answers = gated(answers, kept_gates(carry.kept.values()))
         usage: dict[str, StageUsage] = {}
         for fa in answers:
             for stage, u in fa.result.usage.items():
                 usage.setdefault(stage, StageUsage()).add(u)
-        counts = {d.value: sum(1 for fa in answers if fa.decision is d) for d in Decision}
-        report = FormReport(out, len(answers), counts, time.monotonic() - started, opened.chat is None, period,
-                            usage, answers)
+        kept = list(carry.kept.values())
+        counts = {d.value: sum(1 for fa in [*answers, *kept] if fa.decision is d) for d in Decision}
+        report = FormReport(out, len(answers) + len(kept), counts, time.monotonic() - started, opened.chat is None,
+                            period, usage, answers, kept)
         from autofill.workbook.history import keep_previous
 
         # An earlier output (a reviewer may have typed into it) is kept in history/ before it is replaced.
         report.history = keep_previous(out, settings.workbook.history_versions)
-        write_form(path, out, answers, run_info(opened, report))
+        entries = sorted([*answers, *kept], key=lambda e: order[e.datapoint.key])
+        write_form(path, out, entries, run_info(opened, report), form, carry)
         report.seconds = time.monotonic() - started
     return report
 
 
-def gated(answers: list[FormAnswer]) -> list[FormAnswer]:
+def kept_gates(kept) -> dict[str, bool]:
+    """The yes / no each kept datapoint (forms/carry.Kept: typed by hand, approved, an earlier run's) holds
+    in its cell, for the gates it opens or closes."""
+    from autofill.forms.values import ValueType, parse_value
+
+    out = {}
+    for k in kept:
+        if k.datapoint.kind is DatapointKind.BOOLEAN and k.writes:
+            value = parse_value(k.writes[0][2], ValueType.BOOLEAN, None, list(k.datapoint.allowed))
+            if value.ok:
+                out[k.datapoint.key] = bool(value.value)
+    return out
+
+
+def gated(answers: list[FormAnswer], kept: dict[str, bool] | None = None) -> list[FormAnswer]:
     """A datapoint behind a gate (a yes / no that opens it): when its gate is written with the answer that
     closes it, the datapoint does not apply and waits, saying why; when the gate has no answer (not
-    disclosed, waiting), the value is written with a soft check saying the gate is open to a reviewer."""
+    disclosed, waiting), the value is written with a soft check saying the gate is open to a reviewer.
+    `kept`: the yes / no of gates kept from the previous output (kept_gates), not answered this run."""
     from autofill.forms.model import GateOpens
     from autofill.records import CheckResult, Severity
 
     by_key = {fa.datapoint.key: fa for fa in answers}
+    kept = kept or {}
     for fa in answers:
         gate = fa.datapoint.gate
         if gate is None or fa.decision is not Decision.WRITTEN:
@@ -223,7 +251,7 @@ def gated(answers: list[FormAnswer]) -> list[FormAnswer]:
         opener = by_key.get(gate.key)
         want = gate.opens is GateOpens.YES
         said = opener.value.value if opener is not None and opener.decision is Decision.WRITTEN and \
-            opener.value is not None else None
+            opener.value is not None else kept.get(gate.key)
         if said is want:
             continue
         if said is None:
@@ -248,17 +276,33 @@ def run_info(opened: Any, report: FormReport) -> list[tuple]:
     return rows
 
 
-def write_form(source: Path, out: Path, answers: list[FormAnswer], info: list[tuple]) -> Path:
-    """The filled copy: values of WRITTEN answers into their cells (package level, nothing else changed),
-    then the Evidence and Run info sheets added; atomic, the input only read."""
+def write_form(source: Path, out: Path, entries: list[FormAnswer | Kept], info: list[tuple], form: Form | None = None,
+               carry: CarryPlan | None = None) -> Path:
+    """The filled copy: values of WRITTEN answers and of kept datapoints (hand edits, approvals, earlier
+    values) into their cells (package level, nothing else changed), then the Evidence and Run info sheets
+    and the very hidden record of what each datapoint's cells hold (forms/carry.py); atomic, the input
+    only read."""
     from autofill.fileio import atomic_write_bytes
+    from autofill.forms.carry import RECORD_COLUMNS, RECORD_SHEET, cell_values, record_rows
     from autofill.workbook.evidence import FORM_EVIDENCE_COLUMNS, add_sheet, form_evidence_rows
     from autofill.workbook.package import CellWrite, patch_bytes
 
-    writes = [CellWrite(sheet, ref, value) for fa in answers if fa.decision is Decision.WRITTEN
-              for sheet, ref, value in fa.cells()]
+    writes = [CellWrite(*w) for w in (carry.carried if carry else [])]
+    evidence: list[tuple] = []
+    for e in entries:
+        if isinstance(e, Kept):
+            writes += [CellWrite(*w) for w in e.writes]
+            evidence += e.rows
+        else:
+            writes += [CellWrite(*w) for w in e.cells()] if e.decision is Decision.WRITTEN else []
+            evidence += form_evidence_rows([e])
     data = patch_bytes(Path(source).read_bytes(), writes)
-    data, _ = add_sheet(data, "Evidence", FORM_EVIDENCE_COLUMNS, form_evidence_rows(answers))
+    data, _ = add_sheet(data, "Evidence", FORM_EVIDENCE_COLUMNS, evidence)
     data, _ = add_sheet(data, "Run info", ["Key", "Value"], info)
+    if form is not None:  # what each datapoint's cells hold as written: a later change is a person's
+        points = [dp for dp in form.datapoints if not any(form.is_formula(c) for c in dp.cells)]
+        statuses = {e.datapoint.key: e.decision.value for e in entries}
+        data, _ = add_sheet(data, RECORD_SHEET, RECORD_COLUMNS, record_rows(cell_values(data, points), statuses),
+                            hidden=True)
     atomic_write_bytes(out, data)
     return out

@@ -27,7 +27,8 @@ RUN_COUNTS = {"rows": "rows", "answered": "answered", "drafted": "drafted", "unp
 # A form's datapoints by Decision value -> the CompanyOutcome count that carries them: a value whose checks
 # failed waits in the Evidence sheet, answered but not written; a total the form computes is kept as it is.
 FORM_COUNTS = {"written": "answered", "not disclosed": "answered", "draft": "drafted", "failed": "failed_rows",
-               "waiting for approval": "not_written", "form computes it": "skipped"}
+               "waiting for approval": "not_written", "form computes it": "skipped", "approved": "approved",
+               "kept: edited by hand": "edited", "kept: earlier run": "reused"}
 
 
 def form_outcome_counts(counts: dict[str, int], datapoints: int, evidence_only: bool) -> dict[str, Any]:

@@ -139,7 +139,9 @@ def _cells(settings: Any, questionnaire: str, output: str) -> tuple[dict[str, tu
 # (as portfolio/outcome.FORM_COUNTS counts them for `batch`'s summary).
 FORM_OUTCOMES = {"written": Outcome.ANSWERED, "not disclosed": Outcome.ANSWERED, "draft": Outcome.DRAFTED,
                  "failed": Outcome.FAILED, "waiting for approval": Outcome.NOT_WRITTEN,
-                 "form computes it": Outcome.SKIPPED}
+                 "form computes it": Outcome.SKIPPED, "approved": Outcome.APPROVED, "kept: edited by hand": Outcome.EDITED,
+                 "kept: earlier run": Outcome.REUSED}
+FORM_IN_CELLS = ("written", "approved", "kept: edited by hand", "kept: earlier run")  # forms.answer.IN_FORM
 
 
 def _form_cells(output: str) -> tuple[dict[str, tuple[str, str, Any]], Counter]:
@@ -172,7 +174,7 @@ def _form_cells(output: str) -> tuple[dict[str, tuple[str, str, Any]], Counter]:
         for label, status, value in points.values():
             outcome = FORM_OUTCOMES.get(status, Outcome.ANSWERED)
             counts[outcome] += 1
-            shown = short(str(value)) if status == "written" and value not in (None, "") else f"({status})"
+            shown = short(str(value)) if status in FORM_IN_CELLS and value not in (None, "") else f"({status})"
             out.setdefault(question_key(label), (label.strip(), shown, OUTCOME_FILL.get(outcome, "FFFFFF")))
     finally:
         wb.close()

@@ -257,9 +257,12 @@ def write_run_info_sheet(wb, run_info: dict, source: Path, out_path: Path) -> No
 
 # A form's Evidence sheet: one row per datapoint and passage (its Rank), one per candidate value of a
 # draft ("candidate"), and one for a datapoint with neither; Status is forms.answer.Decision's.
-FORM_EVIDENCE_COLUMNS = ["Named range", "Cell", "Label", "Section", "Status", "Value", "Unit", "Checks", "Rank",
-                         "File", "Page", "Cited", "Score", "Text", "Year"]
-_FORM_WIDTHS = {"Named range": 40, "Cell": 22, "Label": 50, "Section": 10, "Status": 18, "Value": 18, "Unit": 10,
+# The columns are forms/carry.EVIDENCE_COLUMNS (one place, read by the review page too); Review is the
+# reviewer's: "Approved" on a row writes its Value on the next run.
+from autofill.forms.carry import EVIDENCE_COLUMNS as FORM_EVIDENCE_COLUMNS  # noqa: E402,F401 (re-exported)
+
+_FORM_WIDTHS = {"Named range": 40, "Cell": 22, "Label": 50, "Section": 10, "Status": 18, "Review": 12, "Value": 18,
+                "Unit": 10,
                 "Checks": 50, "Rank": 10, "File": 34, "Page": 7, "Cited": 7, "Score": 8, "Text": 100, "Year": 8}
 
 
@@ -269,8 +272,8 @@ def form_evidence_rows(answers) -> list[tuple]:
     rows: list[tuple] = []
     for fa in answers:
         dp, res = fa.datapoint, fa.result
-        head = (dp.key, str(dp.cell), dp.label, dp.section, fa.decision.value)
-        value = _form_value(None if fa.value is None else fa.value.value)
+        head = (dp.key, str(dp.cell), dp.label, dp.section, fa.decision.value, "")  # Review: the reviewer's
+        value = form_value(None if fa.value is None else fa.value.value)
         unit = res.question.unit if hasattr(res.question, "unit") else ""
         checks = "; ".join(f"{'ok' if c.passed else 'FAILED'} {c.name}: {c.reason}" for c in fa.checks)
         before = len(rows)
@@ -287,7 +290,7 @@ def form_evidence_rows(answers) -> list[tuple]:
     return rows
 
 
-def _form_value(value):
+def form_value(value):
     """A datapoint's value as the Evidence sheet shows it: a number as a number, yes / no, a date ISO."""
     if value is None:
         return ""
@@ -300,10 +303,11 @@ def _form_value(value):
     return value.isoformat() if hasattr(value, "isoformat") else str(value)
 
 
-def add_sheet(data: bytes, base: str, columns: list[str], rows: list[tuple]) -> tuple[bytes, str]:
+def add_sheet(data: bytes, base: str, columns: list[str], rows: list[tuple], hidden: bool = False) -> tuple[bytes, str]:
     """A package with a sheet of `columns` and `rows` (inline strings, frozen header) added after its
     last sheet, every other part copied as it is (only workbook.xml, its relationships and the content
     types gain an entry). Named `base`, or "<base> (autofill)" when the workbook has a sheet of that name.
+    `hidden`: very hidden (a record only autofill reads; Excel's Unhide does not list it).
     Returns (package, sheet name)."""
     import io
 
@@ -328,7 +332,9 @@ def add_sheet(data: bytes, base: str, columns: list[str], rows: list[tuple]) -> 
     r = prefix.group(1) if prefix else "r"
     sheets_end = re.search(r"</(\w+:)?sheets>", book)
     tag = (sheets_end.group(1) or "") + "sheet"
-    entry = f'<{tag} name="{escape(name, {chr(34): "&quot;"})}" sheetId="{max(sheet_ids, default=0) + 1}" {r}:id="{rid}"/>'
+    state = ' state="veryHidden"' if hidden else ""
+    entry = f'<{tag} name="{escape(name, {chr(34): "&quot;"})}" sheetId="{max(sheet_ids, default=0) + 1}"{state} ' \
+        f'{r}:id="{rid}"/>'
     book = book[:sheets_end.start()] + entry + book[sheets_end.start():]
     rels = rels.replace("</Relationships>", f'<Relationship Id="{rid}" Type="http://schemas.openxmlformats.org/'
                         f'officeDocument/2006/relationships/worksheet" Target="{part}"/></Relationships>')
