@@ -140,8 +140,7 @@ def forget(ctx, company, doc, yes, keep_library, as_json):
     a terminal. The database is rebuilt so the text cannot be read back from its free pages."""
     from autofill.forget import forget as forget_all
     from autofill.library.store import library_size
-    from autofill.store.chroma_store import forget as forget_store
-    from autofill.store.chroma_store import open_store
+    from autofill.store.chroma_store import check_document, open_store
     from autofill.summaries import count
 
     settings = build_settings(ctx)
@@ -149,10 +148,9 @@ def forget(ctx, company, doc, yes, keep_library, as_json):
     from autofill.companylock import EXCLUSIVE, CompanyTurn
 
     with CompanyTurn(settings, store.company, EXCLUSIVE, "forget", wait_s=0, collection=store.collection):
-        pass  # in use by a run, ask or re-answer: refused before asking (forget_from asks the lock again)
+        pass  # in use by a run, ask or re-answer: refused before asking (forget asks the lock again)
+    check_document(store, doc)  # "no document ...": deletes nothing
     docs = store.documents()
-    if doc is not None and doc not in docs:
-        forget_store(settings, company, doc)  # raises the "no document ..." error; deletes nothing
     what = (f"{doc} ({count(docs[doc].chunks, 'chunk')}) from the evidence store for {store.company}" if doc
             else f"the evidence store for {store.company} ({count(len(docs), 'document')}, "
                  f"{count(sum(d.chunks for d in docs.values()), 'chunk')}) in {settings.vectordb_dir}")

@@ -45,7 +45,9 @@ _POLL_S = 0.1
 
 
 def lock_path(vectordb: Path, collection: str) -> Path:
-    return vectordb / FOLDER / f"{collection}.lock"
+    from autofill.store import derived
+
+    return derived.turn_lock(vectordb, collection)
 
 
 def _holder_path(vectordb: Path, collection: str, pid: int) -> Path:

@@ -1,25 +1,27 @@
 """`autofill forget`: everything autofill holds of a company, or of one of its documents, removed so
 that its text cannot be read back from the workspace's files (a contract ending, a GDPR request).
 
-Under the store's lock (store/chroma_store.forget): the chunks, vectors and manifest records; the
-keyword index and its token lists; the store's search cache; the database rebuilt and orphaned vector
-folders removed (store/reclaim.py); then, still under the lock, what lives beside the store: the
-company's run checkpoints in the workspace's reports folder, the model response cache and the
-query-vector cache (shared by every company and keyed by hashes, so the company's entries cannot be
-told apart: they go whole, and the next run of another company asks again), and, for a whole
-company, its answer library (the CLI asks first; `--yes` answers). The outputs (filled workbooks,
-review reports) are the user's: they are named, never deleted. While a run, ask or re-answer of the
-company holds its turn (companylock.py) nothing is deleted: one line names it (command, PID, since when)."""
+Under the store's lock (CompanyStore.writing): the chunks, vectors and manifest records
+(store/chroma_store.delete_from); then every file the store derives, walked from its one list
+(store/derived.ENTRIES: the multilingual vectors, the content index, the keyword index and its token
+lists, the search cache, the run checkpoints, the model response, query-vector and translation caches,
+shared by every company and keyed by hashes, so they go whole and the next run of another company asks
+again, and, for a whole company, its answer library: the CLI asks first, `--yes` answers); then the
+database rebuilt and orphaned vector folders removed (store/reclaim.py). The report names each entry
+removed with its size. The outputs (filled workbooks, review reports) are the user's: they are named,
+never deleted. While a run, ask or re-answer of the company holds its turn (companylock.py) nothing is
+deleted: one line names it (command, PID, since when)."""
 
 from __future__ import annotations
 
-import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from autofill.settings import Settings
+from autofill.store import derived
+from autofill.store.derived import Derived, OnForget, Owner
 
 
 @dataclass
@@ -86,27 +88,10 @@ def _remove(paths: list[Path]) -> None:
             path.unlink(missing_ok=True)
 
 
-def _sqlite_files(path: Path) -> list[Path]:
-    return [path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal"))]
-
-
-def checkpoints(settings: Settings, company: str) -> list[Path]:
-    """The company's run checkpoints in the workspace's reports folder (answer/checkpoint.py names them
-    `<company>_<questionnaire>_<settings>.jsonl`; another company's name may begin with this one's)."""
+def owner(settings: Settings, store: Any) -> Owner:
     from autofill.answer.checkpoint import safe_name
 
-    folder = settings.reports_dir / ".checkpoints"
-    pattern = re.compile(re.escape(safe_name(company)) + r"_[0-9a-f]{12}_[0-9a-f]{12}\.jsonl(\.[^/]*)?$")
-    return sorted(p for p in folder.glob("*") if pattern.match(p.name)) if folder.is_dir() else []
-
-
-def shared_caches(settings: Settings) -> list[tuple[str, list[Path]]]:
-    from autofill.answer.translation import cache_path as translations
-    from autofill.providers.query_cache import cache_path
-
-    return [("the model response cache (all companies)", [settings.cache_dir]),
-            ("the query-vector cache (all companies)", _sqlite_files(cache_path(settings.vectordb_dir))),
-            ("the translation cache (all companies)", _sqlite_files(translations(settings.vectordb_dir)))]
+    return Owner(settings, store.company, store.collection, safe_name(store.company))
 
 
 def outputs(settings: Settings, company: str) -> list[Path]:
@@ -116,52 +101,70 @@ def outputs(settings: Settings, company: str) -> list[Path]:
     folder = settings.reports_dir
     name = safe_name(company)
     return sorted(p for p in folder.rglob("*") if p.is_file() and name in p.name
-                  and ".checkpoints" not in p.parts) if folder.is_dir() else []
+                  and derived.CHECKPOINTS not in p.parts) if folder.is_dir() else []
+
+
+def _forget_entry(item: Derived, who: Owner, doc: str | None, library: bool) -> Removed | None:
+    """One derived file or folder forgotten as its entry says; what went and its size (None: nothing)."""
+    from autofill.ingest.content_index import drop_document
+    from autofill.library.store import library_size
+
+    paths = item.locate(who)
+    files, size = _measure(paths)
+    if not files:
+        return None
+    action = item.on_forget
+    what = item.what
+    if action in (OnForget.KEPT, OnForget.RENEWED):
+        return None
+    if action is OnForget.WITH_STORE and doc is not None:
+        return None  # rebuilt from the store's other documents (store/chroma_store.delete_from)
+    if action is OnForget.LIBRARY:
+        if doc is not None or not library:
+            return None
+        what = f"{what} ({library_size(who.settings, who.company)} entries)"
+    if action is OnForget.DOCUMENT_ENTRY and doc is not None:
+        if not drop_document(who.settings, who.collection, doc):
+            return None
+        left_files, left = _measure(paths)
+        return Removed(f"{what} ({doc}'s entry)", 1, max(size - left, 0), unit="entry")
+    _remove(paths)
+    return Removed(what, files, size)
 
 
 def forget(settings: Settings, company: str, doc: str | None = None, library: bool = True) -> ForgetReport:
-    """Remove what autofill holds of `company` (or of its document `doc`) and say what and how much.
+    """Remove what autofill holds of `company` (or of its document `doc`) and say what and how much:
+    under the store's lock, its chunks (store/chroma_store.delete_from), then every file the store
+    derives (store/derived.ENTRIES, each as its entry says), then the database reclaimed.
     `library`: also the company's answer library (whole company only)."""
-    from autofill.library.store import delete_library, library_size
-    from autofill.store import chroma_store
-    from autofill.store.snapshot import search_cache_path
+    from autofill.library.store import library_size
+    from autofill.store import chroma_store, reclaim
 
     removed: list[Removed] = []
     notes: list[str] = []
-
-    def rest(store: Any) -> None:
-        # Under the store's lock, after its chunks went and before the database is rebuilt.
-        groups = [("the company's run checkpoints", checkpoints(settings, company)), *shared_caches(settings)]
-        for what, paths in groups:
-            files, size = _measure(paths)
-            _remove(paths)
-            if files:
-                removed.append(Removed(what, files, size))
-        if doc is None and library:
-            entries, size = delete_library(settings, company)
-            if size:
-                removed.append(Removed(f"the answer library ({entries} entries)", 1, size))
-
     store = chroma_store.open_store(settings, company)
-    collection = store.collection
-    store_paths = [store.bm25_dir, store.bm25_tokens.folder] if doc is None else []
-    store_files, store_size = _measure(store_paths)
-    search_files, search_size = _measure(_sqlite_files(search_cache_path(settings, collection)))
-    message, reclaimed = chroma_store.forget_from(store, doc, also=rest)
-    if store_files:
-        removed.insert(0, Removed("the keyword index and its token lists", store_files, store_size))
-    if search_files:
-        removed.insert(0, Removed("the store's search cache", search_files, search_size))
+    chroma_store.check_document(store, doc)
+    who = owner(settings, store)
+    reclaimed = None
+    with store.writing("forget", wait_s=0):  # refused at once while a run, ask or re-answer reads it
+        message, deleted = chroma_store.delete_from(store, doc)
+        for item in derived.ENTRIES:
+            gone = _forget_entry(item, who, doc, library)
+            if gone is not None:
+                removed.append(gone)
+        if not settings.store.chroma_url:
+            reclaimed = reclaim.reclaim(settings.vectordb_dir, deleted)
+    # The lock files stay: deleting one under a waiting process would let two writers in.
     if reclaimed is not None:
+        if reclaimed.folders:
+            removed.insert(0, Removed("orphaned vector folders", reclaimed.folders, reclaimed.folder_bytes,
+                                      unit="folder"))
         if reclaimed.freed_bytes:
             removed.insert(0, Removed("the deleted chunks, vectors and free pages of chroma.sqlite3", 1,
                                       reclaimed.freed_bytes))
-        if reclaimed.folders:
-            removed.insert(1, Removed("orphaned vector folders", reclaimed.folders, reclaimed.folder_bytes,
-                                      unit="folder"))
         if reclaimed.problem:
             notes.append(f"warning: {reclaimed.problem}")
-    elif settings.store.chroma_url:
+    else:
         notes.append("the Chroma server keeps its own files: its free space is reclaimed by the server")
     if doc is None and not library and library_size(settings, company):
         notes.append(f"kept: the answer library of {company} (--keep-library)")
@@ -170,4 +173,3 @@ def forget(settings: Settings, company: str, doc: str | None = None, library: bo
         notes.append(f"kept: {_files(len(kept))} in {settings.reports_dir} named for {company} "
                      "(filled workbooks, review reports: yours to delete)")
     return ForgetReport(company, doc, message, removed, notes)
-

@@ -1,5 +1,5 @@
 """The report's own map among a row's candidates (autofill/answer/index_pages.py) and its removal by
-`autofill forget` (ingest/content_index.forget): a real PDF whose GRI index names the page of the Scope 1
+`autofill forget` (ingest/content_index.drop_document): a real PDF whose GRI index names the page of the Scope 1
 figure, ingested into a real Chroma store; the page joins the candidates of a Scope 1 row that the
 searches alone leave out, the pool keeps its size, and nothing changes with the setting off, for a row
 without datapoints, or once the real CLI has forgotten the document or the company."""
@@ -15,7 +15,7 @@ from pathlib import Path
 from autofill.answer.index_pages import with_index_pages
 from autofill.answer.retrieval import retrieve
 from autofill.frameworks.coverage import tag_rows
-from autofill.ingest.content_index import forget, load
+from autofill.ingest.content_index import drop_document, load
 from autofill.ingest.pipeline import ingest_paths
 from autofill.plan import resolve_plan
 from autofill.records import QuestionRow
@@ -96,7 +96,7 @@ def test_off_without_datapoints_or_without_an_index_the_candidates_stay_as_retri
     assert not unmapped.datapoints
     other = retrieve(on, store, emb, unmapped, mode, n=3)
     assert with_index_pages(on, store, unmapped, other) == other
-    forget(on, store.collection)
+    drop_document(on, store.collection)
     assert with_index_pages(on, store, row, plain) == plain
 
 
@@ -124,7 +124,7 @@ def test_forget_removes_the_content_index_of_a_document_and_of_the_company(tmp_p
     done = _cli(tmp_path, "forget", "--company", "Calder", "--yes")
     assert done.returncode == 0, done.stderr
     assert not path.exists() and load(settings, store.collection) == {}
-    assert forget(settings, store.collection) is False  # nothing left to remove
+    assert drop_document(settings, store.collection) is False  # nothing left to remove
 
 
 def test_a_run_shows_the_reviewer_the_page_the_index_names(tmp_path):

@@ -10,7 +10,8 @@ import pytest
 from autofill.settings import Settings
 from autofill.store import bm25_index
 from autofill.store.bm25_index import BM25Index, bm25_text
-from autofill.store.chroma_store import forget, open_store
+from autofill.forget import forget
+from autofill.store.chroma_store import open_store
 from tests.fakes import FakeEmbedder
 from tests.store_helpers import make_chunks, record_for
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from autofill.answer.recheck import recheck
 from autofill.answer.trust import Trust
-from autofill.checks.reviewed import (approval_overrides, approved, check_reviewed, covers, dropdown_value,
+from autofill.checks.reviewed import (approved, check_reviewed, covers, dropdown_value,
                                       failed_reasons, off_list, overridden, override_note)
 from autofill.checks.row import CheckContext
 from autofill.records import Citation, Passage, QuestionRow, RowResult
@@ -89,17 +89,3 @@ def test_a_confirmation_is_recorded_and_read_back():
     assert covers(reasons, reasons[:1]) and not covers(reasons[:1], reasons) and covers([], [])
 
 
-def test_the_latest_standing_approval_of_each_row_is_found_in_the_review_log():
-    note = override_note(["987,654 tCO2e not in cited passages"])
-    log = [
-        {"Sheet": "S", "Row": 5, "Action": "Approve", "Field": "Answer", "Note": note, "Decision": 1},
-        {"Sheet": "S", "Row": 5, "Action": "Approve", "Field": "Review", "Note": note, "Decision": 1},
-        {"Sheet": "S", "Row": 6, "Action": "Approve", "Field": "Review", "Note": "", "Decision": 2},
-        {"Sheet": "S", "Row": 7, "Action": "Approve", "Field": "Review", "Note": note, "Decision": 3},
-        {"Sheet": "S", "Row": 7, "Action": "Undo", "Field": "Review", "Note": "undoes decision 3 (Approve)",
-         "Decision": 4},
-        {"Sheet": "S", "Row": 8, "Action": "Approve", "Field": "Review", "Note": note, "Decision": 5},
-        {"Sheet": "S", "Row": 8, "Action": "Reopen", "Field": "Review", "Note": "", "Decision": 6},
-        {"Sheet": "S", "Row": 9, "Action": "Approve", "Field": "Review", "Note": note, "Decision": None},
-    ]
-    assert approval_overrides(log) == {"S!5": note, "S!6": ""}

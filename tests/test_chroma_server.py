@@ -13,7 +13,8 @@ import pytest
 from autofill.errors import InputError
 from autofill.settings import Settings
 from autofill.store import chroma_client as cc
-from autofill.store.chroma_store import forget, list_stores, open_store
+from autofill.forget import forget
+from autofill.store.chroma_store import list_stores, open_store
 from tests.fakes import FakeEmbedder
 from tests.store_helpers import make_chunks, record_for
 
@@ -90,7 +91,7 @@ def test_store_through_a_chroma_server(chroma_url, workspace):
     # Nothing was written to the local workspace database: the server holds the store.
     assert not (workspace / "vectordb" / "chroma.sqlite3").exists()
     assert [s.company for s in list_stores(settings)] == ["BHP"]
-    assert "Forgot the evidence store for BHP" in forget(settings, "BHP")
+    assert "Forgot the evidence store for BHP" in forget(settings, "BHP").message
     with pytest.raises(InputError, match="no evidence store"):
         open_store(settings, "BHP")
 

@@ -140,3 +140,36 @@ def test_forget_leaves_nothing_of_the_company_in_the_workspace(tmp_path, llm_ser
     answered = run("ask", "--company", OTHER, "What share of electricity was renewable in FY2024?", "--json")
     assert SAMPLE in answered.stdout
     run("forget", "--company", OLD, "--yes", code=2)  # gone: nothing to forget
+
+
+def test_the_report_names_every_derived_file_it_removes_with_its_size(tmp_path):
+    """Every file the store derives (store/derived.py) is walked by `forget` and reported with its size:
+    before, the multilingual vectors and the content index were deleted but never named."""
+    from autofill.forget import forget
+    from autofill.ingest.pipeline import ingest_paths
+    from autofill.providers.local import LocalEmbedder
+    from autofill.settings import Settings
+    from autofill.store import multilingual
+    from autofill.store.chroma_store import open_store
+    from autofill.store.multilingual import MultilingualIndex
+    from tests.test_ingest_content_index import _report
+
+    settings = Settings(workspace=tmp_path / "ws")
+    report = ingest_paths(settings, "Calder", [_report(tmp_path / "Report.pdf")], embedder=LocalEmbedder())
+    assert report.count("failed") == 0
+    store = open_store(settings, "Calder")
+    e5 = LocalEmbedder(multilingual.MODEL)
+    assert MultilingualIndex(settings, store, e5).query(e5.embed_query("Direkte Emissionen"), 1)
+    vectors = multilingual.index_path(settings, store.collection)
+    (content,) = (settings.vectordb_dir / ".content-index").glob("*.json")
+    sizes = {"the multilingual vectors": vectors.stat().st_size, "the content index": content.stat().st_size}
+
+    done = forget(settings, "Calder")
+    removed = {r.what: (r.files, r.size) for r in done.removed}
+    for what, size in sizes.items():
+        assert removed.get(what) == (1, size), (what, removed)
+    assert removed["the keyword index and its token lists"][1] > 0
+    text = done.text()
+    assert "removed the multilingual vectors: 1 file" in text and "removed the content index: 1 file" in text
+    assert not vectors.exists() and not content.exists()
+    assert done.to_json()["bytes"] == sum(size for _, size in removed.values())

@@ -13,7 +13,8 @@ from autofill.errors import InputError, StoreMismatchError
 from autofill.settings import Settings
 from autofill.store import chroma_client as cc
 from autofill.store.bm25_index import BM25Index
-from autofill.store.chroma_store import forget, list_stores, open_store
+from autofill.forget import forget
+from autofill.store.chroma_store import list_stores, open_store
 from tests.fakes import FakeEmbedder
 from tests.store_helpers import Failing, Recording, make_chunks, record_for
 
@@ -229,10 +230,10 @@ def test_list_forget_document_and_store(settings, emb):
     assert infos[0].chunks == 6 and infos[0].pages == 6 and infos[0].last_ingest
     with pytest.raises(InputError, match=r"no document 'three.pdf'.*one.pdf, two.pdf"):
         forget(settings, "BHP", "three.pdf")
-    assert "Forgot one.pdf" in forget(settings, "BHP", "one.pdf")
+    assert "Forgot one.pdf" in forget(settings, "BHP", "one.pdf").message
     assert set(open_store(settings, "BHP").documents()) == {"two.pdf"}
     assert open_store(settings, "BHP").bm25_search("board climate committee", 5) == []  # one.pdf's text
-    assert "2 documents" not in forget(settings, "BHP")
+    assert "2 documents" not in forget(settings, "BHP").message
     with pytest.raises(InputError, match="did you mean 'bhp'"):
         open_store(settings, "BHP")
     assert [s.company for s in list_stores(settings)] == ["bhp"]

@@ -9,6 +9,7 @@ import openpyxl
 import pytest
 
 from autofill.answer.pipeline import run_questionnaire
+from autofill.forget import forget
 from autofill.ingest.pipeline import ingest_paths
 from autofill.providers.base import Providers
 from autofill.providers.factory import make_chat
@@ -58,7 +59,7 @@ def test_every_completed_write_makes_a_new_generation_and_a_write_in_progress_ha
     ingest_paths(settings, COMPANY, [extra], embedder=emb)
     third = read_snapshot(settings, COMPANY)
     assert third.generation != second and "extra.pdf" in third.documents
-    chroma_store.forget(settings, COMPANY, "extra.pdf")
+    forget(settings, COMPANY, "extra.pdf")
     assert "extra.pdf" not in read_snapshot(settings, COMPANY).documents
 
 
@@ -74,7 +75,7 @@ def test_an_interrupted_write_leaves_no_snapshot(ws):
 
 def test_forgetting_the_store_removes_its_snapshot(ws):
     settings, _ = ws
-    chroma_store.forget(settings, COMPANY)
+    forget(settings, COMPANY)
     assert read_snapshot(settings, COMPANY) is None
     assert find_for_reading(settings, COMPANY) is None
 

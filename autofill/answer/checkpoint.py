@@ -141,7 +141,10 @@ def safe_name(text: str) -> str:
 
 
 def checkpoint_path(reports_dir: Path, company: str, questionnaire_sha: str, settings_fp: str) -> Path:
-    return reports_dir / ".checkpoints" / f"{safe_name(company)}_{questionnaire_sha[:12]}_{settings_fp[:12]}.jsonl"
+    from autofill.store import derived
+
+    return derived.checkpoint_folder(reports_dir) / derived.checkpoint_name(safe_name(company), questionnaire_sha,
+                                                                          settings_fp)
 
 
 # --------------------------------------------------------------------------- the file

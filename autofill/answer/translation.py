@@ -46,13 +46,14 @@ log = logging.getLogger(__name__)
 _WORD = re.compile(r"[^\W_][\w\-]*", re.UNICODE)
 # Candidate translations read per sense (its first ones are its commonest).
 PER_SENSE = 2
-CACHE_FILE = "translations.sqlite"
 CACHE_VERSION = 2  # bump when the key or what a route gives changes
 
 
 def cache_path(vectordb: Path) -> Path:
     """Where a workspace keeps Apertium's translations (next to the query vectors)."""
-    return Path(vectordb) / ".query-cache" / CACHE_FILE
+    from autofill.store import derived
+
+    return derived.translations(vectordb)
 
 
 def cache_key(data: str, found: Sequence[Route], language: str, text: str) -> str:

@@ -8,8 +8,8 @@ before an approved answer enters it (library/checking.py), and by `run` for the 
 keeps (Tier `Approved`, Checks listing what failed: `approved`).
 
 What a reviewer confirmed is recorded as a note of the decision (sidecar and Review log sheet):
-`override_note` writes it, `overridden` reads it back, `approval_overrides` finds each approved row's
-latest one in the Review log's lines."""
+`override_note` writes it, `overridden` reads it back (review_app/review_log.py keeps the confirmed checks
+in their own column and finds each approved row's latest one)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,6 @@ from autofill.states import Outcome, Tier
 APPROVED_OVER = "Approved over failed checks, confirmed by the reviewer:"
 SAVED_OVER = "Saved over failed checks, confirmed by the reviewer:"
 _NOTE_HEADS = (APPROVED_OVER, SAVED_OVER)
-_UNDOES = re.compile(r"undoes decision (\d+)")
 
 
 def _norm(text: str) -> str:
@@ -125,21 +124,3 @@ def overridden(note: str) -> list[str]:
 def covers(confirmed: Iterable[str], failed: Iterable[str]) -> bool:
     """Every failed check is one the reviewer confirmed."""
     return set(failed) <= set(confirmed)
-
-
-def approval_overrides(log: Iterable[Mapping[str, object]]) -> dict[str, str]:
-    """Row key ("Sheet!12") -> the note of its latest approval still standing, from the Review log's
-    lines (dicts by column: Sheet, Row, Action, Note, Decision); an approval taken back by Undo, or
-    followed by another decision on the row, stands no more."""
-    lines = [x for x in log if str(x.get("Decision") or "").strip().isdigit()]
-    undone = {int(m.group(1)) for x in lines if x.get("Action") == "Undo"
-              for m in [_UNDOES.search(str(x.get("Note") or ""))] if m}
-    last: dict[str, tuple[int, str, str]] = {}
-    for x in lines:
-        did = int(str(x["Decision"]).strip())
-        if did in undone or x.get("Action") == "Undo":
-            continue
-        key = f"{x.get('Sheet')}!{int(float(str(x.get('Row') or 0)))}"
-        if key not in last or did >= last[key][0]:
-            last[key] = (did, str(x.get("Action") or ""), str(x.get("Note") or ""))
-    return {key: note for key, (_id, action, note) in last.items() if action == "Approve"}

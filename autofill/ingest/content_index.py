@@ -18,7 +18,6 @@ from typing import Iterable, Sequence
 
 log = logging.getLogger(__name__)
 
-FOLDER = ".content-index"
 _PAGES_CELL = re.compile(r"^(?:pp?\.?\s*|pages?\s*)?\d{1,4}(?:\s*[-–]\s*\d{1,4})?(?:\s*[,;&]\s*(?:pp?\.?\s*)?\d{1,4}"
                          r"(?:\s*[-–]\s*\d{1,4})?)*$", re.IGNORECASE)
 _RANGE = re.compile(r"(\d{1,4})(?:\s*[-–]\s*(\d{1,4}))?")
@@ -75,7 +74,9 @@ def read_index(chunks: Sequence, quotes, pdf_pages: int = 0) -> dict[str, list[i
 
 
 def _path(settings, collection: str):
-    return settings.vectordb_dir / FOLDER / f"{collection}.json"
+    from autofill.store import derived
+
+    return derived.content_index(settings.vectordb_dir, collection)
 
 
 _READ: dict[str, tuple[tuple[int, int], dict]] = {}  # path -> ((mtime_ns, size), index) for readers
@@ -83,7 +84,7 @@ _READ: dict[str, tuple[tuple[int, int], dict]] = {}  # path -> ((mtime_ns, size)
 
 def load(settings, collection: str) -> dict[str, dict[str, list[int]]]:
     """The company's indexes for reading (every row of a run asks): parsed once per version of the file,
-    a stat per call after that. Not to be changed: `record` and `forget` read their own copy."""
+    a stat per call after that. Not to be changed: `record` and `drop_document` read their own copy."""
     path = _path(settings, collection)
     try:
         st = path.stat()
@@ -187,9 +188,10 @@ def record(store, file_name: str, chunks: Sequence, quotes, pdf_pages: int = 0) 
     return index
 
 
-def forget(settings, collection: str, file_name: str | None = None) -> bool:
+def drop_document(settings, collection: str, file_name: str | None = None) -> bool:
     """Remove what the store keeps of its reports' content indexes: one document's entry (`file_name`), or
-    the company's whole file. True when something was removed (`autofill forget` calls this)."""
+    the company's whole file. True when something was removed (`autofill forget` calls this for its
+    entry in store/derived.py)."""
     from autofill.fileio import atomic_write_bytes
 
     path = _path(settings, collection)

@@ -5,7 +5,7 @@ has those columns.
 
 Each entry carries its checks: the answer is checked against its cited pages in today's evidence
 (library/checking.py, `checker`), and a reviewer's confirmation of failed checks comes from the
-workbook's Review log (the approval's note, checks/reviewed.approval_overrides) or, for a workbook
+workbook's Review log (the approval's Confirmed column, review_app/review_log.approval_overrides) or, for a workbook
 reviewed in Excel, from the row's Reviewer comment cell: a line "Approved over failed checks: ..." that
 names them (`EXCEL_OVERRIDE`; `override_hint` says what to write where). The library takes an entry
 whose checks failed only when that confirmation names them (library/store.Entry.refused)."""
@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from autofill.checks.reviewed import approval_overrides, covers, failed_reasons, overridden, override_note
+from autofill.checks.reviewed import covers, failed_reasons, overridden, override_note
 from autofill.library.changes import cited_files
 from autofill.library.store import Entry
 from autofill.records import DocumentRecord, QuestionRow
@@ -75,17 +75,6 @@ def override_hint(entry: Entry) -> str:
             f"there), save the workbook and add it again: {line}")
 
 
-def review_log(wb) -> list[dict[str, object]]:
-    """The lines of a workbook's Review log sheet (review_app/apply.py) as dicts by column name."""
-    from autofill.workbook.model import REVIEW_LOG_SHEET
-
-    if REVIEW_LOG_SHEET not in wb.sheetnames:
-        return []
-    rows = wb[REVIEW_LOG_SHEET].iter_rows(values_only=True)
-    header = next(rows, ())
-    return [dict(zip(header, r)) for r in rows if any(v is not None for v in r)]
-
-
 def approved_entries(settings: Settings, path: Path, documents: dict[str, DocumentRecord] | None = None,
                      layout=None, rows: list[QuestionRow] | None = None, checker=None) -> list[Entry]:
     """Library entries for the approved rows of the workbook at `path` (layout and rows as read by
@@ -108,7 +97,10 @@ def approved_entries(settings: Settings, path: Path, documents: dict[str, Docume
     wb = load_workbook_safely(path, data_only=True)
     sheets = {s.name: s for s in layout.sheets}
     date = approval_date(path)
-    overrides = approval_overrides(review_log(wb))
+    from autofill.review_app.review_log import approval_overrides, lines_of
+
+    overrides = {key: override_note(list(confirmed)) if confirmed else ""
+                 for key, confirmed in approval_overrides(lines_of(wb)).items()}
     out = []
     for q in approved:
         sheet = sheets.get(q.sheet)

@@ -124,9 +124,10 @@ class AddResult:
 
 
 def library_path(settings: Settings, company: str) -> Path:
+    from autofill.store import derived
     from autofill.store.chroma_client import collection_name
 
-    return settings.vectordb_dir / "library" / f"{collection_name(company)}.sqlite3"
+    return derived.library(settings.vectordb_dir, collection_name(company))
 
 
 def library_size(settings: Settings, company: str) -> int:
@@ -139,19 +140,6 @@ def library_size(settings: Settings, company: str) -> int:
             return int(conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
         except sqlite3.DatabaseError:
             return 0
-
-
-def delete_library(settings: Settings, company: str) -> tuple[int, int]:
-    """`forget`: the company's library gone, file and journal (its entries quote the reports).
-    Returns (entries, bytes) removed; (0, 0) without one."""
-    path = library_path(settings, company)
-    entries = library_size(settings, company)
-    removed = 0
-    for part in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal"))):
-        if part.is_file():
-            removed += part.stat().st_size
-            part.unlink()
-    return entries, removed
 
 
 def _blob(vector: Sequence[float] | None) -> bytes | None:

@@ -23,12 +23,13 @@ from typing import Any, Sequence
 from autofill.sqlite_cache import BlobCache
 
 CACHE_VERSION = 1  # bump when the key or the value layout changes
-FILE_NAME = "embeddings.sqlite"
 
 
 def cache_path(workspace_vectordb: Path) -> Path:
     """Where a workspace keeps its query embeddings (next to the stores, like the LLM cache)."""
-    return Path(workspace_vectordb) / ".query-cache" / FILE_NAME
+    from autofill.store import derived
+
+    return derived.query_vectors(workspace_vectordb)
 
 
 def cache_key(embedder: str, runtime: str, kind: str, text: str) -> str:

@@ -20,19 +20,19 @@ from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils.cell import column_index_from_string
 
 from autofill.fileio import atomic_write_bytes, ensure_not_open
+from autofill.review_app.review_log import COLUMNS as LOG_COLUMNS
+from autofill.review_app.review_log import DECISION_COLUMN, LogLine, confirmed_in, read_lines, undoes_in
 from autofill.review_app.sidecar import Decision, DecisionStore, sidecar_path
 from autofill.workbook.model import REVIEW_LOG_SHEET
 from autofill.workbook.safety import guard_workbook, load_workbook_safely, set_text
 
 log = logging.getLogger(__name__)
 
-LOG_COLUMNS = ["When", "Reviewer", "Sheet", "Row", "Question", "Action", "Field", "Before", "After", "Note",
-               "Decision"]
 TRUST_CELLS = ("tier", "checks")  # the row's Tier and Checks after a checked decision (review_app/checking.py)
 STATUS_CELL = "status"  # the row's Status after a decision that changed its Answer, Reasoning or Sources
 FIELD_LABELS = {"answer": "Answer", "reasoning": "Reasoning", "sources": "Sources", "review": "Review",
                 "reviewer_comment": "Reviewer comment"}
-_WIDTHS = {"A": 21, "B": 16, "C": 14, "D": 6, "E": 50, "F": 16, "G": 16, "H": 50, "I": 50, "J": 30, "K": 9}
+_WIDTHS = {"A": 21, "B": 16, "C": 14, "D": 6, "E": 50, "F": 16, "G": 16, "H": 50, "I": 50, "J": 30, "K": 9, "L": 30, "M": 8}
 
 
 def read_layout(settings, workbook: Path):
@@ -120,40 +120,36 @@ def _append_log(wb, decisions: list[Decision]) -> None:
         for letter, width in _WIDTHS.items():
             ws.column_dimensions[letter].width = width
         ws.freeze_panes = "A2"
-    id_col = len(LOG_COLUMNS)
+    for c, head in enumerate(LOG_COLUMNS, start=1):  # a log written before the typed columns: add them
+        if ws.cell(row=1, column=c).value is None:
+            cell = ws.cell(row=1, column=c, value=head)
+            cell.font, cell.fill = Font(bold=True), PatternFill("solid", fgColor="DDEBF7")
+    id_col = DECISION_COLUMN
     logged = {v for (v,) in ws.iter_rows(min_row=2, min_col=id_col, max_col=id_col, values_only=True)
               if v is not None}
     for d in decisions:
         if d.id in logged or str(d.id) in logged:
             continue  # written before a crash that came before the sidecar was told
         sheet, _, row = d.row_key.rpartition("!")
+        confirmed = confirmed_in(d.note)
+        undoes = undoes_in(d.note) if d.action == "Undo" else None
         for field, before, after in d.changes() or [("", "", "")]:
-            values = [d.at, d.reviewer, sheet, int(row), d.question, d.action, FIELD_LABELS.get(field, field),
-                      before, after, d.note]
+            line = LogLine(d.at, d.reviewer, sheet, int(row), d.question, d.action, FIELD_LABELS.get(field, field),
+                           before, after, d.note, d.id, confirmed, undoes)
             r = ws.max_row + 1
-            for c, value in enumerate(values, start=1):
+            for c, value in enumerate(line.cells(), start=1):
                 cell = ws.cell(row=r, column=c)
-                if isinstance(value, int):
+                if isinstance(value, int) or value is None:
                     cell.value = value
                 else:
                     set_text(cell, value)
-                cell.alignment = Alignment(vertical="top", wrap_text=c in (5, 8, 9, 10))
-            ws.cell(row=r, column=id_col, value=d.id)
+                cell.alignment = Alignment(vertical="top", wrap_text=c in (5, 8, 9, 10, 12))
 
 
 def read_log(workbook: Path) -> list[dict[str, object]]:
-    """The Review log sheet's lines as dicts by column name (empty when there is none)."""
-    import openpyxl
-
-    wb = openpyxl.load_workbook(workbook, read_only=True, data_only=True)
-    try:
-        if REVIEW_LOG_SHEET not in wb.sheetnames:
-            return []
-        rows = wb[REVIEW_LOG_SHEET].iter_rows(values_only=True)
-        header = next(rows, ())
-        return [dict(zip(header, r)) for r in rows if any(v is not None for v in r)]
-    finally:
-        wb.close()
+    """The Review log sheet's lines as dicts by column name (empty when there is none;
+    review_log.read_lines: typed, old logs' notes read for their confirmations and undo links)."""
+    return [line.as_dict() for line in read_lines(workbook)]
 
 
 def ensure_writable(workbook: Path) -> str:
@@ -174,11 +170,9 @@ def reopen_unlogged(workbook: Path) -> list[int]:
     if not sidecar_path(workbook).is_file():
         return []
     logged = set()
-    for line in read_log(workbook):
-        try:
-            logged.add(int(line.get("Decision")))
-        except (TypeError, ValueError):
-            continue
+    for line in read_lines(workbook):
+        if line.decision is not None:
+            logged.add(line.decision)
     store = DecisionStore(workbook)
     try:
         lost = [d.id for d in store.all() if d.applied and d.id not in logged]

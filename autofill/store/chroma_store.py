@@ -23,10 +23,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-import shutil
 import threading
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from autofill.errors import InputError
 from autofill.records import Chunk, DocumentRecord, Passage, StoreInfo
@@ -35,7 +34,8 @@ from autofill.settings import Settings
 from autofill.store import chroma_client as cc
 from autofill.store.bm25_index import BM25Index
 from autofill.store.keyword import KeywordSearch
-from autofill.store.snapshot import check_embedder, drop_search_cache, drop_snapshot, write_snapshot
+from autofill.store import derived
+from autofill.store.snapshot import check_embedder, drop_snapshot, write_snapshot
 
 _locks: dict[str, Any] = {}
 _locks_guard = threading.Lock()
@@ -252,7 +252,7 @@ class CompanyStore(KeywordSearch):
 
         if self._lock is None:
             self.settings.vectordb_dir.mkdir(parents=True, exist_ok=True)
-            path = str((self.settings.vectordb_dir / f"{self.collection}.lock").resolve())
+            path = str(derived.store_lock(self.settings.vectordb_dir, self.collection).resolve())
             # One lock object per path in this process, so nested writers re-enter instead of deadlocking.
             with _locks_guard:
                 self._lock = _locks.setdefault(path, FileLock(path))
@@ -440,57 +440,32 @@ def list_stores(settings: Settings) -> list[StoreInfo]:
     return sorted(out, key=lambda s: (s.company.lower(), s.company))
 
 
-def forget(settings: Settings, company: str, doc: str | None = None) -> str:
-    """Delete one document from a company's store, or the whole store (`forget_from`, with what the store
-    keeps beside it of the reports' content indexes). Returns what was done."""
-    store = _open(settings, company)
-    if store is None:
-        raise _missing(settings, company)
-    return forget_from(store, doc)[0]
-
-
-def forget_from(store: CompanyStore, doc: str | None = None,
-                also: Callable[[CompanyStore], None] | None = None) -> tuple[str, Any]:
-    """Delete one document from the store, or the whole store, with nothing of it left in the files:
-    the store's search cache goes, and in embedded mode the database is rebuilt and orphaned segment
-    folders removed (store/reclaim.py), all under the store's lock; `also(store)` runs under that lock
-    too, before the rebuild (autofill/forget.py removes the company's other files there). Returns what
-    was done and what the rebuild freed (store/reclaim.Reclaimed; None for a Chroma server)."""
-    from autofill.ingest.content_index import forget as forget_content_index
-    from autofill.store.multilingual import forget as forget_multilingual
-    from autofill.store import reclaim
-
-    settings = store.settings
+def check_document(store: CompanyStore, doc: str | None) -> None:
+    """`doc` must be one of the store's documents (None: the whole store)."""
     docs = store.documents()
     if doc is not None and doc not in docs:
         known = ", ".join(docs) or "none"
         raise InputError(f"no document {doc!r} in the evidence store for {store.company!r} (documents: {known})")
-    embedded = not settings.store.chroma_url
-    reclaimed = None
-    with store.writing("forget", wait_s=0):  # refused at once while a run, ask or re-answer reads it
-        if doc is not None:
-            store.delete_document(doc)
-            store.rebuild_bm25()
-            forget_content_index(settings, store.collection, doc)
-            forget_multilingual(settings, store.collection)  # holds vectors of the document's chunks
-            deleted: list[str] = []
-            message = f"Forgot {doc} ({docs[doc].chunks} chunks) from the evidence store for {store.company}."
-        else:
-            names = [store.collection, store.collection + cc.DOCS_SUFFIX]
-            deleted = reclaim.collection_ids(settings.vectordb_dir, names) if embedded else []
-            client = cc.make_client(settings)
-            for name in names:
-                client.delete_collection(name)
-            shutil.rmtree(store.bm25_dir, ignore_errors=True)
-            shutil.rmtree(store.bm25_tokens.folder, ignore_errors=True)
-            forget_content_index(settings, store.collection)
-            forget_multilingual(settings, store.collection)
-            plural = "" if len(docs) == 1 else "s"
-            message = f"Forgot the evidence store for {store.company} ({len(docs)} document{plural})."
-        drop_search_cache(settings, store.collection)  # results of older generations hold passage text
-        if also is not None:
-            also(store)
-        if embedded:
-            reclaimed = reclaim.reclaim(settings.vectordb_dir, deleted)
-    # The lock file stays: deleting it under a waiting process would let two writers in.
-    return message, reclaimed
+
+
+def delete_from(store: CompanyStore, doc: str | None = None) -> tuple[str, list[str]]:
+    """Delete one document's chunks from the store (its keyword index rebuilt from the rest), or the
+    store's collections. The caller holds `store.writing("forget", wait_s=0)` and removes the files the
+    store derives (store/derived.py), then reclaims the database (store/reclaim.py). Returns what was
+    done and the ids of the collections deleted (for the reclaim)."""
+    from autofill.store import reclaim
+
+    settings = store.settings
+    check_document(store, doc)
+    docs = store.documents()
+    if doc is not None:
+        store.delete_document(doc)
+        store.rebuild_bm25()
+        return f"Forgot {doc} ({docs[doc].chunks} chunks) from the evidence store for {store.company}.", []
+    names = [store.collection, store.collection + cc.DOCS_SUFFIX]
+    deleted = reclaim.collection_ids(settings.vectordb_dir, names) if not settings.store.chroma_url else []
+    client = cc.make_client(settings)
+    for name in names:
+        client.delete_collection(name)
+    plural = "" if len(docs) == 1 else "s"
+    return f"Forgot the evidence store for {store.company} ({len(docs)} document{plural}).", deleted

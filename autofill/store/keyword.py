@@ -14,6 +14,7 @@ from typing import Any, Iterator, Sequence
 
 from autofill.language import ENGLISH
 from autofill.records import Chunk, DocumentRecord, Passage
+from autofill.store import derived
 from autofill.store.bm25_index import BM25Index, TokenCache, bm25_text, build_from_cache, tokenize
 
 
@@ -40,7 +41,7 @@ class KeywordSearch:
 
     @property
     def bm25_dir(self) -> Path:
-        return self.settings.vectordb_dir / "bm25" / self.collection
+        return derived.keyword_index(self.settings.vectordb_dir, self.collection)
 
     def _signature(self) -> str:
         docs = sorted((r.file_name, r.sha256) for r in self.documents().values())
@@ -63,7 +64,7 @@ class KeywordSearch:
     @property
     def bm25_tokens(self) -> TokenCache:
         """Token lists per stored document version, so a rebuild never re-tokenises an unchanged one."""
-        return TokenCache(self.settings.vectordb_dir / "bm25" / f"{self.collection}.tokens")
+        return TokenCache(derived.token_lists(self.settings.vectordb_dir, self.collection))
 
     def _keep_tokens(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
         tokens = tokenize([bm25_text(c.section, c.text, c.context) for c in chunks], record.language)

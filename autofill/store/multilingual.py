@@ -13,7 +13,7 @@ The index is built the first time such a row meets the store, not at ingest (an 
 did; the first German questionnaire pays once: about 0.03 CPU-s a chunk), and kept in
 `vectordb/.multilingual/<collection>.npz` with each chunk's id and the hash of its embedded text; every
 later use embeds only chunks added or changed since and drops those gone, under a file lock, written
-atomically. `forget` removes the file (store/chroma_store.forget_from)."""
+atomically. `forget` removes the file (its entry in store/derived.py)."""
 
 from __future__ import annotations
 
@@ -30,18 +30,14 @@ from autofill.records import Passage
 log = logging.getLogger(__name__)
 
 MODEL = "multilingual-e5-small"
-FOLDER = ".multilingual"
 NOTE = (f"questions and passages in different languages are searched with the store's multilingual index "
         f"({MODEL}, built on first use)")
 
 
 def index_path(settings: Any, collection: str) -> Path:
-    return settings.vectordb_dir / FOLDER / f"{collection}.npz"
+    from autofill.store import derived
 
-
-def forget(settings: Any, collection: str) -> None:
-    """Remove the store's multilingual index (it holds vectors of every chunk; rebuilt when next needed)."""
-    index_path(settings, collection).unlink(missing_ok=True)
+    return derived.multilingual_index(settings.vectordb_dir, collection)
 
 
 def crosses(embedder: str, languages: Iterable[str]) -> bool:

@@ -19,7 +19,6 @@ write that lands during a run never files new results under an old generation.""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import json
@@ -36,6 +35,7 @@ from autofill.records import DocumentRecord, Passage
 from autofill.settings import Settings
 from autofill.sqlite_cache import BlobCache
 from autofill.store import chroma_client as cc
+from autofill.store import derived
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ class Snapshot:
 
 
 def snapshot_path(settings: Settings, collection: str) -> Path:
-    return settings.vectordb_dir / f"{collection}.snapshot.json"
+    return derived.snapshot(settings.vectordb_dir, collection)
 
 
 def _usable(settings: Settings) -> bool:
@@ -139,19 +139,7 @@ def _current_generation(settings: Settings, collection: str) -> str:
 
 
 def search_cache_path(settings: Settings, collection: str) -> Path:
-    return settings.vectordb_dir / ".query-cache" / f"searches-{collection}.sqlite"
-
-
-def drop_search_cache(settings: Settings, collection: str) -> int:
-    """Called by `forget` holding the store's lock: the store's search results of every generation (they
-    hold passage text, and SQLite keeps deleted rows in free pages) gone with the file. Bytes removed."""
-    path = search_cache_path(settings, collection)
-    removed = 0
-    for part in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-        with contextlib.suppress(OSError):
-            removed += part.stat().st_size
-            part.unlink()
-    return removed
+    return derived.search_cache(settings.vectordb_dir, collection)
 
 
 class SearchCache:
