@@ -30,17 +30,18 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from autofill.forms.model import Datapoint, Form
+from autofill.workbook.evidence import FORM_EVIDENCE_COLUMNS as EVIDENCE_COLUMNS  # defined there once
+from autofill.workbook.evidence import FORM_REVIEW_COLUMN as REVIEW_COLUMN
 
 RECORD_SHEET = "autofill form record"
 RECORD_COLUMNS = ["Named range", "Cells", "Hash", "Status"]
-REVIEW_COLUMN = "Review"
+
 APPROVED = "approved"  # the Review cell's word (any case) that approves a row's Value
 
-# The Evidence sheet of a form: one row per datapoint and passage (its Rank), one per candidate value of
-# a draft (Rank "candidate"), one for a datapoint with neither. Status is forms.answer.Decision's value;
-# Review is the reviewer's ("Approved" writes that row's Value on the next run).
-EVIDENCE_COLUMNS = ["Named range", "Cell", "Label", "Section", "Status", REVIEW_COLUMN, "Value", "Unit", "Checks",
-                    "Rank", "File", "Page", "Cited", "Score", "Text", "Year"]
+# The Evidence sheet of a form (its columns: workbook/evidence.FORM_EVIDENCE_COLUMNS): one row per
+# datapoint and passage (its Rank), one per candidate value of a draft (Rank "candidate"), one for a
+# datapoint with neither. Status is forms.answer.Decision's value; Review is the reviewer's ("Approved"
+# writes that row's Value on the next run).
 
 
 @dataclass(frozen=True)

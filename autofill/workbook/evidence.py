@@ -257,9 +257,11 @@ def write_run_info_sheet(wb, run_info: dict, source: Path, out_path: Path) -> No
 
 # A form's Evidence sheet: one row per datapoint and passage (its Rank), one per candidate value of a
 # draft ("candidate"), and one for a datapoint with neither; Status is forms.answer.Decision's.
-# The columns are forms/carry.EVIDENCE_COLUMNS (one place, read by the review page too); Review is the
-# reviewer's: "Approved" on a row writes its Value on the next run.
-from autofill.forms.carry import EVIDENCE_COLUMNS as FORM_EVIDENCE_COLUMNS  # noqa: E402,F401 (re-exported)
+# The columns are defined here once (forms/carry.py reads them as EVIDENCE_COLUMNS, the review page too);
+# Review is the reviewer's: "Approved" on a row writes its Value on the next run.
+FORM_REVIEW_COLUMN = "Review"
+FORM_EVIDENCE_COLUMNS = ["Named range", "Cell", "Label", "Section", "Status", FORM_REVIEW_COLUMN, "Value", "Unit",
+                         "Checks", "Rank", "File", "Page", "Cited", "Score", "Text", "Year"]
 
 _FORM_WIDTHS = {"Named range": 40, "Cell": 22, "Label": 50, "Section": 10, "Status": 18, "Review": 12, "Value": 18,
                 "Unit": 10,
