@@ -101,7 +101,7 @@ def checkpoints(settings: Settings, company: str) -> list[Path]:
 
 
 def shared_caches(settings: Settings) -> list[tuple[str, list[Path]]]:
-    from autofill.answer.translation import cache_path as translations
+    from autofill.search.translation import cache_path as translations
     from autofill.providers.query_cache import cache_path
 
     return [("the model response cache (all companies)", [settings.cache_dir]),

@@ -10,7 +10,7 @@ import statistics
 from dataclasses import replace
 from typing import Callable, Protocol, Sequence
 
-from autofill.answer.query import lexical_query, term_names
+from autofill.search.query import lexical_query, term_names
 from autofill.choices import RETRIEVAL_MODES, RetrievalMode
 from autofill.language import ENGLISH
 from autofill.records import Passage, QuestionRow
@@ -38,7 +38,7 @@ def build_query(row: QuestionRow) -> str:
 
 
 def translated_row(row: QuestionRow, translation: str) -> QuestionRow:
-    """The row as its English words (answer/translation.py) for keyword search: English instruction words
+    """The row as its English words (search/translation.py) for keyword search: English instruction words
     dropped and English synonyms added, as an English row's are."""
     return replace(row, question=translation, form_of_answer="", explanation="", language=ENGLISH)
 
@@ -116,7 +116,7 @@ def dense_list(query: Callable[[Sequence[float], int], list[Passage]], embedding
 
 
 def _dense(store: SearchableStore, embedder: QueryEmbedder, text: str, n: int) -> list[Passage]:
-    search_text = getattr(store, "search_text", None)  # a questionnaire's centred search (answer/centring.py)
+    search_text = getattr(store, "search_text", None)  # a questionnaire's centred search (search/centring.py)
     if search_text is not None:
         return search_text(text, embedder, n)
     return dense_list(store.query, embedder.embed_query(text), n)
@@ -158,7 +158,7 @@ def keyword_search(store: SearchableStore, text: str, n: int, language: str = ""
 
 def _extra_lists(store: SearchableStore, embedder: QueryEmbedder, queries: Sequence[str], depth: int,
                  lexical: bool, language: str = "") -> list[list[Passage]]:
-    """Multi-query retrieval (answer/multiquery.py): each extra query's dense list, and its BM25 list
+    """Multi-query retrieval (search/multiquery.py): each extra query's dense list, and its BM25 list
     in the hybrid modes, to be fused with the question's own."""
     lists: list[list[Passage]] = []
     for q in (q for q in queries if q.strip()):
@@ -174,15 +174,15 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
     """The top `n` (default `retrieval.candidates`) passages for `row`, best first, rank 1-based.
 
     Each query of `query_rows` (the row, the question alone, or both) is searched by the mode's searches:
-    dense: its text embedded; hybrid: that plus BM25 of its keyword query (answer/query.py: instructions
+    dense: its text embedded; hybrid: that plus BM25 of its keyword query (search/query.py: instructions
     dropped, synonyms added, per `retrieval.lexical_query` / `synonyms`); hyde: the HyDE passage embedded
     in place of the first query's text; hyde+hybrid: HyDE dense plus BM25. All lists are fused by weighted
     RRF (`rrf_k`; dense lists weigh 1, BM25 lists `keyword_weight`), at most `page_chunks` passages per
-    page. `extra_queries` (multi-query retrieval, answer/multiquery.py): each is searched too (dense, plus
+    page. `extra_queries` (multi-query retrieval, search/multiquery.py): each is searched too (dense, plus
     BM25 in the hybrid modes, weighted alike) and its lists join the fusion. `translation` (a row across
-    languages in its documents' words: answer/translation.py) is searched last, dense and, in the hybrid
+    languages in its documents' words: search/translation.py) is searched last, dense and, in the hybrid
     modes, by BM25 as an English row (`translated_row`, with the English names of the row's own terms:
-    answer/terms.py), weighted as the BM25 lists of all its query parts together; those names (with
+    search/terms.py), weighted as the BM25 lists of all its query parts together; those names (with
     `retrieval.synonyms`) are also searched densely on their own. The row's own words are then not
     searched by BM25, since English documents hold none of them (its names and figures the translation
     keeps). Each list feeding a fusion is twice as deep as the result so that a passage ranked moderately
