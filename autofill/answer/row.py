@@ -17,6 +17,7 @@ from autofill.search.multiquery import search_queries
 from autofill.answer.pages import PageLocator
 from autofill.answer.rerank import Call, PassageReranker, order_context, rerank
 from autofill.search.retrieval import retrieve
+from autofill.search.searches import Index
 from autofill.search.second_stage import second_stage
 from autofill.choices import RetrievalMode, SecondStageChoice
 from autofill.errors import InputError
@@ -160,8 +161,9 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage], rep
         queries = search_queries(s, _stage_call(ctx, "multiquery", usage, replies), ctx.company, row)
     with ctx.search_lock:
         store, embedder = ctx.searched_with(row)
+        index = Index.STORE if store is ctx.store else Index.CENTRED if ctx.centre else Index.MULTILINGUAL
         candidates = retrieve(s, store, embedder, row, ctx.mode, hyde_passage=hyde_text, extra_queries=queries,
-                              translation=ctx.translation(row))
+                              translation=ctx.translation(row), index=index)
         candidates = with_index_pages(s, ctx.store, row, candidates)
         candidates = second_stage(s, ctx.second_stage or second_stage_of(s), ctx.store, row, candidates,
                                   ctx.document_languages)
