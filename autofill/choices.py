@@ -4,7 +4,7 @@ their feature flags, rerankers, and model providers. Settings validation, the CL
 that do the work read the flags (`mode.uses_hyde`), never the names.
 
 Adding one is one module plus one row:
-  - a retrieval mode: a row in RETRIEVAL_MODES (its flags; answer/retrieval.py reads them);
+  - a retrieval mode: a row in RETRIEVAL_MODES (its flags; search/retrieval.py reads them);
   - a reranker: a module with `build(settings, choice, chat, provider_client) -> reranker` (answer/rerank.py
     documents the interface: `rank(row, passages, k, call) -> passages`) and a row in RERANKERS;
   - a provider: a module with its chat and embedder classes (the only import of its SDK) and a row in
@@ -104,7 +104,7 @@ AUTO_RERANKER = {True: "llm", False: NONE}
 
 
 class SecondStageChoice(_Row):
-    """A second stage over the first stage's candidates (answer/second_stage.py): the signals whose orders
+    """A second stage over the first stage's candidates (search/second_stage.py): the signals whose orders
     are fused by RRF ("first": the first stage's own order; "colbert", "pages", "cross-encoder": that
     module's SIGNALS). No signal: the first stage's order stands."""
 

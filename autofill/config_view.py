@@ -140,6 +140,28 @@ def resolved_choices(settings: Settings) -> list[tuple[str, str, str]]:
     else:
         out.append(("price", "nothing to pay", "no model: rows are evidence-only drafts"))
     out.append(run_identity_row(settings, plan))
+    out += search_rows(settings, plan)
+    return out
+
+
+SEARCHES_WHY = {"searches": "a row in its reports' language, fused in this order (retrieval.mode, query_parts, "
+                            "keyword_weight, multi_query)",
+                "searches across languages": "a row searched with the multilingual index (retrieval."
+                                             "multilingual_index, translate_queries, centre_queries; terms: a row "
+                                             "naming known terms)"}
+
+
+def search_rows(settings: Settings, plan: Any) -> list[tuple[str, str, str]]:
+    """One row a search of the first stage (search/searches.py, run_identity.DeclaredRun.searches):
+    "search 1" ... for a row in its reports' language, "search 1 across languages" ... with the
+    multilingual index; the first of each list says which rows it is for."""
+    from autofill.run_identity import declare
+
+    out = []
+    for name, searches in declare(settings, plan).searches():
+        suffix = "" if name == "searches" else " across languages"
+        out += [(f"search {i}{suffix}", s.line(), SEARCHES_WHY[name] if i == 1 else "")
+                for i, s in enumerate(searches, start=1)]
     return out
 
 

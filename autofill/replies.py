@@ -1,7 +1,7 @@
 """Reading model replies, at the bottom of the package: the code fences, chatty preambles, label lines,
 surrounding quotes and loose JSON that every model step's parser meets (HyDE, multi-query, contextualize,
-rerank, answer verification, the eval judge). Pure functions; each step's own parser (answer/hyde.py
-`parse_hyde`, answer/multiquery.py `parse_queries`, ingest/contextualize.py `parse_context`,
+rerank, answer verification, the eval judge). Pure functions; each step's own parser (search/hyde.py
+`parse_hyde`, search/multiquery.py `parse_queries`, ingest/contextualize.py `parse_context`,
 answer/rerank.py `parse_ranking`, checks/verdict.py, evaluate/judge.py) keeps only what is its own."""
 
 from __future__ import annotations

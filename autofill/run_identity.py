@@ -154,6 +154,24 @@ class DeclaredRun:
         return {"version": PIPELINE_VERSION, "plan": plan, "settings": dict(self.settings),
                 "urls": dict(self.secret_urls), "templates": dict(self.templates), "versions": dict(self.versions)}
 
+    def searches(self) -> list[tuple[str, list[Any]]]:
+        """The first stage's searches of a row (search/searches.py `Search`), in the order they are fused: a row
+        in its reports' language ("searches"), and with the multilingual index a row across languages."""
+        from autofill.search.multiquery import QUERIES
+        from autofill.search.searches import Index, declared_searches
+
+        plan, r = self.plan, dict(self.settings)
+        common = dict(mode=plan.mode, query_parts=r["retrieval.query_parts"],
+                      keyword_weight=r["retrieval.keyword_weight"], synonyms=r["retrieval.synonyms"],
+                      hyde=plan.mode.uses_hyde and plan.has_model,
+                      extra_queries=QUERIES if plan.multi_query and plan.has_model else 0)
+        out = [("searches", declared_searches(**common))]
+        if plan.multilingual_index:
+            index = Index.CENTRED if plan.query_centring else Index.MULTILINGUAL
+            out.append(("searches across languages",
+                        declared_searches(**common, index=index, translated=plan.query_translation)))
+        return out
+
     def key(self, documents: Mapping[str, Any] | None = None, questionnaire_sha: str = "") -> str:
         """The run's key: this declaration, the store's documents (name, bytes, chunking) and, for batch,
         the questionnaire's bytes (a run's checkpoint is named by them already)."""
@@ -169,6 +187,7 @@ class DeclaredRun:
         """The Run info rows that record the plan, in the sheet's order, and `run settings` (the JSON
         `recorded_settings` reads back)."""
         from autofill.redact import safe_url
+        from autofill.search.searches import lines
 
         plan, r = self.plan, dict(self.settings)
         depth = r["retrieval.second_stage_depth"]
@@ -203,6 +222,7 @@ class DeclaredRun:
             "context order": r["retrieval.context_order"],
             "rerank window / step": f"{r['retrieval.rerank_window']} / {r['retrieval.rerank_step']}",
             "max passages per page": r["retrieval.max_per_page"] or ("no limit" if plan.reranker.reorders else 1),
+            **{name: "\n".join(lines(found)) for name, found in self.searches()},
             SETTINGS_ROW: self.settings_json(),
             "index versions": "; ".join(f"{k} {v}" for k, v in self.versions),
         }

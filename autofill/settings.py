@@ -134,7 +134,7 @@ class RetrievalSettings:
     # but lost hit and recall on financebench-dev (benchmarks/retrieval_configs/5-keyword-weight-2.toml).
     keyword_weight: float = 1.0
     # "fixed": the weights above for every question; "adaptive": each list's weight times how far its best
-    # passage stands out from the rest of its list (answer/retrieval.py `confidence`), per question.
+    # passage stands out from the rest of its list (search/retrieval.py `confidence`), per question.
     fusion_weights: str = "fixed"
     # What every search looks for: "row" (question, form of answer, explanation), "question" alone, or
     # "both": each search runs for the row and for the question alone, and all lists are fused. "both"
@@ -157,15 +157,15 @@ class RetrievalSettings:
     # and a short explanation") and keeps the content words; "full" searches the row's text as it is.
     lexical_query: str = "clean"
     # Add the report-side wording of financial and GHG terms to the BM25 query ("capital expenditure"
-    # -> "purchases of property, plant and equipment"; answer/query.py SYNONYMS).
+    # -> "purchases of property, plant and equipment"; search/query.py SYNONYMS).
     synonyms: bool = True
     # Passages of one page among the candidates (its best first): 1 gives the reranker, and the offline
     # top k, as many different pages as candidates. 0: no limit.
     page_chunks: int = 1
-    # Multi-query retrieval (`run --multi-query`, answer/multiquery.py): with a model, the question is
+    # Multi-query retrieval (`run --multi-query`, search/multiquery.py): with a model, the question is
     # rewritten into 2-3 search queries, each searched and fused by RRF with the question's own lists.
     multi_query: bool = False
-    # The report's own map (answer/index_pages.py): the pages a report's content index (GRI, ESRS, TCFD)
+    # The report's own map (search/index_pages.py): the pages a report's content index (GRI, ESRS, TCFD)
     # names for a row's framework datapoints join the row's candidates before rerank.
     content_index: bool = True
     # Rows in a language the store's embedder was not trained for (a German questionnaire against a store
@@ -174,20 +174,20 @@ class RetrievalSettings:
     # on first use); English against English is searched as before.
     multilingual_index: bool = True
     # Rows searched with the multilingual index against English documents are searched in English words
-    # too: their words translated by a bilingual dictionary (answer/translation.py; FreeDict's, as the
+    # too: their words translated by a bilingual dictionary (search/translation.py; FreeDict's, as the
     # Debian packages dict-freedict-deu-eng and the like install them in `dictionaries`). No dictionary
     # for the row's language: searched as before, and the run says which package to install.
     translate_queries: bool = True
     dictionaries: str = "/usr/share/dictd"
-    # Apertium's data folder (autofill/apertium.py: Debian's apertium and its pairs, scripts/
+    # Apertium's data folder (autofill/search/apertium.py: Debian's apertium and its pairs, scripts/
     # install_dictionaries.sh): where it has a route into English, a row is machine-translated whole
     # instead; "" never uses it.
     apertium: str = "/usr/share/apertium"
-    # Such rows are searched relative to their questionnaire too (answer/centring.py): each search text and
+    # Such rows are searched relative to their questionnaire too (search/centring.py): each search text and
     # the index's passages minus their means, that list fused with the plain one. A questionnaire of
     # fewer than five such rows (`ask`'s one question) is searched plainly.
     centre_queries: bool = True
-    # The second stage (answer/second_stage.py): the candidates reordered offline before the LLM reranker's
+    # The second stage (search/second_stage.py): the candidates reordered offline before the LLM reranker's
     # window or the evidence-only draft's top k, passages holding a table left in their places. Choices: the
     # table autofill/choices.py SECOND_STAGES. Off by default since issue 44: its cost did not pay for its
     # gain. "colbert-question+cross-encoder" (the default of issue 35) lifts pooled MRR on the development

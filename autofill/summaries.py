@@ -99,14 +99,14 @@ def documents_languages(store: Any, company: str, questionnaire: str,
     """`inspect --company`: each document's language, and what a run does across languages
     (store/multilingual.language_lines: the multilingual index when `multilingual`, the plan's, serves them;
     else a warning when the store's embedder was not trained for the questionnaire's or a document's), with
-    the query translation's line (answer/translation.py) when the plan translates from `dictionaries`."""
+    the query translation's line (search/translation.py) when the plan translates from `dictionaries`."""
     from autofill.store.multilingual import language_lines
 
     docs = sorted(store.documents().values(), key=lambda d: d.file_name)
     note, warning = language_lines(multilingual, store.embedder_name, company, questionnaire,
                                    [d.language for d in docs if d.language])
     if note and dictionaries:
-        from autofill.answer.translation import target_language, translation_note
+        from autofill.search.translation import target_language, translation_note
 
         translation = translation_note(dictionaries, questionnaire, target_language([d.language for d in docs]),
                                        apertium)

@@ -2,7 +2,7 @@
 
 A row whose language differs from the documents' is searched with the store's multilingual index
 (store/multilingual.py): its dense leg reads across languages, but its BM25 leg searches German words in
-English text. Here each content word of the row's keyword query (answer/query.lexical_query; the row's
+English text. Here each content word of the row's keyword query (search/query.lexical_query; the row's
 language's stop words dropped) is mapped to its nearest word(s) in the store's own vocabulary (the letters-
 only words of 3+ characters of its chunk texts, occurring at least --min-count times) by the cosine of their
 multilingual-e5-small vectors ("query: " mark on both sides), no word lists. The mapped words then
@@ -132,8 +132,8 @@ def documents_language(store) -> str:
 
 def patch(variant: str, mapper: Mapper) -> None:
     """Route rows searched with the multilingual index through the variant's keyword lists."""
-    from autofill.answer import retrieval as R
-    from autofill.answer.query import lexical_query
+    from autofill.search import retrieval as R
+    from autofill.search.query import lexical_query
     from autofill.store.multilingual import MultilingualIndex
 
     product = R.retrieve

@@ -130,10 +130,10 @@ def score_retrieval(settings, folder: Path, store, embedder, ranker, route=None,
     picks them (the multilingual index across languages); None: `store` and `embedder` for every row.
     `documents`: the store's documents' languages (the second stage keeps its order across languages).
     `translation(row)`: the row in its documents' words, as a run's RowContext.translation gives it."""
-    from autofill.answer.index_pages import with_index_pages
+    from autofill.search.index_pages import with_index_pages
     from autofill.answer.rerank import rerank
-    from autofill.answer.retrieval import retrieve
-    from autofill.answer.second_stage import second_stage
+    from autofill.search.retrieval import retrieve
+    from autofill.search.second_stage import second_stage
     from autofill.evaluate.metrics import RetrievedPassage, page_metrics
     from autofill.plan import resolve_plan, second_stage_of
 

@@ -109,7 +109,7 @@ def main() -> int:
 
 def diagnose(settings, gold) -> None:
     """Retrieval variants straight from the store (no workbook), to locate gains and losses."""
-    from autofill.answer.retrieval import build_query, fuse
+    from autofill.search.retrieval import build_query, fuse
     from autofill.evaluate.metrics import RetrievedPassage
     from autofill.providers.factory import make_embedder
     from autofill.records import QuestionRow

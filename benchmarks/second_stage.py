@@ -1,4 +1,4 @@
-"""Second stages (answer/second_stage.py) on every development set at once: the first stage's 30 candidates
+"""Second stages (search/second_stage.py) on every development set at once: the first stage's 30 candidates
 of each question are scored once by every signal (cached, so a new combination costs nothing), then each
 combination orders them as the product would (RRF of the signals' orders, `retrieval.rrf_k`) and is scored
 like `retrieval_dev.py --fast` (page hit@6, recall@6, MRR, recall@30, and recall@10/15/20: what an LLM
@@ -65,8 +65,8 @@ EXTRA = {
 def candidates_and_signals(settings, folder: Path, company: str, signals: list[str], cache: dict) -> list[dict]:
     """Per question with gold pages: its candidates (as dicts), every signal's scores and CPU seconds; none
     when the workspace has no store for `company` (a set ingested into several workspaces)."""
-    from autofill.answer.retrieval import retrieve
-    from autofill.answer.second_stage import SIGNALS
+    from autofill.search.retrieval import retrieve
+    from autofill.search.second_stage import SIGNALS
     from autofill.plan import resolve_plan
     from autofill.providers.factory import make_embedder
     from autofill.providers.query_cache import with_query_cache
@@ -100,8 +100,8 @@ def candidates_and_signals(settings, folder: Path, company: str, signals: list[s
 
 
 def score(questions: list[dict], signals: tuple, k: int, depth: int = 0) -> list[dict]:
-    from autofill.answer.second_stage import FIRST, keep_table_places, order_by
-    from autofill.answer.retrieval import rrf
+    from autofill.search.second_stage import FIRST, keep_table_places, order_by
+    from autofill.search.retrieval import rrf
     from autofill.evaluate.gold import GoldPage
     from autofill.evaluate.metrics import RetrievedPassage, page_metrics
 

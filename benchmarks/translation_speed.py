@@ -1,4 +1,4 @@
-"""What translating a questionnaire's rows into English costs (answer/translation.py): per row, the first
+"""What translating a questionnaire's rows into English costs (search/translation.py): per row, the first
 time (a run keeps each translation), for every hand-translated development questionnaire here
 (benchmarks/devsets/<set>_<lang>), by the way a run translates them: Apertium where it has routes into
 English (French through Spanish and through Catalan, side by side), else the FreeDict dictionary (its
@@ -32,9 +32,9 @@ def main() -> int:
     ap.add_argument("--sets", default="", help="comma-separated set folders (default: every translated one)")
     args = ap.parse_args()
 
-    from autofill.answer.retrieval import build_query
-    from autofill.answer.translation import QueryTranslator, cache_path
-    from autofill.apertium import describe, translate
+    from autofill.search.retrieval import build_query
+    from autofill.search.translation import QueryTranslator, cache_path
+    from autofill.search.apertium import describe, translate
     from autofill.providers.local import LocalEmbedder
     from autofill.settings import load_settings
     from autofill.sqlite_cache import BlobCache

@@ -1,4 +1,4 @@
-"""The report's own map among a row's candidates (autofill/answer/index_pages.py) and its removal by
+"""The report's own map among a row's candidates (autofill/search/index_pages.py) and its removal by
 `autofill forget` (ingest/content_index.drop_document): a real PDF whose GRI index names the page of the Scope 1
 figure, ingested into a real Chroma store; the page joins the candidates of a Scope 1 row that the
 searches alone leave out, the pool keeps its size, and nothing changes with the setting off, for a row
@@ -12,8 +12,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from autofill.answer.index_pages import with_index_pages
-from autofill.answer.retrieval import retrieve
+from autofill.search.index_pages import with_index_pages
+from autofill.search.retrieval import retrieve
 from autofill.frameworks.coverage import tag_rows
 from autofill.ingest.content_index import drop_document, load
 from autofill.ingest.pipeline import ingest_paths

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from autofill.answer.generate import UNPARSED, parse_answer
-from autofill.answer.hyde import parse_hyde
+from autofill.search.hyde import parse_hyde
 from autofill.records import Citation, Passage
 
 

@@ -1,4 +1,4 @@
-"""answer/centring.py: a questionnaire's search texts and the multilingual index's passages centred on
+"""search/centring.py: a questionnaire's search texts and the multilingual index's passages centred on
 their means, the centred list fused with the plain one; too few rows, or a text not of the
 questionnaire, searched plainly. Vectors are made by hand so that what each search finds is known."""
 
@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from autofill.answer.centring import MIN_ROWS, CentredSearch, Centre, centre_of, language_kinds
-from autofill.answer.retrieval import retrieve
+from autofill.search.centring import MIN_ROWS, CentredSearch, Centre, centre_of, language_kinds
+from autofill.search.retrieval import retrieve
 from autofill.providers.local import LocalEmbedder
 from autofill.records import Passage, QuestionRow
 from autofill.store.multilingual import MultilingualIndex
@@ -116,7 +116,7 @@ def test_a_text_the_centre_does_not_know_is_searched_plainly(index):
 
 
 def test_retrieve_searches_through_the_centre(index):
-    """answer/retrieval's dense search goes through the centre when the store has one: the row finds its
+    """search/retrieval's dense search goes through the centre when the store has one: the row finds its
     page in the first places, which plain dense search gives to the distractor."""
     from autofill.settings import load_settings
 

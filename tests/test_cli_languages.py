@@ -216,15 +216,15 @@ def test_german_questions_are_searched_in_english_words_with_a_dictionary_and_to
 
 
 def test_a_questionnaire_across_languages_is_centred_on_all_its_rows_and_a_few_rows_are_not(workspace, tmp_path):
-    """answer/centring.py through answer/opening.OpenedRun.centre_on, on the stores the CLI built: German
+    """search/centring.py through answer/opening.OpenedRun.centre_on, on the stores the CLI built: German
     rows against the English-only store are centred on the mean of all five rows' texts (a row answered
     alone, as a re-answer does, is searched with the same centre); four rows are too few; English rows
     against English documents never meet the multilingual index; the setting turns it off."""
     import numpy as np
 
-    from autofill.answer.centring import MIN_ROWS, CentredSearch
+    from autofill.search.centring import MIN_ROWS, CentredSearch
     from autofill.answer.opening import open_run
-    from autofill.answer.retrieval import build_query
+    from autofill.search.retrieval import build_query
     from autofill.settings import load_settings
     from autofill.workbook.layout import read_questions
 
@@ -264,7 +264,7 @@ def test_a_run_centres_every_row_across_languages_on_its_questionnaire(workspace
     and each still cites its page."""
     import numpy as np
 
-    from autofill.answer.centring import CentredSearch
+    from autofill.search.centring import CentredSearch
     from autofill.answer.pipeline import run_questionnaire
     from autofill.settings import load_settings
 
@@ -314,7 +314,7 @@ def test_questions_apertium_has_a_route_for_are_machine_translated_and_cite_the_
     """With Debian's Apertium and its pairs (scripts/install_dictionaries.sh), Spanish rows (spa-eng) and
     French ones (through Spanish and through Catalan) against the English-only store are searched in
     Apertium's English too; the run names the routes once."""
-    from autofill.apertium import DATA, describe, routes
+    from autofill.search.apertium import DATA, describe, routes
 
     found = routes(DATA, language, "en")
     if not found:
@@ -381,9 +381,9 @@ FRENCH_FILING_QUESTIONS = [
 def test_french_accounting_terms_are_searched_in_their_english_names(workspace, tmp_path):
     """Apertium knows little accounting ("fonds de roulement" -> "funds of rotation", "tableau des flux de
     trésorerie" -> "picture of the flows"): a French row's keyword search also looks for the English names
-    of its own terms (answer/terms.py: working capital -> total current assets and liabilities), so that an
+    of its own terms (search/terms.py: working capital -> total current assets and liabilities), so that an
     English filing's statements are cited, not the pages its literal translation matches."""
-    from autofill.apertium import DATA, routes
+    from autofill.search.apertium import DATA, routes
 
     if not routes(DATA, "fr", "en"):
         pytest.skip("Apertium has no fr-en route here (bash scripts/install_dictionaries.sh)")

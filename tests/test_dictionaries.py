@@ -1,8 +1,8 @@
-"""autofill/dictionaries.py: dictd dictionaries read as FreeDict's Debian packages install them."""
+"""autofill/search/dictionaries.py: dictd dictionaries read as FreeDict's Debian packages install them."""
 
 from __future__ import annotations
 
-from autofill.dictionaries import file_stem, find, open_dictionary, package, translation_terms
+from autofill.search.dictionaries import file_stem, find, open_dictionary, package, translation_terms
 from tests.dictd_factory import write_dictd
 
 

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from autofill.answer.generate import answer_messages
-from autofill.answer.hyde import hyde_messages
+from autofill.search.hyde import hyde_messages
 from autofill.cli import cli
 from autofill.portfolio.estimate import calibrate, calibration_path, estimate_rows, row_prompt_chars
 from autofill.portfolio.plan import consent_reason

@@ -159,6 +159,18 @@ UPWARD = [
     ("autofill.providers", "autofill.answer"),
     ("autofill.ingest", "autofill.answer"),
     ("autofill.records", "autofill.answer"),
+    # the search chain (issue 44): searches, fused and reordered, know nothing of a row's answer, the run or the
+    # workbook; only rerank's `Call` type and evidence_only's word weights are borrowed from answer/
+    ("autofill.search", "autofill.answer.row"),
+    ("autofill.search", "autofill.answer.opening"),
+    ("autofill.search", "autofill.answer.pipeline"),
+    ("autofill.search", "autofill.answer.generate"),
+    ("autofill.search", "autofill.workbook"),
+    ("autofill.store", "autofill.search"),
+    ("autofill.providers", "autofill.search"),
+    ("autofill.ingest", "autofill.search"),
+    ("autofill.checks", "autofill.search"),
+    ("autofill.workbook", "autofill.search"),
 ]
 
 

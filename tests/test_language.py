@@ -99,7 +99,7 @@ def test_run_line_and_prompt_languages():
 
 def test_prompts_name_the_languages_only_where_one_is_not_english():
     from autofill.answer.generate import answer_messages
-    from autofill.answer.hyde import hyde_messages
+    from autofill.search.hyde import hyde_messages
     from autofill.records import Passage
     from autofill.settings import Settings
 

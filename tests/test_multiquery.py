@@ -1,4 +1,4 @@
-"""Multi-query retrieval (autofill/answer/multiquery.py and retrieve's extra_queries): the reply parsed
+"""Multi-query retrieval (autofill/search/multiquery.py and retrieve's extra_queries): the reply parsed
 into search queries, each query's dense and BM25 lists fused with the question's own on a real Chroma
 store, and `autofill run --multi-query` end to end through the real openai SDK against the loopback
 server: one more cached, costed call per row whose queries find a passage the question alone misses."""
@@ -9,10 +9,10 @@ import json
 
 import pytest
 
-from autofill.answer.multiquery import QUERIES, multiquery_messages, parse_queries
+from autofill.search.multiquery import QUERIES, multiquery_messages, parse_queries
 from autofill.answer.pipeline import _RunPlan, run_questionnaire
 from autofill.plan import resolve_plan
-from autofill.answer.retrieval import build_query, retrieve, rrf
+from autofill.search.retrieval import build_query, retrieve, rrf
 from autofill.ingest.pipeline import ingest_paths
 from autofill.records import QuestionRow
 from autofill.settings import Settings
@@ -35,7 +35,7 @@ SENTENCES = [
     "Community investment supported local schools and health clinics near our operations",
 ]
 QUESTION = "How much did the company invest in capex during the year?"
-# Worded so that neither the question nor its synonyms (answer/query.py) reach the cash-flow page.
+# Worded so that neither the question nor its synonyms (search/query.py) reach the cash-flow page.
 RUN_QUESTION = "How much did the company spend on new machinery during the year?"
 TARGET = "Purchases of property, plant and equipment"
 QUERY_REPLY = ("Here are the queries:\n1. purchases of property, plant and equipment\n"

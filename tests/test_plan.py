@@ -8,7 +8,7 @@ import pytest
 
 from autofill import choices
 from autofill.answer.rerank import NoReranker, make_reranker, rerank
-from autofill.answer.retrieval import retrieve
+from autofill.search.retrieval import retrieve
 from autofill.errors import InputError
 from autofill.plan import NO_MODEL, needs_model_warnings, resolve_plan
 from autofill.records import Passage, QuestionRow

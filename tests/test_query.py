@@ -1,9 +1,9 @@
-"""Search queries from question rows (answer/query.py): instruction words dropped, content kept,
+"""Search queries from question rows (search/query.py): instruction words dropped, content kept,
 report-side synonyms added."""
 
 from __future__ import annotations
 
-from autofill.answer.query import content_words, expansions, lexical_query
+from autofill.search.query import content_words, expansions, lexical_query
 from autofill.records import QuestionRow
 
 

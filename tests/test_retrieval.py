@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from autofill.answer.query import lexical_query
-from autofill.answer.retrieval import build_query, retrieve, rrf
+from autofill.search.query import lexical_query
+from autofill.search.retrieval import build_query, retrieve, rrf
 from autofill.records import Passage, QuestionRow
 from autofill.settings import Settings
 from autofill.store.chroma_store import open_store
@@ -123,7 +123,7 @@ def test_hybrid_by_default_fuses_the_cleaned_expanded_keyword_query_one_passage_
 
 
 def test_weighted_rrf_and_the_per_page_cap_by_hand():
-    from autofill.answer.retrieval import fuse
+    from autofill.search.retrieval import fuse
     from autofill.records import Passage
 
     # weights 1 and 3, k = 0: a = 1/1 + 3/2 = 2.5, b = 1/2 + 3/1 = 3.5
@@ -222,7 +222,7 @@ def _scored(*scores: float) -> list:
 
 
 def test_confidence_is_the_top_scores_z_score_within_its_list():
-    from autofill.answer.retrieval import confidence
+    from autofill.search.retrieval import confidence
 
     # mean 2.0, population sd sqrt(6/4)=1.2247: (4 - 2) / 1.2247
     assert confidence(_scored(4.0, 2.0, 1.0, 1.0)) == pytest.approx(2.0 / 1.5 ** 0.5)
@@ -233,7 +233,7 @@ def test_confidence_is_the_top_scores_z_score_within_its_list():
 
 
 def test_adaptive_weights_follow_each_lists_confidence_and_keep_the_sum():
-    from autofill.answer.retrieval import adaptive_weights
+    from autofill.search.retrieval import adaptive_weights
 
     sharp, flat = _scored(9.0, 1.0, 1.0, 1.0, 1.0), _scored(3.0, 2.9, 2.8, 2.7, 2.6)
     w = adaptive_weights([sharp, flat], [1.0, 1.0])
@@ -244,7 +244,7 @@ def test_adaptive_weights_follow_each_lists_confidence_and_keep_the_sum():
 
 
 def test_adaptive_fusion_fuses_with_those_weights(store_and_embedder):
-    from autofill.answer.retrieval import adaptive_weights
+    from autofill.search.retrieval import adaptive_weights
 
     settings, store, emb = store_and_embedder
     s = _chunk_fusion(settings)
@@ -311,7 +311,7 @@ class TextEmbedder:
 
 
 def test_a_translated_row_is_keyword_searched_in_its_english_words_only():
-    """A row across languages with a translation (answer/translation.py): dense searches read the row and
+    """A row across languages with a translation (search/translation.py): dense searches read the row and
     the translation; BM25 reads the translation as an English row (English instruction words dropped,
     English synonyms added), not the row's own words, which English documents do not hold."""
     s = Settings()

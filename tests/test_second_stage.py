@@ -1,4 +1,4 @@
-"""The second stage (answer/second_stage.py): page evidence over a real store, RRF of the signals' orders,
+"""The second stage (search/second_stage.py): page evidence over a real store, RRF of the signals' orders,
 the choice declared once (choices.SECOND_STAGES, retrieval.second_stage) and resolved by the plan, and the
 CLI choosing it: the run's first line, `autofill config` and `run --json`'s plan, in fresh processes."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from autofill import choices
-from autofill.answer import second_stage as ss
-from autofill.answer.retrieval import retrieve
+from autofill.search import second_stage as ss
+from autofill.search.retrieval import retrieve
 from autofill.errors import InputError
 from autofill.plan import resolve_plan
 from autofill.records import Passage, QuestionRow

@@ -1,5 +1,5 @@
-"""The English names of financial and GHG terms in other languages (answer/terms.py) and their use by
-the keyword query of a row searched as its English translation (answer/query.lexical_query's source)."""
+"""The English names of financial and GHG terms in other languages (search/terms.py) and their use by
+the keyword query of a row searched as its English translation (search/query.lexical_query's source)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from autofill.answer.query import SYNONYMS, expansions, lexical_query
-from autofill.answer.retrieval import translated_row
-from autofill.answer.terms import TERMS, english_keys
+from autofill.search.query import SYNONYMS, expansions, lexical_query
+from autofill.search.retrieval import translated_row
+from autofill.search.terms import TERMS, english_keys
 from autofill.records import QuestionRow
 
 
@@ -60,7 +60,7 @@ def test_a_translated_rows_keyword_query_adds_the_english_names_of_its_own_terms
 
 
 def test_term_names_are_the_english_names_the_rows_own_words_give_and_no_others():
-    from autofill.answer.query import term_names
+    from autofill.search.query import term_names
 
     french = QuestionRow("S", 2, "Le fonds de roulement et les émissions de scope 1 ?", language="fr")
     # "scope 1" is a loan word the English map reads already: its wording is not repeated

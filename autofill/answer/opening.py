@@ -51,8 +51,8 @@ class OpenedRun:
     trust: Trust
     locator: PageLocator
     multilingual: Any = None  # the store's multilingual index (store/multilingual.py), when the plan has it
-    translator: Any = None  # answer/translation.QueryTranslator, when the plan translates queries
-    centre: Any = None  # answer/centring.Centre of the questionnaire (centre_on), for the multilingual index
+    translator: Any = None  # search/translation.QueryTranslator, when the plan translates queries
+    centre: Any = None  # search/centring.Centre of the questionnaire (centre_on), for the multilingual index
     warnings: list[str] = field(default_factory=list)  # choices asked for that cannot run (no model)
 
     @property
@@ -70,11 +70,11 @@ class OpenedRun:
 
     def centre_on(self, rows: Sequence[QuestionRow]) -> None:
         """Centre the searches of the multilingual index on the questionnaire's `rows` (all of them, as read
-        from the workbook, so that a row answered alone is searched as in its run: answer/centring.py).
-        Their translations (answer/translation.py) are made here too, side by side, before the first row
+        from the workbook, so that a row answered alone is searched as in its run: search/centring.py).
+        Their translations (search/translation.py) are made here too, side by side, before the first row
         is answered."""
-        from autofill.answer.centring import centre_of, language_kinds
-        from autofill.answer.retrieval import build_query, query_rows
+        from autofill.search.centring import centre_of, language_kinds
+        from autofill.search.retrieval import build_query, query_rows
 
         if self.multilingual is None:
             return
@@ -157,11 +157,11 @@ def open_run(settings: Settings, company: str, *, providers: Providers | None = 
 
 
 def _translator(settings: Settings, plan: Plan, multilingual: Any, documents: dict[str, Any]) -> Any:
-    """The run's query translation (answer/translation.py) when the plan has it and the store has a
+    """The run's query translation (search/translation.py) when the plan has it and the store has a
     multilingual index (its model chooses among a word's translations)."""
     if multilingual is None or not plan.query_translation:
         return None
-    from autofill.answer.translation import QueryTranslator, cache_path
+    from autofill.search.translation import QueryTranslator, cache_path
     from autofill.sqlite_cache import BlobCache
 
     cache = None

@@ -188,7 +188,7 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     else:
         reused = []
 
-    opened.centre_on(rows)  # every row of the questionnaire, answered today or not (answer/centring.py)
+    opened.centre_on(rows)  # every row of the questionnaire, answered today or not (search/centring.py)
     meter, trust, ctx = opened.meter, opened.trust, opened.row_context()
     for result in reused:  # checked against their cited pages in today's store before they can be Ready
         mark_not_written(recheck(trust, store, result))

@@ -22,7 +22,7 @@ import re
 from dataclasses import replace
 from typing import Any, Callable, Protocol
 
-from autofill.answer.retrieval import build_query
+from autofill.search.retrieval import build_query
 from autofill.choices import PROVIDERS, RerankerChoice, load
 from autofill.delimit import untrusted
 from autofill.errors import InputError

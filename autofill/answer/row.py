@@ -11,13 +11,14 @@ from typing import Any, Sequence
 
 from autofill.answer.evidence_only import evidence_answer
 from autofill.answer.generate import generate_answer
-from autofill.answer.hyde import hypothetical_passage
-from autofill.answer.index_pages import with_index_pages
-from autofill.answer.multiquery import search_queries
+from autofill.search.hyde import hypothetical_passage
+from autofill.search.index_pages import with_index_pages
+from autofill.search.multiquery import search_queries
 from autofill.answer.pages import PageLocator
 from autofill.answer.rerank import Call, PassageReranker, order_context, rerank
-from autofill.answer.retrieval import retrieve
-from autofill.answer.second_stage import second_stage
+from autofill.search.retrieval import retrieve
+from autofill.search.searches import Index
+from autofill.search.second_stage import second_stage
 from autofill.choices import RetrievalMode, SecondStageChoice
 from autofill.errors import InputError
 from autofill.plan import second_stage_of
@@ -56,15 +57,15 @@ class RowContext:
     stop: threading.Event = field(default_factory=threading.Event)
     # The language of most of the store's pages (autofill/language.py): HyDE writes in it.
     report_language: str = ""
-    # The plan's second stage (answer/second_stage.py); None: the settings' (plan.second_stage_of).
+    # The plan's second stage (search/second_stage.py); None: the settings' (plan.second_stage_of).
     second_stage: SecondStageChoice | None = None
     # The store's multilingual index (store/multilingual.py) and the languages of its documents: a row in
     # a language the store's embedder does not read, or against such documents, is searched with it.
     multilingual: Any = None
     document_languages: tuple[str, ...] = ()
-    # answer/translation.QueryTranslator: such a row is searched in the documents' words too.
+    # search/translation.QueryTranslator: such a row is searched in the documents' words too.
     translator: Any = None
-    # answer/centring.Centre: the questionnaire's means its rows are centred on in the multilingual index.
+    # search/centring.Centre: the questionnaire's means its rows are centred on in the multilingual index.
     centre: Any = None
 
     def searched_with(self, row: QuestionRow) -> tuple[Any, Any]:
@@ -74,7 +75,7 @@ class RowContext:
         if self.multilingual is not None and crosses(self.store.embedder_name,
                                                      (row.language, *self.document_languages)):
             if self.centre:
-                from autofill.answer.centring import CentredSearch
+                from autofill.search.centring import CentredSearch
 
                 return CentredSearch(self.multilingual, self.centre, self.settings.retrieval.rrf_k), \
                     self.multilingual.embedder
@@ -86,7 +87,7 @@ class RowContext:
         return self.searched_with(row)[0] is not self.store
 
     def translation(self, row: QuestionRow) -> str:
-        """The row's text in its documents' words (answer/translation.py), searched beside it: for a row
+        """The row's text in its documents' words (search/translation.py), searched beside it: for a row
         searched with the multilingual index only; "" for any other, or without a dictionary."""
         return self.translations([row])[0]
 
@@ -160,8 +161,9 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage], rep
         queries = search_queries(s, _stage_call(ctx, "multiquery", usage, replies), ctx.company, row)
     with ctx.search_lock:
         store, embedder = ctx.searched_with(row)
+        index = Index.STORE if store is ctx.store else Index.CENTRED if ctx.centre else Index.MULTILINGUAL
         candidates = retrieve(s, store, embedder, row, ctx.mode, hyde_passage=hyde_text, extra_queries=queries,
-                              translation=ctx.translation(row))
+                              translation=ctx.translation(row), index=index)
         candidates = with_index_pages(s, ctx.store, row, candidates)
         candidates = second_stage(s, ctx.second_stage or second_stage_of(s), ctx.store, row, candidates,
                                   ctx.document_languages)

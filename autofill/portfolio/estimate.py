@@ -259,7 +259,7 @@ def row_prompt_chars(settings: Settings, company: str, row: QuestionRow, mode: R
     store's chunk count when known (retrieval cannot return more candidates than that). `mode` and
     `rerank`: the plan's (autofill/plan.py), or their names in the tables of autofill/choices.py."""
     from autofill.answer.generate import answer_messages
-    from autofill.answer.hyde import hyde_messages
+    from autofill.search.hyde import hyde_messages
     from autofill.answer.rerank import RERANK_PASSAGE_CHARS, passage_views, window_starts
     from autofill.providers.base import ChatMessage
     from autofill.templating import render
@@ -274,7 +274,7 @@ def row_prompt_chars(settings: Settings, company: str, row: QuestionRow, mode: R
     if mode.uses_hyde:
         out["hyde"] = (1, _chars(hyde_messages(settings, company, row)))
     if r.multi_query:  # three search queries of a dozen words each
-        from autofill.answer.multiquery import multiquery_messages
+        from autofill.search.multiquery import multiquery_messages
 
         out["multiquery"] = (1, _chars(multiquery_messages(settings, company, row)))
     if rerank.needs_chat and candidates > 1:

@@ -162,7 +162,7 @@ class MultilingualIndex:
         return self._search(self._vectors, embedding, n)
 
     def centred_query(self, embedding: Sequence[float], n: int) -> list[Passage]:
-        """`query` against the passages minus their mean (answer/centring.py): `embedding` is a centred
+        """`query` against the passages minus their mean (search/centring.py): `embedding` is a centred
         query vector."""
         import numpy as np
 
@@ -188,7 +188,7 @@ class MultilingualIndex:
                 for r, i in enumerate((i for i in order if self._ids[i] in found), start=1)]
 
     def bm25_search(self, query: str, n: int, language: str = "") -> list[Passage]:
-        if not language:  # as answer/retrieval.keyword_search asks: stores without languages keep working
+        if not language:  # as search/retrieval.keyword_search asks: stores without languages keep working
             return self.store.bm25_search(query, n)
         return self.store.bm25_search(query, n, language)
 

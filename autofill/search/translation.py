@@ -1,10 +1,10 @@
 """A question searched in its documents' language as well (issue 33): its words translated one by one
-with a bilingual dictionary (autofill/dictionaries.py), each word's translation the one the multilingual
-model finds nearest to the whole question, and the result searched beside the question (answer/retrieval.
+with a bilingual dictionary (autofill/search/dictionaries.py), each word's translation the one the multilingual
+model finds nearest to the whole question, and the result searched beside the question (search/retrieval.
 retrieve's `translation`): dense, and by BM25 in place of the question's own words, which English
 documents do not hold (the translation keeps its names and figures).
 
-Where Apertium has a route into English (autofill/apertium.py: Spanish, and French through Spanish and
+Where Apertium has a route into English (autofill/search/apertium.py: Spanish, and French through Spanish and
 through Catalan, from Debian's apertium-eng-spa, apertium-fr-es, apertium-fra-cat and apertium-eng-cat),
 the row is machine-translated whole instead: its morphology and word order are read, not looked up word
 by word (BHP expert Spanish recall@6 0.658 -> 0.753). A questionnaire's rows are translated side by side
@@ -34,10 +34,10 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Collection, Sequence
 
-from autofill.apertium import Route, describe
-from autofill.apertium import routes as apertium_routes
-from autofill.apertium import translate as apertium_translate
-from autofill.dictionaries import Dictionary, find, open_dictionary, package
+from autofill.search.apertium import Route, describe
+from autofill.search.apertium import routes as apertium_routes
+from autofill.search.apertium import translate as apertium_translate
+from autofill.search.dictionaries import Dictionary, find, open_dictionary, package
 from autofill.language import ENGLISH, LANGUAGES
 from autofill.records import QuestionRow
 from autofill.store.bm25_index import stop_words
@@ -158,7 +158,7 @@ class QueryTranslator:
     def for_rows(self, rows: Sequence[QuestionRow]) -> list[str]:
         """Each row's text in the target language ("" where neither Apertium nor a dictionary serves its
         language); the texts not yet translated go through Apertium side by side, language by language."""
-        from autofill.answer.retrieval import build_query
+        from autofill.search.retrieval import build_query
 
         keys = [(row.language, build_query(row)) for row in rows]
         todo: dict[str, list[str]] = {}

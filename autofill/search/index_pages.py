@@ -37,7 +37,7 @@ def pointed(settings, collection: str, row: QuestionRow) -> list[tuple[str, int,
 def index_list(store, row: QuestionRow, pages: Sequence[tuple[str, int]],
                candidates: Sequence[Passage]) -> list[Passage]:
     """One passage per page the index names, in the index's order (the row's strongest datapoint first)."""
-    from autofill.answer.query import lexical_query
+    from autofill.search.query import lexical_query
 
     have: dict[tuple[str, int], Passage] = {}
     for c in candidates:
@@ -65,7 +65,7 @@ def with_index_pages(settings, store, row: QuestionRow, candidates: list[Passage
     extra = index_list(store, row, [(f, n) for f, n, _ in found], candidates) if found else []
     if not extra:
         return candidates
-    from autofill.answer.retrieval import fuse
+    from autofill.search.retrieval import fuse
 
     r = settings.retrieval
     return fuse([candidates, extra], k=r.rrf_k, n=len(candidates), per_page=r.page_chunks)

@@ -1,6 +1,6 @@
 """Multi-query retrieval: the model rewrites a question into a few search queries (one per fact it
 needs, in the words a report uses), and each is searched alongside the question itself; retrieval fuses
-all the lists by reciprocal rank fusion (answer/retrieval.retrieve's `extra_queries`).
+all the lists by reciprocal rank fusion (search/retrieval.retrieve's `extra_queries`).
 
 A question such as "What was the capital expenditure to revenue ratio in FY2022?" needs two line items
 that sit in two statements; one query embeds as neither. The queries only steer the search: they are

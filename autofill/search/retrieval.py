@@ -10,10 +10,11 @@ import statistics
 from dataclasses import replace
 from typing import Callable, Protocol, Sequence
 
-from autofill.answer.query import lexical_query, term_names
+from autofill.search.query import lexical_query, term_names
 from autofill.choices import RETRIEVAL_MODES, RetrievalMode
 from autofill.language import ENGLISH
 from autofill.records import Passage, QuestionRow
+from autofill.search.searches import Index, QueryPart, Search, SearchKind, mode_of, row_searches
 from autofill.settings import Settings
 
 # The modes and their feature flags: the table choices.RETRIEVAL_MODES.
@@ -38,7 +39,7 @@ def build_query(row: QuestionRow) -> str:
 
 
 def translated_row(row: QuestionRow, translation: str) -> QuestionRow:
-    """The row as its English words (answer/translation.py) for keyword search: English instruction words
+    """The row as its English words (search/translation.py) for keyword search: English instruction words
     dropped and English synonyms added, as an English row's are."""
     return replace(row, question=translation, form_of_answer="", explanation="", language=ENGLISH)
 
@@ -116,7 +117,7 @@ def dense_list(query: Callable[[Sequence[float], int], list[Passage]], embedding
 
 
 def _dense(store: SearchableStore, embedder: QueryEmbedder, text: str, n: int) -> list[Passage]:
-    search_text = getattr(store, "search_text", None)  # a questionnaire's centred search (answer/centring.py)
+    search_text = getattr(store, "search_text", None)  # a questionnaire's centred search (search/centring.py)
     if search_text is not None:
         return search_text(text, embedder, n)
     return dense_list(store.query, embedder.embed_query(text), n)
@@ -156,75 +157,63 @@ def keyword_search(store: SearchableStore, text: str, n: int, language: str = ""
     return store.bm25_search(text, n, language)
 
 
-def _extra_lists(store: SearchableStore, embedder: QueryEmbedder, queries: Sequence[str], depth: int,
-                 lexical: bool, language: str = "") -> list[list[Passage]]:
-    """Multi-query retrieval (answer/multiquery.py): each extra query's dense list, and its BM25 list
-    in the hybrid modes, to be fused with the question's own."""
-    lists: list[list[Passage]] = []
-    for q in (q for q in queries if q.strip()):
-        lists.append(_dense(store, embedder, q, depth))
-        if lexical:
-            lists.append(_stable(keyword_search(store, q, depth + _SLACK, language), depth))
-    return lists
-
-
 def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder, row: QuestionRow,
              mode: RetrievalMode | str, hyde_passage: str = "", n: int | None = None,
-             extra_queries: Sequence[str] = (), translation: str = "") -> list[Passage]:
-    """The top `n` (default `retrieval.candidates`) passages for `row`, best first, rank 1-based.
+             extra_queries: Sequence[str] = (), translation: str = "", index: Index = Index.STORE) -> list[Passage]:
+    """The top `n` (default `retrieval.candidates`) passages for `row`, best first, rank 1-based: the row's
+    searches (`searches_of`, search/searches.py: built once, as data), each run and their lists fused.
 
     Each query of `query_rows` (the row, the question alone, or both) is searched by the mode's searches:
-    dense: its text embedded; hybrid: that plus BM25 of its keyword query (answer/query.py: instructions
+    dense: its text embedded; hybrid: that plus BM25 of its keyword query (search/query.py: instructions
     dropped, synonyms added, per `retrieval.lexical_query` / `synonyms`); hyde: the HyDE passage embedded
     in place of the first query's text; hyde+hybrid: HyDE dense plus BM25. All lists are fused by weighted
     RRF (`rrf_k`; dense lists weigh 1, BM25 lists `keyword_weight`), at most `page_chunks` passages per
-    page. `extra_queries` (multi-query retrieval, answer/multiquery.py): each is searched too (dense, plus
+    page. `extra_queries` (multi-query retrieval, search/multiquery.py): each is searched too (dense, plus
     BM25 in the hybrid modes, weighted alike) and its lists join the fusion. `translation` (a row across
-    languages in its documents' words: answer/translation.py) is searched last, dense and, in the hybrid
+    languages in its documents' words: search/translation.py) is searched last, dense and, in the hybrid
     modes, by BM25 as an English row (`translated_row`, with the English names of the row's own terms:
-    answer/terms.py), weighted as the BM25 lists of all its query parts together; those names (with
+    search/terms.py), weighted as the BM25 lists of all its query parts together; those names (with
     `retrieval.synonyms`) are also searched densely on their own. The row's own words are then not
     searched by BM25, since English documents hold none of them (its names and figures the translation
     keeps). Each list feeding a fusion is twice as deep as the result so that a passage ranked moderately
     by both searches can still surface."""
-    if isinstance(mode, str):
-        if mode not in RETRIEVAL_MODES:
-            raise ValueError(f"unknown retrieval mode {mode!r}")
-        mode = RETRIEVAL_MODES[mode]
+    searches = searches_of(settings, row, mode, hyde_passage, extra_queries, translation, index)
     r = settings.retrieval
     n = n or r.candidates
-    rows = query_rows(settings, row)
-    dense_texts = [build_query(q) for q in rows]
-    if mode.uses_hyde and hyde_passage.strip():
-        dense_texts[0] = hyde_passage
-    translation = translation.strip()
-    if not mode.uses_keyword and len(dense_texts) == 1 and not any(q.strip() for q in [*extra_queries, translation]):
-        return _ranked(_dense(store, embedder, dense_texts[0], n))
+    if len(searches) == 1 and searches[0].kind is SearchKind.DENSE:  # one list: no fusion, no page cap
+        return _ranked(_dense(store, embedder, searches[0].text, n))
     depth = 2 * n
-    lists = [_dense(store, embedder, text, depth) for text in dense_texts]
-    weights = [1.0] * len(lists)
-    if mode.uses_keyword and not translation:
-        for q in rows:
-            text = lexical_query(q, clean=r.lexical_query == "clean", expand=r.synonyms)
-            lists.append(_stable(keyword_search(store, text, depth + _SLACK, row.language), depth))
-            weights.append(r.keyword_weight)
-    extra = _extra_lists(store, embedder, extra_queries, depth, lexical=mode.uses_keyword, language=row.language)
-    lists += extra
-    weights += [1.0, r.keyword_weight] * (len(extra) // 2) if mode.uses_keyword else [1.0] * len(extra)
-    if translation:
-        lists.append(_dense(store, embedder, translation, depth))
-        weights.append(1.0)
-        names = " ".join(term_names(row)) if r.synonyms else ""
-        if names:  # what the row asks for in the reports' own words, searched as a passage would say it
-            lists.append(_dense(store, embedder, names, depth))
-            weights.append(1.0)
-        if mode.uses_keyword:
-            text = lexical_query(translated_row(row, translation), clean=r.lexical_query == "clean",
-                                 expand=r.synonyms, source=row)
-            lists.append(_stable(keyword_search(store, text, depth + _SLACK), depth))
-            # It stands in for the keyword search of each part `rows` searches (row and question alone),
-            # so that keywords weigh against the dense lists as they do for a row in its reports' language.
-            weights.append(r.keyword_weight * len(rows))
+    lists = [_dense(store, embedder, s.text, depth) if s.kind is SearchKind.DENSE
+             else _stable(keyword_search(store, s.text, depth + _SLACK, s.language), depth) for s in searches]
+    weights = [s.weight for s in searches]
     if r.fusion_weights == "adaptive":
         weights = adaptive_weights(lists, weights)
     return fuse(lists, k=r.rrf_k, n=n, weights=weights, per_page=r.page_chunks)
+
+
+def query_parts_of(settings: Settings, row: QuestionRow) -> list[QueryPart]:
+    """The part each of `query_rows` is: the whole row, or the question alone."""
+    rows = query_rows(settings, row)
+    if len(rows) == 2:
+        return [QueryPart.ROW, QueryPart.QUESTION]
+    return [QueryPart.ROW if rows[0] is row else QueryPart.QUESTION]
+
+
+def searches_of(settings: Settings, row: QuestionRow, mode: RetrievalMode | str, hyde_passage: str = "",
+                extra_queries: Sequence[str] = (), translation: str = "", index: Index = Index.STORE) -> list[Search]:
+    """The row's searches (search/searches.py), with their texts: what `retrieve` runs and fuses."""
+    mode = mode_of(mode)
+    r = settings.retrieval
+    clean = r.lexical_query == "clean"
+    rows = query_rows(settings, row)
+    keyword = mode.uses_keyword
+    parts = [(part, build_query(q), lexical_query(q, clean=clean, expand=r.synonyms) if keyword else "")
+             for part, q in zip(query_parts_of(settings, row), rows)]
+    translation = translation.strip()
+    english = lexical_query(translated_row(row, translation), clean=clean, expand=r.synonyms, source=row) \
+        if translation and keyword else ""
+    terms = " ".join(term_names(row)) if translation and r.synonyms else ""
+    return row_searches(mode, parts, r.keyword_weight, r.synonyms, hyde_passage=hyde_passage,
+                        extra_queries=extra_queries,
+                        translation=translation, keyword_translation=english, terms=terms, language=row.language,
+                        index=index)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from autofill.answer.terms import english_keys
+from autofill.search.terms import english_keys
 from autofill.records import QuestionRow
 
 # Words that instruct whoever answers rather than describe the evidence: questionnaire boilerplate

@@ -1,4 +1,4 @@
-"""The second stage: the first stage's candidates (answer/retrieval.py, one passage per page) put in a
+"""The second stage: the first stage's candidates (search/retrieval.py, one passage per page) put in a
 better order, offline, before the LLM reranker sees them (its window) or, without one, before the
 evidence-only draft takes its top k.
 
@@ -32,8 +32,8 @@ from functools import partial
 from typing import Any, Callable, Sequence
 
 from autofill.answer.evidence_only import CONTEXT_WEIGHT, QUESTION_WEIGHT, terms
-from autofill.answer.query import lexical_query
-from autofill.answer.retrieval import build_query, rrf
+from autofill.search.query import lexical_query
+from autofill.search.retrieval import build_query, rrf
 from autofill.choices import SecondStageChoice
 from autofill.records import Passage, QuestionRow
 from autofill.settings import Settings
@@ -54,7 +54,7 @@ def _key(p: Passage) -> str:
 
 
 def search_words(row: QuestionRow) -> str:
-    """The question's search words: the first stage's BM25 query of the question alone (answer/query.py:
+    """The question's search words: the first stage's BM25 query of the question alone (search/query.py:
     instruction words dropped, the report-side synonyms of its terms added), so "capital expenditure"
     also looks for "purchases of property, plant and equipment"."""
     return lexical_query(replace(row, form_of_answer="", explanation="")) or build_query(row)
