@@ -18,6 +18,7 @@ EVIDENCE_SHEET = "Evidence"
 RUN_INFO_SHEET = "Run info"
 RECORD_SHEET = "autofill record"  # workbook/carry.py: hashes of what autofill wrote, never a question sheet
 HEADER_SCAN_ROWS = 30
+FORM_EVIDENCE = {"named range", "cell", "label"}  # a filled form's Evidence sheet (workbook/evidence.py)
 
 QUESTION_COLUMNS = {
     "question": "question",
@@ -75,10 +76,17 @@ class ReviewQuestion:
     datapoints: str = ""  # the Framework datapoints cell (autofill/frameworks): one datapoint a line
     evidence: list[EvidenceRow] = field(default_factory=list)
     in_sheet: bool = True  # False: known only from the Evidence sheet
+    # A form's datapoint (issue 45; "" for a question row): its input cell ("D5"), named range, unit,
+    # and the value its run left waiting for approval (not in the cell).
+    cell: str = ""
+    named: str = ""
+    unit: str = ""
+    waiting: str = ""
+    kind: str = ""  # the datapoint's forms.model.DatapointKind value, set by the review app
 
     @property
     def key(self) -> str:
-        return f"{self.sheet}!{self.row}"
+        return f"{self.sheet}!{self.cell or self.row}"
 
     @property
     def is_draft(self) -> bool:
@@ -103,6 +111,7 @@ class FilledWorkbook:
     questions: list[ReviewQuestion]
     run_info: list[tuple[str, str]]  # key/value rows in sheet order
     has_evidence_sheet: bool
+    form: bool = False  # a filled form (forms/run.py): one question per datapoint, keyed by its cell
 
     def info(self, key: str) -> str:
         """A Run info value by key, case-insensitively; empty when absent."""
@@ -259,6 +268,10 @@ def read_filled_workbook(path: Path) -> FilledWorkbook:
         if found is not None:
             question_sheets[name] = found
     evidence_rows = sheets.get(EVIDENCE_SHEET)
+    form_header = _find_header(evidence_rows, FORM_EVIDENCE) if evidence_rows is not None else None
+    if form_header is not None:
+        return FilledWorkbook(path=path, questions=_form_questions(sheets, evidence_rows, *form_header),
+                              run_info=_run_info(sheets), has_evidence_sheet=True, form=True)
     if not question_sheets and evidence_rows is None:
         raise InputError(f"{path.name} is not an autofill output: no sheet has Question and Sources columns "
                          "and there is no Evidence sheet")
@@ -275,14 +288,82 @@ def read_filled_workbook(path: Path) -> FilledWorkbook:
     _answers_in_merged_cells(path, questions, {n: f.get("answer") for n, (_, f) in question_sheets.items()})
     _attach_evidence(questions, evidence)
 
+    return FilledWorkbook(path=path, questions=questions, run_info=_run_info(sheets),
+                          has_evidence_sheet=evidence_rows is not None)
+
+
+def _run_info(sheets: dict[str, list[tuple]]) -> list[tuple[str, str]]:
     run_info = []
     for row in sheets.get(RUN_INFO_SHEET, []):
         key = _text(row[0]) if row else ""
         value = _text(row[1]) if len(row) > 1 else ""
         if key and (key.lower(), value.lower()) != ("key", "value"):
             run_info.append((key, safe_text(value, headers=False)))  # an older run's URL shown safe
-    return FilledWorkbook(path=path, questions=questions, run_info=run_info,
-                          has_evidence_sheet=evidence_rows is not None)
+    return run_info
+
+
+def _form_questions(sheets: dict[str, list[tuple]], rows: list[tuple], header_index: int,
+                    columns: dict[str, int]) -> list[ReviewQuestion]:
+    """A filled form's datapoints from its Evidence sheet (workbook/evidence.form_evidence_rows, read by
+    header name so added columns change nothing): one question per named range / cell, in the sheet's
+    order, with its passages (rank order; candidate values after them), the value its input cell holds
+    now (Answer) and the value its run left waiting (`waiting`)."""
+    by_key: dict[str, ReviewQuestion] = {}
+    for row in rows[header_index + 1:]:
+        def get(name: str):
+            j = columns.get(name)
+            return row[j] if j is not None and j < len(row) else None
+
+        address = _text(get("cell"))
+        sheet, _, ref = address.rpartition("!")
+        named = _text(get("named range")) or address
+        if not ref or not sheet:
+            continue
+        q = by_key.get(named)
+        if q is None:
+            m = re.match(r"([A-Za-z]+)(\d+)$", ref.replace("$", ""))
+            row_no = int(m.group(2)) if m else 0
+            q = ReviewQuestion(sheet=sheet, row=row_no, question=_text(get("label")) or named,
+                               section=_text(get("section")), status=_text(get("status")), cell=ref.replace("$", ""),
+                               named=named, unit=_text(get("unit")), checks=_text(get("checks")))
+            if m:
+                q.answer = _cell_text(sheets.get(sheet, []), row_no, _column(m.group(1)))
+            by_key[named] = q
+        value, rank = _text(get("value")), _text(get("rank"))
+        if rank.lower() == "candidate":
+            if not q.waiting:
+                q.checks = "; ".join(c for c in (q.checks, f"candidate value {value} {q.unit}".strip()) if c)
+        elif value and not q.waiting:
+            q.waiting = value
+        if not q.checks and _text(get("checks")):
+            q.checks = _text(get("checks"))
+        if _text(get("file")) or _text(get("text")):
+            start, end = _pages(get("page"))
+            q.evidence.append(EvidenceRow(sheet=sheet, row=q.row, question=q.question,
+                                          rank=_int(rank, 10**5) if rank.lower() != "candidate" else 10**5,
+                                          file_name=_text(get("file")), page_start=start, page_end=end,
+                                          cited=_text(get("cited")).lower() in ("yes", "y", "true", "1", "x"),
+                                          score=_text(get("score")), text=_text(get("text"))))
+    for q in by_key.values():
+        q.evidence.sort(key=lambda e: e.rank)
+        for i, e in enumerate(q.evidence, start=1):
+            e.rank = i  # unique ranks: the page's image URL names a passage by its rank
+        q.sources = "; ".join(dict.fromkeys(f"{e.file_name} p. {e.page_start}" for e in q.evidence
+                                            if e.cited and e.page_start))
+    return list(by_key.values())
+
+
+def _column(letters: str) -> int:
+    n = 0
+    for ch in letters.upper():
+        n = n * 26 + ord(ch) - 64
+    return n
+
+
+def _cell_text(rows: list[tuple], row: int, col: int) -> str:
+    if row < 1 or row > len(rows) or col > len(rows[row - 1]):
+        return ""
+    return _text(rows[row - 1][col - 1])
 
 
 def _answers_in_merged_cells(path: Path, questions: list[ReviewQuestion], answer_cols: dict[str, int | None]) -> None:
