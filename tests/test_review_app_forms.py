@@ -14,13 +14,14 @@ from urllib.parse import parse_qs, urlparse
 
 import httpx
 import openpyxl
+import pytest
 
 from autofill.review_app.apply import read_log
 from autofill.review_app.security import csrf_token
 from autofill.review_app.sidecar import sidecar_path
 from tests.form_builders import add_x14_validation
 from tests.forms_answer_helpers import ENV, build_form, build_report, responder
-from tests.review_app_helpers import ReviewServer, server_env
+from tests.review_app_helpers import CHROMIUM_ARGS, ReviewServer, chromium_path, server_env
 from tests.rows_helpers import cli, env_for, last_json
 
 COMPANY = "Acme Fabrication"
@@ -142,3 +143,36 @@ def test_review_of_a_form_filled_offline_approves_a_typed_value(tmp_path, llm_se
         assert server.stop() == 0, server.stderr
     env = openpyxl.load_workbook(output)[ENV]
     assert env["D5"].value == 1250 and env["D9"].value == "YES"
+
+
+@pytest.mark.slow
+def test_review_of_a_form_in_the_browser_types_a_number_and_picks_a_drop_down_value(tmp_path, llm_server):
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install 'autofill[test]' (playwright)")
+    path = chromium_path()
+    if path is None:
+        pytest.skip("Chromium is not installed: run scripts/install_test_deps.sh")
+    sync_api.expect.set_options(timeout=30_000)
+    output = _fill(tmp_path, llm_server, offline=True)["output"]
+    with ReviewServer(tmp_path, output, env=server_env()) as server, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        context.add_init_script("localStorage.setItem('autofillReviewer', 'Ana')")
+        page = context.new_page()
+        page.goto(server.url)
+        scope1 = page.locator("article", has=page.get_by_role("heading", name="Gross Scope 1 GHG emissions (tCO2e)"))
+        sync_api.expect(scope1.locator('[data-role="datapoint"]')).to_have_text(
+            f"GrossScope1GreenhouseGasEmissions · {ENV}!D5")
+        value = scope1.get_by_label("Value (t)")
+        sync_api.expect(value).to_have_attribute("type", "number")
+        value.fill("1250")
+        scope1.get_by_role("button", name="Approve").click()
+        sync_api.expect(scope1.locator('[data-role="saved"]')).to_have_text("Saved")
+        sync_api.expect(value).not_to_be_editable()
+        kinds = page.locator("article", has=page.get_by_role("heading", name="Type of number of employees"))
+        kinds.get_by_label("Value").select_option("Headcount")
+        sync_api.expect(kinds.locator('[data-role="saved"]')).to_have_text("Saved")
+        context.close()
+        browser.close()
+        assert server.stop() == 0, server.stderr
+    env = openpyxl.load_workbook(output)[ENV]
+    assert env["D5"].value == 1250 and env["D10"].value == "Headcount"
