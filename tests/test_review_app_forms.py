@@ -8,8 +8,10 @@ nothing recorded), and an approval or edit writes the value into the input cell 
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import zipfile
+from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import httpx
@@ -70,6 +72,15 @@ def test_review_of_a_form_filled_with_the_model_shows_datapoints_and_writes_type
     output = tmp_path / result["output"] if not result["output"].startswith("/") else result["output"]
     before = openpyxl.load_workbook(output)[ENV]
     assert before["D5"].value == 1250 and before["D6"].value is None  # Scope 2's invented figure waits
+
+    # The review report lists each datapoint (named range, cell, label) with its cited pages.
+    report = cli(tmp_path, env_for(llm_server), "report", str(output), "--json")
+    assert report.returncode == 0, report.stderr
+    html = Path(last_json(report)["report"]).read_text(encoding="utf-8")
+    for text in ("GrossLocationBasedScope2GreenhouseGasEmissions", f"{ENV}!D6",
+                 "Gross location-based Scope 2 GHG emissions (tCO2e)", "Acme report 2024.pdf"):
+        assert text in html, text
+    assert len(set(re.findall(r'<article class="question[^"]*" id="([^"]+)"', html))) == 8  # one per datapoint
 
     with ReviewServer(tmp_path, output, env=server_env()) as server:
         c = Client(server)
