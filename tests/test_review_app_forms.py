@@ -151,6 +151,11 @@ def test_review_of_a_form_filled_offline_approves_a_typed_value(tmp_path, llm_se
         assert empty.status_code == 400 and "no value" in empty.json()["message"]
         assert c.decide(SCOPE1, "Approve", answer="1250").status_code == 200
         assert c.decide(PLAN, "Edit", answer="true").status_code == 200  # the drop-down's YES
+        assert c.decide(f"{ENV}!D7", "Needs changes", reviewer_comment="check the GJ table").status_code == 200
+        again = c.http.post("/api/reanswer", headers=c.headers, json={
+            "key": f"{ENV}!D7", "base": c.http.get("/api/row", params={"key": f"{ENV}!D7"},
+                                                    headers=c.headers).json()["version"], "reviewer": "Ana"})
+        assert again.status_code == 400 and "autofill run" in again.json()["message"]
         assert server.stop() == 0, server.stderr
     env = openpyxl.load_workbook(output)[ENV]
     assert env["D5"].value == 1250 and env["D9"].value == "YES"
