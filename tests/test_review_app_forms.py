@@ -178,7 +178,7 @@ def test_review_of_a_form_in_the_browser_types_a_number_and_picks_a_drop_down_va
         scope1 = page.locator("article", has=page.get_by_role("heading", name="Gross Scope 1 GHG emissions (tCO2e)"))
         sync_api.expect(scope1.locator('[data-role="datapoint"]')).to_have_text(
             f"GrossScope1GreenhouseGasEmissions · {ENV}!D5")
-        value = scope1.get_by_label("Value (t)")
+        value = scope1.get_by_label("Value (tCO2e)")
         sync_api.expect(value).to_have_attribute("type", "number")
         value.fill("1250")
         scope1.get_by_role("button", name="Approve").click()

@@ -96,7 +96,7 @@ class FormSession(ReviewSession):
             dp = self.datapoint(q.key)
             if dp is not None:
                 q.kind = dp.kind.value
-                q.unit = q.unit or _unit_symbol(dp)
+                q.unit = dp.unit or q.unit or _unit_symbol(dp)  # the form's own spelling (tCO2e)
                 q.answer = _shown(dp, q.answer)
             if not q.answer and q.waiting:
                 q.answer = q.waiting  # the value the run could not write: approving it writes it
