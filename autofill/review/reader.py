@@ -18,6 +18,7 @@ EVIDENCE_SHEET = "Evidence"
 RUN_INFO_SHEET = "Run info"
 RECORD_SHEET = "autofill record"  # workbook/carry.py: hashes of what autofill wrote, never a question sheet
 HEADER_SCAN_ROWS = 30
+FORM_EVIDENCE = {"named range", "cell", "label"}  # a filled form's Evidence sheet (workbook/evidence.py)
 
 QUESTION_COLUMNS = {
     "question": "question",
@@ -75,10 +76,17 @@ class ReviewQuestion:
     datapoints: str = ""  # the Framework datapoints cell (autofill/frameworks): one datapoint a line
     evidence: list[EvidenceRow] = field(default_factory=list)
     in_sheet: bool = True  # False: known only from the Evidence sheet
+    # A form's datapoint (issue 45; "" for a question row): its input cell ("D5"), named range, unit,
+    # and the value its run left waiting for approval (not in the cell).
+    cell: str = ""
+    named: str = ""
+    unit: str = ""
+    waiting: str = ""
+    kind: str = ""  # the datapoint's forms.model.DatapointKind value, set by the review app
 
     @property
     def key(self) -> str:
-        return f"{self.sheet}!{self.row}"
+        return f"{self.sheet}!{self.cell or self.row}"
 
     @property
     def is_draft(self) -> bool:
@@ -103,6 +111,7 @@ class FilledWorkbook:
     questions: list[ReviewQuestion]
     run_info: list[tuple[str, str]]  # key/value rows in sheet order
     has_evidence_sheet: bool
+    form: bool = False  # a filled form (forms/run.py): one question per datapoint, keyed by its cell
 
     def info(self, key: str) -> str:
         """A Run info value by key, case-insensitively; empty when absent."""
@@ -259,6 +268,12 @@ def read_filled_workbook(path: Path) -> FilledWorkbook:
         if found is not None:
             question_sheets[name] = found
     evidence_rows = sheets.get(EVIDENCE_SHEET)
+    form_header = _find_header(evidence_rows, FORM_EVIDENCE) if evidence_rows is not None else None
+    if form_header is not None:
+        from autofill.review.form_rows import form_questions
+
+        return FilledWorkbook(path=path, questions=form_questions(sheets, evidence_rows, *form_header),
+                              run_info=_run_info(sheets), has_evidence_sheet=True, form=True)
     if not question_sheets and evidence_rows is None:
         raise InputError(f"{path.name} is not an autofill output: no sheet has Question and Sources columns "
                          "and there is no Evidence sheet")
@@ -275,14 +290,18 @@ def read_filled_workbook(path: Path) -> FilledWorkbook:
     _answers_in_merged_cells(path, questions, {n: f.get("answer") for n, (_, f) in question_sheets.items()})
     _attach_evidence(questions, evidence)
 
+    return FilledWorkbook(path=path, questions=questions, run_info=_run_info(sheets),
+                          has_evidence_sheet=evidence_rows is not None)
+
+
+def _run_info(sheets: dict[str, list[tuple]]) -> list[tuple[str, str]]:
     run_info = []
     for row in sheets.get(RUN_INFO_SHEET, []):
         key = _text(row[0]) if row else ""
         value = _text(row[1]) if len(row) > 1 else ""
         if key and (key.lower(), value.lower()) != ("key", "value"):
             run_info.append((key, safe_text(value, headers=False)))  # an older run's URL shown safe
-    return FilledWorkbook(path=path, questions=questions, run_info=run_info,
-                          has_evidence_sheet=evidence_rows is not None)
+    return run_info
 
 
 def _answers_in_merged_cells(path: Path, questions: list[ReviewQuestion], answer_cols: dict[str, int | None]) -> None:

@@ -121,7 +121,7 @@ def _review_class(review: str) -> str:
 
 
 def _anchor(q: ReviewQuestion) -> str:
-    return "q-" + re.sub(r"[^A-Za-z0-9]+", "-", f"{q.sheet}-{q.row}").strip("-").lower()
+    return "q-" + re.sub(r"[^A-Za-z0-9]+", "-", f"{q.sheet}-{q.cell or q.row}").strip("-").lower()
 
 
 class _Pages:

@@ -71,7 +71,7 @@ def review(ctx, output, host, port, no_browser, as_json, apply_only, llm_provide
     the model, endpoint, retrieval, reranker and price the workbook's run recorded, unless --llm or
     --model say otherwise."""
     from autofill.cli_common import build_settings, emit_json
-    from autofill.review_app.session import ReviewSession
+    from autofill.review_app.forms import open_session
 
     import importlib.util
 
@@ -87,7 +87,7 @@ def review(ctx, output, host, port, no_browser, as_json, apply_only, llm_provide
     if apply_only:
         written = []
         for path in paths:
-            session = ReviewSession(settings, path)
+            session = open_session(settings, path)
             try:
                 n = session.flush()
             finally:
@@ -103,7 +103,7 @@ def review(ctx, output, host, port, no_browser, as_json, apply_only, llm_provide
 
     locks = hold_all(paths)  # before anything is loaded: a second server stops here, exit 2
     try:
-        _serve(settings, [ReviewSession(settings, p) for p in paths], host, port, no_browser, as_json, locks)
+        _serve(settings, [open_session(settings, p) for p in paths], host, port, no_browser, as_json, locks)
     finally:
         release_all(locks)
 

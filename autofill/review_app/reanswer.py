@@ -22,6 +22,13 @@ def _usd(x: float, priced: bool = True) -> str:
     return f"${x:.4f}" if priced else "unknown (no price for this model)"
 
 
+def _not_a_form(session) -> None:
+    """Re-answering and the answer library take question rows; a form's datapoints are not (yet)."""
+    if getattr(session.book, "form", False):
+        raise Refused("a form's datapoint is answered again by `autofill run` on the form, and forms have no "
+                      "answer library yet; not from the review page")
+
+
 def _row(settings, path: Path, key: str):
     from autofill.workbook.layout import read_questions
 
@@ -61,6 +68,7 @@ def _estimate(settings, company: str, row, plan, documents):
 
 def estimate_row(settings, session: ReviewSession, key: str) -> dict:
     """The price of answering the row again, before any call, and the model it would use."""
+    _not_a_form(session)
     from autofill.plan import resolve_plan
     from autofill.store.reading import open_for_reading
 
@@ -78,6 +86,7 @@ def estimate_row(settings, session: ReviewSession, key: str) -> dict:
 def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer: str) -> dict:
     """Answer row `key` again (it must be marked Needs changes) with the run's plan; write it into the
     workbook."""
+    _not_a_form(session)
     from autofill.answer.opening import open_run
     from autofill.workbook.history import keep_previous
     from autofill.workbook.writeback import write_results
@@ -136,6 +145,7 @@ def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer
 
 def add_to_library(settings, session: ReviewSession, key: str) -> dict:
     """Add the approved row `key` to the company's answer library (it must be in the workbook)."""
+    _not_a_form(session)
     from autofill.library.harvest import approved_entries
     from autofill.library.manage import _documents, _lib, _now
 

@@ -110,7 +110,7 @@ class ReviewSession:
 
     def _load(self) -> None:
         seen = self.store.newest_ids()  # before the file: what is read below is at least this new
-        book = read_filled_workbook(self.path)
+        book = self._read_book()
         states = {q.key: state_of(q) for q in book.questions if q.in_sheet}
         position = {q.key: i for i, q in enumerate(book.questions)}
         with self._lock:  # no decision slips in between reading the pending ones and using them
@@ -130,6 +130,14 @@ class ReviewSession:
             self.store.seen.update({k: max(i, self.store.seen.get(k, 0)) for k, i in seen.items()})
             self._known = self._stamp()
             self.generation = getattr(self, "generation", 0) + 1
+
+    def _read_book(self):
+        """The workbook's rows as the page shows them (a form's session reads its datapoints: forms.py)."""
+        return read_filled_workbook(self.path)
+
+    def _apply(self, decisions) -> list[int]:
+        """Write pending `decisions` (a function that reads them) into the workbook; the ids written."""
+        return apply_decisions(self.settings, self.path, decisions, self.layout)
 
     @property
     def layout(self):
@@ -294,7 +302,7 @@ class ReviewSession:
                 keep_previous(self.path, self.settings.workbook.history_versions)
                 self._history_kept = True
             # The pending list is read under the workbook's lock: another server's writer may go first.
-            ids = apply_decisions(self.settings, self.path, self.store.pending, self.layout)
+            ids = self._apply(self.store.pending)
             self.store.mark_applied(ids)
             self._known = self._stamp()
             return len(ids)
