@@ -33,6 +33,12 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def _row(value: Any) -> int | str | None:
+    """A questionnaire row's number, or a form datapoint's input cell ("D6": review_app/form_apply.py)."""
+    number = _int(value)
+    return number if number is not None or value is None else _text(value).strip() or None
+
+
 def undoes_in(note: str) -> int | None:
     """The decision an old log's Undo note names (pure)."""
     m = _UNDOES.search(_text(note))
@@ -51,7 +57,7 @@ class LogLine:
     when: str
     reviewer: str
     sheet: str
-    row: int | None
+    row: int | str | None  # a form's lines name the datapoint's input cell
     question: str
     action: str
     field: str
@@ -90,7 +96,7 @@ class LogLine:
         if undoes is None and action == "Undo":
             undoes = undoes_in(note)
         return cls(_text(by_name.get("When")), _text(by_name.get("Reviewer")), _text(by_name.get("Sheet")),
-                   _int(by_name.get("Row")), _text(by_name.get("Question")), action, _text(by_name.get("Field")),
+                   _row(by_name.get("Row")), _text(by_name.get("Question")), action, _text(by_name.get("Field")),
                    _text(by_name.get("Before")), _text(by_name.get("After")), note, _int(by_name.get("Decision")),
                    confirmed, undoes)
 
