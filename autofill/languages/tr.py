@@ -6,6 +6,6 @@ LANGUAGE = Language(
     code='tr', name='Turkish', order=11,
     stemmer='turkish', stopwords='STOPWORDS_TURKISH',
     markers="""
-        ve bir bu da de için ile olarak olan gibi daha çok her ama kadar ya sonra veya biz bizim
+        ve bir bu için ile olarak olan gibi daha çok her ama kadar ya sonra veya biz bizim
     """,
 )
