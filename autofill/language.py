@@ -9,8 +9,8 @@ text too short to say is "" (unknown); callers then keep the English behaviour o
 
 LANGUAGES (autofill/languages/, one module per language) holds what the rest of the tool needs per language:
 its name, the Snowball stemmer PyStemmer has for it and the bm25s stop-word list the keyword index drops
-(store/bm25_index.py), its function words and script. Detection covers the languages with both (and recognises Greek, Arabic, Chinese, Japanese and Korean by script, searched
-without stemming)."""
+(store/bm25_index.py), its function words and script. Detection covers the languages with both (and
+recognises Greek, Arabic, Chinese, Japanese and Korean by script, searched without stemming)."""
 
 from __future__ import annotations
 

@@ -10,9 +10,9 @@ Rows (what routes every row: multilingual index, translation, stemming):
 Pages: benchmarks/sustainability_reports.py's generated reports (en, de, fr; page texts, no PDF) and the
 text of the first pages of the English PDFs in /work/shared (BHP, FinanceBench).
 
-"ours" is the function words alone (`language.detect_words`; `language.detect` before issue 44); "language.detect as
-shipped" is what runs now. "ours" counts "" (cannot tell) as its own outcome: it is not wrong (callers keep the questionnaire's or
-English behaviour), so both "right" and "wrong" are shown. py3langid always answers; it is scored
+"ours" is the function words alone (`language.detect_words`; `language.detect` before issue 44);
+"language.detect as shipped" is what runs now. "ours" counts "" (cannot tell) as its own outcome: it is
+not wrong (callers keep the questionnaire's or English behaviour), so both "right" and "wrong" are shown. py3langid always answers; it is scored
 unrestricted and restricted to the languages autofill knows (`language.LANGUAGES`).
 
     python3 benchmarks/language_detection.py [--pages 40]
