@@ -12,8 +12,9 @@ text of the first pages of the English PDFs in /work/shared (BHP, FinanceBench).
 
 "ours" is the function words alone (`language.detect_words`; `language.detect` before issue 44);
 "language.detect as shipped" is what runs now. "ours" counts "" (cannot tell) as its own outcome: it is
-not wrong (callers keep the questionnaire's or English behaviour), so both "right" and "wrong" are shown. py3langid always answers; it is scored
-unrestricted and restricted to the languages autofill knows (`language.LANGUAGES`).
+not wrong (callers keep the questionnaire's or English behaviour), so both "right" and "wrong" are shown.
+py3langid always answers; it is scored unrestricted and restricted to the languages autofill knows
+(`language.LANGUAGES`).
 
     python3 benchmarks/language_detection.py [--pages 40]
 """
