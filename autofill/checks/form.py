@@ -11,38 +11,13 @@ from __future__ import annotations
 
 import re
 
+from autofill.languages import with_
 from autofill.records import CheckResult, Severity
 
-# Closed answer values per language (lower case, as a form of answer writes them) -> what each means.
-FORM_WORDS: dict[str, dict[str, str]] = {
-    "en": {"yes": "yes", "no": "no", "partially": "partially", "partial": "partially", "not disclosed": "not disclosed",
-           "n/a": "n/a", "not applicable": "n/a", "unknown": "unknown", "true": "yes", "false": "no",
-           "in progress": "in progress", "planned": "planned"},
-    "de": {"ja": "yes", "nein": "no", "teilweise": "partially", "nicht angegeben": "not disclosed",
-           "nicht offengelegt": "not disclosed", "nicht veröffentlicht": "not disclosed", "nicht zutreffend": "n/a",
-           "unbekannt": "unknown", "in bearbeitung": "in progress", "geplant": "planned"},
-    "fr": {"oui": "yes", "non": "no", "partiellement": "partially", "en partie": "partially",
-           "non communiqué": "not disclosed", "non publié": "not disclosed", "non divulgué": "not disclosed",
-           "non applicable": "n/a", "sans objet": "n/a", "inconnu": "unknown", "en cours": "in progress",
-           "prévu": "planned"},
-    "es": {"sí": "yes", "si": "yes", "no": "no", "parcialmente": "partially", "no divulgado": "not disclosed",
-           "no publicado": "not disclosed", "no aplica": "n/a", "no aplicable": "n/a", "desconocido": "unknown",
-           "en curso": "in progress", "previsto": "planned"},
-    "it": {"sì": "yes", "si": "yes", "no": "no", "parzialmente": "partially", "in parte": "partially",
-           "non divulgato": "not disclosed", "non dichiarato": "not disclosed", "non applicabile": "n/a",
-           "sconosciuto": "unknown", "in corso": "in progress", "previsto": "planned"},
-    "pt": {"sim": "yes", "não": "no", "nao": "no", "parcialmente": "partially", "não divulgado": "not disclosed",
-           "não aplicável": "n/a", "desconhecido": "unknown", "em curso": "in progress", "previsto": "planned"},
-    "nl": {"ja": "yes", "nee": "no", "gedeeltelijk": "partially", "deels": "partially",
-           "niet bekendgemaakt": "not disclosed", "niet openbaar gemaakt": "not disclosed",
-           "niet van toepassing": "n/a", "onbekend": "unknown", "in uitvoering": "in progress", "gepland": "planned"},
-    "da": {"ja": "yes", "nej": "no", "delvis": "partially", "ikke oplyst": "not disclosed"},
-    "no": {"ja": "yes", "nei": "no", "delvis": "partially", "ikke oppgitt": "not disclosed"},
-    "sv": {"ja": "yes", "nej": "no", "delvis": "partially", "ej redovisat": "not disclosed"},
-}
-# The word for "or" in "Ja oder Nein", per language.
-OR_WORDS = {"en": "or", "de": "oder", "fr": "ou", "es": "o", "it": "o", "pt": "ou", "nl": "of", "da": "eller",
-            "no": "eller", "sv": "eller"}
+# Closed answer values per language (lower case, as a form of answer writes them) -> what each means, and
+# the word for "or" in "Ja oder Nein": each language's module in autofill/languages/ holds its own.
+FORM_WORDS: dict[str, dict[str, str]] = {code: dict(lang.form_words) for code, lang in with_("form_words").items()}
+OR_WORDS = {code: lang.or_word for code, lang in with_("or_word").items()}
 _NOT_DISCLOSED_WORDS = sorted({w for words in FORM_WORDS.values() for w, meaning in words.items()
                                if meaning == "not disclosed" and " " in w}, key=len, reverse=True)
 _NOT_DISCLOSED = re.compile(

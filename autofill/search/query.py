@@ -17,7 +17,7 @@ keeps every word (the keyword index drops its stop words: store/bm25_index.py). 
 report wording, are added to every row: questions in other languages use the same loan words ("Scope 3",
 "TCFD", "net zero"), and without them French questions lost MRR against English reports (README). A row
 searched as its English translation (`lexical_query`'s `source`) also gets the English names of the terms
-its own words name (answer/terms.py: "fonds de roulement" -> "working capital" and its report wording).
+its own words name (search/terms.py: "fonds de roulement" -> "working capital" and its report wording).
 """
 
 from __future__ import annotations
@@ -25,75 +25,16 @@ from __future__ import annotations
 import re
 
 from autofill.search.terms import english_keys
+from autofill.languages import with_
 from autofill.records import QuestionRow
 
 # Words that instruct whoever answers rather than describe the evidence: questionnaire boilerplate
 # (answer, round, decimal, analyst...), the form of answer's vocabulary (short, figures, units...) and
-# filler verbs of instructions (using, relying, shown...). English stopwords are dropped by BM25 itself.
-INSTRUCTION_WORDS = frozenset("""
-    answer answers answered answering question questions response respond respondent please kindly provide
-    give giving state stating describe explain explanation explanations short brief text free form format
-    yes no partially disclosed list select choose option figure figures unit units number numbers
-    round rounded rounding decimal decimals place places percents assume assuming analyst analysts public
-    equities standpoint banker banking perspective calculate calculated calculating compute computed utilize
-    utilizing utilise utilising using use used relying rely details detail shown show showing clearly primarily
-    only based basing judgment judgments judgement judgements conclusions conclusion drawing draw
-    approach approaching best abilities ability following asked ask define defined definition information
-    info stated reference referencing consider considering within here
-""".split())
-
-# Instruction words of other languages: the same vocabulary, as questionnaires in them phrase it.
+# filler verbs of instructions (using, relying, shown...), per language, as questionnaires in it phrase
+# them: each language's module in autofill/languages/ holds its own. English stopwords are dropped by BM25.
 INSTRUCTION_WORDS_BY_LANGUAGE: dict[str, frozenset[str]] = {
-    "en": INSTRUCTION_WORDS,
-    "de": frozenset("""
-        antwort antworten antwortet beantworten beantwortet frage fragen bitte geben sie angeben angabe angaben
-        nennen nennt beschreiben erläutern erläuterung erläuterungen erklären kurz kurze kurzer
-        kurzantwort text freitext form format ja nein teilweise offengelegt nicht liste auswählen wählen option
-        zahl zahlen einheit einheiten runden gerundet dezimalstellen dezimalstelle stellen annehmen analyst
-        berechnen berechnet verwenden verwendet verwendung nutzen genutzt details detail zeigen gezeigt
-        angegeben grundlage basierend folgenden gefragt information informationen hier gegebenenfalls ggf
-    """.split()),
-    "fr": frozenset("""
-        réponse réponses répondre répondez question questions veuillez merci indiquer indiquez fournir fournissez
-        donner décrire décrivez expliquer expliquez explication explications bref brève brièvement courte court
-        texte libre forme format oui non partiellement publié publiée liste sélectionner choisir option chiffre
-        chiffres unité unités nombre nombres arrondir arrondi décimale décimales supposer analyste calculer
-        calculé utiliser utilisant détails détail montrer fondé fondée base suivant suivante demandé
-        information informations ici cas échéant précisez préciser
-    """.split()),
-    "es": frozenset("""
-        respuesta respuestas responder responda pregunta preguntas por favor indique indicar proporcione
-        proporcionar dar describa describir explique explicar explicación explicaciones breve corta corto texto
-        libre forma formato sí no parcialmente divulgado divulgada lista seleccione seleccionar elegir opción
-        cifra cifras unidad unidades número números redondear redondeado decimal decimales suponer analista
-        calcular calculado utilizar utilizando usar detalles detalle mostrar basado basada siguiente
-        preguntado información aquí caso corresponda especifique especificar
-    """.split()),
-    "it": frozenset("""
-        risposta risposte rispondere rispondete rispondi domanda domande per favore indicare indicate indichi
-        fornire fornite dare descrivere descrivete spiegare spiegate spiegazione spiegazioni breve brevi
-        brevemente testo libero forma formato sì no parzialmente divulgato divulgata elenco elencare elencate
-        selezionare scegliere opzione cifra cifre unità numero numeri arrotondare arrotondato decimale decimali
-        supporre analista calcolare calcolato utilizzare utilizzando usare dettagli dettaglio mostrare basato
-        basata seguente richiesto informazione informazioni qui caso specificare precisare
-    """.split()),
-    "pt": frozenset("""
-        resposta respostas responder responda pergunta perguntas por favor indique indicar forneça fornecer dar
-        descreva descrever explique explicar explicação explicações breve curta curto texto livre forma formato
-        sim não parcialmente divulgado divulgada lista liste listar selecione selecionar escolher opção valor
-        valores unidade unidades número números arredondar arredondado decimal decimais supor analista calcular
-        calculado utilizar utilizando usar detalhes detalhe mostrar baseado baseada seguinte perguntado
-        informação informações aqui caso aplicável especifique especificar
-    """.split()),
-    "nl": frozenset("""
-        antwoord antwoorden antwoordt beantwoord beantwoorden vraag vragen graag alstublieft geef geven vermeld
-        vermelden noem noemen beschrijf beschrijven licht toe toelichten toelichting uitleg leg kort korte
-        tekst vrije vorm formaat ja nee gedeeltelijk openbaar gemaakt niet lijst selecteer kies kiezen optie
-        getal getallen cijfer cijfers eenheid eenheden aantal afronden afgerond decimaal decimalen aannemen
-        analist berekenen berekend gebruik gebruiken gebruikt details detail tonen gebaseerd volgende gevraagd
-        informatie hier indien van toepassing specificeer specificeren
-    """.split()),
-}
+    code: lang.instruction_words for code, lang in with_("instruction_words").items()}
+INSTRUCTION_WORDS = INSTRUCTION_WORDS_BY_LANGUAGE["en"]
 
 _TOKEN = re.compile(r"[^\W_][\w&'\-]*(?:[.,]\d+)*%?")
 
@@ -179,7 +120,7 @@ def expansions(text: str, language: str = "") -> list[str]:
     """Report-side phrasings (SYNONYMS) of the terms `text` uses, each once, longest terms first; a
     term inside a longer one that matched ("capital expenditures" inside itself, "sales" inside "net
     sales") is not matched again. Text in another `language`: its own names of those terms too
-    (answer/terms.py: "compte de résultat"), each followed by the English term it names."""
+    (search/terms.py: "compte de résultat"), each followed by the English term it names."""
     lowered = text.lower()
     out: list[str] = []
     for key in _SYNONYM_KEYS:
@@ -193,7 +134,7 @@ def expansions(text: str, language: str = "") -> list[str]:
 
 def term_names(row: QuestionRow) -> list[str]:
     """The English names, and their report wording, of the terms `row` names in its own language
-    (answer/terms.py; "fonds de roulement" -> "working capital", "total current assets", ...), those its
+    (search/terms.py; "fonds de roulement" -> "working capital", "total current assets", ...), those its
     English loan words already give left out; [] for an English row or one naming none."""
     text = _text(row)
     own = set(expansions(text))
@@ -210,7 +151,7 @@ def lexical_query(row: QuestionRow, clean: bool = True, expand: bool = True,
     """The BM25 query for `row`: the question, form of answer and explanation, without the instruction
     words of its language (`clean`), followed by the report-side synonyms of its terms (`expand`).
     `source`: the row in its own language when `row` is its English translation; the terms its own
-    words name (answer/terms.py) are added too, since a translation often misses them."""
+    words name (search/terms.py) are added too, since a translation often misses them."""
     text = _text(row)
     out = " ".join(content_words(text, row.language)) if clean else text
     if expand:  # the reports' English wording: loan words ("Scope 3", "TCFD") match in any language

@@ -34,7 +34,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from autofill.language import ENGLISH, LANGUAGES
+from autofill.languages import ENGLISH, REGISTRY as LANGUAGES  # each language's stemmer and stop words
 
 log = logging.getLogger(__name__)
 

@@ -7,61 +7,18 @@ from __future__ import annotations
 
 import re
 
+from autofill.languages import REGISTRY
+
 HEADER_SCAN_ROWS = 30
 MAX_HEADER_CHARS = 80
 
 # Roles of the customer's columns, most specific first: "Question no." is a number column, not a
-# question column; "Reviewer comment" is ours, not the customer's "Comments". English names first, then
-# German, French, Spanish, Italian, Portuguese and Dutch ones (issue 33: questionnaires in other languages).
+# question column; "Reviewer comment" is ours, not the customer's "Comments". Each role's names in every
+# language autofill knows (issue 33: questionnaires in other languages): each language's module in
+# autofill/languages/ holds its own (`headers`).
+ROLE_ORDER = ("number", "section", "form_of_answer", "explanation", "hyde_hint", "question", "answer", "comments")
 CUSTOMER_ROLES: list[tuple[str, set[str]]] = [
-    ("number", {"no", "no.", "#", "id", "nr", "nr.", "number", "num", "ref", "ref.", "reference", "q",
-                "q#", "q no", "q no.", "q. no.", "qno", "question no", "question no.", "question number",
-                "question #", "question id", "question ref", "item", "item no", "item no.", "s/n", "sn",
-                "sl no", "sl. no.", "index", "code",
-                # German, French, Spanish, Italian, Portuguese (Dutch: "nr")
-                "nummer", "lfd. nr.", "n°", "nº", "numéro", "núm.", "número", "n.", "numero", "n.º"}),
-    ("section", {"section", "category", "topic", "theme", "area", "pillar", "chapter", "module", "subject",
-                 "section heading", "sub-section", "subsection",
-                 "abschnitt", "kategorie", "thema", "bereich", "kapitel", "rubrique", "catégorie", "thème",
-                 "domaine", "sección", "categoría", "tema", "área", "capítulo", "sezione", "categoria",
-                 "ambito", "capitolo", "seção", "secção", "capítulo", "sectie", "onderdeel", "hoofdstuk",
-                 "onderwerp", "categorie"}),
-    ("form_of_answer", {"form of answer", "answer form", "answer format", "format", "answer type",
-                        "type of answer", "response type", "response format", "expected answer",
-                        "expected format", "answer options", "options", "form of response",
-                        "antwortform", "antwortformat", "art der antwort", "forme de réponse",
-                        "format de réponse", "type de réponse", "forma de respuesta", "formato de respuesta",
-                        "tipo de respuesta", "forma di risposta", "formato di risposta", "tipo di risposta",
-                        "forma de resposta", "formato de resposta", "tipo de resposta", "antwoordvorm",
-                        "vorm van antwoord", "antwoordformaat", "type antwoord"}),
-    ("explanation", {"explanation", "guidance", "guidance notes", "guidance note", "help", "help text",
-                     "notes", "note", "definition", "description", "instructions", "instruction",
-                     "clarification", "explanation / guidance", "explanation/guidance", "details",
-                     "additional guidance",
-                     "erläuterung", "erläuterungen", "hinweise", "hinweis", "anleitung", "beschreibung",
-                     "explication", "explications", "indications", "précisions", "explicación",
-                     "orientación", "instrucciones", "notas", "spiegazione", "spiegazioni", "istruzioni",
-                     "indicazioni", "descrizione", "explicação", "instruções", "orientação", "descrição",
-                     "toelichting", "uitleg", "instructies", "omschrijving"}),
-    ("hyde_hint", {"hyde hint", "search hint", "hint", "retrieval hint", "search terms", "keywords"}),
-    ("question", {"question", "questions", "question text", "requirement", "indicator", "query",
-                  "criterion", "criteria", "disclosure", "data point", "datapoint", "kpi",
-                  "question / requirement", "item description",
-                  "frage", "fragen", "fragestellung", "anforderung", "kennzahl", "exigence", "indicateur",
-                  "critère", "pregunta", "preguntas", "requisito", "indicador", "criterio", "domanda",
-                  "domande", "indicatore", "pergunta", "perguntas", "critério", "vraag", "vragen", "eis",
-                  "criterium"}),
-    ("answer", {"answer", "answers", "response", "responses", "your answer", "your response", "reply",
-                "answer / response", "company response", "supplier response", "company answer",
-                "antwort", "antworten", "ihre antwort", "réponse", "réponses", "votre réponse", "respuesta",
-                "respuestas", "su respuesta", "risposta", "risposte", "la vostra risposta", "resposta",
-                "respostas", "sua resposta", "antwoord", "antwoorden", "uw antwoord"}),
-    ("comments", {"comments", "comment", "remarks", "remark", "additional comments",
-                  "additional information", "customer comments",
-                  "kommentare", "kommentar", "bemerkungen", "anmerkungen", "commentaires", "commentaire",
-                  "remarques", "comentarios", "comentario", "observaciones", "commenti", "commento",
-                  "osservazioni", "comentários", "comentário", "observações", "opmerkingen", "opmerking"}),
-]
+    (role, {name for lang in REGISTRY.values() for name in lang.headers.get(role, ())}) for role in ROLE_ORDER]
 
 # The columns autofill adds, in the order they are added after the Answer column.
 ADDED_ROLES: list[tuple[str, str]] = [

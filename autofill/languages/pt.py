@@ -1,0 +1,85 @@
+"""Portuguese: what autofill knows of it (see autofill/languages/__init__.py for each field)."""
+
+from autofill.languages import Language
+
+LANGUAGE = Language(
+    code='pt', name='Portuguese', order=6,
+    stemmer='portuguese', stopwords='STOPWORDS_PORTUGUESE',
+    markers="""
+        os as do da dos das e em um uma que para com não por no na mais ao é são nosso nossa foi
+    """,
+    instruction_words="""
+        resposta respostas responder responda pergunta perguntas por favor indique indicar forneça
+        fornecer dar descreva descrever explique explicar explicação explicações breve curta curto
+        texto livre forma formato sim não parcialmente divulgado divulgada lista liste listar
+        selecione selecionar escolher opção valor valores unidade unidades número números arredondar
+        arredondado decimal decimais supor analista calcular calculado utilizar utilizando usar
+        detalhes detalhe mostrar baseado baseada seguinte perguntado informação informações aqui
+        caso aplicável especifique especificar
+    """,
+    form_words={'sim': 'yes',
+                'não': 'no',
+                'nao': 'no',
+                'parcialmente': 'partially',
+                'não divulgado': 'not disclosed',
+                'não aplicável': 'n/a',
+                'desconhecido': 'unknown',
+                'em curso': 'in progress',
+                'previsto': 'planned'},
+    or_word='ou',
+    headers={'number': ('nº', 'n.º', 'número'),
+             'section': ('seção', 'secção', 'capítulo', 'categoria', 'tema', 'área'),
+             'form_of_answer': ('forma de resposta', 'formato de resposta', 'tipo de resposta'),
+             'explanation': ('explicação', 'instruções', 'orientação', 'descrição', 'notas'),
+             'question': ('pergunta', 'perguntas', 'critério', 'requisito', 'indicador'),
+             'answer': ('resposta', 'respostas', 'sua resposta'),
+             'comments': ('comentários', 'comentário', 'observações')},
+    terms={'demonstração dos fluxos de caixa': 'cash flow statement',
+           'demonstração de fluxos de caixa': 'cash flow statement',
+           'balanço patrimonial': 'balance sheet',
+           'balanço': 'balance sheet',
+           'demonstração do resultado': 'income statement',
+           'demonstração de resultados': 'income statement',
+           'despesas de capital': 'capital expenditure',
+           'ativo imobilizado': 'pp&e',
+           'receita': 'revenue',
+           'receitas': 'revenue',
+           'vendas': 'sales',
+           'custo das vendas': 'cogs',
+           'custo dos produtos vendidos': 'cost of goods sold',
+           'resultado operacional': 'operating income',
+           'lucro operacional': 'operating income',
+           'margem operacional': 'operating margin',
+           'depreciação': 'depreciation',
+           'fluxo de caixa livre': 'free cash flow',
+           'fluxo de caixa operacional': 'operating cash flow',
+           'capital de giro': 'working capital',
+           'fundo de maneio': 'working capital',
+           'estoques': 'inventory',
+           'existências': 'inventory',
+           'giro de estoques': 'inventory turnover',
+           'contas a pagar': 'accounts payable',
+           'ativo total': 'total assets',
+           'dívida': 'debt',
+           'endividamento': 'debt',
+           'dividendos': 'dividends',
+           'alíquota efetiva': 'effective tax rate',
+           'taxa efetiva de imposto': 'effective tax rate',
+           'lucro por ação': 'eps',
+           'lucro líquido': 'net income',
+           'patrimônio líquido': "shareholders' equity",
+           'capital próprio': "shareholders' equity",
+           'valor contábil': 'book value',
+           'gee': 'ghg',
+           'gases de efeito estufa': 'ghg',
+           'emissões': 'emissions',
+           'emissões líquidas zero': 'net zero',
+           'zero líquido': 'net zero',
+           'neutralidade de carbono': 'net zero',
+           'créditos de carbono': 'carbon offsets',
+           'compensação de carbono': 'carbon offsets',
+           'preço interno de carbono': 'internal carbon price',
+           'remuneração dos executivos': 'executive remuneration',
+           'análise de cenários': 'scenario analysis',
+           'riscos físicos': 'physical risks'},
+)
