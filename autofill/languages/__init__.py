@@ -45,7 +45,7 @@ class Language:
     or_word: str = ""
     # A questionnaire's column names by role ("question", "answer", ...; workbook/headers.py).
     headers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    # Financial and GHG terms as this language writes them (lower case) -> the answer/query.SYNONYMS key
+    # Financial and GHG terms as this language writes them (lower case) -> the search/query.SYNONYMS key
     # (English) each names (search/terms.py).
     terms: Mapping[str, str] = field(default_factory=dict)
 
