@@ -2,10 +2,9 @@
 
 Reports and questionnaires are not only English. `detect` names the language of a text (ISO 639-1 code)
 from its script and, for Latin and Cyrillic text, from how many of each language's most common function
-words it uses: a text with enough function words of the languages autofill knows (a German text is a
-third articles, prepositions and pronouns of German) is named by py3langid among those languages (BSD-3,
-numpy only; measured better on rows than the function words alone, which decide where it is missing). A
-text too short to say is "" (unknown); callers then keep the English behaviour of before.
+words it uses: for a page or a questionnaire that is decisive (a German text is a third articles,
+prepositions and pronouns of German), with no model and no dependency. A text too short or too mixed to
+say is "" (unknown); callers then keep the English behaviour of before.
 
 LANGUAGES (autofill/languages/, one module per language) holds what the rest of the tool needs per language:
 its name, the Snowball stemmer PyStemmer has for it and the bm25s stop-word list the keyword index drops
@@ -15,7 +14,6 @@ recognises Greek, Arabic, Chinese, Japanese and Korean by script, searched witho
 from __future__ import annotations
 
 import re
-import threading
 from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -51,72 +49,20 @@ def markers(text: str) -> Counter[str]:
     return counts
 
 
-def _script(sample: str) -> str:
+def detect(text: str, min_markers: int = MIN_MARKERS) -> str:
+    """The ISO 639-1 code of `text`'s language, or "" when it cannot tell (too short, mixed, another).
+    `min_markers`: the function words a verdict needs (fewer for one question, as `ask` has)."""
+    sample = text[:SAMPLE]
     letters = len(_WORD.findall(sample))
     for code, script in _SCRIPTS:
         if letters and len(script.findall(sample)) >= max(3, letters // 4):
             return code
-    return ""
-
-
-def _by_words(counts: Counter[str], min_markers: int) -> str:
+    counts = markers(sample)
     if not counts:
         return ""
     (best, hits), = counts.most_common(1)
     total = sum(counts.values())
     return best if hits >= min_markers and hits >= MIN_SHARE * total else ""
-
-
-def detect_words(text: str, min_markers: int = MIN_MARKERS) -> str:
-    """`text`'s language from its script and function words alone (no library): the language whose function
-    words it uses most, where they are at least `min_markers` and MIN_SHARE of all it uses; "" else."""
-    sample = text[:SAMPLE]
-    return _script(sample) or _by_words(markers(sample), min_markers)
-
-
-_identifier_lock = threading.Lock()
-_identifiers: list[Any] = []
-
-
-def _identifier() -> Any:
-    """py3langid's classifier restricted to the languages autofill has function words for (loaded once per
-    process, about a second); None where py3langid is not installed (detection by function words alone)."""
-    with _identifier_lock:
-        if not _identifiers:
-            try:
-                from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
-            except ImportError:
-                _identifiers.append(None)
-            else:
-                identifier = LanguageIdentifier.from_modelpath(MODEL_DIR / MODEL_FILE)
-                identifier.set_languages([code for code, lang in LANGUAGES.items()
-                                          if lang.markers and code in identifier.nb_classes])
-                _identifiers.append(identifier)
-        return _identifiers[0]
-
-
-def detect(text: str, min_markers: int = MIN_MARKERS) -> str:
-    """The ISO 639-1 code of `text`'s language, or "" when it cannot tell (too short, another language).
-    `min_markers`: the function words a verdict needs (fewer for one question, as `ask` has).
-    A script that names its language decides alone; otherwise a text that uses at least `min_markers`
-    function words of the languages autofill knows, MIN_SHARE of them one language's (else it is mixed:
-    ""), is named by py3langid among those languages, which
-    reads rows better than the function words do (benchmarks/language_detection.py, issue 44: 99.3%
-    against 94.4% of 409 questionnaire rows, no wrong verdict against 1); a language py3langid does not
-    know, or no py3langid, is read from the function words alone (`detect_words`)."""
-    sample = text[:SAMPLE]
-    script = _script(sample)
-    if script:
-        return script
-    counts = markers(sample)
-    total = sum(counts.values())
-    if total < min_markers or counts.most_common(1)[0][1] < MIN_SHARE * total:
-        return ""  # too few function words, or no language has most of them (a mixed text)
-    words = _by_words(counts, min_markers)
-    identifier = _identifier()
-    if identifier is None or (words and words not in identifier.nb_classes):
-        return words
-    return str(identifier.classify(sample)[0])
 
 
 def detect_many(texts: Iterable[str]) -> str:

@@ -10,11 +10,9 @@ Rows (what routes every row: multilingual index, translation, stemming):
 Pages: benchmarks/sustainability_reports.py's generated reports (en, de, fr; page texts, no PDF) and the
 text of the first pages of the English PDFs in /work/shared (BHP, FinanceBench).
 
-"ours" is the function words alone (`language.detect_words`; `language.detect` before issue 44);
-"language.detect as shipped" is what runs now. "ours" counts "" (cannot tell) as its own outcome: it is
-not wrong (callers keep the questionnaire's or English behaviour), so both "right" and "wrong" are shown.
-py3langid always answers; it is scored unrestricted and restricted to the languages autofill knows
-(`language.LANGUAGES`).
+"ours" counts "" (cannot tell) as its own outcome: it is not wrong (callers keep the questionnaire's or
+English behaviour), so both "right" and "wrong" are shown. py3langid always answers; it is scored
+unrestricted and restricted to the languages autofill knows (`language.LANGUAGES`).
 
     python3 benchmarks/language_detection.py [--pages 40]
 """
@@ -158,12 +156,7 @@ def main() -> int:
     def lib_known(text: str) -> str:
         return known_id.classify(text)[0] if text.strip() else ""
 
-    words = getattr(language, "detect_words", language.detect)  # the function words alone
-
     def ours_row(text: str) -> str:
-        return words(text, language.ROW_MIN_MARKERS)
-
-    def shipped_row(text: str) -> str:
         return language.detect(text, language.ROW_MIN_MARKERS)
 
     def gated(min_markers: int):
@@ -185,16 +178,13 @@ def main() -> int:
     }
     detectors = {"ours (row: ROW_MIN_MARKERS=2; page: detect)": None, "py3langid": lib,
                  "py3langid, known languages only": lib_known,
-                 "py3langid where ours has enough function words": "gated",
-                 "language.detect as shipped": "shipped"}
+                 "py3langid where ours has enough function words": "gated"}
     result: dict = {}
     for view, items in views.items():
         result[view] = {}
         for dname, fn in detectors.items():
             if fn is None:
-                fn = ours_row if view.startswith("rows") else words
-            elif fn == "shipped":
-                fn = shipped_row if view.startswith("rows") else language.detect
+                fn = ours_row if view.startswith("rows") else language.detect
             elif fn == "gated":
                 fn = gated(language.ROW_MIN_MARKERS if view.startswith("rows") else language.MIN_MARKERS)
             t0 = time.perf_counter()
@@ -204,8 +194,7 @@ def main() -> int:
     result["row_languages on mixed sheets"] = {
         dname: [_mixed(rows, langs, fn or ours_row) for langs in (("en", "de"), ("en", "es", "it"), ("fr", "nl"),
                                                                  ("de", "fr", "pt"))]
-        for dname, fn in (("ours", None), ("py3langid, known languages only", lib_known),
-                          ("language.detect as shipped", shipped_row))}
+        for dname, fn in (("ours", None), ("py3langid, known languages only", lib_known))}
     print(json.dumps(result, indent=1, ensure_ascii=False))
     for view in views:
         print(f"\n{view}:")
