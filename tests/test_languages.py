@@ -45,7 +45,7 @@ module = importlib.util.module_from_spec(spec)
 sys.modules["autofill.languages"] = module
 spec.loader.exec_module(module)
 from autofill import language
-from autofill.answer import query, terms
+from autofill.search import query, terms
 from autofill.checks import form
 from autofill.store import bm25_index
 from autofill.workbook import headers
@@ -117,7 +117,7 @@ def test_a_module_named_for_another_code_is_refused(tmp_path):
 
 # Per-language tables left outside autofill/languages/, each with why (translation routes: how Apertium
 # and FreeDict spell a code; EFRAG's template names languages in English words).
-OUTSIDE = {"autofill/apertium.py", "autofill/dictionaries.py"}
+OUTSIDE = {"autofill/search/apertium.py", "autofill/search/dictionaries.py"}
 _TABLE_ENTRY = re.compile(r"""["'](?:de|fr|es|it|pt|nl|da|sv|no)["']\s*:""")
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from autofill.review.reader import EvidenceRow, ReviewQuestion, _int, _pages, _text
+from autofill.review.rows import EvidenceRow, ReviewQuestion, _int, _pages, _text
 
 
 def form_questions(sheets: dict[str, list[tuple]], rows: list[tuple], header_index: int,

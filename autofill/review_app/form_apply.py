@@ -13,6 +13,10 @@ from autofill.fileio import atomic_write_bytes, ensure_not_open
 from autofill.review_app.apply import LOG_COLUMNS
 from autofill.workbook.model import REVIEW_LOG_SHEET
 
+# The session's field names as the Review log of a form names them.
+FORM_FIELDS = {"answer": "Value", "reasoning": "Reasoning", "sources": "Sources", "review": "Review",
+               "reviewer_comment": "Reviewer comment"}
+
 log = logging.getLogger(__name__)
 
 
@@ -44,7 +48,6 @@ def apply_form_decisions(session, decisions) -> list[int]:
 
 
 def _log_lines(session, decisions, logged: set) -> list[tuple]:
-    from autofill.review_app.forms import FORM_FIELDS
 
     lines = []
     for d in decisions:

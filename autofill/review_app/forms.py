@@ -25,8 +25,6 @@ from autofill.states import ReviewState, parse_review
 
 log = logging.getLogger(__name__)
 
-FORM_FIELDS = {"answer": "Value", "reasoning": "Reasoning", "sources": "Sources", "review": "Review",
-               "reviewer_comment": "Reviewer comment"}
 LOGGED = {"Review": "review", "Reviewer comment": "reviewer_comment"}  # read back from the Review log
 
 
