@@ -251,6 +251,30 @@ def test_each_page_and_highlight_is_rendered_once(case, tmp_path):
     assert len(pngs) == 2
 
 
+def test_a_passage_cited_by_many_questions_is_searched_on_its_page_once(case, monkeypatch):
+    # A long questionnaire cites the same few passages hundreds of times: searching each page's text
+    # again for every question was most of a 5,000-row run's report (benchmarks/run_rows.py).
+    import autofill.review.page_images as page_images
+
+    searched = []
+    real = page_images.find_passage_quads
+    monkeypatch.setattr(page_images, "find_passage_quads",
+                        lambda page, text, textpage=None: searched.append((page.number, text)) or
+                        real(page, text, textpage))
+    wb = openpyxl.load_workbook(case["out"])
+    ws, ev = wb["Questionnaire"], wb["Evidence"]
+    for row in range(8, 14):
+        ws.cell(row, 3, f"Repeat question {row}")
+        ws.cell(row, 5, ANSWER_1)
+        ws.cell(row, 7, f"{PDF_NAME} p. 2")
+        ws.cell(row, 9, "Answered")
+        ev.append([row, f"Repeat question {row}", 1, PDF_NAME, 2, "yes", 0.9, CITED_TEXT])
+    wb.save(case["out"])
+    _, text = _report(case, pdf_paths={PDF_NAME: case["pdf"]})
+    assert len(_images(text)) == 8 and len(set(_images(text))) == 2  # every question still shows its page
+    assert searched and len(searched) == len(set(searched))  # each (page, passage) searched once
+
+
 def test_missing_pdf_renders_without_image_and_says_where(case, caplog):
     gone = case["tmp"] / "moved" / PDF_NAME
     with caplog.at_level("WARNING", logger="autofill"):

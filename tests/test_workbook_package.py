@@ -281,6 +281,29 @@ def test_a_filled_questionnaire_keeps_current_formula_values(tmp_path):
     assert got["A2"] == datetime.datetime(2024, 12, 31) and got["A3"] == 1
 
 
+def test_a_questionnaire_without_formulas_is_not_given_to_the_engine(tmp_path, monkeypatch):
+    """The engine loads the whole workbook, Evidence rows included: at 5,000 rows most of a run's peak
+    memory (benchmarks/run_rows.py). Without a formula cell (drop-down lists and conditional formats are
+    no formula cells) it has nothing to compute and is not run; the workbook is written as before."""
+    import formualizer
+
+    calls = []
+    real = formualizer.recalculate_xlsx_bytes
+    monkeypatch.setattr(formualizer, "recalculate_xlsx_bytes", lambda data: calls.append(len(data)) or real(data))
+    src = build_questionnaire(tmp_path / "q.xlsx")  # drop-downs, a conditional format, a defined name
+    layout, rows = read_questions(Settings(), src)
+    out = write_results(Settings(), src, layout, [result_for(q) for q in rows], tmp_path / "out" / "out.xlsx", {})
+    assert calls == []
+    answers = openpyxl.load_workbook(out)["Questionnaire"]
+    assert any(str(answers[f"F{r}"].value or "").startswith("Yes") for r in range(4, 21))
+    assert 'fullCalcOnLoad="1"' in parts(out)["xl/workbook.xml"].decode()  # Excel still recalculates on opening
+    wb = openpyxl.load_workbook(src)
+    wb["Questionnaire"]["K1"] = "=1+1"  # one formula: computed again
+    wb.save(src)
+    write_results(Settings(), src, layout, [result_for(q) for q in rows], tmp_path / "out" / "out2.xlsx", {})
+    assert calls and values(tmp_path / "out" / "out2.xlsx", "Questionnaire")["K1"] == 2
+
+
 def test_autofill_run_writes_a_workbook_whose_formulas_show_the_answers(workspace, llm_server):
     """The real CLI in a fresh process: `autofill run` fills a questionnaire whose summary sheet counts
     the answers and dates the period; a reader of cached values sees them (openpyxl alone: nothing)."""

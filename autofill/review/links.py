@@ -18,8 +18,15 @@ class Links:
         self.sources = sources  # file name -> PdfSource
         self.report_dir = Path(report_dir)
         self.packed = packed or {}  # file name -> path inside the pack ("pdfs/NAME.pdf")
+        self._made: dict[tuple[str, int], str] = {}  # each page's link resolved once (paths resolve on disk)
 
     def link(self, file_name: str, page: int) -> str:
+        made = self._made.get((file_name, page))
+        if made is None:
+            made = self._made[(file_name, page)] = self._link(file_name, page)
+        return made
+
+    def _link(self, file_name: str, page: int) -> str:
         if file_name in self.packed:
             return f"{quote(self.packed[file_name])}#page={page}"
         source = self.sources.get(file_name)

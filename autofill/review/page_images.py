@@ -132,6 +132,9 @@ class PageRenderer:
         self.colors = colors
         self._docs: dict[Path, object] = {}
         self._done: dict[tuple, RenderedPage] = {}
+        # (pdf, page, passages) -> its page, so a passage cited by many questions is searched on its
+        # page once: the text search dominated a long questionnaire's report (benchmarks/run_rows.py).
+        self._asked: dict[tuple, RenderedPage] = {}
 
     def _open(self, pdf: Path):
         from autofill.pdflib import import_pymupdf
@@ -150,6 +153,9 @@ class PageRenderer:
 
     def render(self, pdf: Path, file_name: str, page_number: int, passages: list[str]) -> RenderedPage:
         """PNG of 1-based `page_number` of `pdf` with every passage in `passages` highlighted."""
+        asked = (str(pdf), page_number, tuple(passages))
+        if asked in self._asked:
+            return self._asked[asked]
         doc = self._open(pdf)
         if doc.needs_pass:
             raise ValueError("the PDF is password-protected")
@@ -163,6 +169,7 @@ class PageRenderer:
         rects = tuple(sorted({tuple(round(v, 1) for v in q.rect) for q in quads}))
         key = (str(pdf), page_number, rects)
         if key in self._done:
+            self._asked[asked] = self._done[key]
             return self._done[key]
         annot = None
         if quads:
@@ -183,7 +190,7 @@ class PageRenderer:
         # reports are opened and shared, so pages are reduced to a palette first.
         target.write_bytes(pixmap_to_palette_png(pix, self.colors))
         rendered = RenderedPage(image=target, width=pix.width, height=pix.height, highlighted=bool(quads))
-        self._done[key] = rendered
+        self._done[key] = self._asked[asked] = rendered
         return rendered
 
     def close(self) -> None:

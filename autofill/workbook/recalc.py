@@ -40,6 +40,11 @@ def refresh(data: bytes, baseline: bytes | None = None) -> bytes:
     `data` was made from (the file received), whose cached values are kept where nothing written changes
     them, and used as they are when the engine cannot compute the workbook."""
     out = Package(data)
+    if not _has_formulas(out):
+        # Nothing to compute: the engine, which loads the whole workbook (30,000 Evidence rows at 5,000
+        # questions: most of a long run's peak memory, benchmarks/run_rows.py), would change no part.
+        _ask_excel_to_recalculate(out)
+        return out.to_bytes()
     reason = _compute_into(out, data)
     if reason:
         log.warning("the formulas' values could not be computed (%s): they keep the values the workbook had "
@@ -79,6 +84,11 @@ def _compute_into(package: Package, data: bytes) -> str:
             package.parts[part] = new
             package.changed.add(part)
     return ""
+
+
+def _has_formulas(package: Package) -> bool:
+    """Whether any worksheet holds a formula cell (an `<f>` element; text in a cell is escaped)."""
+    return any(re.search(rb"<(?:\w+:)?f\b", package.parts[part]) for part in package.sheets.values())
 
 
 def _has_zip64(data: bytes) -> bool:
