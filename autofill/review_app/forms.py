@@ -19,9 +19,8 @@ from pathlib import Path
 
 from autofill.errors import InputError
 from autofill.review.reader import read_filled_workbook
-from autofill.review_app.session import ACTIONS, EDIT, Refused, ReviewSession, Saved, _edited
+from autofill.review_app.session import ACTIONS, Refused, ReviewSession, Saved, _edited
 from autofill.review_app.sidecar import version_of
-from autofill.states import ReviewState, parse_review
 
 log = logging.getLogger(__name__)
 
@@ -169,16 +168,9 @@ class FormSession(ReviewSession):
                note: str = "", confirm: list[str] | None = None) -> Saved:
         """One decision on a datapoint: its value checked as its type (the page's typed editors send
         text), an approval of an empty value refused; committed to the sidecar before it returns."""
-        reviewer = " ".join((reviewer or "").split())[:80]
-        if not reviewer:
-            raise Refused("say who you are first (reviewer name)")
-        if action not in ACTIONS and action != EDIT:
-            raise Refused(f"unknown action {action!r}")
+        reviewer = self._reviewer_for(reviewer, action)
         with self._lock:
-            current = self.state(key)
-            self._check_base(current, base)
-            if parse_review(current["review"]) is ReviewState.APPROVED and action != "Reopen":
-                raise Refused("this datapoint is approved and locked; reopen it to change it")
+            current = self._unlocked(key, base, action, "datapoint")
             after, replaced = _edited(current, {k: v for k, v in (values or {}).items()
                                                 if k in ("answer", "reviewer_comment")})
             if action in ACTIONS:

@@ -182,22 +182,33 @@ class ReviewSession:
             return done, len(self.states)
 
     # ------------------------------------------------------------------ deciding
+    def _reviewer_for(self, reviewer: str, action: str) -> str:
+        """The reviewer's name as recorded; Refused without one, or for an action the page has not."""
+        reviewer = " ".join((reviewer or "").split())[:80]
+        if not reviewer:
+            raise Refused("say who you are first (reviewer name)")
+        if action not in ACTIONS and action != EDIT:
+            raise Refused(f"unknown action {action!r}")
+        return reviewer
+
+    def _unlocked(self, key: str, base: str, action: str, what: str) -> dict:
+        """The state of `key` (under the lock), Refused when it changed since `base` or is approved and
+        locked (only Reopen opens it)."""
+        current = self.state(key)
+        self._check_base(current, base)
+        if parse_review(current["review"]) is ReviewState.APPROVED and action != "Reopen":
+            raise Refused(f"this {what} is approved and locked; reopen it to change it")
+        return current
+
     def decide(self, key: str, base: str, reviewer: str, action: str, values: dict[str, str] | None = None,
                note: str = "", confirm: list[str] | None = None) -> Saved:
         """Record one decision: `action` is Approve / Needs changes / Reject / Reopen / Edit; `values`
         the editable cells as the reviewer left them; `confirm` the failed checks the reviewer has
         confirmed by name. Refused when the row changed since `base`; Unconfirmed while a failed check
         of an approval, or a value off the drop-down list, is not confirmed."""
-        reviewer = " ".join((reviewer or "").split())[:80]
-        if not reviewer:
-            raise Refused("say who you are first (reviewer name)")
-        if action not in ACTIONS and action != EDIT:
-            raise Refused(f"unknown action {action!r}")
+        reviewer = self._reviewer_for(reviewer, action)
         with self._lock:
-            current = self.state(key)
-            self._check_base(current, base)
-            if parse_review(current["review"]) is ReviewState.APPROVED and action != "Reopen":
-                raise Refused("this row is approved and locked; reopen it to change it")
+            current = self._unlocked(key, base, action, "row")
             after, replaced = _edited(current, values or {})
             if action in ACTIONS:
                 after["review"] = ACTIONS[action].label
