@@ -24,7 +24,7 @@ QUESTIONS = [("Climate", "What share of electricity consumption was renewable in
 COMBINATIONS = [("hyde+hybrid", "colbert-question+cross-encoder", "llm"),
                 ("hybrid", "colbert+cross-encoder", "cross-encoder"),
                 ("dense", "colbert", "none"),
-                ("hyde", "pages", "llm"),
+                ("hyde", "none", "llm"),
                 ("hybrid", "none", "cross-encoder")]
 
 
