@@ -97,7 +97,7 @@ def test_a_row_searched_with_the_multilingual_index_is_searched_in_its_translati
     seen = []
 
     def fake_retrieve(settings, store, embedder, row, mode, hyde_passage="", n=None, extra_queries=(),
-                      translation=""):
+                      translation="", index=None):
         seen.append((store, list(extra_queries), translation))
         return []
 
