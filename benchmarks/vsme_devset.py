@@ -144,39 +144,21 @@ FULL: list = []  # the whole template as read_form reads it
 
 
 def vsme_form(keys: set[str]):
-    """The VSME template's datapoints for `keys`: read_form's when it reads the template, else the
-    template's named ranges with DEV_POINTS' labels, kinds and units."""
-    from autofill.forms.model import Datapoint, DatapointKind, Form, FormCell, FormSource
-
+    """The VSME template's datapoints for `keys`, as read_form reads the template (what `run` fills)."""
     import dataclasses
 
-    try:
-        from autofill.forms.reader import read_form
+    from autofill.forms.reader import read_form
 
-        started = time.monotonic()
-        full = read_form(VSME, layout=False)
-        READ_SECONDS.append(time.monotonic() - started)
-        if full is not None and keys & {dp.key for dp in full.datapoints}:
-            FULL.append(full)
-            form = dataclasses.replace(full, datapoints=tuple(dp for dp in full.datapoints if dp.key in keys),
-                                       computed=tuple(dp for dp in full.computed if dp.key in keys))
-            return form, "forms.reader.read_form"
-    except NotImplementedError:
-        pass
-    import openpyxl
-
-    wb = openpyxl.load_workbook(VSME, read_only=False, keep_links=False)
-    points, computed = [], []
-    for key, label, kind, unit in DEV_POINTS:
-        sheet, ref = next(iter(wb.defined_names[key].destinations))
-        ref = ref.replace("$", "").split(":")[0]
-        dp = Datapoint(key, (FormCell(sheet, ref),), label, section="B3", kind=DatapointKind(kind),
-                       unit=unit, row=int(re.sub(r"\D", "", ref)))
-        formula = str(wb[sheet][ref].value or "").startswith("=")
-        (computed if formula else points).append(dp)
-    wb.close()
-    return Form(path=VSME, source=FormSource.NAMED, datapoints=tuple(points), computed=tuple(computed),
-                formula_cells=frozenset(dp.cell for dp in computed)), "the template's named ranges"
+    started = time.monotonic()
+    full = read_form(VSME, layout=False)
+    READ_SECONDS.append(time.monotonic() - started)
+    missing = keys - {dp.key for dp in (*full.datapoints, *full.computed)} if full is not None else keys
+    if missing:
+        raise SystemExit(f"read_form does not read {sorted(missing)} from {VSME.name}: the set cannot be measured")
+    FULL.append(full)
+    form = dataclasses.replace(full, datapoints=tuple(dp for dp in full.datapoints if dp.key in keys),
+                               computed=tuple(dp for dp in full.computed if dp.key in keys))
+    return form, "forms.reader.read_form"
 
 
 # --------------------------------------------------------------------------- the loopback reader
