@@ -25,6 +25,7 @@ from pathlib import Path
 from openpyxl.utils.cell import column_index_from_string
 
 from autofill.errors import InputError
+from autofill.questions import question_key
 from autofill.records import QuestionRow
 from autofill.workbook.model import WorkbookLayout
 
@@ -321,18 +322,14 @@ def choose_base(settings, questionnaire: Path, layout: WorkbookLayout, rows: lis
     return start
 
 
-def _norm(text: str) -> str:
-    return " ".join(str(text or "").split()).lower()
-
-
 def carry_by_text(output: Path, out_layout: WorkbookLayout, out_rows: list[QuestionRow], questionnaire: Path,
                   layout: WorkbookLayout, rows: list[QuestionRow]) -> Start:
-    """Match the questionnaire's rows to the old output's by (sheet, question text), unique on both
-    sides, and carry each match's state over."""
+    """Match the questionnaire's rows to the old output's by (sheet, question: autofill/questions.py's
+    one rule), unique on both sides, and carry each match's state over."""
     def index(qs: list[QuestionRow]) -> dict[tuple[str, str], list[QuestionRow]]:
         out: dict[tuple[str, str], list[QuestionRow]] = {}
         for q in qs:
-            out.setdefault((q.sheet, _norm(q.question)), []).append(q)
+            out.setdefault((q.sheet, question_key(q.question)), []).append(q)
         return out
 
     old_by_text, new_by_text = index(out_rows), index(rows)
