@@ -115,7 +115,11 @@ def test_a_checkpointed_row_still_differs_by_its_place_form_and_guidance():
 def test_a_new_version_respelling_an_approved_question_keeps_the_reviewers_work(llm_server, tmp_path,
                                                                                tmp_path_factory):
     """The customer's v2 adds a question at the top and re-types an approved one (its "?" dropped, a
-    non-breaking space, a double space): the approved row is carried by its question, not asked again."""
+    non-breaking space, a double space): the approved row is carried by its question, not asked again.
+    Two approved rows that the rule makes one question ("... FY2024?" and "... FY2024 (%)?") keep their
+    identical texts and are carried too: identical text is paired before the rule."""
+    from dataclasses import replace
+
     from tests.answer_helpers import FACTS, MARKERS, make_questionnaire, make_workspace
     from tests.llm_server import by_marker
     from tests.test_carry import Sheet, run, settings_for
@@ -125,26 +129,32 @@ def test_a_new_version_respelling_an_approved_question_keeps_the_reviewers_work(
     _, emb = make_workspace(root)
     llm_server.responder = by_marker(MARKERS)
     s = settings_for(root, llm_server)
-    a, b, new = FACTS[0], FACTS[1], FACTS[4]
+    a, b, c, new = FACTS[0], FACTS[1], FACTS[2], FACTS[4]
+    c2 = replace(c, question=c.question.replace("?", " (%)?"))
+    assert questions.same_question(c.question, c2.question)
     (tmp_path / "v1").mkdir()
     (tmp_path / "v2").mkdir()
-    v1 = make_questionnaire(tmp_path / "v1" / "questionnaire.xlsx", [a, b])
+    v1 = make_questionnaire(tmp_path / "v1" / "questionnaire.xlsx", [a, b, c, c2])
     respelled = a.question.rstrip("?").replace(" have ", "\u00a0have  ")
     assert respelled != a.question and questions.same_question(respelled, a.question)
     v2 = build_questionnaire(tmp_path / "v2" / "questionnaire.xlsx", extras=False,
-                             questions=[("Climate", q, f.form, f.dropdown)
-                                        for q, f in ((new.question, new), (respelled, a), (b.question, b))])
+                             questions=[("Climate", q, f.form, f.dropdown) for q, f in
+                                        ((new.question, new), (respelled, a), (b.question, b), (c.question, c),
+                                         (c2.question, c2))])
     first = run(s, emb, v1, tmp_path / "out")
     sheet = Sheet(first.output)
-    sheet.set(a, "Answer", "Yes")
-    sheet.set(a, "Review", "Approved")
+    for fact, answer in ((a, "Yes"), (c, "46%"), (c2, "46")):
+        sheet.set(fact, "Answer", answer)
+        sheet.set(fact, "Review", "Approved")
     sheet.wb.save(first.output)
 
     llm_server.reset()
     second = run(s, emb, v2, tmp_path / "out")
     assert llm_server.chat_requests(containing=new.question)  # the new question was answered
-    assert llm_server.chat_requests(containing="a net zero target for Scope 1") == []  # the approved one not
+    assert llm_server.chat_requests(containing="a net zero target for Scope 1") == []  # the approved ones not
+    assert llm_server.chat_requests(containing="renewable electricity in FY2024") == []
     after = Sheet(second.output)
-    row = after.row[respelled]
-    assert after.ws.cell(row=row, column=after.col["Answer"]).value == "Yes"
-    assert after.ws.cell(row=row, column=after.col["Review"]).value == "Approved"
+    for question, answer in ((respelled, "Yes"), (c.question, "46%"), (c2.question, "46")):
+        row = after.row[question]
+        assert after.ws.cell(row=row, column=after.col["Answer"]).value == answer
+        assert after.ws.cell(row=row, column=after.col["Review"]).value == "Approved"
