@@ -111,6 +111,9 @@ class ChatModel(Protocol):
 
 @runtime_checkable
 class Reranker(Protocol):
+    """A rerank API's own call over plain texts (Cohere Rerank, the cross-encoder); a run ranks through
+    `Scorer.rank`, which both also offer."""
+
     model: str
 
     def rerank(self, query: str, documents: Sequence[str], top_n: int) -> list[RerankResult]: ...
