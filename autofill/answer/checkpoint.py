@@ -22,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from autofill import questions
 from autofill.records import Answer, CheckResult, Citation, Passage, QuestionRow, RowResult, StageUsage
 from autofill.states import parse_tier
 
@@ -112,9 +113,11 @@ def fingerprint(parts: dict[str, Any]) -> str:
 
 
 def question_key(q: QuestionRow) -> str:
-    """A row's identity within one questionnaire: its position and its text, so an edited
-    question is answered again even in a checkpoint of the same file name."""
-    digest = hashlib.sha256(f"{q.question}\n{q.form_of_answer}\n{q.explanation}".encode()).hexdigest()[:12]
+    """A row's identity within one questionnaire: its position and its question, form of answer and
+    guidance, each by the one rule of autofill/questions.py, so an edited question is answered again even
+    in a checkpoint of the same file name, and one only re-spaced, re-cased or re-punctuated is not."""
+    parts = "\n".join(questions.question_key(t) for t in (q.question, q.form_of_answer, q.explanation))
+    digest = hashlib.sha256(parts.encode()).hexdigest()[:12]
     return f"{q.key}#{digest}"
 
 

@@ -9,24 +9,28 @@ it, imported only when the reranker is used:
 `call` is the row's chat call (usage recorded under stage "rerank"), given to rerankers with
 `uses_chat`. `rerank()` then cuts to `final_k` with the per-page cap.
 
+Underneath, every model that ranks is a `providers.base.Scorer`: `rank(RankQuery, passages, top_n) ->
+[ScoredDocument]` (the chat model's `ListwiseScorer` here; ColBERT, the cross-encoder and Cohere Rerank in
+their provider modules), and `apply_ranking` is the one place a ranking is applied to the passages.
+
 `llm` (LLMReranker): listwise, RankGPT style. The model sees numbered passages and returns a ranking
 `[4] > [2] > ...`. When the candidates do not fit one window, a window slides from the bottom of
 the list to the top (window `rerank_window`, step `rerank_step`), so strong passages found low in
 the retrieval order bubble up into the top window that is ranked last.
-`cohere` (ProviderReranker): a dedicated reranking model through a provider's `Reranker` client.
+`cohere`, `cross-encoder` (ProviderReranker): a dedicated reranking model behind a `Scorer` client.
 `none` (NoReranker): retrieval order."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Protocol, Sequence
 
 from autofill.search.retrieval import build_query
 from autofill.choices import PROVIDERS, RerankerChoice, load
 from autofill.delimit import untrusted
 from autofill.errors import InputError
-from autofill.providers.base import ChatMessage, ChatResult, Reranker
+from autofill.providers.base import ChatMessage, ChatResult, RankQuery, Reranker, ScoredDocument, Scorer
 from autofill.records import Passage, QuestionRow
 from autofill.replies import drop_fence_marks
 from autofill.settings import Settings
@@ -101,34 +105,68 @@ Call = Callable[[list[ChatMessage], bool], ChatResult]
 
 def rank_window(settings: Settings, call: Call, row: QuestionRow, passages: list[Passage]) -> list[Passage]:
     """One listwise ranking call over `passages`; returns them reordered."""
-    views = passage_views(passages, RERANK_PASSAGE_CHARS)
-    prompt = render(settings.templates_dir, "rerank", question=row.question, form_of_answer=row.form_of_answer,
-                    explanation=row.explanation, passages=views, count=len(views))
+    return [passages[i] for i in window_order(settings, call, query_of(row, ""), passages)]
+
+
+def window_order(settings: Settings, call: Call, query: RankQuery, passages: Sequence[Passage]) -> list[int]:
+    """One listwise ranking call over `passages`; their indexes, best first (a permutation)."""
+    views = passage_views(list(passages), RERANK_PASSAGE_CHARS)
+    prompt = render(settings.templates_dir, "rerank", question=query.question, form_of_answer=query.form_of_answer,
+                    explanation=query.explanation, passages=views, count=len(views))
     system = render(settings.templates_dir, "rerank_system")
     result = call([ChatMessage("system", system), ChatMessage("user", prompt)], False)
-    return [passages[i - 1] for i in parse_ranking(result.text, len(passages))]
+    return [i - 1 for i in parse_ranking(result.text, len(passages))]
+
+
+class ListwiseScorer:
+    """The chat model's listwise ranking behind the one scoring interface (providers/base.Scorer): sliding
+    windows of `rerank_window` passages, step `rerank_step`, bottom window first (RankGPT). It orders
+    without scoring: its ScoredDocuments have no score. `call` is the row's chat call."""
+
+    def __init__(self, settings: Settings, call: Call, model: str = ""):
+        self.settings, self.call, self.model = settings, call, model
+
+    def rank(self, query: RankQuery, documents: Sequence[Passage], top_n: int = 0) -> list[ScoredDocument]:
+        order = list(range(len(documents)))
+        r = self.settings.retrieval
+        window, step = max(2, r.rerank_window), max(1, r.rerank_step)
+        if len(order) > 1:
+            for start in window_starts(len(order), window, step):
+                part = order[start:start + window]
+                ranked = window_order(self.settings, self.call, query, [documents[i] for i in part])
+                order[start:start + window] = [part[i] for i in ranked]
+        return [ScoredDocument(i, None) for i in (order[:top_n] if top_n > 0 else order)]
+
+
+def query_of(row: QuestionRow, text: str | None = None) -> RankQuery:
+    """What a reranker reads of `row`: `text` for a scoring model (the whole row, `build_query`, unless
+    given) and the row's parts for a listwise prompt."""
+    return RankQuery(text=build_query(row) if text is None else text, question=row.question,
+                     form_of_answer=row.form_of_answer, explanation=row.explanation)
+
+
+def apply_ranking(passages: Sequence[Passage], ranking: Sequence[ScoredDocument]) -> list[Passage]:
+    """The passages in `ranking`'s order (a scored one takes its score; an index out of range or seen
+    before is ignored), then those it left out, in their order: a reranker that returns fewer than asked
+    still leaves a full context. The one place a reranker's ranking is applied."""
+    out, seen = [], set()
+    for item in ranking:
+        if 0 <= item.index < len(passages) and item.index not in seen:
+            seen.add(item.index)
+            p = passages[item.index]
+            out.append(p if item.score is None else replace(p, score=float(item.score)))
+    out.extend(p for i, p in enumerate(passages) if i not in seen)
+    return out
+
+
+def ranked(scorer: Scorer, row: QuestionRow, passages: list[Passage], top_n: int = 0) -> list[Passage]:
+    """`passages` reordered by `scorer` for `row` (all of them; `top_n` asks the scorer for its best only)."""
+    return apply_ranking(passages, scorer.rank(query_of(row), passages, top_n)) if passages else []
 
 
 def llm_rerank(settings: Settings, call: Call, row: QuestionRow, passages: list[Passage]) -> list[Passage]:
     """Sliding-window listwise rerank of all candidates; returns the whole list reordered."""
-    ranked = list(passages)
-    r = settings.retrieval
-    window, step = max(2, r.rerank_window), max(1, r.rerank_step)
-    for start in window_starts(len(ranked), window, step):
-        ranked[start:start + window] = rank_window(settings, call, row, ranked[start:start + window])
-    return ranked
-
-
-def cohere_rerank(reranker: Reranker, row: QuestionRow, passages: list[Passage], top_n: int) -> list[Passage]:
-    results = reranker.rerank(build_query(row), [p.text for p in passages], top_n)
-    out, seen = [], set()
-    for res in results:
-        if 0 <= res.index < len(passages) and res.index not in seen:
-            seen.add(res.index)
-            out.append(replace(passages[res.index], score=float(res.score)))
-    # A reranker that returns fewer than asked still leaves a full context, in retrieval order.
-    out.extend(p for i, p in enumerate(passages) if i not in seen)
-    return out
+    return ranked(ListwiseScorer(settings, call), row, passages)
 
 
 class PassageReranker(Protocol):
@@ -155,21 +193,22 @@ class LLMReranker:
     def rank(self, row: QuestionRow, passages: list[Passage], k: int, call: Call | None = None) -> list[Passage]:
         if call is None or len(passages) <= 1:
             return list(passages)
-        return llm_rerank(self.settings, call, row, passages)
+        return ranked(ListwiseScorer(self.settings, call, self.model), row, passages)
 
 
 class ProviderReranker:
-    """A reranking model behind a `Reranker` client: a rerank API (Cohere Rerank: one billed call a row,
-    `counts_calls`) or a model that runs here (the offline cross-encoder: no call to count)."""
+    """A reranking model behind a `Scorer` client: a rerank API (Cohere Rerank: one billed call a row,
+    `counts_calls`) or a model that runs here (the offline cross-encoder: no call to count). It asks for
+    the best `k`; the rest follow in retrieval order."""
 
     uses_chat, reorders = False, True
 
-    def __init__(self, name: str, client: Reranker, counts_calls: bool = True):
+    def __init__(self, name: str, client: Scorer, counts_calls: bool = True):
         self.name, self.client, self.model = name, client, getattr(client, "model", "")
         self.counts_calls = counts_calls
 
     def rank(self, row: QuestionRow, passages: list[Passage], k: int, call: Call | None = None) -> list[Passage]:
-        return cohere_rerank(self.client, row, passages, k) if passages else []
+        return ranked(self.client, row, passages, k)
 
 
 class NoReranker:
@@ -185,7 +224,7 @@ def build_llm(settings: Settings, choice: RerankerChoice, chat: Any, client: Rer
     return LLMReranker(settings, getattr(chat, "model", "") if chat is not None else "")
 
 
-def build_provider(settings: Settings, choice: RerankerChoice, chat: Any, client: Reranker | None) -> ProviderReranker:
+def build_provider(settings: Settings, choice: RerankerChoice, chat: Any, client: Scorer | None) -> ProviderReranker:
     """A scoring client behind ProviderReranker: the run's (a rerank API's), else the row's local one."""
     if client is None and choice.client:
         client = load(choice.client)()

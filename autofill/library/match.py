@@ -182,9 +182,10 @@ def strength(f: Features, coef: dict[str, float] = COEF) -> float:
 
 
 def same_question(a: str, b: str) -> bool:
-    from autofill.library.store import question_key
+    """The one rule of autofill/questions.py."""
+    from autofill.questions import same_question as same
 
-    return question_key(a) == question_key(b)
+    return same(a, b)
 
 
 def cosines(query: Sequence[float], vectors: Sequence[Sequence[float]]) -> list[float]:

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import array
 import json
-import re
 import sqlite3
-import unicodedata
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Sequence
 
+from autofill import questions
 from autofill.errors import InputError
 from autofill.settings import Settings
 
@@ -56,9 +55,8 @@ _FIELDS = ("question", "form_of_answer", "answer", "reasoning", "sources", "revi
 
 
 def question_key(question: str) -> str:
-    """The identity of a question in the library: case, accents, punctuation and spacing ignored."""
-    text = unicodedata.normalize("NFKC", str(question or "")).lower()
-    return " ".join(re.findall(r"[^\W_]+", text))
+    """The identity of a question in the library (its `qkey`): the one rule of autofill/questions.py."""
+    return questions.question_key(question)
 
 
 @dataclass

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
+from autofill import questions
 from autofill.states import Outcome, ReviewState, parse_review, parse_status, parse_tier
 
 log = logging.getLogger(__name__)
@@ -57,8 +57,8 @@ COMPANY_COLUMNS = ["Company", "Status", "Year", "Documents", "Reporting periods"
 
 
 def question_key(text: str) -> str:
-    """How questions are matched across questionnaires: lower case, spacing and trailing punctuation ignored."""
-    return re.sub(r"\s+", " ", str(text or "")).strip().rstrip("?.:").strip().lower()
+    """How questions are matched across questionnaires: the one rule of autofill/questions.py."""
+    return questions.question_key(text)
 
 
 # Rows that carry an answer to read: coloured by their trust tier.

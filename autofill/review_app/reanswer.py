@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from autofill.errors import InputError
+from autofill.questions import same_question
 from autofill.review_app.session import Refused, ReviewSession, version_of
 from autofill.states import ReviewState, parse_review
 
@@ -159,7 +160,7 @@ def add_to_library(settings, session: ReviewSession, key: str) -> dict:
 
     entries = [e for e in approved_entries(settings, session.path, _documents(settings, company),
                                            checker=EvidenceChecker(settings, company))
-               if _same(e.question, session.questions[key].question)]
+               if same_question(e.question, session.questions[key].question)]
     if not entries:
         raise Refused("this row's approved answer is empty or an evidence-only draft; nothing to add")
     with _lib(settings, company, create=True) as lib:
@@ -170,6 +171,3 @@ def add_to_library(settings, session: ReviewSession, key: str) -> dict:
     return {"ok": True, "message": f"Added to the answer library of {company} ({size} answers)",
             **added.to_json()}
 
-
-def _same(a: str, b: str) -> bool:
-    return " ".join(a.split()).lower() == " ".join(b.split()).lower()

@@ -25,7 +25,6 @@ and how fast" (benchmarks/second_stage.py)."""
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import replace
 from functools import partial
@@ -35,6 +34,7 @@ from autofill.answer.evidence_only import CONTEXT_WEIGHT, QUESTION_WEIGHT, terms
 from autofill.search.query import lexical_query
 from autofill.search.retrieval import build_query, rrf
 from autofill.choices import SecondStageChoice
+from autofill.providers.base import RankQuery
 from autofill.records import Passage, QuestionRow
 from autofill.settings import Settings
 
@@ -49,8 +49,13 @@ def reads(languages: Sequence[str]) -> bool:
     return all(not code or code in LANGUAGES for code in languages)
 
 
-def _key(p: Passage) -> str:
-    return f"{p.chunk_id}:{hashlib.sha1(p.text.encode('utf-8', 'replace')).hexdigest()[:12]}"
+def scores_of(scorer: Any, text: str, candidates: Sequence[Passage]) -> list[float]:
+    """Each candidate's score from `scorer`'s ranking (the one scoring interface, providers/base.Scorer)
+    for the query `text`, in the candidates' order."""
+    scores = [0.0] * len(candidates)
+    for item in scorer.rank(RankQuery(text), candidates):
+        scores[item.index] = float(item.score or 0.0)
+    return scores
 
 
 def search_words(row: QuestionRow) -> str:
@@ -64,15 +69,14 @@ def colbert_scores(store: Any, row: QuestionRow, candidates: Sequence[Passage]) 
     """MaxSim of the question's search words against each candidate."""
     from autofill.providers.colbert import shared_scorer
 
-    return shared_scorer().scores(search_words(row), [(_key(p), p.text) for p in candidates])
+    return scores_of(shared_scorer(), search_words(row), candidates)
 
 
 def colbert_question_scores(store: Any, row: QuestionRow, candidates: Sequence[Passage]) -> list[float]:
     """MaxSim of the question's own text (measured against `colbert_scores`: it lost on the filings)."""
     from autofill.providers.colbert import shared_scorer
 
-    query = row.question.strip() or build_query(row)
-    return shared_scorer().scores(query, [(_key(p), p.text) for p in candidates])
+    return scores_of(shared_scorer(), row.question.strip() or build_query(row), candidates)
 
 
 def term_weights(row: QuestionRow) -> dict[str, float]:
@@ -129,7 +133,7 @@ def cross_encoder_scores(store: Any, row: QuestionRow, candidates: Sequence[Pass
     """The offline cross-encoder's logit for `query(row)` and each candidate."""
     from autofill.providers.cross_encoder import shared_reranker
 
-    return shared_reranker().scores(query(row), [p.text for p in candidates])
+    return scores_of(shared_reranker(), query(row), candidates)
 
 
 SIGNALS: dict[str, Callable[[Any, QuestionRow, Sequence[Passage]], list[float]]] = {

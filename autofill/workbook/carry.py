@@ -25,6 +25,7 @@ from pathlib import Path
 from openpyxl.utils.cell import column_index_from_string
 
 from autofill.errors import InputError
+from autofill.questions import question_key
 from autofill.records import QuestionRow
 from autofill.workbook.model import WorkbookLayout
 
@@ -321,23 +322,27 @@ def choose_base(settings, questionnaire: Path, layout: WorkbookLayout, rows: lis
     return start
 
 
-def _norm(text: str) -> str:
-    return " ".join(str(text or "").split()).lower()
-
-
 def carry_by_text(output: Path, out_layout: WorkbookLayout, out_rows: list[QuestionRow], questionnaire: Path,
                   layout: WorkbookLayout, rows: list[QuestionRow]) -> Start:
-    """Match the questionnaire's rows to the old output's by (sheet, question text), unique on both
-    sides, and carry each match's state over."""
-    def index(qs: list[QuestionRow]) -> dict[tuple[str, str], list[QuestionRow]]:
-        out: dict[tuple[str, str], list[QuestionRow]] = {}
-        for q in qs:
-            out.setdefault((q.sheet, _norm(q.question)), []).append(q)
-        return out
+    """Match the questionnaire's rows to the old output's by (sheet, question: autofill/questions.py's
+    one rule), unique on both sides, and carry each match's state over. Rows whose text is identical are
+    paired first, so two rows the rule makes one ("Total" and "Total (%)") still carry when their texts
+    did not change."""
+    def pair(key, olds: list[QuestionRow], news: list[QuestionRow]) -> dict[str, QuestionRow]:
+        def index(qs: list[QuestionRow]) -> dict[tuple[str, str], list[QuestionRow]]:
+            out: dict[tuple[str, str], list[QuestionRow]] = {}
+            for q in qs:
+                out.setdefault((q.sheet, key(q.question)), []).append(q)
+            return out
 
-    old_by_text, new_by_text = index(out_rows), index(rows)
-    pairs = {new[0].key: old[0] for text, new in new_by_text.items()
-             if len(new) == 1 and len(old := old_by_text.get(text, [])) == 1}
+        old_by_text = index(olds)
+        return {new[0].key: old[0] for text, new in index(news).items()
+                if text[1] and len(new) == 1 and len(old := old_by_text.get(text, [])) == 1}
+
+    pairs = pair(lambda text: str(text or "").strip(), out_rows, rows)
+    taken = {old.key for old in pairs.values()}
+    pairs.update(pair(question_key, [q for q in out_rows if q.key not in taken],
+                      [q for q in rows if q.key not in pairs]))
     if not pairs:
         return Start(questionnaire, layout, rows)
     values, evidence, record = _old_cells(output, out_layout)
