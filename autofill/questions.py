@@ -9,22 +9,25 @@ The rule: two question texts are the same question when their keys are equal, an
 1. the text in Unicode NFKC form: composed and decomposed accents, full-width letters and digits,
    subscripts (CO₂), ligatures and non-breaking or other odd spaces read as their plain forms;
 2. in lower case;
-3. its words only: runs of letters and digits, joined by one space. Spacing, line breaks, zero-width
-   characters, punctuation and symbols (a trailing "?", "Scope 1, 2 and 3", "(%)", quotes, dashes)
-   count for nothing.
+3. its words, and the few symbols that change what is asked (`%`, `‰`, `<`, `>`, `≤`, `≥`, `±`: "Total"
+   is not "Total (%)", a guidance "<5%" is not ">5%"), joined by one space. Spacing, line breaks,
+   zero-width characters, other punctuation and symbols (a trailing "?", "Scope 1, 2 and 3", brackets,
+   quotes, dashes) count for nothing.
 
 Accents stay (after NFKC, "é" is not "e"), and so do digits: "Scope 1 and 2" is not "Scope 12". A text
 with no letter or digit has the key "" and is the same question as nothing, itself included.
 
-This is the rule the answer library has keyed its entries by since it was made (its `qkey` column), so
-no stored library changes. Pure functions, no package imports: it sits at the bottom, beside errors.py."""
+The answer library keys its entries by this rule (its `qkey` column); a library keyed by an earlier
+rule is re-keyed when it is opened (`RULE` names the rule; library/store.py compares it). Pure functions,
+no package imports: it sits at the bottom, beside errors.py."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 
-_WORD = re.compile(r"[^\W_]+")
+RULE = "2"  # 1: words only; 2: words and the symbols that change what is asked
+_WORD = re.compile(r"[^\W_]+|[%‰<>≤≥±]")
 
 
 def question_key(text: object) -> str:

@@ -91,3 +91,21 @@ def test_a_failed_write_leaves_the_library_as_it_was(workspace):
     # The file is a plain SQLite database a team can copy.
     with sqlite3.connect(library_path(s, "Acme")) as conn:
         assert conn.execute("SELECT value FROM meta WHERE key = 'company'").fetchone()[0] == "Acme"
+
+
+def test_a_library_keyed_by_the_earlier_rule_is_rekeyed_when_opened(workspace):
+    """Rule 1 keyed "Share of renewable electricity (%)" as its words only; rule 2 keeps the "%". A library
+    written under rule 1 is re-keyed on opening, so the question is found and removed by its new key."""
+    s = Settings(workspace=workspace)
+    q = "Share of renewable electricity (%)?"
+    with open_library(s, "Acme") as lib:
+        lib.add([entry(question=q, answer="46")], "t")
+    conn = sqlite3.connect(library_path(s, "Acme"))
+    conn.execute("UPDATE entries SET qkey = 'share of renewable electricity'")
+    conn.execute("UPDATE meta SET value = '1' WHERE key = 'qrule'")
+    conn.commit()
+    conn.close()
+    with open_library(s, "Acme") as lib:
+        assert lib.get("share of renewable electricity %").answer == "46"
+        assert lib.get("Share of renewable electricity") is None
+        assert lib.remove(questions=[q]) == 1

@@ -26,6 +26,8 @@ CASES = [
     ("\uff23\uff2f\uff12 emissions", "CO2 emissions", True),  # full-width letters and digits
     ('"Net zero" target?', "Net-zero target", True),  # quotes and dashes
     ("Energy use (MWh)", "Energy use MWh", True),  # brackets
+    ("Total", "Total (%)", False),  # a percentage asks for another figure
+    ("Share <5%", "Share >5%", False),  # comparison signs count
     ("STRASSE", "strasse", True),
     ("Scope 1 and 2", "Scope 12", False),  # digits stay apart
     ("\u00c9missions", "Emissions", False),  # accents count
@@ -39,6 +41,7 @@ IDS = [f"{a!r}-{b!r}" for a, b, _ in CASES]
 def test_the_key_is_the_words_in_nfkc_lower_case():
     assert questions.question_key("  Scope 1, 2 & 3 — GHG\u00a0emissions (tCO\u2082e)?  ") == \
         "scope 1 2 3 ghg emissions tco2e"
+    assert questions.question_key("Share of sites (%) < 5?") == "share of sites % < 5"
     assert questions.question_key(None) == "" and questions.question_key("?!") == ""
 
 
@@ -116,7 +119,7 @@ def test_a_new_version_respelling_an_approved_question_keeps_the_reviewers_work(
                                                                                tmp_path_factory):
     """The customer's v2 adds a question at the top and re-types an approved one (its "?" dropped, a
     non-breaking space, a double space): the approved row is carried by its question, not asked again.
-    Two approved rows that the rule makes one question ("... FY2024?" and "... FY2024 (%)?") keep their
+    Two approved rows that the rule makes one question ("... FY2024?" and "... FY2024 ?!") keep their
     identical texts and are carried too: identical text is paired before the rule."""
     from dataclasses import replace
 
@@ -130,7 +133,7 @@ def test_a_new_version_respelling_an_approved_question_keeps_the_reviewers_work(
     llm_server.responder = by_marker(MARKERS)
     s = settings_for(root, llm_server)
     a, b, c, new = FACTS[0], FACTS[1], FACTS[2], FACTS[4]
-    c2 = replace(c, question=c.question.replace("?", " (%)?"))
+    c2 = replace(c, question=c.question.replace("?", " ?!"))
     assert questions.same_question(c.question, c2.question)
     (tmp_path / "v1").mkdir()
     (tmp_path / "v2").mkdir()

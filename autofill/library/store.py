@@ -54,6 +54,24 @@ _FIELDS = ("question", "form_of_answer", "answer", "reasoning", "sources", "revi
            "source_questionnaire", "source_row", "documents", "checks", "override")
 
 
+def _rekey(conn: sqlite3.Connection) -> None:
+    """Key every entry by today's rule of "same question" when the library was keyed by an earlier one
+    (questions.RULE in meta 'qrule'), in one transaction. Later rules only tell more questions apart, so
+    no two entries come to share a key."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'qrule'").fetchone()
+    if row is not None and row[0] == questions.RULE:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for entry_id, question in conn.execute("SELECT id, question FROM entries").fetchall():
+            conn.execute("UPDATE entries SET qkey = ? WHERE id = ?", (question_key(question), entry_id))
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('qrule', ?)", (questions.RULE,))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
 def question_key(question: str) -> str:
     """The identity of a question in the library (its `qkey`): the one rule of autofill/questions.py."""
     return questions.question_key(question)
@@ -293,6 +311,7 @@ def open_library(settings: Settings, company: str, create: bool = True) -> Libra
                 conn.execute(f"ALTER TABLE entries ADD COLUMN {column} {kind}")
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('company', ?)", (company.strip(),))
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        _rekey(conn)
     except sqlite3.DatabaseError as exc:
         raise InputError(f"the answer library {path} cannot be read ({exc}); move it away to start a new one") from None
     return Library(path, company.strip(), conn)
