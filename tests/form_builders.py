@@ -191,3 +191,38 @@ def build_layout_form(path: Path) -> Path:
     ws["B10"].number_format = "yyyy-mm-dd"
     wb.save(path)
     return path
+
+
+BANK_SHEET = "ESG data request"
+
+
+def build_bank_form(path: Path) -> Path:
+    """A bank's ESG data request without names: labels in column A, the input cell beside each in column B
+    (bordered, number formats), a unit column C for the figures, drop-downs (a country list and Yes / No),
+    headings between the blocks."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = BANK_SHEET
+    box = Side(style="thin")
+    ws["A1"] = "Sustainability data request for borrowers"
+    ws["A3"] = "General information"
+    ws["A4"], ws["A5"] = "Legal name of the borrower", "Country of incorporation"
+    ws["A7"], ws["C7"] = "Environment", "Unit"
+    rows = {8: ("Gross Scope 1 GHG emissions", "tCO2e"), 9: ("Total energy consumption", "MWh"),
+            10: ("Total water withdrawal", "m3")}
+    for r, (label, unit) in rows.items():
+        ws[f"A{r}"], ws[f"C{r}"] = label, unit
+        ws[f"B{r}"].number_format = "#,##0.00"
+    ws["A11"] = "Does the borrower have a climate transition plan?"
+    ws["A13"] = "Social"
+    ws["A14"] = "Number of employees (headcount)"
+    ws["B14"].number_format = "#,##0"
+    for r in (4, 5, 8, 9, 10, 11, 14):
+        ws[f"B{r}"].border = Border(left=box, right=box, top=box, bottom=box)
+    countries = DataValidation(type="list", formula1='"Belgium,France,Germany,Netherlands"')
+    yes_no = DataValidation(type="list", formula1='"Yes,No"')
+    for dv, ref in ((countries, "B5"), (yes_no, "B11")):
+        ws.add_data_validation(dv)
+        dv.add(ref)
+    wb.save(path)
+    return path

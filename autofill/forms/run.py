@@ -138,16 +138,35 @@ def _form_year(form: Form) -> int | None:
         wb.close()
 
 
-def form_of(path: Path, explicit: bool = False) -> Form | None:
-    """The workbook at `path` read as a named-range form (as `inspect` reads it before the question
-    columns), or None: a questionnaire of question rows, sheet / column options given (`explicit`), or
-    not a workbook at all (CSV, a missing file: `run` reports those as before)."""
+def form_of(path: Path, explicit: bool = False, settings: Settings | None = None) -> Form | None:
+    """The workbook at `path` read as a form, as `inspect` reads it: named input cells before the question
+    columns; a label / input layout (a bank's form without names, keys "Sheet!B12") only when no question
+    column is found. None: a questionnaire of question rows, sheet / column options given (`explicit`),
+    or not a workbook at all (CSV, a missing file: `run` reports those as before)."""
     from autofill.forms.reader import read_form
 
     path = Path(path)
     if explicit or path.suffix.lower() not in (".xlsx", ".xlsm") or not path.is_file():
         return None
-    return read_form(path, layout=False)
+    form = read_form(path, layout=False)
+    if form is None and not has_question_column(path, settings):
+        form = read_form(path, named=False)
+    return form
+
+
+def has_question_column(path: Path, settings: Settings | None = None) -> bool:
+    """Whether the questionnaire reading finds a question column in the workbook (`run` then answers its
+    rows); an unreadable workbook counts as one, so `run` reports it as it always has."""
+    from autofill.errors import InputError
+    from autofill.workbook.layout import inspect_workbook
+
+    try:
+        inspect_workbook(settings or Settings(), path)
+    except InputError as exc:
+        return "no question column" not in str(exc)
+    except Exception:  # noqa: BLE001 - the questionnaire reading says what is wrong with the file
+        return True
+    return True
 
 
 def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None = None, output: Path | None = None,
