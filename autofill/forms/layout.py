@@ -128,7 +128,11 @@ def read_layout(path, book: Book, validations) -> Form | None:
     if len(dps) < MIN_LAYOUT_INPUTS:
         return None
     sheets = tuple(dict.fromkeys(d.sheet for d in dps))
+    from autofill.forms.gates import read_gates, with_gates
     from autofill.forms.labels import labels_language
+
+    by_key = {d.key: d for d in dps}
+    dps = list(with_gates(by_key, read_gates(book, list(sheets), by_key)).values())
 
     return Form(path=path, source=FormSource.LAYOUT, datapoints=tuple(dps), language=labels_language([d.label for d in dps]),
                 formula_cells=formula_cells(book, list(sheets)), sheets=sheets)

@@ -264,23 +264,23 @@ def gated(answers: list[FormAnswer], kept: dict[str, bool] | None = None) -> lis
     by_key = {fa.datapoint.key: fa for fa in answers}
     kept = kept or {}
     for fa in answers:
-        gate = fa.datapoint.gate
-        if gate is None or fa.decision is not Decision.WRITTEN:
-            continue
-        opener = by_key.get(gate.key)
-        want = gate.opens is GateOpens.YES
-        said = opener.value.value if opener is not None and opener.decision is Decision.WRITTEN and \
-            opener.value is not None else kept.get(gate.key)
-        if said is want:
-            continue
-        if said is None:
-            fa.checks.append(CheckResult("gate", False, Severity.SOFT,
-                                         f"{gate.key} is not answered; this datapoint applies when it is "
-                                         f"{'yes' if want else 'no'}"))
-            continue
-        fa.decision = Decision.WAITING
-        fa.checks.append(CheckResult("gate", False, Severity.HARD,
-                                     f"{gate.key} is answered {'no' if want else 'yes'}: this datapoint does not apply"))
+        for gate in fa.datapoint.gates:  # every gate the template ties it to must be open
+            if fa.decision is not Decision.WRITTEN:
+                break
+            opener = by_key.get(gate.key)
+            want = gate.opens is GateOpens.YES
+            said = opener.value.value if opener is not None and opener.decision is Decision.WRITTEN and \
+                opener.value is not None else kept.get(gate.key)
+            if said is want:
+                continue
+            if said is None:
+                fa.checks.append(CheckResult("gate", False, Severity.SOFT,
+                                             f"{gate.key} is not answered; this datapoint applies when it is "
+                                             f"{'yes' if want else 'no'}"))
+                continue
+            fa.decision = Decision.WAITING
+            fa.checks.append(CheckResult("gate", False, Severity.HARD, f"{gate.key} is answered "
+                                         f"{'no' if want else 'yes'}: this datapoint does not apply"))
     return answers
 
 

@@ -37,10 +37,11 @@ def datapoint_lines(dp: Datapoint, labels: dict[str, str] | None = None) -> list
     lines = [head, f"        {dp.label or '(no label)'}"]
     if dp.allowed:
         lines.append(f"        values: {_values(dp)}")
-    if dp.gate is not None:
-        asks = (labels or {}).get(dp.gate.key, "")
+    for gate in dp.gates:
+        asks = (labels or {}).get(gate.key, "")
         asks = f' ("{asks[:80]}{"..." if len(asks) > 80 else ""}")' if asks else ""
-        lines.append(f"        applies when {dp.gate.key}{asks} is {dp.gate.opens.value}")
+        via = f" ({gate.source})" if gate.source else ""
+        lines.append(f"        applies when {gate.key}{asks} is {gate.opens.value}{via}")
     if dp.table:
         lines.append(f"        open table {dp.table}: one value a row, {len(dp.cells)} rows")
     if dp.alias_of:
@@ -55,9 +56,11 @@ def form_text(form: Form, mapping: dict[str, list[str]] | None = None) -> str:
     lang = f"; labels in {form.language}" if form.language else ""
     if form.languages:
         lang += f" (the form offers {', '.join(form.languages)})"
+    gated = sum(1 for d in form.datapoints if d.gates)
     out = [f"Form: {form.path.name}, read by {how}{lang}",
            f"{len(form.datapoints)} datapoints on {len(form.sheets)} sheet(s): "
-           + ", ".join(f"{k} {v}" for k, v in kinds.most_common()),
+           + ", ".join(f"{k} {v}" for k, v in kinds.most_common())
+           + (f"; {gated} behind a gate" if gated else ""),
            f"{len(form.tables)} open table(s); {len(form.computed)} computed cell(s) and "
            f"{len(form.formula_cells)} formula cell(s) are never written"]
     if form.reporting_period_keys:
@@ -100,9 +103,18 @@ def datapoint_json(dp: Datapoint) -> dict:
     if dp.unit_cell is not None:
         out["unit_cell"] = dp.unit_cell.ref
     if dp.gate is not None:
-        out["gate"] = {"key": dp.gate.key, "opens": dp.gate.opens.value}
+        out["gate"] = gate_json(dp.gate)
+    if dp.more_gates:  # the template ties the datapoint to several gates (an AND): all must be open
+        out["gates"] = [gate_json(g) for g in dp.gates]
     if dp.formula_cells:
         out["formula_cells"] = [str(c) for c in dp.formula_cells]
+    return out
+
+
+def gate_json(gate) -> dict:
+    out = {"key": gate.key, "opens": gate.opens.value}
+    if gate.source:
+        out["via"] = gate.source
     return out
 
 
