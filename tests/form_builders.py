@@ -226,3 +226,45 @@ def build_bank_form(path: Path) -> Path:
         dv.add(ref)
     wb.save(path)
     return path
+
+
+TABLE_SHEET = "Environmental Disclosures"
+POLLUTANTS = ["Ammonia (NH3)", "Benzene", "Nitrogen oxides (NOx/NO2)", "Sulphur oxides (SOx/SO2)"]
+
+
+def build_table_form(path: Path) -> Path:
+    """A VSME-like B4 block: a yes / no that opens it (a conditional format over the table, as the template
+    has), two single inputs, and an open table of pollutants (3 blank rows: a drop-down of pollutants, the
+    emissions to air and to water in tonnes) under a table name and one name per column."""
+    from openpyxl.formatting.rule import FormulaRule
+    from openpyxl.styles import PatternFill
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = TABLE_SHEET
+    lists = wb.create_sheet("Enumeration Lists")
+    for i, p in enumerate(POLLUTANTS, start=1):
+        lists.cell(row=i, column=1, value=p)
+    ws["C3"] = "B4 - Pollution of air, water and soil"
+    ws["C5"], ws["G5"] = "Does the undertaking report its pollutant emissions?", False
+    ws["C7"], ws["C8"] = "Gross Scope 1 GHG emissions (tCO2e)", "Total energy consumption (MWh)"
+    ws["C10"], ws["D10"], ws["E10"] = "Pollutant", "Emission to air (t)", "Emission to water (t)"
+    names = {"ReportsPollution": "$G$5", "GrossScope1": "$D$7", "TotalEnergyConsumption": "$D$8",
+             "AmountOfEmissionsTable": "$C$11:$E$13", "TypeOfPollutantAxis": "$C$11:$C$13",
+             "AmountOfEmissionToAir": "$D$11:$D$13", "AmountOfEmissionToWater": "$E$11:$E$13"}
+    for name, ref in names.items():
+        _name(wb, name, f"'{TABLE_SHEET}'!{ref}")
+    for ref in ("G5", "D7", "D8", *(f"{c}{r}" for c in "CDE" for r in (11, 12, 13))):
+        ws[ref].protection = Protection(locked=False)
+    for ref in ("D7", "D8", *(f"{c}{r}" for c in "DE" for r in (11, 12, 13))):
+        ws[ref].number_format = "0.00"
+    yes_no = DataValidation(type="custom", formula1="OR(G5=TRUE,G5=FALSE)")
+    pollutants = DataValidation(type="list", formula1=f"'Enumeration Lists'!$A$1:$A${len(POLLUTANTS)}")
+    for dv, ref in ((yes_no, "G5"), (pollutants, "C11:C13")):
+        ws.add_data_validation(dv)
+        dv.add(ref)
+    ws.conditional_formatting.add("C11:E13", FormulaRule(formula=["$G$5=TRUE"], fill=PatternFill(
+        start_color="FFFFFF99", end_color="FFFFFF99", fill_type="solid")))
+    ws.protection.sheet = True
+    wb.save(path)
+    return path

@@ -20,7 +20,8 @@ from typing import Any
 
 from autofill.forms.answer import Decision, FormAnswer, assess, datapoint_row
 from autofill.forms.carry import CarryPlan, Kept
-from autofill.forms.model import Datapoint, DatapointKind, Form
+from autofill.forms.model import Datapoint, DatapointKind, Form, FormTable
+from autofill.forms.tables import TableAnswer, answerable_tables, assess_table, table_evidence_rows, table_row
 from autofill.records import StageUsage
 from autofill.reporting import as_reporter
 from autofill.settings import Settings
@@ -94,7 +95,7 @@ def consent_reason(settings: Settings, form: Form) -> str:
     the cost of a form is not estimated yet); "" without a model or below the limit."""
     if not settings.llm_configured:
         return ""
-    n = len(answerable(form)) + len(form.computed)
+    n = len(answerable(form)) + len(form.computed) + len(answerable_tables(form))
     if n <= settings.run.confirm_rows:
         return ""
     return (f"this run with {settings.llm.model} has {n} datapoints to answer (over {settings.run.confirm_rows}); "
@@ -202,11 +203,15 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         points = with_units(form, answerable(form) + [dp for dp in form.computed if dp.kind is not DatapointKind.TEXT])
         from autofill.forms.carry import plan_carry, read_state
 
-        carry = plan_carry(form, points, read_state(out, form), fresh)
+        state = read_state(out, form)
+        carry = plan_carry(form, points, state, fresh)
+        tables, kept_tables = plan_tables(form, state, fresh)
+        carry.kept.update(kept_tables)
         order = {dp.key: i for i, dp in enumerate(points)}
+        order.update({t.name: len(order) + i for i, t in enumerate(answerable_tables(form))})
         points = [dp for dp in points if dp.key not in carry.kept]
         rows = [datapoint_row(dp, period, form.language) for dp in points]
-        bar = reporter.bar("Datapoints", len(rows), "datapoints")
+        bar = reporter.bar("Datapoints", len(rows) + len(tables), "datapoints")
 
         def one(pair):
             dp, row = pair
@@ -216,9 +221,15 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
             bar.advance()
             return answered
 
+        def one_table(table):  # an open table: one question, its rows checked one by one (forms/tables.py)
+            answered = assess_table(form, table, opened.answer(table_row(form, table, period, form.language)))
+            bar.advance()
+            return answered
+
         workers = max(1, settings.llm.concurrency) if opened.chat is not None else 1
         with ThreadPoolExecutor(max_workers=workers) as pool:
             answers = list(pool.map(one, zip(points, rows)))
+            answers += list(pool.map(one_table, tables))
         bar.close()
         answers = gated(answers, kept_gates(carry.kept.values()))
         usage: dict[str, StageUsage] = {}
@@ -237,6 +248,36 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         write_form(path, out, entries, run_info(opened, report), form, carry)
         report.seconds = time.monotonic() - started
     return report
+
+
+def plan_tables(form: Form, state, fresh: bool) -> tuple[list[FormTable], dict[str, Kept]]:
+    """(the open tables this run answers, those it keeps from the previous output): a table whose cells a
+    person changed keeps them on every run (`--fresh` too); one an earlier run filled keeps its rows unless
+    `fresh`; the others are answered."""
+    from autofill.forms.answer import IN_FORM
+    from autofill.forms.tables import table_columns, table_datapoint
+
+    tables = answerable_tables(form)
+    if state is None:
+        return tables, {}
+    answer, kept = [], {}
+    earlier = {d.value for d in IN_FORM}
+    for t in tables:
+        columns = [c.key for c in table_columns(form, t)]
+        edited = any(state.edited(k) for k in columns)
+        filled = any(state.recorded.get(k, ("", ""))[1] in earlier for k in columns)
+        if not edited and not (filled and not fresh):
+            answer.append(t)
+            continue
+        head = table_datapoint(form, t)
+        writes = [w for k in columns for w in state.current.get(k, []) if w[2] not in (None, "")]
+        decision = Decision.EDITED if edited else Decision.KEPT
+        why = "changed by hand after the last run" if edited else "filled by an earlier run (--fresh answers it again)"
+        rows = len({re.sub(r"[A-Z$]", "", w[1]) for w in writes})
+        kept[t.name] = Kept(head, decision, writes, [(t.name, str(head.cell), head.label, head.section, decision.value,
+                                                      "", rows, "rows", f"the table's cells were {why}; not answered "
+                                                      "again", "", "", "", "", "", "", "")])
+    return answer, kept
 
 
 def kept_gates(kept) -> dict[str, bool]:
@@ -314,13 +355,16 @@ def write_form(source: Path, out: Path, entries: list[FormAnswer | Kept], info: 
             evidence += e.rows
         else:
             writes += [CellWrite(*w) for w in e.cells()] if e.decision is Decision.WRITTEN else []
-            evidence += form_evidence_rows([e])
+            evidence += table_evidence_rows(e) if isinstance(e, TableAnswer) else form_evidence_rows([e])
     data = patch_bytes(Path(source).read_bytes(), writes)
     data, _ = add_sheet(data, "Evidence", FORM_EVIDENCE_COLUMNS, evidence)
     data, _ = add_sheet(data, "Run info", ["Key", "Value"], info)
     if form is not None:  # what each datapoint's cells hold as written: a later change is a person's
         points = [dp for dp in form.datapoints if not any(form.is_formula(c) for c in dp.cells)]
         statuses = {e.datapoint.key: e.decision.value for e in entries}
+        for e in entries:  # an open table's columns carry its status: a later run keeps what it filled
+            if e.datapoint.table and e.datapoint.key == e.datapoint.table and form.table(e.datapoint.key):
+                statuses.update({k: e.decision.value for k in form.table(e.datapoint.key).columns})
         data, _ = add_sheet(data, RECORD_SHEET, RECORD_COLUMNS, record_rows(cell_values(data, points), statuses),
                             hidden=True)
     atomic_write_bytes(out, data)

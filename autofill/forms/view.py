@@ -78,10 +78,25 @@ def form_text(form: Form, mapping: dict[str, list[str]] | None = None) -> str:
             if mapping and mapping.get(dp.key):
                 out.append("        frameworks: " + "; ".join(mapping[dp.key]))
     if form.tables:
+        from autofill.forms.tables import answerable_tables, table_columns
+
+        answered = {t.name for t in answerable_tables(form)}
         out += ["", "Open tables (filled row by row)"]
         for t in form.tables:
-            out.append(f"  {t.section or '-':4} {t.sheet}!{t.first_row}-{t.last_row} {t.name}: {t.size} rows, "
-                       f"columns {', '.join(t.columns)}")
+            how = "answered row by row" if t.name in answered else "not answered (no heading: left to people)"
+            out.append(f"  {t.section or '-':4} {t.sheet}!{t.first_row}-{t.last_row} {t.name}: {t.size} rows, {how}")
+            if t.label:
+                out.append(f"        {t.label}")
+            typed = {c.key for c in table_columns(form, t)}
+            for key in t.columns:
+                dp = form.datapoint(key)
+                if dp is None:
+                    continue
+                where = f"{dp.cells[0].ref}:{dp.cells[-1].ref}"
+                note = "" if key in typed else " (the form's unit choice: not answered)"
+                out.append(f"        column {where:10} {key}  [{_type_words(dp)}] {dp.label or '(no label)'}{note}")
+                if dp.allowed:
+                    out.append(f"            values: {_values(dp)}")
     return "\n".join(out)
 
 
@@ -111,6 +126,30 @@ def datapoint_json(dp: Datapoint) -> dict:
     return out
 
 
+def table_json(form: Form, table) -> dict:
+    """An open table: its rows, and each column with its type, unit, drop-down values and whether a run
+    answers it (`answered`: not the form's unit choices)."""
+    from autofill.forms.tables import answerable_tables, table_columns
+
+    typed = {c.key for c in table_columns(form, table)}
+    columns = []
+    for key in table.columns:
+        dp = form.datapoint(key)
+        if dp is None:
+            continue
+        item = {"key": key, "label": dp.label, "type": dp.kind.value, "cells": f"{dp.cells[0].ref}:{dp.cells[-1].ref}",
+                "answered": key in typed}
+        for name in ("unit", "scale"):
+            if getattr(dp, name):
+                item[name] = getattr(dp, name)
+        if dp.allowed:
+            item["allowed"] = list(dp.allowed)
+        columns.append(item)
+    return {"name": table.name, "sheet": table.sheet, "first_row": table.first_row, "last_row": table.last_row,
+            "rows": table.size, "label": table.label, "section": table.section, "columns": columns,
+            "answered": table.name in {t.name for t in answerable_tables(form)}}
+
+
 def gate_json(gate) -> dict:
     out = {"key": gate.key, "opens": gate.opens.value}
     if gate.source:
@@ -131,8 +170,7 @@ def form_json(form: Form, mapping: dict[str, list[str]] | None = None) -> dict:
         "language_cell": str(form.language_cell) if form.language_cell else None,
         "reporting_period_keys": list(form.reporting_period_keys),
         "datapoints": dps,
-        "tables": [{"name": t.name, "sheet": t.sheet, "first_row": t.first_row, "last_row": t.last_row,
-                    "columns": list(t.columns), "section": t.section} for t in form.tables],
+        "tables": [table_json(form, t) for t in form.tables],
         "computed": [{"key": c.key, "sheet": c.sheet, "cell": c.cell.ref, "label": c.label} for c in form.computed],
         "formula_cells": len(form.formula_cells),
         "warnings": list(form.warnings),
