@@ -59,8 +59,8 @@ class FormReport:
 
 
 def answerable(form: Form) -> list[Datapoint]:
-    """The datapoints a run answers: not formula cells, not the reporting period (the run's, not the
-    documents'), not open table columns (filled row by row: not answered yet)."""
+    """The datapoints a run answers one by one: not formula cells, not the reporting period (the run's, not
+    the documents'), not open table columns (a table is answered as one question: forms/tables.py)."""
     period = set(form.reporting_period_keys)
     return [dp for dp in form.datapoints
             if dp.key not in period and not dp.is_table_column and not dp.alias_of and not dp.multiple
