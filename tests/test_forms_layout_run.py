@@ -109,3 +109,18 @@ def test_run_fills_a_bank_layout_form_offline_then_with_the_loopback_model(tmp_p
     again = read_form(result["output"])
     assert again is not None and {d.key for d in again.datapoints} == {
         f"{BANK_SHEET}!B{r}" for r in (4, 5, 8, 9, 10, 11, 14)}
+
+
+def test_batch_plans_a_bank_layout_form_as_a_form(tmp_path, llm_server):
+    import csv
+
+    _report(tmp_path / "reports")
+    build_bank_form(tmp_path / "bank.xlsx")
+    with open(tmp_path / "portfolio.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["company", "reports", "questionnaire", "year"])
+        w.writerow([COMPANY, "reports", "bank.xlsx", "2024"])
+    proc = cli(tmp_path, env_for(llm_server), "batch", "portfolio.csv", "--estimate", "--json")
+    assert proc.returncode == 0, proc.stderr
+    company = last_json(proc)["companies"][0]
+    assert company["form"] is True and company["rows"] == 7, company
