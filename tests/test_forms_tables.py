@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import openpyxl
 
@@ -95,7 +96,7 @@ def test_an_open_table_is_listed_offline_and_filled_row_by_row_with_the_loopback
     wb, rows = _evidence(last_json(offline)["output"])
     assert all(wb[TABLE_SHEET][f"{c}{r}"].value is None for c in "CDE" for r in (11, 12, 13))
     listed = [r for r in rows if r["Named range"] == "AmountOfEmissionsTable"]
-    assert listed and listed[0]["Status"] == "draft" and listed[0]["Cell"] == f"{TABLE_SHEET}!C11"
+    assert listed and listed[0]["Status"] == "draft" and listed[0]["Cell"] == f"{TABLE_SHEET}!C11:E13"
     assert listed[0]["Label"].startswith("Table: B4 - Pollution of air, water and soil (columns: Pollutant")
     assert any(r["Page"] == 2 and r["File"] == "Acme report 2024.pdf" for r in listed)
 
@@ -126,9 +127,25 @@ def test_an_open_table_is_listed_offline_and_filled_row_by_row_with_the_loopback
     cell = cell_datapoint(filled_form, "AmountOfEmissionToAir[2]")
     assert (cell.cell.ref, cell.kind.value, cell.unit) == ("D12", "number", "t")
 
+    # The review page lists the table with its evidence and each filled cell as a row; a reviewer's edit of
+    # the second row's emission to air goes into that row's cell.
+    from tests.review_app_helpers import ReviewServer, server_env
+    from tests.test_review_app_forms import Client
+
+    with ReviewServer(tmp_path, Path(output), env=server_env()) as server:
+        c = Client(server)
+        page = c.page()
+        assert "AmountOfEmissionsTable" in page and "AmountOfEmissionToAir[2]" in page
+        assert c.decide(f"{TABLE_SHEET}!D12", "Edit", answer="50").status_code == 200
+        table = c.decide(f"{TABLE_SHEET}!C11:E13", "Edit", answer="12")
+        assert table.status_code == 400, table.text  # the table's own row has no cell to write
+        assert server.stop() == 0, server.stderr
+    assert openpyxl.load_workbook(output)[TABLE_SHEET]["D12"].value == 50
+    filled[1][1] = 50
+
     again = cli(tmp_path, env, "run", "--company", COMPANY, "--questionnaire", "form.xlsx", "--year", "2024",
                 "--json", "--yes", "--out", "model")
     assert again.returncode == 0, again.stderr
     wb, rows = _evidence(last_json(again)["output"])
     assert [[wb[TABLE_SHEET][f"{c}{r}"].value for c in "CDE"] for r in (11, 12, 13)] == filled
-    assert [r["Status"] for r in rows if r["Named range"] == "AmountOfEmissionsTable"] == ["kept: earlier run"]
+    assert [r["Status"] for r in rows if r["Named range"] == "AmountOfEmissionsTable"] == ["kept: edited by hand"]

@@ -264,7 +264,10 @@ def table_evidence_rows(ta: TableAnswer) -> list[tuple]:
     passages (forms rows of its table datapoint), then one row per cell of each row of the reply."""
     from autofill.workbook.evidence import form_evidence_rows, form_value
 
-    rows = form_evidence_rows([ta])
+    # The table's own rows name its whole range as their cell: no cell row of the table shares their key.
+    first, last = ta.datapoint.cells[0], ta.datapoint.cells[-1]
+    span = f"{first.sheet}!{first.ref}:{re.sub(r'[0-9]+', str(ta.table.last_row), last.ref)}"
+    rows = [(r[0], span, *r[2:]) for r in form_evidence_rows([ta])]
     res = ta.result
     for r in ta.rows:
         status = (Decision.WRITTEN if r.ok else Decision.WAITING).value
