@@ -149,3 +149,29 @@ def test_an_open_table_is_listed_offline_and_filled_row_by_row_with_the_loopback
     wb, rows = _evidence(last_json(again)["output"])
     assert [[wb[TABLE_SHEET][f"{c}{r}"].value for c in "CDE"] for r in (11, 12, 13)] == filled
     assert [r["Status"] for r in rows if r["Named range"] == "AmountOfEmissionsTable"] == ["kept: edited by hand"]
+
+
+def test_a_table_row_is_checked_for_the_reporting_year_and_its_own_citations(tmp_path):
+    from autofill.forms.answer import Decision
+    from autofill.forms.reader import read_form
+    from autofill.forms.tables import assess_table, table_row
+    from autofill.records import Answer, Passage, RowResult
+
+    form = read_form(build_table_form(tmp_path / "form.xlsx"))
+    table = form.tables[0]
+    passages = [Passage("a", "r.pdf", 2, 2, "", "Pollutant | Air emissions 2024 (t)\nAmmonia (NH3) | 12.5\nBenzene | 0.8"),
+                Passage("b", "r.pdf", 5, 5, "", "Pollutant | Air emissions 2023 (t)\nBenzene | 0.9")]
+    rows = [{"values": {"TypeOfPollutantAxis": "Ammonia (NH3)", "AmountOfEmissionToAir": "12.5 t"}, "citations": [1],
+             "year": "2024"},
+            {"values": {"TypeOfPollutantAxis": "Benzene", "AmountOfEmissionToAir": "0.9 t"}, "citations": [2],
+             "year": "2023"},  # last year's figure: on its cited page, but not for the reporting year
+            {"values": {"TypeOfPollutantAxis": "Benzene", "AmountOfEmissionToAir": "0.8 t"}, "citations": []}]
+    raw = json.dumps({"reasoning": "r", "answer": "3 rows", "rows": rows, "citations": [1, 2]})
+    result = RowResult(table_row(form, table, "2024"), Answer("3 rows", cited_passages=[1, 2], raw=raw),
+                       passages=passages)
+    ta = assess_table(form, table, result, 2024, {"r.pdf": "2024"})
+    assert ta.decision is Decision.WRITTEN and [r.ok for r in ta.rows] == [True, False, False]
+    assert ta.cells() == [(TABLE_SHEET, "C11", "Ammonia (NH3)"), (TABLE_SHEET, "D11", 12.5)]
+    assert any("not the reporting year 2024" in c.reason for c in ta.rows[1].checks)
+    assert any("cites no passage" in c.reason for c in ta.rows[2].checks)
+    assert [r.index for r in ta.rows] == [1, 2, 3]  # waiting rows take the rows after the written ones

@@ -222,7 +222,8 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
             return answered
 
         def one_table(table):  # an open table: one question, its rows checked one by one (forms/tables.py)
-            answered = assess_table(form, table, opened.answer(table_row(form, table, period, form.language)))
+            answered = assess_table(form, table, opened.answer(table_row(form, table, period, form.language)), year,
+                                    periods)
             bar.advance()
             return answered
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Mapping
 
 from autofill.answer.generate import extract_json_object
 from autofill.forms.answer import KIND_TYPES, Decision, DatapointRow, FormAnswer, cell_writes, figure_checks, \
-    form_unit
+    form_unit, year_checks
 from autofill.forms.model import Datapoint, DatapointKind, Form, FormCell, FormTable
 from autofill.forms.values import TypedValue, ValueType, parse_value
 from autofill.records import CheckResult, Passage, RowResult, Severity
@@ -156,8 +156,10 @@ def table_row(form: Form, table: FormTable, period: str = "", language: str = ""
                     period=period, columns=columns, max_rows=table.size)
 
 
-def assess_table(form: Form, table: FormTable, result: RowResult) -> TableAnswer:
-    """The decision on an answered (or drafted) table: its rows checked one by one."""
+def assess_table(form: Form, table: FormTable, result: RowResult, reporting_year: int | None = None,
+                 periods: Mapping[str, str] | None = None) -> TableAnswer:
+    """The decision on an answered (or drafted) table: its rows checked one by one (a row with a figure also
+    for the reporting year, as a single datapoint's figure is: forms/answer.year_checks)."""
     head = table_datapoint(form, table)
     if result.answer is None:
         return TableAnswer(head, result, Decision.FAILED, table=table,
@@ -174,8 +176,13 @@ def assess_table(form: Form, table: FormTable, result: RowResult) -> TableAnswer
         if not isinstance(item, dict):
             continue
         row = _read_row(item, cols, by_label, result)
-        if row is not None:
-            rows.append(row)
+        if row is None:
+            continue
+        if any(KIND_TYPES.get(c.column.kind, ValueType.TEXT).numeric and c.column.kind is not DatapointKind.YEAR
+               for c in row.cells):
+            cited = [result.passages[n - 1] for n in row.cited]
+            row.checks += year_checks(reporting_year, cited, row.year, periods or {})
+        rows.append(row)
     # Rows that pass fill the table from its first row, in the reply's order; those waiting take the rows
     # after them (where a reviewer's approval writes them); none beyond the table's last row.
     rows = [r for r in rows if _passes(r)] + [r for r in rows if not _passes(r)]
