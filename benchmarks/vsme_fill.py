@@ -13,6 +13,16 @@ peak resident memory (ru_maxrss) is that fill's: the read form, the store, the m
 written copy. `--limit N` fills the first N answerable datapoints, computed totals and open tables of the
 template in its order (0: the whole template) and the whole-template time is extrapolated per question
 (labelled as such); with 2 shared CPU cores a whole offline fill is about half an hour.
+
+Measured 2026-11-28 (2 CPU cores shared with other sessions, load average 17-20; `--limit 12`, the
+template's first 12 questions, all on General Information):
+  ingest of the two BHP PDFs 368.5 s, peak 334 MiB; read_form of the template 84.9 s, 93 MiB;
+  296 questions in the template (answerable datapoints, computed totals with a type, 8 open tables);
+  offline: 12 questions in 71.5 s (6.0 s each: 12 drafts), peak 352 MiB, whole template extrapolated
+  1,764 s (about 29 min; the earlier figure of vsme_devset.py: 5.9 s a datapoint under the same load);
+  loopback (127.0.0.1 test server, not a real model; hybrid retrieval, no reranker): 12 questions in 51.1 s
+  (4.3 s each: 3 written, 7 waiting, 2 not disclosed), peak 211 MiB, whole template extrapolated 1,260 s
+  (about 21 min). Not run whole: a whole fill is over this machine's 5-minute benchmark budget.
 """
 
 from __future__ import annotations
