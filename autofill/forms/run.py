@@ -156,18 +156,34 @@ def form_of(path: Path, explicit: bool = False, settings: Settings | None = None
 
 
 def has_question_column(path: Path, settings: Settings | None = None) -> bool:
-    """Whether the questionnaire reading finds a question column in the workbook (`run` then answers its
-    rows); an unreadable workbook counts as one, so `run` reports it as it always has."""
-    from autofill.errors import InputError
-    from autofill.workbook.layout import inspect_workbook
+    """Whether the questionnaire reading would find a question column (a header row of its words, as
+    workbook/layout.read_questions looks for it, in the first rows of a visible sheet): `run` then answers
+    the rows. Only that header search, on a read-only load: an ordinary questionnaire's run pays a few
+    hundredths of a second for it, not a second reading. An unreadable workbook counts as one, so `run`
+    reports it as it always has. `settings`: sheet / column options make it a questionnaire."""
+    if settings is not None and (settings.workbook.sheet or settings.workbook.header_row
+                                 or settings.workbook.question_col):
+        return True
+    import openpyxl
+
+    from autofill.workbook import headers
+    from autofill.workbook.layout import _first_rows, _not_a_question_sheet
 
     try:
-        inspect_workbook(settings or Settings(), path)
-    except InputError as exc:
-        return "no question column" not in str(exc)
+        wb = openpyxl.load_workbook(path, read_only=True)
     except Exception:  # noqa: BLE001 - the questionnaire reading says what is wrong with the file
         return True
-    return True
+    try:
+        for ws in wb.worksheets:
+            if not hasattr(ws, "iter_rows") or _not_a_question_sheet(ws, named=False):
+                continue
+            if headers.find_header_row(_first_rows(ws))[0]:
+                return True
+        return False
+    except Exception:  # noqa: BLE001 - as above
+        return True
+    finally:
+        wb.close()
 
 
 def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None = None, output: Path | None = None,
