@@ -29,6 +29,7 @@ from autofill.records import CheckResult, Passage, RowResult, Severity
 from autofill.states import Outcome
 
 TABLE_TEMPLATE = "form_table"
+MAX_ALLOWED_SHOWN = 40  # a drop-down's values the prompt lists (VSME's waste types are ~970); all are accepted
 _KEY = re.compile(r"^(.+)\[(\d+)\]$")
 
 
@@ -145,7 +146,8 @@ def table_row(form: Form, table: FormTable, period: str = "", language: str = ""
     for c in cols:
         unit = form_unit(c)
         columns.append({"key": c.key, "label": c.label or c.key, "type": KIND_TYPES.get(c.kind, ValueType.TEXT).value,
-                        "unit": unit.symbol if unit else "", "allowed": list(c.allowed[:40])})
+                        "unit": unit.symbol if unit else "", "allowed": list(c.allowed[:MAX_ALLOWED_SHOWN]),
+                        "more_allowed": max(0, len(c.allowed) - MAX_ALLOWED_SHOWN)})
     heading = table.label or table.name
     question = f"{heading}: one row per item the reports state ({', '.join(x['label'] for x in columns)})" + \
                (f", reporting period {period}" if period else "")
