@@ -247,7 +247,8 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
 
     from autofill.forms.run import form_of
 
-    form = None if live else form_of(questionnaire, explicit=bool(sheet or header_row or question_col or answer_col))
+    form = None if live else form_of(questionnaire, explicit=bool(sheet or header_row or question_col or answer_col),
+                                     settings=settings)
     if form is not None:  # a form of named input cells (issue 45): each datapoint a typed question
         from autofill.forms.run import consent_reason, run_form
         from autofill.portfolio.commands import confirm

@@ -156,8 +156,10 @@ def vsme_form(keys: set[str]):
     if missing:
         raise SystemExit(f"read_form does not read {sorted(missing)} from {VSME.name}: the set cannot be measured")
     FULL.append(full)
+    # The set's datapoints only: no open tables (the set has no table values; run_form answers a form's
+    # tables too, so they are left out of the slice rather than timed without being scored).
     form = dataclasses.replace(full, datapoints=tuple(dp for dp in full.datapoints if dp.key in keys),
-                               computed=tuple(dp for dp in full.computed if dp.key in keys))
+                               computed=tuple(dp for dp in full.computed if dp.key in keys), tables=())
     return form, "forms.reader.read_form"
 
 

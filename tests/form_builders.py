@@ -191,3 +191,80 @@ def build_layout_form(path: Path) -> Path:
     ws["B10"].number_format = "yyyy-mm-dd"
     wb.save(path)
     return path
+
+
+BANK_SHEET = "ESG data request"
+
+
+def build_bank_form(path: Path) -> Path:
+    """A bank's ESG data request without names: labels in column A, the input cell beside each in column B
+    (bordered, number formats), a unit column C for the figures, drop-downs (a country list and Yes / No),
+    headings between the blocks."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = BANK_SHEET
+    box = Side(style="thin")
+    ws["A1"] = "Sustainability data request for borrowers"
+    ws["A3"] = "General information"
+    ws["A4"], ws["A5"] = "Legal name of the borrower", "Country of incorporation"
+    ws["A7"], ws["C7"] = "Environment", "Unit"
+    rows = {8: ("Gross Scope 1 GHG emissions", "tCO2e"), 9: ("Total energy consumption", "MWh"),
+            10: ("Total water withdrawal", "m3")}
+    for r, (label, unit) in rows.items():
+        ws[f"A{r}"], ws[f"C{r}"] = label, unit
+        ws[f"B{r}"].number_format = "#,##0.00"
+    ws["A11"] = "Does the borrower have a climate transition plan?"
+    ws["A13"] = "Social"
+    ws["A14"] = "Number of employees (headcount)"
+    ws["B14"].number_format = "#,##0"
+    for r in (4, 5, 8, 9, 10, 11, 14):
+        ws[f"B{r}"].border = Border(left=box, right=box, top=box, bottom=box)
+    countries = DataValidation(type="list", formula1='"Belgium,France,Germany,Netherlands"')
+    yes_no = DataValidation(type="list", formula1='"Yes,No"')
+    for dv, ref in ((countries, "B5"), (yes_no, "B11")):
+        ws.add_data_validation(dv)
+        dv.add(ref)
+    wb.save(path)
+    return path
+
+
+TABLE_SHEET = "Environmental Disclosures"
+POLLUTANTS = ["Ammonia (NH3)", "Benzene", "Nitrogen oxides (NOx/NO2)", "Sulphur oxides (SOx/SO2)"]
+
+
+def build_table_form(path: Path) -> Path:
+    """A VSME-like B4 block: a yes / no that opens it (a conditional format over the table, as the template
+    has), two single inputs, and an open table of pollutants (3 blank rows: a drop-down of pollutants, the
+    emissions to air and to water in tonnes) under a table name and one name per column."""
+    from openpyxl.formatting.rule import FormulaRule
+    from openpyxl.styles import PatternFill
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = TABLE_SHEET
+    lists = wb.create_sheet("Enumeration Lists")
+    for i, p in enumerate(POLLUTANTS, start=1):
+        lists.cell(row=i, column=1, value=p)
+    ws["C3"] = "B4 - Pollution of air, water and soil"
+    ws["C5"], ws["G5"] = "Does the undertaking report its pollutant emissions?", False
+    ws["C7"], ws["C8"] = "Gross Scope 1 GHG emissions (tCO2e)", "Total energy consumption (MWh)"
+    ws["C10"], ws["D10"], ws["E10"] = "Pollutant", "Emission to air (t)", "Emission to water (t)"
+    names = {"ReportsPollution": "$G$5", "GrossScope1": "$D$7", "TotalEnergyConsumption": "$D$8",
+             "AmountOfEmissionsTable": "$C$11:$E$13", "TypeOfPollutantAxis": "$C$11:$C$13",
+             "AmountOfEmissionToAir": "$D$11:$D$13", "AmountOfEmissionToWater": "$E$11:$E$13"}
+    for name, ref in names.items():
+        _name(wb, name, f"'{TABLE_SHEET}'!{ref}")
+    for ref in ("G5", "D7", "D8", *(f"{c}{r}" for c in "CDE" for r in (11, 12, 13))):
+        ws[ref].protection = Protection(locked=False)
+    for ref in ("D7", "D8", *(f"{c}{r}" for c in "DE" for r in (11, 12, 13))):
+        ws[ref].number_format = "0.00"
+    yes_no = DataValidation(type="custom", formula1="OR(G5=TRUE,G5=FALSE)")
+    pollutants = DataValidation(type="list", formula1=f"'Enumeration Lists'!$A$1:$A${len(POLLUTANTS)}")
+    for dv, ref in ((yes_no, "G5"), (pollutants, "C11:C13")):
+        ws.add_data_validation(dv)
+        dv.add(ref)
+    ws.conditional_formatting.add("C11:E13", FormulaRule(formula=["$G$5=TRUE"], fill=PatternFill(
+        start_color="FFFFFF99", end_color="FFFFFF99", fill_type="solid")))
+    ws.protection.sheet = True
+    wb.save(path)
+    return path

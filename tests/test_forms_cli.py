@@ -29,7 +29,7 @@ def test_inspect_json_lists_each_datapoint_of_a_named_form(tmp_path):
         "section": "B3", "type": "number", "unit": "tCO2e", "reference": "29(a)",
         "formula_cells": ["Disclosures!C6"], "frameworks": None}
     assert dps["CountryOfOperations"]["allowed"] == ["Andorra", "Belgium", "France"]
-    assert dps["PolicyDescription"]["gate"] == {"key": "HasClimatePolicy", "opens": "yes"}
+    assert dps["PolicyDescription"]["gate"] == {"key": "HasClimatePolicy", "opens": "yes", "via": "formula Disclosures!D9"}
     assert dps["ReportingPeriodStart"]["cells"] == ["C14", "D14", "E14"]
     assert [c["key"] for c in data["computed"]] == ["TotalScope1And2"]
 

@@ -16,6 +16,8 @@ from autofill.forms.model import Datapoint, Form, FormSource
 from autofill.forms.named import Reader
 
 MIN_LAYOUT_INPUTS = 3
+# the sheets autofill adds to a filled copy (workbook/evidence.py, forms/carry.py, review_app): never inputs
+AUTOFILL_SHEETS = frozenset({"Evidence", "Run info", "Review log", "autofill form record"})
 
 
 def _key(sheet: str, col: int, row: int) -> str:
@@ -95,7 +97,10 @@ def read_layout(path, book: Book, validations) -> Form | None:
     pairs are found."""
     reader = LayoutReader(book, validations)
     found: list[tuple[str, int, int]] = []
+    recorded = _recorded_inputs(book)
     for sheet in reader.visible:
+        if sheet in AUTOFILL_SHEETS:  # a filled copy's own sheets are not the form's
+            continue
         ws = book.wb[sheet]
         w = reader.words(sheet)
         for r in range(1, ws.max_row + 1):
@@ -109,7 +114,7 @@ def read_layout(path, book: Book, validations) -> Form | None:
                 box = w.merged_at.get((tc, tr))
                 nxt = (box[2] if box else tc) + 1
                 if text and wordy(text):
-                    if _candidate(reader, sheet, nxt, r, text):
+                    if (sheet, nxt, r) in recorded or _candidate(reader, sheet, nxt, r, text):
                         found.append((sheet, nxt, r))
                         c = nxt + 1
                         continue
@@ -117,15 +122,67 @@ def read_layout(path, book: Book, validations) -> Form | None:
     if len(found) < MIN_LAYOUT_INPUTS:
         return None
     reader.inputs = set(found)
-    dps = [_with_heading(reader, reader.datapoint(_key(s, c, r), s, c, r)) for s, c, r in found]
+    dps = [_with_unit_column(reader, _with_heading(reader, reader.datapoint(_key(s, c, r), s, c, r)))
+           for s, c, r in found]
     dps = [d for d in dps if d.label]
     if len(dps) < MIN_LAYOUT_INPUTS:
         return None
     sheets = tuple(dict.fromkeys(d.sheet for d in dps))
+    from autofill.forms.gates import read_gates, with_gates
     from autofill.forms.labels import labels_language
+
+    by_key = {d.key: d for d in dps}
+    dps = list(with_gates(by_key, read_gates(book, list(sheets), by_key)).values())
 
     return Form(path=path, source=FormSource.LAYOUT, datapoints=tuple(dps), language=labels_language([d.label for d in dps]),
                 formula_cells=formula_cells(book, list(sheets)), sheets=sheets)
+
+
+def _recorded_inputs(book: Book) -> set[tuple[str, int, int]]:
+    """The input cells a run of this form recorded in its filled copy (forms/carry.py's very hidden
+    record sheet, keys "Sheet!B12"): a filled cell (a name, a drop-down's value) is still an input when
+    the copy is read again (the review page, a re-run of the output)."""
+    from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
+
+    from autofill.forms.carry import RECORD_SHEET
+
+    if RECORD_SHEET not in book.wb.sheetnames:
+        return set()
+    out = set()
+    for row in book.wb[RECORD_SHEET].iter_rows(min_row=2, max_col=2, values_only=True):
+        for ref in str(row[1] or "").split(";"):
+            sheet, _, coord = ref.rpartition("!")
+            try:
+                letters, r = coordinate_from_string(coord)
+            except ValueError:
+                continue
+            out.add((sheet, column_index_from_string(letters), r))
+    return out
+
+
+def _with_unit_column(reader: "LayoutReader", dp: Datapoint) -> Datapoint:
+    """A number whose label names no unit takes the unit written in the cell right of its input (a
+    bank's "Unit" column: "tCO2e", "MWh", "m3"), when that cell is a unit and nothing else."""
+    from dataclasses import replace
+
+    from autofill.forms.model import DatapointKind
+    from autofill.forms.units import parse_unit
+
+    if dp.kind is not DatapointKind.NUMBER or dp.unit:
+        return dp
+    col = reader.words(dp.sheet).top_left(*_col_row(dp))[0]
+    box = reader.words(dp.sheet).merged_at.get((col, dp.row))
+    text = " ".join(reader.words(dp.sheet).text((box[2] if box else col) + 1, dp.row).split())
+    if not text or len(text) > 24 or parse_unit(text) is None or wordy(text) and len(text.split()) > 3:
+        return dp
+    return replace(dp, unit=text)
+
+
+def _col_row(dp: Datapoint) -> tuple[int, int]:
+    from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
+
+    letters, row = coordinate_from_string(dp.cell.ref)
+    return column_index_from_string(letters), row
 
 
 def _with_heading(reader: "LayoutReader", dp: Datapoint) -> Datapoint:
@@ -141,6 +198,6 @@ def _with_heading(reader: "LayoutReader", dp: Datapoint) -> Datapoint:
             continue
         texts = [w.text(c, r) for c in range(1, w.max_col + 1) if not w.covered(c, r)]
         texts = [t for t in texts if t and wordy(t)]
-        if len(texts) == 1:
+        if texts:  # a heading, or a heading with its column titles ("Environment | Unit")
             return replace(dp, section=texts[0])
     return dp

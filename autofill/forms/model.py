@@ -71,6 +71,7 @@ class Gate:
 
     key: str
     opens: GateOpens = GateOpens.YES
+    source: str = ""  # where the template ties the datapoint to it ("conditional format Sheet!G21:J24", "formula Sheet!D9")
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,12 @@ class Datapoint:
     alias_of: str = ""  # another name for the same cell(s): filled together with that datapoint
     heading: str = ""  # the section heading the datapoint sits under, as the form shows it
     column: str = ""  # a breakdown cell's column heading ("Base Year"), also at the end of `label`
+    more_gates: tuple[Gate, ...] = ()  # further gates it needs, besides `gate` (an AND in the template)
+
+    @property
+    def gates(self) -> tuple[Gate, ...]:
+        """Every gate that must be open for the datapoint to apply."""
+        return ((self.gate,) if self.gate is not None else ()) + self.more_gates
 
     @property
     def cell(self) -> FormCell:
@@ -191,4 +198,4 @@ class Form:
 
     def gated_by(self, key: str) -> tuple[Datapoint, ...]:
         """The datapoints the boolean `key` opens."""
-        return tuple(dp for dp in self.datapoints if dp.gate is not None and dp.gate.key == key)
+        return tuple(dp for dp in self.datapoints if any(g.key == key for g in dp.gates))

@@ -21,11 +21,10 @@ from openpyxl.utils.cell import get_column_letter
 
 from autofill.forms.book import Area, Book, split_ref
 from autofill.forms.labels import SheetWords, clean
-from autofill.forms.model import Datapoint, DatapointKind, FormCell, FormTable, Gate, GateOpens
+from autofill.forms.model import Datapoint, DatapointKind, FormCell, FormTable, GateOpens
 from autofill.forms.types import cell_kind, scale_in, unit_in
 from autofill.forms.validations import ValidationIndex
 
-_GATE = re.compile(r"(\$?[A-Z]{1,3}\$?\d+|[A-Za-z_][\w.]*)\s*=\s*(TRUE|FALSE)\b", re.I)
 _REF = re.compile(r"(?:(?:'(?:[^']|'')+'|[A-Za-z_][\w.]*)!)?\$?[A-Z]{1,3}\$?\d+(?![\w(])")
 MIN_INPUTS = 3
 
@@ -187,39 +186,6 @@ class Reader:
             if inner:
                 tables[name] = area
         return singles, computed, {n: a for n, a in columns.items() if n not in tables}, rows_multi, tables
-
-
-def gate_of(reader: Reader, dp: Datapoint, booleans: dict[tuple[str, int, int], str]) -> Gate | None:
-    """The boolean above a datapoint that the formulas on its row test (`=TRUE` / `=FALSE`)."""
-    sheet, row = dp.sheet, dp.row
-    ws = reader.book.wb[sheet]
-    own = {(c.sheet, c.ref) for c in dp.cells}
-    best: tuple[int, Gate] | None = None
-    w = reader.words(sheet)
-    seen = set()
-    for col in range(1, ws.max_column + 1):
-        tc, tr = w.top_left(col, row)  # a status formula merged over several rows speaks for each
-        if (tc, tr) in seen:
-            continue
-        seen.add((tc, tr))
-        raw = reader.book.raw(sheet, tc, tr)
-        if not (isinstance(raw, str) and raw.startswith("=")):
-            continue
-        for m in _GATE.finditer(raw):
-            target = m.group(1)
-            area = reader.book.names.get(target) or split_ref(target, sheet)
-            if area is None:
-                continue
-            key = booleans.get((area.sheet, area.c1, area.r1))
-            if key is None or (area.sheet, f"{get_column_letter(area.c1)}{area.r1}") in own:
-                continue
-            if area.sheet == sheet and area.r1 > row:
-                continue
-            opens = _opens(raw, target, m.group(2))
-            distance = row - area.r1 if area.sheet == sheet else 10_000
-            if best is None or distance < best[0]:
-                best = (distance, Gate(key, opens))
-    return best[1] if best else None
 
 
 def _opens(formula: str, target: str, value: str) -> GateOpens:

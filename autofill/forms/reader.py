@@ -13,8 +13,8 @@ from pathlib import Path
 from autofill.forms.book import Book, CachedValues, formula_cells
 from autofill.forms.labels import form_language, labels_language, option_for
 from autofill.forms.model import Datapoint, DatapointKind, Form, FormCell, FormSource, FormTable
-from autofill.forms.named import (Reader, cell, date_parts, gate_of, make_table, refs_in, row_choice,
-                                  table_column)
+from autofill.forms.gates import read_gates, with_gates
+from autofill.forms.named import Reader, cell, date_parts, make_table, refs_in, row_choice, table_column
 from autofill.forms.validations import ValidationIndex, read_validations
 
 
@@ -139,8 +139,6 @@ def read_named(path: Path, book: Book, validations: ValidationIndex) -> Form | N
     for dp in unnamed_inputs(reader, sheets, taken):
         add(dp)
     # gates, formulas computed from each datapoint
-    booleans = {(dp.sheet, *_col_row(dp.cell)): dp.key for dp in dps.values()
-                if dp.kind is DatapointKind.BOOLEAN and len(dp.cells) == 1 and not dp.alias_of}
     uses: dict[str, list[FormCell]] = {}
     for c in shown:
         raw = book.raw(c.sheet, *_col_row(c.cell))
@@ -150,9 +148,9 @@ def read_named(path: Path, book: Book, validations: ValidationIndex) -> Form | N
                 if key:
                     uses.setdefault(key, []).append(c.cell)
     for key, dp in list(dps.items()):
-        gate = gate_of(reader, dp, booleans) if len(dp.cells) == 1 or dp.kind is DatapointKind.DATE_PARTS else None
         extra = tuple(dict.fromkeys(dp.formula_cells + tuple(uses.get(key, ()))))
-        dps[key] = replace(dp, gate=gate, formula_cells=extra)
+        dps[key] = replace(dp, formula_cells=extra)
+    dps = with_gates(dps, read_gates(book, sheets, dps))
     language, languages, chooser = form_language(book)
     language_cell = cell(chooser.sheet, chooser.c1, chooser.r1) if chooser is not None else None
     ordered = sorted((d for d in dps.values() if d.cells != (language_cell,)),

@@ -20,7 +20,8 @@ from typing import Any
 
 from autofill.forms.answer import Decision, FormAnswer, assess, datapoint_row
 from autofill.forms.carry import CarryPlan, Kept
-from autofill.forms.model import Datapoint, DatapointKind, Form
+from autofill.forms.model import Datapoint, DatapointKind, Form, FormTable
+from autofill.forms.tables import TableAnswer, answerable_tables, assess_table, table_evidence_rows, table_row
 from autofill.records import StageUsage
 from autofill.reporting import as_reporter
 from autofill.settings import Settings
@@ -58,8 +59,8 @@ class FormReport:
 
 
 def answerable(form: Form) -> list[Datapoint]:
-    """The datapoints a run answers: not formula cells, not the reporting period (the run's, not the
-    documents'), not open table columns (filled row by row: not answered yet)."""
+    """The datapoints a run answers one by one: not formula cells, not the reporting period (the run's, not
+    the documents'), not open table columns (a table is answered as one question: forms/tables.py)."""
     period = set(form.reporting_period_keys)
     return [dp for dp in form.datapoints
             if dp.key not in period and not dp.is_table_column and not dp.alias_of and not dp.multiple
@@ -94,7 +95,7 @@ def consent_reason(settings: Settings, form: Form) -> str:
     the cost of a form is not estimated yet); "" without a model or below the limit."""
     if not settings.llm_configured:
         return ""
-    n = len(answerable(form)) + len(form.computed)
+    n = len(answerable(form)) + len(form.computed) + len(answerable_tables(form))
     if n <= settings.run.confirm_rows:
         return ""
     return (f"this run with {settings.llm.model} has {n} datapoints to answer (over {settings.run.confirm_rows}); "
@@ -138,16 +139,51 @@ def _form_year(form: Form) -> int | None:
         wb.close()
 
 
-def form_of(path: Path, explicit: bool = False) -> Form | None:
-    """The workbook at `path` read as a named-range form (as `inspect` reads it before the question
-    columns), or None: a questionnaire of question rows, sheet / column options given (`explicit`), or
-    not a workbook at all (CSV, a missing file: `run` reports those as before)."""
+def form_of(path: Path, explicit: bool = False, settings: Settings | None = None) -> Form | None:
+    """The workbook at `path` read as a form, as `inspect` reads it: named input cells before the question
+    columns; a label / input layout (a bank's form without names, keys "Sheet!B12") only when no question
+    column is found. None: a questionnaire of question rows, sheet / column options given (`explicit`),
+    or not a workbook at all (CSV, a missing file: `run` reports those as before)."""
     from autofill.forms.reader import read_form
 
     path = Path(path)
     if explicit or path.suffix.lower() not in (".xlsx", ".xlsm") or not path.is_file():
         return None
-    return read_form(path, layout=False)
+    form = read_form(path, layout=False)
+    if form is None and not has_question_column(path, settings):
+        form = read_form(path, named=False)
+    return form
+
+
+def has_question_column(path: Path, settings: Settings | None = None) -> bool:
+    """Whether the questionnaire reading would find a question column (a header row of its words, as
+    workbook/layout.read_questions looks for it, in the first rows of a visible sheet): `run` then answers
+    the rows. Only that header search, on a read-only load: an ordinary questionnaire's run pays a few
+    hundredths of a second for it, not a second reading. An unreadable workbook counts as one, so `run`
+    reports it as it always has. `settings`: sheet / column options make it a questionnaire."""
+    if settings is not None and (settings.workbook.sheet or settings.workbook.header_row
+                                 or settings.workbook.question_col):
+        return True
+    import openpyxl
+
+    from autofill.workbook import headers
+    from autofill.workbook.layout import _first_rows, _not_a_question_sheet
+
+    try:
+        wb = openpyxl.load_workbook(path, read_only=True)
+    except Exception:  # noqa: BLE001 - the questionnaire reading says what is wrong with the file
+        return True
+    try:
+        for ws in wb.worksheets:
+            if not hasattr(ws, "iter_rows") or _not_a_question_sheet(ws, named=False):
+                continue
+            if headers.find_header_row(_first_rows(ws))[0]:
+                return True
+        return False
+    except Exception:  # noqa: BLE001 - as above
+        return True
+    finally:
+        wb.close()
 
 
 def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None = None, output: Path | None = None,
@@ -183,11 +219,15 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         points = with_units(form, answerable(form) + [dp for dp in form.computed if dp.kind is not DatapointKind.TEXT])
         from autofill.forms.carry import plan_carry, read_state
 
-        carry = plan_carry(form, points, read_state(out, form), fresh)
+        state = read_state(out, form)
+        carry = plan_carry(form, points, state, fresh)
+        tables, kept_tables = plan_tables(form, state, fresh)
+        carry.kept.update(kept_tables)
         order = {dp.key: i for i, dp in enumerate(points)}
+        order.update({t.name: len(order) + i for i, t in enumerate(answerable_tables(form))})
         points = [dp for dp in points if dp.key not in carry.kept]
         rows = [datapoint_row(dp, period, form.language) for dp in points]
-        bar = reporter.bar("Datapoints", len(rows), "datapoints")
+        bar = reporter.bar("Datapoints", len(rows) + len(tables), "datapoints")
 
         def one(pair):
             dp, row = pair
@@ -197,9 +237,16 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
             bar.advance()
             return answered
 
+        def one_table(table):  # an open table: one question, its rows checked one by one (forms/tables.py)
+            answered = assess_table(form, table, opened.answer(table_row(form, table, period, form.language)), year,
+                                    periods)
+            bar.advance()
+            return answered
+
         workers = max(1, settings.llm.concurrency) if opened.chat is not None else 1
         with ThreadPoolExecutor(max_workers=workers) as pool:
             answers = list(pool.map(one, zip(points, rows)))
+            answers += list(pool.map(one_table, tables))
         bar.close()
         answers = gated(answers, kept_gates(carry.kept.values()))
         usage: dict[str, StageUsage] = {}
@@ -218,6 +265,36 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         write_form(path, out, entries, run_info(opened, report), form, carry)
         report.seconds = time.monotonic() - started
     return report
+
+
+def plan_tables(form: Form, state, fresh: bool) -> tuple[list[FormTable], dict[str, Kept]]:
+    """(the open tables this run answers, those it keeps from the previous output): a table whose cells a
+    person changed keeps them on every run (`--fresh` too); one an earlier run filled keeps its rows unless
+    `fresh`; the others are answered."""
+    from autofill.forms.answer import IN_FORM
+    from autofill.forms.tables import table_columns, table_datapoint
+
+    tables = answerable_tables(form)
+    if state is None:
+        return tables, {}
+    answer, kept = [], {}
+    earlier = {d.value for d in IN_FORM}
+    for t in tables:
+        columns = [c.key for c in table_columns(form, t)]
+        edited = any(state.edited(k) for k in columns)
+        filled = any(state.recorded.get(k, ("", ""))[1] in earlier for k in columns)
+        if not edited and not (filled and not fresh):
+            answer.append(t)
+            continue
+        head = table_datapoint(form, t)
+        writes = [w for k in columns for w in state.current.get(k, []) if w[2] not in (None, "")]
+        decision = Decision.EDITED if edited else Decision.KEPT
+        why = "changed by hand after the last run" if edited else "filled by an earlier run (--fresh answers it again)"
+        rows = len({re.sub(r"[A-Z$]", "", w[1]) for w in writes})
+        kept[t.name] = Kept(head, decision, writes, [(t.name, str(head.cell), head.label, head.section, decision.value,
+                                                      "", rows, "rows", f"the table's cells were {why}; not answered "
+                                                      "again", "", "", "", "", "", "", "")])
+    return answer, kept
 
 
 def kept_gates(kept) -> dict[str, bool]:
@@ -245,23 +322,23 @@ def gated(answers: list[FormAnswer], kept: dict[str, bool] | None = None) -> lis
     by_key = {fa.datapoint.key: fa for fa in answers}
     kept = kept or {}
     for fa in answers:
-        gate = fa.datapoint.gate
-        if gate is None or fa.decision is not Decision.WRITTEN:
-            continue
-        opener = by_key.get(gate.key)
-        want = gate.opens is GateOpens.YES
-        said = opener.value.value if opener is not None and opener.decision is Decision.WRITTEN and \
-            opener.value is not None else kept.get(gate.key)
-        if said is want:
-            continue
-        if said is None:
-            fa.checks.append(CheckResult("gate", False, Severity.SOFT,
-                                         f"{gate.key} is not answered; this datapoint applies when it is "
-                                         f"{'yes' if want else 'no'}"))
-            continue
-        fa.decision = Decision.WAITING
-        fa.checks.append(CheckResult("gate", False, Severity.HARD,
-                                     f"{gate.key} is answered {'no' if want else 'yes'}: this datapoint does not apply"))
+        for gate in fa.datapoint.gates:  # every gate the template ties it to must be open
+            if fa.decision is not Decision.WRITTEN:
+                break
+            opener = by_key.get(gate.key)
+            want = gate.opens is GateOpens.YES
+            said = opener.value.value if opener is not None and opener.decision is Decision.WRITTEN and \
+                opener.value is not None else kept.get(gate.key)
+            if said is want:
+                continue
+            if said is None:
+                fa.checks.append(CheckResult("gate", False, Severity.SOFT,
+                                             f"{gate.key} is not answered; this datapoint applies when it is "
+                                             f"{'yes' if want else 'no'}"))
+                continue
+            fa.decision = Decision.WAITING
+            fa.checks.append(CheckResult("gate", False, Severity.HARD, f"{gate.key} is answered "
+                                         f"{'no' if want else 'yes'}: this datapoint does not apply"))
     return answers
 
 
@@ -295,13 +372,16 @@ def write_form(source: Path, out: Path, entries: list[FormAnswer | Kept], info: 
             evidence += e.rows
         else:
             writes += [CellWrite(*w) for w in e.cells()] if e.decision is Decision.WRITTEN else []
-            evidence += form_evidence_rows([e])
+            evidence += table_evidence_rows(e) if isinstance(e, TableAnswer) else form_evidence_rows([e])
     data = patch_bytes(Path(source).read_bytes(), writes)
     data, _ = add_sheet(data, "Evidence", FORM_EVIDENCE_COLUMNS, evidence)
     data, _ = add_sheet(data, "Run info", ["Key", "Value"], info)
     if form is not None:  # what each datapoint's cells hold as written: a later change is a person's
         points = [dp for dp in form.datapoints if not any(form.is_formula(c) for c in dp.cells)]
         statuses = {e.datapoint.key: e.decision.value for e in entries}
+        for e in entries:  # an open table's columns carry its status: a later run keeps what it filled
+            if e.datapoint.table and e.datapoint.key == e.datapoint.table and form.table(e.datapoint.key):
+                statuses.update({k: e.decision.value for k in form.table(e.datapoint.key).columns})
         data, _ = add_sheet(data, RECORD_SHEET, RECORD_COLUMNS, record_rows(cell_values(data, points), statuses),
                             hidden=True)
     atomic_write_bytes(out, data)

@@ -37,10 +37,11 @@ def datapoint_lines(dp: Datapoint, labels: dict[str, str] | None = None) -> list
     lines = [head, f"        {dp.label or '(no label)'}"]
     if dp.allowed:
         lines.append(f"        values: {_values(dp)}")
-    if dp.gate is not None:
-        asks = (labels or {}).get(dp.gate.key, "")
+    for gate in dp.gates:
+        asks = (labels or {}).get(gate.key, "")
         asks = f' ("{asks[:80]}{"..." if len(asks) > 80 else ""}")' if asks else ""
-        lines.append(f"        applies when {dp.gate.key}{asks} is {dp.gate.opens.value}")
+        via = f" ({gate.source})" if gate.source else ""
+        lines.append(f"        applies when {gate.key}{asks} is {gate.opens.value}{via}")
     if dp.table:
         lines.append(f"        open table {dp.table}: one value a row, {len(dp.cells)} rows")
     if dp.alias_of:
@@ -55,9 +56,11 @@ def form_text(form: Form, mapping: dict[str, list[str]] | None = None) -> str:
     lang = f"; labels in {form.language}" if form.language else ""
     if form.languages:
         lang += f" (the form offers {', '.join(form.languages)})"
+    gated = sum(1 for d in form.datapoints if d.gates)
     out = [f"Form: {form.path.name}, read by {how}{lang}",
            f"{len(form.datapoints)} datapoints on {len(form.sheets)} sheet(s): "
-           + ", ".join(f"{k} {v}" for k, v in kinds.most_common()),
+           + ", ".join(f"{k} {v}" for k, v in kinds.most_common())
+           + (f"; {gated} behind a gate" if gated else ""),
            f"{len(form.tables)} open table(s); {len(form.computed)} computed cell(s) and "
            f"{len(form.formula_cells)} formula cell(s) are never written"]
     if form.reporting_period_keys:
@@ -75,10 +78,25 @@ def form_text(form: Form, mapping: dict[str, list[str]] | None = None) -> str:
             if mapping and mapping.get(dp.key):
                 out.append("        frameworks: " + "; ".join(mapping[dp.key]))
     if form.tables:
+        from autofill.forms.tables import answerable_tables, table_columns
+
+        answered = {t.name for t in answerable_tables(form)}
         out += ["", "Open tables (filled row by row)"]
         for t in form.tables:
-            out.append(f"  {t.section or '-':4} {t.sheet}!{t.first_row}-{t.last_row} {t.name}: {t.size} rows, "
-                       f"columns {', '.join(t.columns)}")
+            how = "answered row by row" if t.name in answered else "not answered (no heading: left to people)"
+            out.append(f"  {t.section or '-':4} {t.sheet}!{t.first_row}-{t.last_row} {t.name}: {t.size} rows, {how}")
+            if t.label:
+                out.append(f"        {t.label}")
+            typed = {c.key for c in table_columns(form, t)}
+            for key in t.columns:
+                dp = form.datapoint(key)
+                if dp is None:
+                    continue
+                where = f"{dp.cells[0].ref}:{dp.cells[-1].ref}"
+                note = "" if key in typed else " (the form's unit choice: not answered)"
+                out.append(f"        column {where:10} {key}  [{_type_words(dp)}] {dp.label or '(no label)'}{note}")
+                if dp.allowed:
+                    out.append(f"            values: {_values(dp)}")
     return "\n".join(out)
 
 
@@ -100,9 +118,42 @@ def datapoint_json(dp: Datapoint) -> dict:
     if dp.unit_cell is not None:
         out["unit_cell"] = dp.unit_cell.ref
     if dp.gate is not None:
-        out["gate"] = {"key": dp.gate.key, "opens": dp.gate.opens.value}
+        out["gate"] = gate_json(dp.gate)
+    if dp.more_gates:  # the template ties the datapoint to several gates (an AND): all must be open
+        out["gates"] = [gate_json(g) for g in dp.gates]
     if dp.formula_cells:
         out["formula_cells"] = [str(c) for c in dp.formula_cells]
+    return out
+
+
+def table_json(form: Form, table) -> dict:
+    """An open table: its rows, and each column with its type, unit, drop-down values and whether a run
+    answers it (`answered`: not the form's unit choices)."""
+    from autofill.forms.tables import answerable_tables, table_columns
+
+    typed = {c.key for c in table_columns(form, table)}
+    columns = []
+    for key in table.columns:
+        dp = form.datapoint(key)
+        if dp is None:
+            continue
+        item = {"key": key, "label": dp.label, "type": dp.kind.value, "cells": f"{dp.cells[0].ref}:{dp.cells[-1].ref}",
+                "answered": key in typed}
+        for name in ("unit", "scale"):
+            if getattr(dp, name):
+                item[name] = getattr(dp, name)
+        if dp.allowed:
+            item["allowed"] = list(dp.allowed)
+        columns.append(item)
+    return {"name": table.name, "sheet": table.sheet, "first_row": table.first_row, "last_row": table.last_row,
+            "rows": table.size, "label": table.label, "section": table.section, "columns": columns,
+            "answered": table.name in {t.name for t in answerable_tables(form)}}
+
+
+def gate_json(gate) -> dict:
+    out = {"key": gate.key, "opens": gate.opens.value}
+    if gate.source:
+        out["via"] = gate.source
     return out
 
 
@@ -119,8 +170,7 @@ def form_json(form: Form, mapping: dict[str, list[str]] | None = None) -> dict:
         "language_cell": str(form.language_cell) if form.language_cell else None,
         "reporting_period_keys": list(form.reporting_period_keys),
         "datapoints": dps,
-        "tables": [{"name": t.name, "sheet": t.sheet, "first_row": t.first_row, "last_row": t.last_row,
-                    "columns": list(t.columns), "section": t.section} for t in form.tables],
+        "tables": [table_json(form, t) for t in form.tables],
         "computed": [{"key": c.key, "sheet": c.sheet, "cell": c.cell.ref, "label": c.label} for c in form.computed],
         "formula_cells": len(form.formula_cells),
         "warnings": list(form.warnings),

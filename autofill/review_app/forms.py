@@ -114,6 +114,12 @@ class FormSession(ReviewSession):
             return None
         q = getattr(self, "questions", {}).get(key)
         named = q.named if q is not None else ""
+        if named and self._form.table(named) is not None:
+            return None  # an open table's own row lists its evidence; its cells are rows "Column[2]"
+        if named and "[" in named:  # one cell of an open table (forms/tables.py): that row's cell of the column
+            from autofill.forms.tables import cell_datapoint
+
+            return cell_datapoint(self._form, named)
         for dp in self._form.datapoints:
             if (named and dp.key == named) or (not named and f"{dp.cell.sheet}!{dp.cell.ref}" == key):
                 return dp
