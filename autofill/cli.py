@@ -249,13 +249,21 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
 
     form = None if live else form_of(questionnaire, explicit=bool(sheet or header_row or question_col or answer_col))
     if form is not None:  # a form of named input cells (issue 45): each datapoint a typed question
-        from autofill.forms.run import consent_reason, run_form
+        from autofill.answer.pipeline import output_path
+        from autofill.forms.cost import consent_reason
+        from autofill.forms.run import run_form
         from autofill.portfolio.commands import confirm
 
-        confirm(consent_reason(settings, form), yes)
+        out = output_path(settings, company, questionnaire, out_dir).with_suffix(questionnaire.suffix)
+        why, form_estimate = consent_reason(settings, form, company, out, fresh)
+        confirm(why, yes)
 
         report = run_form(settings, company, questionnaire, out_dir=out_dir, form=form, fresh=fresh,
                           reporter=reporter_for(ctx, as_json))
+        if form_estimate is not None:
+            from autofill.portfolio.estimate import calibrate
+
+            calibrate(settings, form_estimate, report.usage)
         emit_json(report.to_json()) if as_json else emit(report.summary())
         sys.exit(0 if report.ok else 1)
     estimate = None

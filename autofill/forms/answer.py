@@ -50,6 +50,7 @@ class Decision(str, Enum):
     APPROVED = "approved"  # a reviewer approved the value in the Evidence sheet's Review column: written
     EDITED = "kept: edited by hand"  # a person changed the cells of the previous output: their values kept
     KEPT = "kept: earlier run"  # an earlier run's value nobody changed, kept without asking again
+    PENDING = "pending: cost cap reached"  # not answered: `batch --max-cost` left no budget; the next run answers it
 
 
 # The decisions whose values are in the form's cells.

@@ -21,9 +21,10 @@ from typing import Any
 from autofill.forms.answer import Decision, FormAnswer, assess, datapoint_row
 from autofill.forms.carry import CarryPlan, Kept
 from autofill.forms.model import Datapoint, DatapointKind, Form
-from autofill.records import StageUsage
+from autofill.records import RowResult, StageUsage
 from autofill.reporting import as_reporter
 from autofill.settings import Settings
+from autofill.states import Outcome
 
 log = logging.getLogger(__name__)
 
@@ -89,18 +90,6 @@ def with_units(form: Form, points: list[Datapoint]) -> list[Datapoint]:
     return [dataclasses.replace(dp, unit=str(units[dp.key])) if units.get(dp.key) else dp for dp in points]
 
 
-def consent_reason(settings: Settings, form: Form) -> str:
-    """Why a run of `form` with a model needs the user's go-ahead (more datapoints than run.confirm_rows;
-    the cost of a form is not estimated yet); "" without a model or below the limit."""
-    if not settings.llm_configured:
-        return ""
-    n = len(answerable(form)) + len(form.computed)
-    if n <= settings.run.confirm_rows:
-        return ""
-    return (f"this run with {settings.llm.model} has {n} datapoints to answer (over {settings.run.confirm_rows}); "
-            "the cost of a form is not estimated")
-
-
 def reporting_period(settings: Settings, form: Form, documents: dict[str, Any]) -> tuple[str, int | None]:
     """The period the values are for: `run --year`, else the form's own General Information (its
     reporting period's year cell), else the latest period of the store's documents."""
@@ -151,10 +140,12 @@ def form_of(path: Path, explicit: bool = False) -> Form | None:
 
 
 def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None = None, output: Path | None = None,
-             providers: Any = None, reporter: Any = None, form: Form | None = None, fresh: bool = False) -> FormReport:
+             providers: Any = None, reporter: Any = None, form: Form | None = None, fresh: bool = False,
+             gate: Any = None) -> FormReport:
     """Answer every datapoint of the form at `path` for `company` and write the filled copy. An earlier
     output of it keeps what people did (forms/carry.py): cells changed by hand, values approved in the
-    Evidence sheet, and, unless `fresh`, the values an earlier run wrote; only the rest is answered."""
+    Evidence sheet, and, unless `fresh`, the values an earlier run wrote; only the rest is answered.
+    `gate`: batch's portfolio/budget.RowGate (its cost cap): a datapoint it refuses is left pending."""
     from autofill.answer.opening import open_run
     from autofill.answer.pipeline import output_path
     from autofill.forms.reader import read_form
@@ -189,9 +180,16 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         rows = [datapoint_row(dp, period, form.language) for dp in points]
         bar = reporter.bar("Datapoints", len(rows), "datapoints")
 
+        answer = gate.wrap(lambda _ctx, row: opened.answer(row)) if gate is not None else \
+            (lambda _ctx, row: opened.answer(row))
+
         def one(pair):
             dp, row = pair
-            answered = assess(dp, opened.answer(row), year, periods)
+            result = answer(None, row)
+            if result is None:  # the cost cap refused it: not answered, nothing written; the next run answers it
+                bar.advance()
+                return FormAnswer(dp, RowResult(question=row, answer=None, outcome=Outcome.PENDING), Decision.PENDING)
+            answered = assess(dp, result, year, periods)
             if dp.key in computed and answered.decision is Decision.WRITTEN:
                 answered.decision = Decision.COMPUTED
             bar.advance()

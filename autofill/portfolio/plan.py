@@ -126,9 +126,10 @@ def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path | None, 
     if form is not None:  # a form: each datapoint a typed question, answered by forms/run.run_form as `run` does
         from autofill.portfolio.estimate import form_estimate
 
-        est = form_estimate(settings, entry.company, form, model)
+        est = form_estimate(company_settings(settings, entry), entry.company, form, model if not up_to_date else "",
+                            mode, rerank, documents, output)
         if up_to_date:
-            est.rows_done, est.rows = est.rows, 0
+            est.rows_done, est.rows, est.model = est.rows_done + est.rows, 0, model
         est.up_to_date = up_to_date
         est.documents_to_ingest = len(to_ingest)
         return CompanyPlan(entry=entry, output=output, estimate=est, key=key, to_ingest=to_ingest, previous=previous,
