@@ -250,13 +250,16 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
     form = None if live else form_of(questionnaire, explicit=bool(sheet or header_row or question_col or answer_col))
     if form is not None:  # a form of named input cells (issue 45): each datapoint a typed question
         from autofill.answer.pipeline import output_path
-        from autofill.forms.cost import consent_reason
+        from autofill.forms.cost import estimate_run as estimate_form
         from autofill.forms.run import run_form
         from autofill.portfolio.commands import confirm
+        from autofill.portfolio.plan import consent_reason
 
         out = output_path(settings, company, questionnaire, out_dir).with_suffix(questionnaire.suffix)
-        why, form_estimate = consent_reason(settings, form, company, out, fresh)
-        confirm(why, yes)
+        form_estimate = estimate_form(settings, form, company, out, fresh)
+        if form_estimate is not None:
+            cost = form_estimate.cost_usd if form_estimate.cost_known else None
+            confirm(consent_reason(settings, form_estimate.rows, cost, form_estimate.model, "datapoints"), yes)
 
         report = run_form(settings, company, questionnaire, out_dir=out_dir, form=form, fresh=fresh,
                           reporter=reporter_for(ctx, as_json))

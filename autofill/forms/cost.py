@@ -9,6 +9,7 @@ answers for comparison, less those a re-run keeps from the existing output (form
 person's edits and approvals, an earlier run's values unless `fresh`).
 
     est = estimate_form(settings, company, form, documents=store.documents(), output=out)
+    est = estimate_run(settings, form, company, out)  # `autofill run`'s: None without a model
 """
 
 from __future__ import annotations
@@ -57,19 +58,15 @@ def estimate_form(settings: Settings, company: str, form: Form, model: str | Non
     return est
 
 
-def consent_reason(settings: Settings, form: Form, company: str, output: Path | None = None,
-                   fresh: bool = False) -> tuple[str, Any]:
-    """(why a run of `form` with a model needs the user's go-ahead, or "", its estimate or None): more
-    datapoints than run.confirm_rows, or an estimated cost over run.confirm_above_usd, as `run` asks of a
-    questionnaire (portfolio/plan.consent_reason). Without a model nothing is asked or estimated."""
-    from autofill.portfolio.plan import consent_reason as ask
+def estimate_run(settings: Settings, form: Form, company: str, output: Path | None = None,
+                 fresh: bool = False) -> Any:
+    """The estimate of `autofill run` on `form` for `company` (None without a model: nothing to pay);
+    the CLI asks with it as it asks for a questionnaire (portfolio/plan.consent_reason)."""
     from autofill.store.reading import find_for_reading
 
     if not settings.llm_configured:
-        return "", None
+        return None
     store = find_for_reading(settings, company)
     documents = store.documents() if store is not None else {}
     del store
-    est = estimate_form(settings, company, form, documents=documents, output=output, fresh=fresh)
-    why = ask(settings, est.rows, est.cost_usd if est.cost_known else None, est.model)
-    return why.replace(" rows to answer", " datapoints to answer"), est
+    return estimate_form(settings, company, form, documents=documents, output=output, fresh=fresh)

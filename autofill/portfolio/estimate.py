@@ -327,14 +327,5 @@ def estimate_rows(settings: Settings, company: str, rows: list[QuestionRow], mod
     return est
 
 
-def form_estimate(settings: Settings, company: str, form: Any, model: str, mode: Any = None, rerank: Any = None,
-                  documents: dict[str, Any] | None = None, output: Path | None = None) -> CompanyEstimate:
-    """A form's estimate: its datapoints to answer, each priced as the question row it is answered as
-    (forms/cost.estimate_form; those the existing `output` keeps are done)."""
-    from autofill.forms.cost import estimate_form
-
-    return estimate_form(settings, company, form, model, mode, rerank, documents, output)
-
-
 def asdict_stages(est: CompanyEstimate) -> dict[str, Any]:
     return {k: asdict(v) for k, v in est.stages.items()}
