@@ -176,9 +176,22 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
 
         carry = plan_carry(form, points, read_state(out, form), fresh)
         order = {dp.key: i for i, dp in enumerate(points)}
+        from autofill.library import forms as library
+
+        library.learn(settings, company, approved_values(carry, period, out), _now())
         points = [dp for dp in points if dp.key not in carry.kept]
         rows = [datapoint_row(dp, period, form.language) for dp in points]
-        bar = reporter.bar("Datapoints", len(rows), "datapoints")
+        # The answer library's values of these datapoints: the same period's reused (library.reuse =
+        # "approved", cited documents unchanged) without a model call, else shown beside the answer.
+        offers = library.offers(settings, company, [dp.key for dp in points], period, opened.documents)
+        reused = {}
+        for dp, row in zip(points, rows):
+            offer = offers.get(dp.key)
+            if offer and offer.same and offer.unchanged and settings.library.reuse == "approved" and \
+                    dp.key not in computed and (fa := library.reused_answer(dp, row, offer)) is not None:
+                reused[dp.key] = fa
+        pairs = [(dp, row) for dp, row in zip(points, rows) if dp.key not in reused]
+        bar = reporter.bar("Datapoints", len(pairs), "datapoints")
 
         answer = gate.wrap(lambda _ctx, row: opened.answer(row)) if gate is not None else \
             (lambda _ctx, row: opened.answer(row))
@@ -190,6 +203,7 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
                 bar.advance()
                 return FormAnswer(dp, RowResult(question=row, answer=None, outcome=Outcome.PENDING), Decision.PENDING)
             answered = assess(dp, result, year, periods)
+            library.annotate(answered, offers.get(dp.key))
             if dp.key in computed and answered.decision is Decision.WRITTEN:
                 answered.decision = Decision.COMPUTED
             bar.advance()
@@ -197,7 +211,8 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
 
         workers = max(1, settings.llm.concurrency) if opened.chat is not None else 1
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            answers = list(pool.map(one, zip(points, rows)))
+            done = {fa.datapoint.key: fa for fa in pool.map(one, pairs)}
+        answers = [reused.get(dp.key) or done[dp.key] for dp in points]
         bar.close()
         answers = gated(answers, kept_gates(carry.kept.values()))
         usage: dict[str, StageUsage] = {}
@@ -216,6 +231,26 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         write_form(path, out, entries, run_info(opened, report), form, carry)
         report.seconds = time.monotonic() - started
     return report
+
+
+def _now() -> str:
+    from autofill.store.chroma_store import now_iso
+
+    return now_iso()
+
+
+def approved_values(carry: CarryPlan, period: str, out: Path) -> list:
+    """The values a reviewer approved in the previous output's Evidence sheet (kept as APPROVED), as
+    answer-library form values of `period` (library/forms.py)."""
+    from autofill.library.forms import from_evidence_rows
+
+    found = []
+    for k in carry.kept.values():
+        if k.decision is Decision.APPROVED:
+            v = from_evidence_rows(k.datapoint, k.rows, period, out.name, _now())
+            if v is not None:
+                found.append(v)
+    return found
 
 
 def kept_gates(kept) -> dict[str, bool]:
@@ -244,11 +279,11 @@ def gated(answers: list[FormAnswer], kept: dict[str, bool] | None = None) -> lis
     kept = kept or {}
     for fa in answers:
         gate = fa.datapoint.gate
-        if gate is None or fa.decision is not Decision.WRITTEN:
+        if gate is None or fa.decision not in (Decision.WRITTEN, Decision.REUSED):
             continue
         opener = by_key.get(gate.key)
         want = gate.opens is GateOpens.YES
-        said = opener.value.value if opener is not None and opener.decision is Decision.WRITTEN and \
+        said = opener.value.value if opener is not None and opener.decision in (Decision.WRITTEN, Decision.REUSED) and \
             opener.value is not None else kept.get(gate.key)
         if said is want:
             continue
@@ -292,7 +327,7 @@ def write_form(source: Path, out: Path, entries: list[FormAnswer | Kept], info: 
             writes += [CellWrite(*w) for w in e.writes]
             evidence += e.rows
         else:
-            writes += [CellWrite(*w) for w in e.cells()] if e.decision is Decision.WRITTEN else []
+            writes += [CellWrite(*w) for w in e.cells()] if e.decision in (Decision.WRITTEN, Decision.REUSED) else []
             evidence += form_evidence_rows([e])
     data = patch_bytes(Path(source).read_bytes(), writes)
     data, _ = add_sheet(data, "Evidence", FORM_EVIDENCE_COLUMNS, evidence)

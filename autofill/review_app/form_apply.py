@@ -43,6 +43,9 @@ def apply_form_decisions(session, decisions) -> list[int]:
             data = patch_bytes(data, list(writes.values()))
         data = _append_log(data, session, decisions)
         atomic_write_bytes(path, data)
+        from autofill.library.forms import reviewed
+
+        reviewed(session.settings, session, decisions)  # approved values into the answer library, undone ones out
         return [d.id for d in decisions]
 
 
