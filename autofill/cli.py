@@ -250,13 +250,24 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
     form = None if live else form_of(questionnaire, explicit=bool(sheet or header_row or question_col or answer_col),
                                      settings=settings)
     if form is not None:  # a form of named input cells (issue 45): each datapoint a typed question
-        from autofill.forms.run import consent_reason, run_form
+        from autofill.answer.pipeline import output_path
+        from autofill.forms.cost import estimate_run as estimate_form
+        from autofill.forms.run import run_form
         from autofill.portfolio.commands import confirm
+        from autofill.portfolio.plan import consent_reason
 
-        confirm(consent_reason(settings, form), yes)
+        out = output_path(settings, company, questionnaire, out_dir).with_suffix(questionnaire.suffix)
+        form_estimate = estimate_form(settings, form, company, out, fresh)
+        if form_estimate is not None:
+            cost = form_estimate.cost_usd if form_estimate.cost_known else None
+            confirm(consent_reason(settings, form_estimate.rows, cost, form_estimate.model, "datapoints"), yes)
 
         report = run_form(settings, company, questionnaire, out_dir=out_dir, form=form, fresh=fresh,
                           reporter=reporter_for(ctx, as_json))
+        if form_estimate is not None:
+            from autofill.portfolio.estimate import calibrate
+
+            calibrate(settings, form_estimate, report.usage)
         emit_json(report.to_json()) if as_json else emit(report.summary())
         sys.exit(0 if report.ok else 1)
     estimate = None

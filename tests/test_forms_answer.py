@@ -162,16 +162,18 @@ def test_a_gated_datapoint_waits_when_its_gate_is_answered_closed():
 
 
 def test_a_large_form_with_a_model_asks_for_consent_first(workspace):
-    from autofill.forms.run import consent_reason
+    from autofill.forms.cost import estimate_run
+    from autofill.portfolio.plan import consent_reason
 
     root, _, _, form = workspace
     s = _settings(root)
-    assert consent_reason(s, form) == ""  # no model: nothing to pay
+    assert estimate_run(s, form, COMPANY) is None  # no model: nothing to pay, nothing asked
     s.llm.provider, s.llm.api_key, s.llm.model = "openai", "sk-test", "gpt-4o-mini"
+    est = estimate_run(s, form, COMPANY)
     s.run.confirm_rows = 10
-    assert consent_reason(s, form) == ""
+    assert consent_reason(s, est.rows, est.cost_usd, est.model, "datapoints") == ""
     s.run.confirm_rows = 3
-    assert "6 datapoints to answer (over 3)" in consent_reason(s, form)
+    assert "6 datapoints to answer (over 3)" in consent_reason(s, est.rows, est.cost_usd, est.model, "datapoints")
 
 
 def test_a_value_must_be_for_the_reporting_year():

@@ -56,6 +56,10 @@ class Client:
         assert r.status_code == 200, r.text
         return r.text
 
+    def undo(self, key: str) -> httpx.Response:
+        base = self.http.get("/api/row", params={"key": key}, headers=self.headers).json()["version"]
+        return self.http.post("/api/undo", headers=self.headers, json={"key": key, "base": base, "reviewer": "Ana"})
+
     def decide(self, key: str, action: str, **values) -> httpx.Response:
         base = self.http.get("/api/row", params={"key": key}, headers=self.headers).json()["version"]
         return self.http.post("/api/decide", headers=self.headers, json={
@@ -159,6 +163,40 @@ def test_review_of_a_form_filled_offline_approves_a_typed_value(tmp_path, llm_se
         assert server.stop() == 0, server.stderr
     env = openpyxl.load_workbook(output)[ENV]
     assert env["D5"].value == 1250 and env["D9"].value == "YES"
+
+
+def test_undoing_the_approval_of_a_waiting_value_takes_it_out_of_the_form_again(tmp_path, llm_server):
+    output = _fill(tmp_path, llm_server, offline=False)["output"]
+    assert openpyxl.load_workbook(output)[ENV]["D6"].value is None  # Scope 2's 640 waits for approval
+    with ReviewServer(tmp_path, output, env=server_env()) as server:
+        c = Client(server)
+        approved = c.decide(SCOPE2, "Approve")  # the waiting value as the run left it
+        assert approved.status_code == 200 and approved.json()["state"]["answer"] == "640", approved.text
+        # Approved and undone before the writer ran: the value never reaches the form.
+        assert c.decide(SCOPE1, "Edit", answer="1300").status_code == 200
+        undone = c.undo(SCOPE1)
+        assert undone.status_code == 200 and undone.json()["state"]["answer"] == "1250", undone.text
+        assert server.stop() == 0, server.stderr
+    env = openpyxl.load_workbook(output)[ENV]
+    assert env["D6"].value == 640 and env["D5"].value == 1250  # the approval written; the undone edit not
+    approval = next(line["Decision"] for line in read_log(output) if line["Row"] == "D6" and line["Action"] == "Approve")
+
+    # A later review takes the approval back: the cell holds again what it held before (nothing), the
+    # page shows the value waiting again, and the Review log links the Undo to the approval.
+    with ReviewServer(tmp_path, output, env=server_env()) as server:
+        c = Client(server)
+        undone = c.undo(SCOPE2)
+        assert undone.status_code == 200, undone.text
+        assert undone.json()["state"]["answer"] == "640" and undone.json()["state"]["review"] == ""
+        assert server.stop() == 0, server.stderr
+    assert openpyxl.load_workbook(output)[ENV]["D6"].value is None
+    assert openpyxl.load_workbook(output, data_only=True)[ENV]["D11"].value == 1250  # the total follows
+    undo_lines = [line for line in read_log(output) if line["Row"] == "D6" and line["Action"] == "Undo"]
+    assert undo_lines and all(line["Undoes"] == approval for line in undo_lines), undo_lines
+    with ReviewServer(tmp_path, output, env=server_env()) as server:
+        page = Client(server).page()
+        assert "Value the run left waiting for approval: 640" in page
+        assert server.stop() == 0, server.stderr
 
 
 @pytest.mark.slow

@@ -50,10 +50,12 @@ class Decision(str, Enum):
     APPROVED = "approved"  # a reviewer approved the value in the Evidence sheet's Review column: written
     EDITED = "kept: edited by hand"  # a person changed the cells of the previous output: their values kept
     KEPT = "kept: earlier run"  # an earlier run's value nobody changed, kept without asking again
+    REUSED = "reused from the answer library"  # a reviewer's approved value of the same datapoint and period
+    PENDING = "pending: cost cap reached"  # not answered: `batch --max-cost` left no budget; the next run answers it
 
 
 # The decisions whose values are in the form's cells.
-IN_FORM = frozenset({Decision.WRITTEN, Decision.APPROVED, Decision.EDITED, Decision.KEPT})
+IN_FORM = frozenset({Decision.WRITTEN, Decision.APPROVED, Decision.EDITED, Decision.KEPT, Decision.REUSED})
 
 
 @dataclass

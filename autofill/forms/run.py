@@ -22,9 +22,10 @@ from autofill.forms.answer import Decision, FormAnswer, assess, datapoint_row
 from autofill.forms.carry import CarryPlan, Kept
 from autofill.forms.model import Datapoint, DatapointKind, Form, FormTable
 from autofill.forms.tables import TableAnswer, answerable_tables, assess_table, table_evidence_rows, table_row
-from autofill.records import StageUsage
+from autofill.records import RowResult, StageUsage
 from autofill.reporting import as_reporter
 from autofill.settings import Settings
+from autofill.states import Outcome
 
 log = logging.getLogger(__name__)
 
@@ -88,18 +89,6 @@ def with_units(form: Form, points: list[Datapoint]) -> list[Datapoint]:
     finally:
         wb.close()
     return [dataclasses.replace(dp, unit=str(units[dp.key])) if units.get(dp.key) else dp for dp in points]
-
-
-def consent_reason(settings: Settings, form: Form) -> str:
-    """Why a run of `form` with a model needs the user's go-ahead (more datapoints than run.confirm_rows;
-    the cost of a form is not estimated yet); "" without a model or below the limit."""
-    if not settings.llm_configured:
-        return ""
-    n = len(answerable(form)) + len(form.computed) + len(answerable_tables(form))
-    if n <= settings.run.confirm_rows:
-        return ""
-    return (f"this run with {settings.llm.model} has {n} datapoints to answer (over {settings.run.confirm_rows}); "
-            "the cost of a form is not estimated")
 
 
 def reporting_period(settings: Settings, form: Form, documents: dict[str, Any]) -> tuple[str, int | None]:
@@ -187,10 +176,12 @@ def has_question_column(path: Path, settings: Settings | None = None) -> bool:
 
 
 def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None = None, output: Path | None = None,
-             providers: Any = None, reporter: Any = None, form: Form | None = None, fresh: bool = False) -> FormReport:
+             providers: Any = None, reporter: Any = None, form: Form | None = None, fresh: bool = False,
+             gate: Any = None) -> FormReport:
     """Answer every datapoint of the form at `path` for `company` and write the filled copy. An earlier
     output of it keeps what people did (forms/carry.py): cells changed by hand, values approved in the
-    Evidence sheet, and, unless `fresh`, the values an earlier run wrote; only the rest is answered."""
+    Evidence sheet, and, unless `fresh`, the values an earlier run wrote; only the rest is answered.
+    `gate`: batch's portfolio/budget.RowGate (its cost cap): a datapoint it refuses is left pending."""
     from autofill.answer.opening import open_run
     from autofill.answer.pipeline import output_path
     from autofill.forms.reader import read_form
@@ -225,28 +216,51 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         carry.kept.update(kept_tables)
         order = {dp.key: i for i, dp in enumerate(points)}
         order.update({t.name: len(order) + i for i, t in enumerate(answerable_tables(form))})
+        from autofill.library import forms as library
+
+        library.learn(settings, company, approved_values(carry, period, out), _now())
         points = [dp for dp in points if dp.key not in carry.kept]
         rows = [datapoint_row(dp, period, form.language) for dp in points]
-        bar = reporter.bar("Datapoints", len(rows) + len(tables), "datapoints")
+        # The answer library's values of these datapoints: the same period's reused (library.reuse =
+        # "approved", cited documents unchanged) without a model call, else shown beside the answer.
+        offers = library.offers(settings, company, [dp.key for dp in points], period, opened.documents)
+        reused = {}
+        for dp, row in zip(points, rows):
+            offer = offers.get(dp.key)
+            if offer and offer.same and offer.unchanged and settings.library.reuse == "approved" and \
+                    dp.key not in computed and (fa := library.reused_answer(dp, row, offer)) is not None:
+                reused[dp.key] = fa
+        pairs = [(dp, row) for dp, row in zip(points, rows) if dp.key not in reused]
+        bar = reporter.bar("Datapoints", len(pairs) + len(tables), "datapoints")
+
+        answer = gate.wrap(lambda _ctx, row: opened.answer(row)) if gate is not None else \
+            (lambda _ctx, row: opened.answer(row))
 
         def one(pair):
             dp, row = pair
-            answered = assess(dp, opened.answer(row), year, periods)
+            result = answer(None, row)
+            if result is None:  # the cost cap refused it: not answered, nothing written; the next run answers it
+                bar.advance()
+                return FormAnswer(dp, RowResult(question=row, answer=None, outcome=Outcome.PENDING), Decision.PENDING)
+            answered = assess(dp, result, year, periods)
+            library.annotate(answered, offers.get(dp.key))
             if dp.key in computed and answered.decision is Decision.WRITTEN:
                 answered.decision = Decision.COMPUTED
             bar.advance()
             return answered
 
         def one_table(table):  # an open table: one question, its rows checked one by one (forms/tables.py)
-            answered = assess_table(form, table, opened.answer(table_row(form, table, period, form.language)), year,
-                                    periods)
+            result = answer(None, table_row(form, table, period, form.language))
             bar.advance()
-            return answered
+            if result is None:  # the cost cap refused it: left for the next run
+                return None
+            return assess_table(form, table, result, year, periods)
 
         workers = max(1, settings.llm.concurrency) if opened.chat is not None else 1
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            answers = list(pool.map(one, zip(points, rows)))
-            answers += list(pool.map(one_table, tables))
+            done = {fa.datapoint.key: fa for fa in pool.map(one, pairs)}
+            table_answers = [ta for ta in pool.map(one_table, tables) if ta is not None]
+        answers = [reused.get(dp.key) or done[dp.key] for dp in points] + table_answers
         bar.close()
         answers = gated(answers, kept_gates(carry.kept.values()))
         usage: dict[str, StageUsage] = {}
@@ -297,6 +311,26 @@ def plan_tables(form: Form, state, fresh: bool) -> tuple[list[FormTable], dict[s
     return answer, kept
 
 
+def _now() -> str:
+    from autofill.store.chroma_store import now_iso
+
+    return now_iso()
+
+
+def approved_values(carry: CarryPlan, period: str, out: Path) -> list:
+    """The values a reviewer approved in the previous output's Evidence sheet (kept as APPROVED), as
+    answer-library form values of `period` (library/forms.py)."""
+    from autofill.library.forms import from_evidence_rows
+
+    found = []
+    for k in carry.kept.values():
+        if k.decision is Decision.APPROVED:
+            v = from_evidence_rows(k.datapoint, k.rows, period, out.name, _now())
+            if v is not None:
+                found.append(v)
+    return found
+
+
 def kept_gates(kept) -> dict[str, bool]:
     """The yes / no each kept datapoint (forms/carry.Kept: typed by hand, approved, an earlier run's) holds
     in its cell, for the gates it opens or closes."""
@@ -323,12 +357,12 @@ def gated(answers: list[FormAnswer], kept: dict[str, bool] | None = None) -> lis
     kept = kept or {}
     for fa in answers:
         for gate in fa.datapoint.gates:  # every gate the template ties it to must be open
-            if fa.decision is not Decision.WRITTEN:
+            if fa.decision not in (Decision.WRITTEN, Decision.REUSED):
                 break
             opener = by_key.get(gate.key)
             want = gate.opens is GateOpens.YES
-            said = opener.value.value if opener is not None and opener.decision is Decision.WRITTEN and \
-                opener.value is not None else kept.get(gate.key)
+            said = opener.value.value if opener is not None and opener.decision in (Decision.WRITTEN, Decision.REUSED) \
+                and opener.value is not None else kept.get(gate.key)
             if said is want:
                 continue
             if said is None:
@@ -371,7 +405,7 @@ def write_form(source: Path, out: Path, entries: list[FormAnswer | Kept], info: 
             writes += [CellWrite(*w) for w in e.writes]
             evidence += e.rows
         else:
-            writes += [CellWrite(*w) for w in e.cells()] if e.decision is Decision.WRITTEN else []
+            writes += [CellWrite(*w) for w in e.cells()] if e.decision in (Decision.WRITTEN, Decision.REUSED) else []
             evidence += table_evidence_rows(e) if isinstance(e, TableAnswer) else form_evidence_rows([e])
     data = patch_bytes(Path(source).read_bytes(), writes)
     data, _ = add_sheet(data, "Evidence", FORM_EVIDENCE_COLUMNS, evidence)

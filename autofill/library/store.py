@@ -147,15 +147,19 @@ def library_path(settings: Settings, company: str) -> Path:
 
 
 def library_size(settings: Settings, company: str) -> int:
-    """Entries in the company's library; 0 without one (nothing is created)."""
+    """Entries in the company's library, answers and form values (library/forms.py); 0 without one
+    (nothing is created)."""
     path = library_path(settings, company)
     if not path.is_file():
         return 0
+    n = 0
     with closing(sqlite3.connect(path, timeout=30)) as conn:
-        try:
-            return int(conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
-        except sqlite3.DatabaseError:
-            return 0
+        for table in ("entries", "form_values"):
+            try:
+                n += int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+            except sqlite3.DatabaseError:
+                continue
+    return n
 
 
 def _blob(vector: Sequence[float] | None) -> bytes | None:

@@ -66,8 +66,8 @@ class CompanyEstimate:
     # Contextualising the files to ingest (ingest.contextualize; stage "contextualize"), part of cost_usd
     # and reserved from the budget before the ingest starts.
     ingest_cost_usd: float = 0.0
-    # The questionnaire is a form of named input cells (issue 45): `rows` counts its datapoints, and the
-    # calls and cost of a form are not estimated (with a model its cost is unknown, never $0).
+    # The questionnaire is a form of named input cells (issue 45): `rows` counts its datapoints, each
+    # priced as the question row it is answered as (forms/cost.py).
     form: bool = False
 
     @property
@@ -109,8 +109,6 @@ class CompanyEstimate:
     @property
     def cost_known(self) -> bool:
         """False when model calls would be made at a price nobody set (see providers/cost.py)."""
-        if self.form and self.model:
-            return False
         return self.priced or not self.model or not self.calls
 
     def cost_text(self) -> str:
@@ -163,13 +161,10 @@ class PortfolioEstimate:
             state = " (up to date)" if c.up_to_date else (f" ({c.rows_done} done earlier)" if c.rows_done else "")
             n = c.documents_to_ingest
             docs = f", {n} PDF{'' if n == 1 else 's'} to ingest" if n else ""
-            if c.form:  # its datapoints; a form's calls are not estimated
-                lines.append(f"{c.company}: {c.rows} datapoints of a form{state}{docs}, "
-                             + (f"cost unknown ({c.unpriced_reason})" if c.model else c.cost_text()))
-                continue
             calls = (f", {c.calls} calls, {c.prompt_tokens:,} prompt + {c.completion_tokens:,} completion tokens"
                      if c.model else "")
-            lines.append(f"{c.company}: {c.rows} rows{state}{docs}{calls}, {c.cost_text()}")
+            what = "datapoints of a form" if c.form else "rows"
+            lines.append(f"{c.company}: {c.rows} {what}{state}{docs}{calls}, {c.cost_text()}")
         if not self.model_configured:
             lines.append(f"Total: {self.items()}. No model is configured: rows are drafted from evidence "
                          f"only (quotes with pages, no answers); no model calls, nothing to pay. Set OPENAI_API_KEY "
@@ -177,8 +172,7 @@ class PortfolioEstimate:
             return "\n".join(lines)
         unknown = self.cost_unknown
         calls = (f"{self.total('calls')} calls, {self.total('prompt_tokens'):,} prompt + "
-                 f"{self.total('completion_tokens'):,} completion tokens, "
-                 if not all(c.form for c in self.companies) else "")  # a form's calls are not estimated
+                 f"{self.total('completion_tokens'):,} completion tokens, ")
         lines.append(f"Total: {self.items()}, {calls}"
                      + (f"cost unknown ({unknown})" if unknown else f"${self.total('cost_usd'):.4f} estimated"))
         return "\n".join(lines)
@@ -330,22 +324,6 @@ def estimate_rows(settings: Settings, company: str, rows: list[QuestionRow], mod
     est.priced = price_for(pricing, model) is not None
     est.unpriced_reason = pricing.unknown_reason([model])
     est.cost_usd = cost_usd(pricing, model, est.prompt_tokens, est.completion_tokens)
-    return est
-
-
-def form_estimate(settings: Settings, company: str, form: Any, model: str) -> CompanyEstimate:
-    """What can be said of a form before its run: its datapoints to answer (those `run` answers:
-    forms/run.answerable and the computed totals it compares), and, with a model, that its cost is not
-    estimated (a form's prompts are not priced yet): cost unknown, never a made-up price."""
-    from autofill.forms.model import DatapointKind
-    from autofill.forms.run import answerable
-
-    n = len(answerable(form)) + sum(1 for dp in form.computed if dp.kind is not DatapointKind.TEXT)
-    est = CompanyEstimate(company=company, model=model, rows=n, form=True)
-    if model:
-        est.priced = False
-        est.unpriced_reason = (f"the cost of a form is not estimated: {n} datapoints, each retrieved and "
-                               f"answered by {model}")
     return est
 
 

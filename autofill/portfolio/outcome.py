@@ -28,7 +28,8 @@ RUN_COUNTS = {"rows": "rows", "answered": "answered", "drafted": "drafted", "unp
 # failed waits in the Evidence sheet, answered but not written; a total the form computes is kept as it is.
 FORM_COUNTS = {"written": "answered", "not disclosed": "answered", "draft": "drafted", "failed": "failed_rows",
                "waiting for approval": "not_written", "form computes it": "skipped", "approved": "approved",
-               "kept: edited by hand": "edited", "kept: earlier run": "reused"}
+               "kept: edited by hand": "edited", "kept: earlier run": "reused",
+               "pending: cost cap reached": "pending_rows", "reused from the answer library": "reused"}
 
 
 def form_outcome_counts(counts: dict[str, int], datapoints: int, evidence_only: bool) -> dict[str, Any]:

@@ -124,11 +124,12 @@ def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path | None, 
     up_to_date = bool(key and previous.get("key") == key and previous.get("complete")
                       and _unchanged(previous.get("output", ""), previous.get("output_sha256")))
     if form is not None:  # a form: each datapoint a typed question, answered by forms/run.run_form as `run` does
-        from autofill.portfolio.estimate import form_estimate
+        from autofill.forms.cost import estimate_form
 
-        est = form_estimate(settings, entry.company, form, model)
+        est = estimate_form(company_settings(settings, entry), entry.company, form, model if not up_to_date else "",
+                            mode, rerank, documents, output)
         if up_to_date:
-            est.rows_done, est.rows = est.rows, 0
+            est.rows_done, est.rows, est.model = est.rows_done + est.rows, 0, model
         est.up_to_date = up_to_date
         est.documents_to_ingest = len(to_ingest)
         return CompanyPlan(entry=entry, output=output, estimate=est, key=key, to_ingest=to_ingest, previous=previous,
@@ -196,15 +197,16 @@ def estimate_run(settings: Settings, company: str, questionnaire: Path) -> Compa
     return est
 
 
-def consent_reason(settings: Settings, rows: int, cost_usd: float | None, model: str) -> str:
+def consent_reason(settings: Settings, rows: int, cost_usd: float | None, model: str, what: str = "rows") -> str:
     """Why a run with a model needs the user's go-ahead (run.confirm_rows, run.confirm_above_usd); ""
     when it does not. Evidence-only runs cost nothing and never ask. `cost_usd` None: no price applies
-    (providers/cost.py); only the row count can ask then, and the question says the cost is unknown."""
+    (providers/cost.py); only the row count can ask then, and the question says the cost is unknown.
+    `what`: what the rows are ("datapoints" of a form)."""
     if not model:
         return ""
     reasons = []
     if rows > settings.run.confirm_rows:
-        reasons.append(f"{rows} rows to answer (over {settings.run.confirm_rows})")
+        reasons.append(f"{rows} {what} to answer (over {settings.run.confirm_rows})")
     if cost_usd is not None and cost_usd > settings.run.confirm_above_usd:
         reasons.append(f"an estimated ${cost_usd:.2f} (over ${settings.run.confirm_above_usd:.2f})")
     unknown = ", cost unknown (no price in [cost.prices])" if reasons and cost_usd is None else ""

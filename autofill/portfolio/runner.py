@@ -278,7 +278,8 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
     _take_over_batch_copy(plan)
     settings = company_settings(settings, entry)  # the manifest's year: the questionnaire's reporting year
     if plan.form is not None:
-        return _run_form_company(shared, prepared, plan, base, t0, settings, providers, new_documents, ingest_usage)
+        return _run_form_company(shared, prepared, plan, base, t0, settings, providers, new_documents, ingest_usage,
+                                 gate)
     report = run_questionnaire(settings, entry.company, entry.questionnaire, out_dir=prepared.out_dir,
                                providers=providers, gate=gate, output=plan.output, announce=False)
     calibrate(settings, plan.estimate, report.usage)
@@ -305,11 +306,12 @@ def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base
 
 def _run_form_company(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base: CompanyOutcome, t0: float,
                       settings: Settings, providers: Any, new_documents: int,
-                      ingest_usage: dict[str, Any]) -> CompanyOutcome:
+                      ingest_usage: dict[str, Any], gate: Any = None) -> CompanyOutcome:
     """A company whose questionnaire is a form: filled by forms/run.run_form, the path `autofill run` takes
     on that form (one filled copy, where `run` writes it), its datapoints counted in run's words. A form
     has no checkpoint: a company is resumed whole (an up-to-date one is not run; the others are run again,
     the model's replies coming from the response cache)."""
+    from autofill.forms.answer import Decision
     from autofill.forms.run import run_form
     from autofill.hashing import file_sha256
     from autofill.portfolio.outcome import form_outcome_counts
@@ -318,7 +320,8 @@ def _run_form_company(shared: _Shared, prepared: Prepared, plan: CompanyPlan, ba
 
     entry = plan.entry
     report = run_form(settings, entry.company, entry.questionnaire, output=plan.output, providers=providers,
-                      form=plan.form)
+                      form=plan.form, gate=gate)  # the cost cap, datapoint by datapoint (RowGate)
+    calibrate(settings, plan.estimate, report.usage)
     store = find_for_reading(settings, entry.company)
     documents = store.documents() if store is not None else {}
     del store
@@ -338,7 +341,10 @@ def _run_form_company(shared: _Shared, prepared: Prepared, plan: CompanyPlan, ba
         cost_usd=cost, seconds=seconds, last_cost_usd=cost, last_seconds=seconds, stages=stages_json(usage),
         cost_unknown=unknown)
     key = run_key(settings, file_sha256(entry.questionnaire), documents, form=True)
-    prepared.state.put(entry.company, {**outcome.to_json(), "key": key, "complete": report.ok,
+    pending = report.counts.get(Decision.PENDING.value, 0)
+    if pending:
+        outcome = dataclasses.replace(outcome, status=INCOMPLETE)
+    prepared.state.put(entry.company, {**outcome.to_json(), "key": key, "complete": report.ok and not pending,
                                        "output_sha256": file_sha256(report.output)})
     return outcome
 

@@ -11,6 +11,7 @@ import logging
 
 from autofill.fileio import atomic_write_bytes, ensure_not_open
 from autofill.review_app.apply import LOG_COLUMNS
+from autofill.review_app.review_log import DECISION_COLUMN
 from autofill.workbook.model import REVIEW_LOG_SHEET
 
 # The session's field names as the Review log of a form names them.
@@ -25,7 +26,7 @@ def apply_form_decisions(session, decisions) -> list[int]:
     into the form `session` reviews; the ids written. A decision writes its datapoint's value when it
     approves it or changes it; the last decision of a cell wins."""
     from autofill.outputlock import OutputLock
-    from autofill.workbook.package import patch_bytes
+    from autofill.workbook.package import CellWrite, patch_bytes
 
     path = session.path
     ensure_not_open(path)
@@ -34,20 +35,22 @@ def apply_form_decisions(session, decisions) -> list[int]:
         if not decisions:
             return []
         writes = {}
-        for d in decisions:
-            changed = {f for f, _b, _a in d.changes()}
-            if "answer" in changed or d.action == "Approve":
-                for w in session.typed(d.row_key, d.after.get("answer", ""))[1]:
-                    writes[(w.sheet, w.ref)] = w
+        for d in decisions:  # an approval or changed value writes it; an Undo puts back what it replaced
+            for sheet, ref, value in session.cell_writes(d) or []:
+                writes[(sheet, ref)] = CellWrite(sheet, ref, value)
         data = path.read_bytes()
         if writes:
             data = patch_bytes(data, list(writes.values()))
         data = _append_log(data, session, decisions)
         atomic_write_bytes(path, data)
+        from autofill.library.forms import reviewed
+
+        reviewed(session.settings, session, decisions)  # approved values into the answer library, undone ones out
         return [d.id for d in decisions]
 
 
 def _log_lines(session, decisions, logged: set) -> list[tuple]:
+    from autofill.review_app.review_log import LogLine, confirmed_in, undoes_in
 
     lines = []
     for d in decisions:
@@ -56,9 +59,11 @@ def _log_lines(session, decisions, logged: set) -> list[tuple]:
         sheet, _, cell = d.row_key.rpartition("!")
         q = session.questions.get(d.row_key)
         what = f"{q.question} ({q.named})" if q is not None and q.named else d.question
+        confirmed = confirmed_in(d.note)
+        undoes = undoes_in(d.note) if d.action == "Undo" else None  # the link an Undo keeps to what it takes back
         for field, before, after in d.changes() or [("", "", "")]:
-            lines.append((d.at, d.reviewer, sheet, cell, what, d.action, FORM_FIELDS.get(field, field), before, after,
-                          d.note, d.id))
+            lines.append(tuple(LogLine(d.at, d.reviewer, sheet, cell, what, d.action, FORM_FIELDS.get(field, field),
+                                       before, after, d.note, d.id, confirmed, undoes).cells()))
     return lines
 
 
@@ -81,7 +86,7 @@ def _append_log(data: bytes, session, decisions) -> bytes:
     last = max((i for i, r in enumerate(rows, start=1) if any(v not in (None, "") for v in r)), default=1)
     logged = set()
     for r in rows[1:]:
-        v = r[len(LOG_COLUMNS) - 1] if len(r) >= len(LOG_COLUMNS) else None
+        v = r[DECISION_COLUMN - 1] if len(r) >= DECISION_COLUMN else None
         try:
             logged.add(int(v))
         except (TypeError, ValueError):

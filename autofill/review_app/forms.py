@@ -78,7 +78,53 @@ class FormSession(ReviewSession):
 
     def __init__(self, settings, workbook: Path, **kw):
         self._form = None
+        self._cells: dict[str, list] = {}  # row key -> its cells once every recorded decision is written
         super().__init__(settings, workbook, **kw)
+
+    def _load(self) -> None:
+        super()._load()
+        self._cells = self._cells_now()
+
+    def _cells_now(self) -> dict[str, list]:
+        """Each datapoint's cells [(sheet, ref, value)] as the file holds them, with the decisions the
+        file does not hold yet laid over (what an approval or edit will find there when it is written)."""
+        from autofill.forms.carry import cell_values
+
+        points = {key: dp for key in self.questions if (dp := self.datapoint(key)) is not None}
+        held = cell_values(self.path, list({dp.key: dp for dp in points.values()}.values())) if points else {}
+        cells = {key: [tuple(c) for c in held.get(dp.key, [])] for key, dp in points.items()}
+        for d in self.store.pending():
+            if d.row_key in cells:
+                writes = self.cell_writes(d)
+                if writes is not None:
+                    cells[d.row_key] = writes
+        return cells
+
+    def cell_writes(self, d) -> list[tuple] | None:
+        """[(sheet, ref, value)] decision `d` writes into its datapoint's cells, None when it writes none:
+        an approval, or a changed value, writes the value as its type; an Undo puts back the cells as they
+        were before the decision it takes back (an approved value that was waiting leaves the form again);
+        an Undo recorded without them writes its restored value, as an edit does."""
+        if d.action == "Undo" and "cells" in d.after:
+            return cells_from_json(d.after["cells"])
+        if d.action == "Approve" or any(f == "answer" for f, _b, _a in d.changes()):
+            try:
+                return [(w.sheet, w.ref, w.value) for w in self.typed(d.row_key, d.after.get("answer", ""))[1]]
+            except Refused as exc:
+                log.warning("decision %d not written into the form: %s", d.id, exc)
+                return None
+        return None
+
+    def _undo_extra(self, last) -> dict:
+        return {"cells": last.before["cells"]} if "cells" in last.before else {}
+
+    def undo(self, key: str, base: str, reviewer: str) -> Saved:
+        saved = super().undo(key, base, reviewer)
+        writes = self.cell_writes(saved.decision) if saved.decision is not None else None
+        if writes is not None:
+            with self._lock:
+                self._cells[key] = writes
+        return saved
 
     # ------------------------------------------------------------------ reading
     def _read_book(self):
@@ -187,8 +233,13 @@ class FormSession(ReviewSession):
                 raise Refused(f"{self.questions[key].question}: there is no value to approve; enter one first")
             if after == current:
                 return Saved(None, current, version_of(current), self.trust.get(key))
-            d = self.store.add(key, self.questions[key].question, reviewer, action, current, after, note)
+            # The cells as they are before this decision: what an Undo of it puts back.
+            held = {**current, "cells": cells_to_json(self._cells.get(key, []))}
+            d = self.store.add(key, self.questions[key].question, reviewer, action, held, after, note)
             self.states[key] = after
+            writes = self.cell_writes(d)
+            if writes is not None:
+                self._cells[key] = writes
         self._wake.set()
         return Saved(d, after, version_of(after), self.trust.get(key), replaced)
 
@@ -197,6 +248,18 @@ class FormSession(ReviewSession):
         from autofill.review_app.form_apply import apply_form_decisions
 
         return apply_form_decisions(self, decisions)
+
+
+def cells_to_json(cells) -> list:
+    """Cells [(sheet, ref, value)] as a decision records them (a date as {"date": ISO})."""
+    return [[sheet, ref, {"date": v.isoformat()} if hasattr(v, "isoformat") else v] for sheet, ref, v in cells]
+
+
+def cells_from_json(cells) -> list[tuple]:
+    from datetime import datetime
+
+    return [(sheet, ref, datetime.fromisoformat(v["date"]) if isinstance(v, dict) and "date" in v else v)
+            for sheet, ref, v in cells or []]
 
 
 def _unit_symbol(dp) -> str:

@@ -278,12 +278,16 @@ class ReviewSession:
             self.trust[key] = cells
             status = self._status(key, current, after)
             d = self.store.add(key, self.questions[key].question, reviewer or last.reviewer, "Undo", current,
-                               {**after, **cells, **status}, note=f"undoes decision {last.id} ({last.action})",
-                               undoes=last.id)
+                               {**after, **cells, **status, **self._undo_extra(last)},
+                               note=f"undoes decision {last.id} ({last.action})", undoes=last.id)
             self.states[key] = after
             self.statuses.update({key: status["status"]} if status else {})
         self._wake.set()
         return Saved(d, after, version_of(after), cells)
+
+    def _undo_extra(self, last: Decision) -> dict:
+        """What else an Undo of `last` records for the writer (a form: the cells as they were before it)."""
+        return {}
 
     def _adopt(self, key: str, stale: Stale) -> None:
         """Another review server saved row `key` (the sidecar said so at save time): its version is the
