@@ -4,7 +4,7 @@ configured model's help) and the coverage summary, as text or JSON."""
 from __future__ import annotations
 
 from autofill.errors import InputError
-from autofill.frameworks.coverage import Coverage, coverage, describe, mapper_for, to_json
+from autofill.frameworks.coverage import Coverage, coverage, describe, mapper_for, row_context, to_json
 
 OFFLINE = "offline: quoted codes and wording rules"
 
@@ -21,7 +21,7 @@ def _coverage(settings, rows, with_model: bool) -> tuple[Coverage, str]:
         raise InputError("--map-with-model needs a model: set llm.provider and its key (autofill config shows them)")
     from autofill.frameworks.crosslingual import map_rows
 
-    offline = map_rows(settings, rows, mapper)
+    offline = map_rows(settings, rows, mapper, [row_context(q) for q in rows])
     mapped = [map_with_model(settings, chat, mapper.catalogue, q.question, q.section, m) for q, m in zip(rows, offline)]
     return coverage(settings, rows, mapper, mapped), f"with model {getattr(chat, 'model', '')}"
 

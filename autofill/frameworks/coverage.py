@@ -68,7 +68,7 @@ def tag_rows(settings, rows) -> None:
     from autofill.frameworks.crosslingual import map_rows
 
     mapper = mapper_for(settings)
-    for q, mapping in zip(rows, map_rows(settings, rows, mapper)):
+    for q, mapping in zip(rows, map_rows(settings, rows, mapper, [row_context(q) for q in rows])):
         q.datapoints = cell_text(mapper.catalogue, mapping)
 
 
@@ -134,7 +134,7 @@ def coverage(settings, rows, mapper: Mapper | None = None, mappings: list[Mappin
     if mappings is None:
         from autofill.frameworks.crosslingual import map_rows
 
-        mappings = map_rows(settings, rows, mapper)
+        mappings = map_rows(settings, rows, mapper, [row_context(q) for q in rows])
     cov = Coverage(rows=list(zip(rows, mappings)))
     for q, m in cov.rows:
         concepts = {x.concept for x in shown(m)}

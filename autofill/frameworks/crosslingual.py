@@ -148,12 +148,12 @@ def map_texts(mapper: Mapper, questions: Sequence[str], contexts: Sequence[str],
     return out
 
 
-def map_rows(settings, rows: Sequence[Any], mapper: Mapper, translator: Any = "settings") -> list[Mapping]:
-    """Each QuestionRow's mapping; rows in another language through their English words."""
-    from autofill.frameworks.coverage import row_context
-
+def map_rows(settings, rows: Sequence[Any], mapper: Mapper, contexts: Sequence[str],
+             translator: Any = "settings") -> list[Mapping]:
+    """Each QuestionRow's mapping (`contexts`: each row's number and section, coverage.row_context); rows in
+    another language through their English words."""
     rows = list(rows)
     if translator == "settings":
         translator = translator_for(settings) if any(needs_translation(getattr(q, "language", "")) for q in rows) else None
     english = english_questions(rows, translator)
-    return map_texts(mapper, [q.question for q in rows], [row_context(q) for q in rows], english)
+    return map_texts(mapper, [q.question for q in rows], contexts, english)

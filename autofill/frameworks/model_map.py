@@ -97,14 +97,14 @@ def tag_unsure_rows(settings, chat, rows, meter=None) -> int:
     """`run` with `run.map_with_model` and a model: the rows the rules leave unsure (`unsure`) mapped again
     with the model's help, their `Framework datapoints` cell rewritten (one call a row, recorded under the
     stage "datapoints"). Returns how many rows were asked about."""
-    from autofill.frameworks.coverage import SHOWN, cell_text, mapper_for
+    from autofill.frameworks.coverage import SHOWN, cell_text, mapper_for, row_context
     from autofill.frameworks.crosslingual import map_rows
 
     if chat is None or not rows:
         return 0
     mapper = mapper_for(settings)
     asked = 0
-    for q, offline in zip(rows, map_rows(settings, rows, mapper)):
+    for q, offline in zip(rows, map_rows(settings, rows, mapper, [row_context(q) for q in rows])):
         if not str(q.question or "").strip() or not unsure(offline, SHOWN):
             continue
         asked += 1
