@@ -275,6 +275,10 @@ class RunSettings:
     # questionnaire has more rows than this, or the estimated cost is above confirm_above_usd.
     confirm_rows: int = 500
     confirm_above_usd: float = 5.0
+    # With a model, rows whose framework datapoints the offline rules leave unsure (none strong enough for
+    # the Framework datapoints cell, or two nearly as strong) are mapped with the model's help: one call
+    # a row, stage "datapoints" (frameworks/model_map.tag_unsure_rows). Off: the offline mapping only.
+    map_with_model: bool = False
 
 
 @dataclass

@@ -109,6 +109,23 @@ def score(cat, rows, mappings) -> dict:
     return {k: tuple(v) for k, v in tally.items()}
 
 
+def unsure_line(rows, maps) -> str:
+    """How many questions the rules leave unsure (frameworks/model_map.unsure: what `run` with
+    run.map_with_model asks a model about) and the rules' top-1 on them and on the rest."""
+    from autofill.frameworks.coverage import SHOWN
+    from autofill.frameworks.model_map import unsure
+
+    def top1(pairs):
+        ok = sum(1 for r, m in pairs if (m.concepts[:1] and m.concepts[0] in {c for g in r["groups"] for c in g})
+                 or (not r["groups"] and not m.concepts))
+        return f"{ok}/{len(pairs)}"
+
+    weak = [(r, m) for r, m in zip(rows, maps) if unsure(m, SHOWN)]
+    sure = [(r, m) for r, m in zip(rows, maps) if not unsure(m, SHOWN)]
+    return (f"rules unsure (a model would be asked): {len(weak)} of {len(rows)}, rules top-1 on them {top1(weak)}; "
+            f"on the rest {top1(sure)}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--part", choices=("seen", "unseen", "all"), default="seen")
@@ -147,6 +164,7 @@ def main(argv=None) -> int:
                       f" got={m.concepts[:5]}  {r['text'][:120]}")
         print(f"\n{part}: {len(sel)} questions, {len(cat.concepts)} concepts, {len(cat.requirements)} requirements")
         print(table({"rules": out[part]}))
+        print(unsure_line(sel, maps))
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
     return 0

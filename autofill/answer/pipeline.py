@@ -190,6 +190,12 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
 
     opened.centre_on(rows)  # every row of the questionnaire, answered today or not (search/centring.py)
     meter, trust, ctx = opened.meter, opened.trust, opened.row_context()
+    if settings.run.map_with_model and chat is not None:  # unsure rows' datapoints with the model's help
+        from autofill.frameworks.model_map import tag_unsure_rows
+
+        asked = tag_unsure_rows(settings, chat, rows, meter)
+        if asked:
+            rep.message(f"Framework datapoints: {asked} rows the rules left unsure were mapped with the model's help.")
     for result in reused:  # checked against their cited pages in today's store before they can be Ready
         mark_not_written(recheck(trust, store, result))
     _open_store_with_first_call(chat, store)

@@ -19,7 +19,9 @@ def _coverage(settings, rows, with_model: bool) -> tuple[Coverage, str]:
     chat = make_chat(settings)
     if chat is None:
         raise InputError("--map-with-model needs a model: set llm.provider and its key (autofill config shows them)")
-    offline = [mapper.map(q.question, row_context(q)) for q in rows]
+    from autofill.frameworks.crosslingual import map_rows
+
+    offline = map_rows(settings, rows, mapper, [row_context(q) for q in rows])
     mapped = [map_with_model(settings, chat, mapper.catalogue, q.question, q.section, m) for q, m in zip(rows, offline)]
     return coverage(settings, rows, mapper, mapped), f"with model {getattr(chat, 'model', '')}"
 

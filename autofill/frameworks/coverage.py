@@ -63,10 +63,13 @@ def cell_labels(text: str) -> list[str]:
 
 def tag_rows(settings, rows) -> None:
     """Set each QuestionRow's `datapoints` cell text from the offline mapping (the hook at the end of
-    workbook.layout.read_questions)."""
+    workbook.layout.read_questions); a row in another language through its English words
+    (frameworks/crosslingual.py)."""
+    from autofill.frameworks.crosslingual import map_rows
+
     mapper = mapper_for(settings)
-    for q in rows:
-        q.datapoints = cell_text(mapper.catalogue, mapper.map(q.question, row_context(q)))
+    for q, mapping in zip(rows, map_rows(settings, rows, mapper, [row_context(q) for q in rows])):
+        q.datapoints = cell_text(mapper.catalogue, mapping)
 
 
 INDEX_LINE = "The report's {frameworks} index points here: {pages}"
@@ -129,7 +132,9 @@ class Coverage:
 def coverage(settings, rows, mapper: Mapper | None = None, mappings: list[Mapping] | None = None) -> Coverage:
     mapper = mapper or mapper_for(settings)
     if mappings is None:
-        mappings = [mapper.map(q.question, row_context(q)) for q in rows]
+        from autofill.frameworks.crosslingual import map_rows
+
+        mappings = map_rows(settings, rows, mapper, [row_context(q) for q in rows])
     cov = Coverage(rows=list(zip(rows, mappings)))
     for q, m in cov.rows:
         concepts = {x.concept for x in shown(m)}

@@ -2,7 +2,10 @@
 catalogue's concepts (the offline proposals first), call the chat model, parse the ids it names.
 
 The contrast veto of the offline mapping still holds (a model that answers Scope 2 to a Scope 1
-question is overruled), and a reply that cannot be parsed keeps the offline mapping."""
+question is overruled), and a reply that cannot be parsed keeps the offline mapping.
+
+Used by `inspect --map-with-model` (every row) and by `run` with `run.map_with_model = true` and a model
+(`tag_unsure_rows`: only the rows the rules leave unsure)."""
 
 from __future__ import annotations
 
@@ -58,7 +61,10 @@ def apply_reply(cat: Catalogue, question: str, offline: Mapping, ids: list[str] 
     return Mapping(tuple(matches + list(quoted.values())), offline.quoted)
 
 
-def map_with_model(settings, chat, cat: Catalogue, question: str, section: str, offline: Mapping) -> Mapping:
+def map_with_model(settings, chat, cat: Catalogue, question: str, section: str, offline: Mapping,
+                   meter=None) -> Mapping:
+    """The model's pick among the catalogue's concepts (the offline proposals first); `meter` (a run's
+    providers/cost.UsageMeter) records the call under the stage "datapoints"."""
     from autofill.providers.base import ChatMessage
 
     prompt = render_prompt(settings.templates_dir, cat, question, section, offline)
@@ -67,4 +73,41 @@ def map_with_model(settings, chat, cat: Catalogue, question: str, section: str, 
     except ProviderError as exc:  # a failed call keeps the offline mapping
         log.warning("datapoint mapping: the model call failed (%s); the offline mapping is kept", exc)
         return offline
+    if meter is not None:
+        meter.record(STAGE, reply)
     return apply_reply(cat, question, offline, parse_ids(reply.text, list(cat.concepts)))
+
+
+STAGE = "datapoints"
+# The rules leave a row unsure when none of its concepts reaches the strength the workbook cell shows
+# (coverage.SHOWN), or when its first two concepts are this close; a quoted code is never unsure.
+UNSURE_MARGIN = 0.05
+
+
+def unsure(mapping: Mapping, shown: float) -> bool:
+    matches = mapping.matches
+    if any(m.how == "quoted" for m in matches):
+        return False
+    if not matches or matches[0].strength < shown:
+        return True
+    return len(matches) > 1 and matches[0].strength - matches[1].strength < UNSURE_MARGIN
+
+
+def tag_unsure_rows(settings, chat, rows, meter=None) -> int:
+    """`run` with `run.map_with_model` and a model: the rows the rules leave unsure (`unsure`) mapped again
+    with the model's help, their `Framework datapoints` cell rewritten (one call a row, recorded under the
+    stage "datapoints"). Returns how many rows were asked about."""
+    from autofill.frameworks.coverage import SHOWN, cell_text, mapper_for, row_context
+    from autofill.frameworks.crosslingual import map_rows
+
+    if chat is None or not rows:
+        return 0
+    mapper = mapper_for(settings)
+    asked = 0
+    for q, offline in zip(rows, map_rows(settings, rows, mapper, [row_context(q) for q in rows])):
+        if not str(q.question or "").strip() or not unsure(offline, SHOWN):
+            continue
+        asked += 1
+        mapped = map_with_model(settings, chat, mapper.catalogue, q.question, q.section, offline, meter)
+        q.datapoints = cell_text(mapper.catalogue, mapped)
+    return asked

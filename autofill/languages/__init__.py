@@ -48,6 +48,10 @@ class Language:
     # Financial and GHG terms as this language writes them (lower case) -> the search/query.SYNONYMS key
     # (English) each names (search/terms.py).
     terms: Mapping[str, str] = field(default_factory=dict)
+    # Sustainability-reporting terms as this language writes them (lower case; German: the start of a word
+    # or a compound's part, inflection endings left to the match) -> their usual English wording, read
+    # before the dictionary when a row is mapped to framework datapoints (frameworks/crosslingual.py).
+    glossary: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "markers", _words(self.markers))
@@ -55,6 +59,7 @@ class Language:
         object.__setattr__(self, "form_words", MappingProxyType(dict(self.form_words)))
         object.__setattr__(self, "headers", MappingProxyType({r: tuple(w) for r, w in self.headers.items()}))
         object.__setattr__(self, "terms", MappingProxyType(dict(self.terms)))
+        object.__setattr__(self, "glossary", MappingProxyType(dict(self.glossary)))
 
 
 def load(package: str = __name__, paths: Iterable[str] | None = None) -> dict[str, Language]:

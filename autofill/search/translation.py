@@ -118,7 +118,8 @@ def _chosen(group: list[str], similarity: Callable[[str], float], per_word: int)
 class QueryTranslator:
     """A run's query translation: `for_rows(rows)` (`for_row(row)`) -> each row's text in its documents'
     language, or "".
-    `embedder`: the multilingual index's (its query vectors choose among a word's translations);
+    `embedder`: the multilingual index's (its query vectors choose among a word's translations; None: a
+    word's first translation);
     `apertium`: Apertium's data folder ("" not used); `cache`: a sqlite_cache.BlobCache for Apertium's
     translations (None: kept for the run only)."""
 
@@ -160,7 +161,12 @@ class QueryTranslator:
         language); the texts not yet translated go through Apertium side by side, language by language."""
         from autofill.search.retrieval import build_query
 
-        keys = [(row.language, build_query(row)) for row in rows]
+        return self.for_texts([(row.language, build_query(row)) for row in rows])
+
+    def for_texts(self, keys: Sequence[tuple[str, str]]) -> list[str]:
+        """Each (language, text) in the target language, as `for_rows` translates a row's text (the datapoint
+        mapping's question: frameworks/crosslingual.py)."""
+        keys = list(keys)
         todo: dict[str, list[str]] = {}
         for language, text in dict.fromkeys(keys):
             if (self.routes_for(language) or self.dictionary_for(language) is not None) and \
@@ -207,6 +213,8 @@ class QueryTranslator:
             return [""]
 
     def _similarity(self, text: str) -> Callable[[str], float]:
+        if self.embedder is None:  # no multilingual model: each word's first sense, in the dictionary's order
+            return lambda candidate: 0.0
         import numpy as np
 
         whole = np.asarray(self.embedder.embed_query(text), dtype=np.float32)

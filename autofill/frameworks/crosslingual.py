@@ -1,0 +1,159 @@
+"""Rows in other languages mapped to datapoints as their English versions are (issue 46): the catalogue's
+rules read English, so a German or French row is mapped through its English words, the translation its
+search gets (search/translation.QueryTranslator: Apertium where it has a route into English, French;
+else the bilingual dictionary, German), with the original's own mapping joined in (quoted codes, "Scope 1",
+acronyms and names read the same in any language): per concept the stronger of the two.
+
+No multilingual model is loaded here (inspect stays offline and quick): of a word's dictionary senses the
+first is taken. A row whose language has neither Apertium nor a dictionary, or `retrieval.translate_queries`
+off, is mapped as it is. Pure but for the translator the caller may pass (tests pass their own)."""
+
+from __future__ import annotations
+
+import logging
+import re
+from functools import lru_cache
+from typing import Any, Sequence
+
+from autofill.frameworks.mapping import Mapper, Mapping, Match, MAX_MATCHES
+
+log = logging.getLogger(__name__)
+ENGLISH = "en"
+
+
+def needs_translation(language: str) -> bool:
+    return bool(language) and language != ENGLISH
+
+
+def translator_for(settings, apertium: bool = False) -> Any:
+    """The translator a run's rows are mapped through (None when query translation is off); the dictionary
+    alone unless `apertium`."""
+    retrieval = getattr(settings, "retrieval", None)
+    if retrieval is None or not getattr(retrieval, "translate_queries", True):
+        return None
+    from autofill.search.translation import QueryTranslator
+
+    return QueryTranslator(retrieval.dictionaries, None, [ENGLISH], retrieval.apertium if apertium else "")
+
+
+_LETTER = r"[^\W\d_]"
+# German inflection endings a glossary term may carry at the end of a word ("klimabezogenen").
+_GERMAN_ENDINGS = "(?:e|en|er|es|em|n|s|ns|ern)"
+COMPOUND_PART = 7  # German: a term this long is also found inside a compound ("Gesamt|treibhausgasemissionen")
+
+
+def _normal(text: str) -> str:
+    return str(text or "").lower().replace("’", "'")
+
+
+@lru_cache(maxsize=None)
+def glossary_pattern(language: str) -> re.Pattern | None:
+    """One pattern finding the language's glossary terms (languages/<code>.py `glossary`), longest first."""
+    from autofill.languages import REGISTRY
+
+    lang = REGISTRY.get(language)
+    if lang is None or not lang.glossary:
+        return None
+    parts = []
+    for term in sorted({_normal(t) for t in lang.glossary}, key=len, reverse=True):
+        body = re.escape(term)
+        if language == "de":  # each word of a term may carry its ending ("gefährlichen Abfälle")
+            body = body.replace(r"\ ", rf"{_GERMAN_ENDINGS}?\s+")
+            start = "" if len(term) >= COMPOUND_PART else f"(?<!{_LETTER})"
+            parts.append(f"{start}{body}(?:{_GERMAN_ENDINGS}(?!{_LETTER}))?")
+        else:
+            parts.append(f"(?<!{_LETTER}){body}(?:s|x|es)?(?!{_LETTER})")
+    return re.compile("|".join(parts))
+
+
+def glossary_parts(text: str, language: str) -> list[tuple[str, bool]]:
+    """`text` cut into (words, already English): the glossary's terms in English, the rest as written."""
+    pattern = glossary_pattern(language)
+    if pattern is None:
+        return [(text, False)]
+    from autofill.languages import REGISTRY
+
+    glossary = {_normal(t): e for t, e in REGISTRY[language].glossary.items()}
+    lowered = _normal(text)
+    out: list[tuple[str, bool]] = []
+    at = 0
+    for m in pattern.finditer(lowered):
+        if m.start() > at:
+            out.append((text[at:m.start()], False))
+        found = m.group(0)
+        term = next((t for t in (found, *(found[:-n] for n in range(1, 4))) if t in glossary), "") or \
+            _term_of(found, glossary, language)
+        out.append((glossary.get(term, found), True))
+        at = m.end()
+    if at < len(text):
+        out.append((text[at:], False))
+    return out
+
+
+def _term_of(found: str, glossary: dict[str, str], language: str) -> str:
+    """The glossary term a match with endings inside it stands for ("gefährlichen abfälle")."""
+    words = found.split()
+    for term in glossary:
+        parts = term.split()
+        if len(parts) == len(words) and all(w.startswith(p) for w, p in zip(words, parts)):
+            return term
+    return ""
+
+
+def english_words(pairs: Sequence[tuple[str, str]], translator: Any) -> list[str]:
+    """Each (language, text) in English words: the glossary's terms first, the rest through the translator
+    ("" where neither gives a word)."""
+    cut = [glossary_parts(text, language) for language, text in pairs]
+    todo = [(language, part) for (language, _), parts in zip(pairs, cut) for part, english in parts
+            if not english and part.strip(" -–/,.;:()?!'\"")]
+    done = iter(translator.for_texts(todo) if translator is not None and todo else [""] * len(todo))
+    out = []
+    for parts in cut:
+        words = [part if english else (next(done) if part.strip(" -–/,.;:()?!'\"") else "") for part, english in parts]
+        out.append(" ".join(" ".join(w for w in words if w).split()) if any(e for _, e in parts) or translator else "")
+    return out
+
+
+def english_questions(rows: Sequence[Any], translator: Any) -> list[str]:
+    """Each row's question in English words: "" for an English row (or one of unknown language) and where
+    no translation serves its language."""
+    wanted = [(i, (q.language, q.question)) for i, q in enumerate(rows)
+              if needs_translation(getattr(q, "language", "")) and str(q.question or "").strip()]
+    out = [""] * len(rows)
+    for (i, _), text in zip(wanted, english_words([key for _, key in wanted], translator)):
+        out[i] = text
+    return out
+
+
+def joined(original: Mapping, translated: Mapping) -> Mapping:
+    """Per concept the stronger match of the row as written and of its English words, strongest first;
+    the codes the original quotes kept."""
+    best: dict[str, Match] = {}
+    for m in (*translated.matches, *original.matches):
+        if m.concept not in best or m.strength > best[m.concept].strength:
+            best[m.concept] = m
+    ranked = sorted(best.values(), key=lambda m: -m.strength)
+    kept = ranked[:MAX_MATCHES] + [m for m in ranked[MAX_MATCHES:]
+                                   if m.concept in original.concepts[MAX_MATCHES:]
+                                   or m.concept in translated.concepts[MAX_MATCHES:]]
+    return Mapping(tuple(kept), tuple(dict.fromkeys((*original.quoted, *translated.quoted))))
+
+
+def map_texts(mapper: Mapper, questions: Sequence[str], contexts: Sequence[str], english: Sequence[str]) -> list[Mapping]:
+    """Each question's mapping, joined with its English words' where it has them."""
+    out = []
+    for question, context, words in zip(questions, contexts, english):
+        mapping = mapper.map(question, context)
+        out.append(joined(mapping, mapper.map(words, context)) if words else mapping)
+    return out
+
+
+def map_rows(settings, rows: Sequence[Any], mapper: Mapper, contexts: Sequence[str],
+             translator: Any = "settings") -> list[Mapping]:
+    """Each QuestionRow's mapping (`contexts`: each row's number and section, coverage.row_context); rows in
+    another language through their English words."""
+    rows = list(rows)
+    if translator == "settings":
+        translator = translator_for(settings) if any(needs_translation(getattr(q, "language", "")) for q in rows) else None
+    english = english_questions(rows, translator)
+    return map_texts(mapper, [q.question for q in rows], contexts, english)

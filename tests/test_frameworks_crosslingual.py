@@ -1,0 +1,96 @@
+"""Rows in German and French mapped to datapoints as their English versions are (frameworks/crosslingual.py,
+issue 46): the glossary of each language's module and the translator a run's search uses; through the real
+CLI (`inspect --json` and the `Framework datapoints` cell `run` writes) on questionnaires written here."""
+
+from __future__ import annotations
+
+import json
+
+from autofill.frameworks.catalogue import load_catalogue
+from autofill.frameworks.coverage import cell_labels
+from autofill.frameworks.crosslingual import english_words, glossary_parts, joined, map_texts
+from autofill.frameworks.mapping import Mapper, Mapping, Match
+from autofill.settings import Settings
+from autofill.workbook.layout import read_questions
+from tests.race_helpers import cli
+from tests.workbook_builders import build_questionnaire
+
+# (English, German, French): the same question in each language, and the datapoint each asks for.
+SAME = [
+    ("How much water was withdrawn at all sites during the reporting year (m³)?",
+     "Wie viel Wasser wurde im Berichtsjahr an allen Standorten entnommen (m³)?",
+     "Quelle quantité d'eau a été prélevée sur l'ensemble des sites au cours de l'exercice (m³) ?", "water.withdrawal"),
+    ("How many employees are covered by collective bargaining agreements?",
+     "Wie viele Beschäftigte sind durch Tarifverträge abgedeckt?",
+     "Combien de salariés sont couverts par des conventions collectives ?", "workforce.bargaining"),
+    ("What is the total weight of hazardous waste generated?",
+     "Wie hoch ist das Gesamtgewicht der erzeugten gefährlichen Abfälle?",
+     "Quel est le poids total des déchets dangereux produits ?", "waste.generated"),
+    ("Does the company have a code of conduct?",
+     "Verfügt das Unternehmen über einen Verhaltenskodex?",
+     "L'entreprise dispose-t-elle d'un code de conduite ?", "conduct.culture"),
+]
+
+
+def _questions(i: int):
+    return [("Fragen", row[i], "Text", False) for row in SAME]
+
+
+def test_glossary_terms_come_out_in_english_and_the_rest_goes_to_the_translator():
+    parts = glossary_parts("Wie hoch sind die Scope-1-Treibhausgasemissionen des Unternehmens?", "de")
+    assert ("greenhouse gas emissions", True) in parts and ("company", True) in parts
+    assert glossary_parts("Rejet d’eau des sites", "fr")[0] == ("water discharge", True)
+    assert glossary_parts("Gesamttreibhausgasemissionen", "de")[-1] == ("greenhouse gas emissions", True)  # inside a compound
+
+    class Translator:
+        def __init__(self):
+            self.asked = []
+
+        def for_texts(self, keys):
+            self.asked += keys
+            return [f"<{text.strip()}>" for _, text in keys]
+
+    t = Translator()
+    out = english_words([("de", "Anzahl der Beschäftigten im Werk"), ("fr", "Bonjour")], t)
+    assert out == ["number <der> employees <im Werk>", "<Bonjour>"]
+    assert ("de", " im Werk") in t.asked
+    assert english_words([("fr", "Bonjour")], None) == [""]  # no glossary term, no translator: nothing
+
+
+def test_a_row_keeps_the_stronger_of_its_own_and_its_english_words_mapping():
+    original = Mapping((Match("ghg.scope1", 1.0, "quoted", "GRI 305-1"),), ("GRI 305-1",))
+    english = Mapping((Match("ghg.scope1", 0.7, "rules"), Match("ghg.total", 0.6, "rules")))
+    got = joined(original, english)
+    assert [(m.concept, m.strength, m.how) for m in got.matches] == [("ghg.scope1", 1.0, "quoted"), ("ghg.total", 0.6, "rules")]
+    assert got.quoted == ("GRI 305-1",)
+
+
+def test_german_and_french_questions_get_the_english_versions_first_datapoint():
+    mapper = Mapper(load_catalogue())
+    english = [m.concepts[:1] for m in mapper.map_many([row[0] for row in SAME])]
+    assert english == [(row[3],) for row in SAME]
+    for i, language in ((1, "de"), (2, "fr")):
+        questions = [row[i] for row in SAME]
+        words = english_words([(language, q) for q in questions], None)
+        got = [m.concepts[:1] for m in map_texts(mapper, questions, [""] * len(questions), words)]
+        assert got == english, language
+
+
+def test_inspect_and_the_rows_a_run_reads_tag_german_rows_like_english_ones(tmp_path):
+    ws = ["--workspace", str(tmp_path / "ws")]
+    by_language, cells = {}, {}
+    for i, language in ((0, "en"), (1, "de"), (2, "fr")):
+        q = build_questionnaire(tmp_path / f"{language}.xlsx", questions=_questions(i))
+        done = cli([*ws, "inspect", str(q), "--json"], timeout=180)
+        assert done.returncode == 0, done.stderr[-2000:]
+        data = json.loads(done.stdout)
+        rows = data["datapoints"]["rows"]
+        by_language[language] = [r["datapoints"][0]["concept"] if r["datapoints"] else "" for r in rows]
+        _, questions = read_questions(Settings(), q)  # what run reads: the Framework datapoints cell it writes
+        assert {row.language for row in questions} == {language}
+        cells[language] = [cell_labels(row.datapoints)[:1] for row in questions]
+    assert sum(1 for c in cells["en"] if c) >= 3
+    assert cells["de"] == cells["en"] and cells["fr"] == cells["en"]
+    assert by_language["en"] == [row[3] for row in SAME]
+    assert by_language["de"] == by_language["en"]
+    assert by_language["fr"] == by_language["en"]
