@@ -91,6 +91,9 @@ _CONTENTS_HEAD = re.compile(r"^\W*(?:table of contents|contents|in this report|i
                             re.IGNORECASE | re.MULTILINE)
 _INDEX_HEAD = re.compile(r"\b(?:content index|gri index|esrs index|tcfd index|sasb index|index of disclosures|"
                          r"disclosure index|cross[- ]reference (?:index|table)|tcfd (?:content )?index)\b", re.IGNORECASE)
+_ABOUT_HEAD = re.compile(r"^\W*(?:about (?:this|the) report|basis of (?:preparation|reporting)|reporting (?:approach|scope|"
+                         r"boundary|basis)|scope of (?:this|the) report|important (?:notice|information)|disclaimer|"
+                         r"forward[- ]looking statements?|cautionary (?:statement|note))\b", re.IGNORECASE | re.MULTILINE)
 _GLOSSARY_HEAD = re.compile(r"^\W*(?:glossary|abbreviations|acronyms|definitions|list of abbreviations|"
                             r"glossary of terms|terms and abbreviations)\b", re.IGNORECASE | re.MULTILINE)
 _DEFINITION_LINE = re.compile(r"^[A-Z][A-Za-z0-9&/()\-’' .°]{0,40}?\s*(?:[:–—-]\s+|\t|\s{2,})[A-Z(a-z]")
@@ -176,7 +179,7 @@ def score_page(page: PageText, repeated: float = 0.0, after_glossary: bool = Fal
     head = "\n".join(lines[:4])
 
     # position, and the nearly empty pages of a cover
-    if n_words < 25 and (first or last):
+    if n_words < 40 and (first or last):
         s.add(0.6, Kind.COVER, f"nearly empty page ({n_words} words) at the {'start' if first else 'end'}")
     elif first or last:
         s.add(0.15, None, f"{'one of the first two pages' if first else 'the last page'}")
@@ -184,13 +187,21 @@ def score_page(page: PageText, repeated: float = 0.0, after_glossary: bool = Fal
     # navigation: contents pages and index tables
     refs = _page_ref_lines(lines)
     share = refs / n_lines
-    if _CONTENTS_HEAD.search(head) and refs >= 5:
-        s.add(0.6, Kind.CONTENTS, f"a contents heading and {refs} page references")
+    titles = sum(1 for ln in lines if len(ln.split()) <= 7 and not ln.rstrip().endswith((".", ":", ";")))
+    if _CONTENTS_HEAD.search(head) and (refs >= 5 or (titles >= 6 and titles / n_lines >= 0.7)):
+        s.add(0.6, Kind.CONTENTS, f"a contents heading and {max(refs, titles)} page references or titles")
     elif refs >= 8 and share >= 0.35:
         s.add(0.45, Kind.CONTENTS, f"{share:.0%} of lines are page references")
     rows = _index_rows(lines)
-    if rows >= 5 and (_INDEX_HEAD.search(low[:600]) or rows / n_lines >= 0.3):
+    index_head = _INDEX_HEAD.search(head) or re.search(r"^\W*(?:gri|tcfd|sasb|esrs|issb)\b.{0,30}\bindex\b", head,
+                                                         re.IGNORECASE | re.MULTILINE)
+    if rows >= 5 and (index_head or _INDEX_HEAD.search(low[:600]) or rows / n_lines >= 0.3):
         s.add(0.6, Kind.INDEX, f"an index table: {rows} rows naming pages")
+    elif index_head and n_lines >= 6:
+        s.add(0.5, Kind.INDEX, "an index heading over a table of disclosures")
+    if _ABOUT_HEAD.search(head):
+        s.add(0.5, Kind.DISCLAIMER if re.search(r"disclaimer|forward|cautionary|important", head, re.IGNORECASE)
+              else Kind.ABOUT, "a heading of a report's description or notices")
 
     # legal and report-description phrases
     legal = _phrase_hits(low, DISCLAIMER_PHRASES)
