@@ -141,13 +141,37 @@ def _phrase_hits(low: str, phrases: Sequence[str]) -> list[str]:
 def _page_ref_lines(lines: Sequence[str]) -> int:
     """Lines that point to a page: "Governance .... 12", "1.1 Role of the Board 9", a title followed by a
     line holding only its page number (PDF text often splits them)."""
+    from autofill.ingest.content_index import page_refs
+
     count = 0
     for i, ln in enumerate(lines):
-        if _LEADERS.search(ln) or (_PAGE_REF_LINE.match(ln) and len(ln) < 90):
+        cells = [c.strip() for c in ln.strip().strip("|").split("|")] if _TABLE_ROW.match(ln) else []
+        if len(cells) >= 2 and re.search(r"[^\W\d_]{3}", cells[0]) and page_refs(cells[-1]):
+            count += 1  # "| 1. Pursuing net zero | 7 |": a contents page read as a table
+        elif _LEADERS.search(ln) or (_PAGE_REF_LINE.match(ln) and len(ln) < 90):
             count += 1
         elif _BARE_NUMBER.match(ln) and i > 0 and re.search(r"[^\W\d_]{3}", lines[i - 1]) and len(lines[i - 1]) < 90:
             count += 1
     return count
+
+
+def _referenced(lines: Sequence[str]) -> list[int]:
+    """The numbers that end the page's lines, in order (a contents page's page numbers)."""
+    out = []
+    for ln in lines:
+        m = re.search(r"(?:^|\s|\.)(\d{1,3})\s*$", ln)
+        if m:
+            out.append(int(m.group(1)))
+    return out
+
+
+def _ascending(numbers: Sequence[int], pages_in_file: int) -> bool:
+    """Page numbers as a contents page lists them: mostly rising, none far past the document's end (a
+    financial table's last column is neither)."""
+    if len(numbers) < 5 or (pages_in_file and max(numbers) > pages_in_file + 10):
+        return False
+    rising = sum(1 for a, b in zip(numbers, numbers[1:]) if b >= a)
+    return rising >= 0.8 * (len(numbers) - 1)
 
 
 def _index_rows(lines: Sequence[str]) -> int:
@@ -188,14 +212,16 @@ def score_page(page: PageText, repeated: float = 0.0, after_glossary: bool = Fal
     refs = _page_ref_lines(lines)
     share = refs / n_lines
     titles = sum(1 for ln in lines if len(ln.split()) <= 7 and not ln.rstrip().endswith((".", ":", ";")))
-    if _CONTENTS_HEAD.search(head) and (refs >= 5 or (titles >= 6 and titles / n_lines >= 0.7)):
+    sentences = len(re.findall(r"[a-z][.!?](?:\s|$)", text))
+    if _CONTENTS_HEAD.search(head) and (refs >= 5 or (titles >= 6 and titles / n_lines >= 0.7)
+                                        or (n_words >= 10 and sentences <= 1)):
         s.add(0.6, Kind.CONTENTS, f"a contents heading and {max(refs, titles)} page references or titles")
-    elif refs >= 8 and share >= 0.35:
-        s.add(0.45, Kind.CONTENTS, f"{share:.0%} of lines are page references")
+    elif refs >= 8 and share >= 0.35 and _ascending(_referenced(lines), page.pages_in_file):
+        s.add(0.45, Kind.CONTENTS, f"{share:.0%} of lines are page references, in page order")
     rows = _index_rows(lines)
     index_head = _INDEX_HEAD.search(head) or re.search(r"^\W*(?:gri|tcfd|sasb|esrs|issb)\b.{0,30}\bindex\b", head,
                                                          re.IGNORECASE | re.MULTILINE)
-    if rows >= 5 and (index_head or _INDEX_HEAD.search(low[:600]) or rows / n_lines >= 0.3):
+    if rows >= 5 and (index_head or _INDEX_HEAD.search(low[:600])):
         s.add(0.6, Kind.INDEX, f"an index table: {rows} rows naming pages")
     elif index_head and n_lines >= 6:
         s.add(0.5, Kind.INDEX, "an index heading over a table of disclosures")
@@ -224,7 +250,7 @@ def score_page(page: PageText, repeated: float = 0.0, after_glossary: bool = Fal
     defs = sum(1 for ln in lines if _DEFINITION_LINE.match(ln))
     if _GLOSSARY_HEAD.search(head) or (defs >= 8 and defs / n_lines >= 0.3):
         s.add(0.6, Kind.GLOSSARY, f"a glossary ({defs} definition lines)")
-    elif after_glossary and n_words and len(_FIGURE.findall(text)) * 100 / n_words < 2.0:
+    elif after_glossary and n_words and len(_FIGURE.findall(text)) * 100 / n_words < 4.0:
         s.add(0.5, Kind.GLOSSARY, "the glossary continued from the page before")
 
     # many topics, no facts
