@@ -35,7 +35,7 @@ BASIS = ("Reporting", "In accordance with which frameworks and standards has the
                       "(basis of preparation)?")
 
 
-def _report(path: Path) -> Path:
+def _report(path: Path, year: str = "FY2024") -> Path:
     """Cover, inside cover naming every topic (and no figure), one page per topic stating its figure in a
     sentence among site narrative, and a back page."""
     inside = ("This Climate and Sustainability Report of Calder Minerals has been prepared in accordance with the "
@@ -44,7 +44,7 @@ def _report(path: Path) -> Path:
                                         for _, q, _ in TOPICS)
               + ". Unless otherwise stated, this report covers the reporting period FY2024 and all operated sites. "
                 "Registered office: 1 Quarry Lane, Leeds. All rights reserved.")
-    pages = [[("h1", "Calder Minerals"), ("p", "Climate and Sustainability Report FY2024")],
+    pages = [[("h1", "Calder Minerals"), ("p", f"Climate and Sustainability Report {year}")],
              [("h2", "About this report"), ("p", inside), ("p", inside)]]
     for section, question, fact in TOPICS:
         pages.append([("h1", section),
@@ -209,3 +209,36 @@ def test_boilerplate_ranks_last_unless_asked_and_leaves_the_pool_when_enough_oth
     assert [p.page_start for p in rank_last(pool, scores, asked, keep=3)] == [2, 5, 7, 9]
     assert Kind.DISCLAIMER in asked_kinds("Does the report include forward-looking statements?")
     assert not asked_kinds("What were gross Scope 1 emissions in FY2024?")
+
+
+def test_scores_are_kept_per_document_and_detector_version_and_computed_again_when_either_changes(tmp_path, caplog):
+    from autofill.ingest.pipeline import ingest_paths
+    from autofill.search import boilerplate_pages
+    from autofill.settings import Settings
+    from autofill.store.chroma_store import open_store
+    from tests.fakes import FakeEmbedder
+
+    settings = Settings(workspace=tmp_path)
+    emb = FakeEmbedder()
+    assert ingest_paths(settings, COMPANY, [_report(tmp_path / "A.pdf")], embedder=emb).count("failed") == 0
+    store = open_store(settings, COMPANY)
+    scores = boilerplate_pages.page_scores(settings, store)
+    assert scores[("A.pdf", 2)].boilerplate and not scores[("A.pdf", 3)].boilerplate
+    (kept,) = (tmp_path / "vectordb" / ".boilerplate").glob("*.json")
+    data = json.loads(kept.read_text())
+    assert data["documents"]["\x00detector"] == boilerplate_pages.detector()
+
+    # Scores kept by another version of the detector are computed again, silently.
+    data["documents"]["\x00detector"] = "older"
+    data["pages"] = [[f, n, 0.0, [], []] for f, n, *_ in data["pages"]]
+    kept.write_text(json.dumps(data))
+    boilerplate_pages._MEMO.clear()
+    with caplog.at_level("WARNING"):
+        again = boilerplate_pages.page_scores(settings, store)
+    assert again[("A.pdf", 2)].boilerplate and not [r for r in caplog.records if r.levelname == "WARNING"]
+    assert json.loads(kept.read_text())["documents"]["\x00detector"] == boilerplate_pages.detector()
+
+    # A second report joins: its pages are scored too.
+    ingest_paths(settings, COMPANY, [_report(tmp_path / "B.pdf", year="FY2025")], embedder=emb)
+    store = open_store(settings, COMPANY)
+    assert boilerplate_pages.page_scores(settings, store)[("B.pdf", 2)].boilerplate

@@ -3,7 +3,7 @@ hook that ranks them last among a row's candidates (`retrieval.boilerplate_last`
 
 The scores live in `vectordb/.boilerplate/<collection>.json` (store/derived.py `boilerplate`: `forget`
 removes it), with the SHA-256 of every document they were read from: a store whose documents changed gets
-them read again, silently; a damaged file (not JSON, cut short, another shape) is said once, naming it,
+them read again, silently (as does a new version of the detector); a damaged file (not JSON, cut short, another shape) is said once, naming it,
 and rebuilt. Old stores need nothing: the first row of a run reads the store's pages (one read per
 document, or the run's search cache) and writes the file."""
 
@@ -20,6 +20,19 @@ from autofill.search.boilerplate import Kind, PageScore, PageText, asked_kinds, 
 log = logging.getLogger(__name__)
 
 VERSION = 1
+
+
+def detector() -> str:
+    """A fingerprint of the detector's code (search/boilerplate.py): scores kept by another version are
+    computed again."""
+    import hashlib
+    from pathlib import Path
+
+    from autofill.search import boilerplate
+
+    return hashlib.sha256(Path(boilerplate.__file__).read_bytes()).hexdigest()[:16]
+
+
 _MEMO: dict[str, tuple[dict[str, str], dict[tuple[str, int], PageScore]]] = {}
 _GUARD = threading.Lock()
 
@@ -31,7 +44,8 @@ def _path(settings, collection: str):
 
 
 def _documents(store) -> dict[str, str]:
-    return {name: record.sha256 for name, record in store.documents().items()}
+    """What the scores were read from: each document's SHA-256, and the detector's fingerprint."""
+    return {**{name: record.sha256 for name, record in store.documents().items()}, "\x00detector": detector()}
 
 
 def _read(store) -> list[PageText]:
