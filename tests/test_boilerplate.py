@@ -182,6 +182,11 @@ def test_each_kind_of_page_is_recognised_with_its_reason_and_a_page_of_figures_i
     cover = score_page(_page("Climate Change Report 2024", page=1))
     assert cover.boilerplate and cover.kinds == (Kind.COVER,)
     assert not score_page(_page("Climate Change Report 2024", page=20)).boilerplate  # a short page mid-report
+    for fact in ("Acme sustainability report FY2024. Renewable electricity made up 40% of its consumption.",
+                 "People. At the end of FY2024 Acme had 1,200 employees.",
+                 "We have a policy against child labour. It applies to all suppliers. We audit them yearly."):
+        for page in (1, 40):  # a short first or last page that states a fact is no cover
+            assert not score_page(_page(fact, page=page)).boilerplate, (fact, page)
 
 
 def test_a_page_repeated_across_the_companys_reports_counts_only_with_another_signal():

@@ -134,6 +134,16 @@ def _lines(text: str) -> list[str]:
     return [ln.strip() for ln in text.splitlines() if ln.strip()]
 
 
+def _facts(lines: Sequence[str]) -> int:
+    """Figures a page states, years and page numbers (a line holding only a number, or ending in one) aside,
+    and sentences beyond two (a cover's subtitle and tagline): a cover has none ("Report 2024"), a short page
+    that states a fact has some."""
+    text = "\n".join(re.sub(r"\s\d{1,3}$", "", ln) for ln in lines if not _BARE_NUMBER.match(ln))
+    figures = [f for f in _FIGURE.findall(text) if not re.fullmatch(r"(?:19|20)\d\d", f.strip())]
+    sentences = len(re.findall(r"[a-z][.!?](?:\s|$)", text))
+    return len(figures) + max(0, sentences - 2)
+
+
 def _phrase_hits(low: str, phrases: Sequence[str]) -> list[str]:
     return [p for p in phrases if p in low]
 
@@ -203,7 +213,7 @@ def score_page(page: PageText, repeated: float = 0.0, after_glossary: bool = Fal
     head = "\n".join(lines[:4])
 
     # position, and the nearly empty pages of a cover
-    if n_words < 40 and (first or last):
+    if n_words < 40 and (first or last) and not _facts(lines):
         s.add(0.6, Kind.COVER, f"nearly empty page ({n_words} words) at the {'start' if first else 'end'}")
     elif first or last:
         s.add(0.15, None, f"{'one of the first two pages' if first else 'the last page'}")
