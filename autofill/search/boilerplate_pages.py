@@ -118,8 +118,9 @@ def with_boilerplate_last(settings, store, row: QuestionRow, candidates: list[Pa
     boilerplate pages the row does not ask about left out while any other passage remains (an offline draft
     quotes the passages sharing most words with the question, wherever they rank: ranked last, an inside
     cover naming every topic would still be quoted from a short report's pool); ranked last otherwise."""
-    if not getattr(settings.retrieval, "boilerplate_last", False) or not candidates:
-        return candidates
+    if not getattr(settings.retrieval, "boilerplate_last", False) or not candidates \
+            or not hasattr(store, "documents") or not hasattr(store, "page_passages"):
+        return candidates  # the setting off, or a store that cannot list its pages (an in-memory one)
     try:
         scores = page_scores(settings, store)
     except Exception as exc:  # noqa: BLE001 - an aid to ranking: the row is searched as before
