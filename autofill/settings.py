@@ -168,6 +168,11 @@ class RetrievalSettings:
     # The report's own map (search/index_pages.py): the pages a report's content index (GRI, ESRS, TCFD)
     # names for a row's framework datapoints join the row's candidates before rerank.
     content_index: bool = True
+    # Pages that answer nothing (search/boilerplate.py: covers, contents, disclaimers, glossaries, content
+    # indexes, pages repeated across the company's reports) leave a row's candidates while any other passage
+    # remains (ranked last when none does), unless the row asks about them (basis of preparation, assurance,
+    # forward-looking statements, definitions, the content index). False: ranked as the search found them.
+    boilerplate_last: bool = True
     # Rows in a language the store's embedder was not trained for (a German questionnaire against a store
     # of English reports built with bge-small-en-v1.5), or against documents in such a language, are
     # searched with the store's multilingual index (store/multilingual.py: multilingual-e5-small, built

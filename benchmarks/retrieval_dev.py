@@ -130,6 +130,7 @@ def score_retrieval(settings, folder: Path, store, embedder, ranker, route=None,
     picks them (the multilingual index across languages); None: `store` and `embedder` for every row.
     `documents`: the store's documents' languages (the second stage keeps its order across languages).
     `translation(row)`: the row in its documents' words, as a run's RowContext.translation gives it."""
+    from autofill.search.boilerplate_pages import with_boilerplate_last
     from autofill.search.index_pages import with_index_pages
     from autofill.answer.rerank import rerank
     from autofill.search.retrieval import retrieve
@@ -143,6 +144,7 @@ def score_retrieval(settings, folder: Path, store, embedder, ranker, route=None,
         searched, query_embedder = route(row) if route is not None else (store, embedder)
         candidates = with_index_pages(settings, store, row, retrieve(settings, searched, query_embedder, row, mode,
                                                                      translation=translation(row) if translation else ""))
+        candidates = with_boilerplate_last(settings, store, row, candidates)
         candidates = second_stage(settings, second_stage_of(settings), store, row, candidates, documents)
         top = rerank(settings, ranker, row, candidates)
         shown = top + [p for p in candidates if p.chunk_id not in {t.chunk_id for t in top}]

@@ -178,3 +178,16 @@ def test_number_match_counts_each_gold_figure_once_and_skips_figure_free_gold():
     assert (m.gold_numbers, m.matched_numbers) == (3, 1)
     assert m.recall == pytest.approx(1 / 3)
     assert number_match("16.2", "Not disclosed by 2030", 0.02) is None
+
+
+def test_cited_page_hit_and_the_share_of_rows_citing_a_marked_page():
+    from autofill.evaluate.metrics import cited_page_hit, cites_page_of
+
+    gold = [GoldPage("Reports/BHP Report.PDF", 25)]
+    assert cited_page_hit([("bhp report.pdf", 25), ("bhp report.pdf", 2)], gold) == 1.0
+    assert cited_page_hit([("bhp report.pdf", 24)], gold) == 0.0
+    assert cited_page_hit([], gold) == 0.0
+    assert cited_page_hit([("bhp report.pdf", 25)], []) is None
+    marked = [("BHP Report.pdf", 2), ("BHP Report.pdf", 3)]
+    assert cites_page_of([("bhp report", 25), ("BHP REPORT.pdf", 2)], marked) == 1.0
+    assert cites_page_of([("bhp report", 25)], marked) == 0.0

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 from autofill.answer.evidence_only import evidence_answer
 from autofill.answer.generate import generate_answer
 from autofill.search.hyde import hypothetical_passage
+from autofill.search.boilerplate_pages import with_boilerplate_last
 from autofill.search.index_pages import with_index_pages
 from autofill.search.multiquery import search_queries
 from autofill.answer.pages import PageLocator
@@ -165,6 +166,7 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage], rep
         candidates = retrieve(s, store, embedder, row, ctx.mode, hyde_passage=hyde_text, extra_queries=queries,
                               translation=ctx.translation(row), index=index)
         candidates = with_index_pages(s, ctx.store, row, candidates)
+        candidates = with_boilerplate_last(s, ctx.store, row, candidates)
         candidates = second_stage(s, ctx.second_stage or second_stage_of(s), ctx.store, row, candidates,
                                   ctx.document_languages)
     if not candidates:

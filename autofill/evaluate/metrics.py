@@ -198,6 +198,27 @@ def passage_metrics(passages: Sequence[RetrievedPassage], evidence: Sequence[Gol
 
 
 
+# --------------------------------------------------------------------------- cited pages (issue 47)
+
+
+def cited_page_hit(cited: Iterable[tuple[str, int]], gold_pages: Sequence[GoldPage]) -> float | None:
+    """1 if any page the answer cites (its Sources: (file, PDF page)) is a gold page, else 0; None without
+    gold pages. What a reviewer checks first: the six Evidence passages may hold the gold page while the
+    cited Sources do not."""
+    gold = {(file_key(g.file), g.page) for g in gold_pages}
+    if not gold:
+        return None
+    return 1.0 if {(file_key(f), p) for f, p in cited} & gold else 0.0
+
+
+def cites_page_of(cited: Iterable[tuple[str, int]], pages: Iterable[tuple[str, int]]) -> float:
+    """1 if any cited (file, PDF page) is one of `pages` (e.g. the hand-labelled boilerplate pages of a set:
+    covers, contents, disclaimers, glossaries, indexes), else 0. Averaged over rows: the share of rows that
+    cite such a page."""
+    marked = {(file_key(f), p) for f, p in pages}
+    return 1.0 if {(file_key(f), p) for f, p in cited} & marked else 0.0
+
+
 def verdict_match(answer: str, gold: str) -> bool | None:
     """True when the answer's leading verdict agrees with the gold answer's (any shared verdict);
     None when the gold answer opens with no verdict. An answer without a verdict does not match."""

@@ -45,6 +45,10 @@ def content_index(vectordb: Path, collection: str) -> Path:
     return Path(vectordb) / ".content-index" / f"{collection}.json"
 
 
+def boilerplate(vectordb: Path, collection: str) -> Path:
+    return Path(vectordb) / ".boilerplate" / f"{collection}.json"
+
+
 def keyword_index(vectordb: Path, collection: str) -> Path:
     return Path(vectordb) / "bm25" / collection
 
@@ -135,6 +139,8 @@ ENTRIES: tuple[Derived, ...] = (
             lambda o: [multilingual_index(o.vectordb, o.collection)]),
     Derived("content_index", "the content index", Scope.COMPANY, OnForget.DOCUMENT_ENTRY,
             lambda o: [content_index(o.vectordb, o.collection)]),
+    Derived("boilerplate", "the boilerplate pages' scores", Scope.COMPANY, OnForget.REMOVE,
+            lambda o: [boilerplate(o.vectordb, o.collection)]),
     Derived("keyword_index", "the keyword index and its token lists", Scope.COMPANY, OnForget.WITH_STORE,
             lambda o: [keyword_index(o.vectordb, o.collection), token_lists(o.vectordb, o.collection)]),
     Derived("snapshot", "the store's snapshot", Scope.COMPANY, OnForget.RENEWED,
