@@ -19,6 +19,7 @@ _FIGURE = re.compile(r"^[<>~≈$€£(\u2013\u2212\-+]*\d[\d.,\s%)*\u2013\-]*[%*
 _PLACEHOLDER = re.compile(r"^(?:n/?a|n\.a\.|[-\u2013\u2014]|nil|–|—|\*)$", re.IGNORECASE)
 _YEAR_LABEL = re.compile(r"^(?:(?:FY|CY|H[12]\s*)?\s?(?:19|20)\d\d(?:\s*[/\u2013-]\s*\d{2,4})?|(?:19|20)\d\d\s*(?:FY|CY)?)"
                          r"\s*[:*]?\s*(?:\(\w+\))?$", re.IGNORECASE)
+_TRAILING_YEAR = re.compile(r"\s((?:FY|CY)?\s?(?:19|20)\d\d(?:/\d{2})?)$", re.IGNORECASE)
 _UNIT = re.compile(r"\(([^()]*[A-Za-z%][^()]*)\)")  # "(Mt CO2e)", "(%)"; never a footnote "(5)"
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _YEAR = re.compile(r"\b(?:FY|CY)?\s?((?:19|20)\d\d)\b", re.IGNORECASE)
@@ -142,11 +143,24 @@ def _headers(rows: list[list[str]], width: int) -> list[str]:
             cell = cell.rstrip(":").strip()
             if cell and cell not in out[c]:
                 out[c] = f"{out[c]} {cell}".strip()
+    for c in range(width - 1):
+        # A year the table finder put in the cell on its left ("Emissions (Mt CO2e) 2023 |  | 2022"):
+        # it heads the empty column beside it.
+        m = _TRAILING_YEAR.search(out[c])
+        if m and not out[c + 1] and m.start() > 0:
+            out[c], out[c + 1] = out[c][:m.start()].strip(), m.group(1)
     return out
 
 
+_UNIT_WORDS = re.compile(r"(?:^|[\s/(])(?:[kmg]?t|tonnes?|co2[\w-]*|[kmgtp]wh|[kmgtp]j|gl|ml|kl|m3|ha|km|"
+                         r"million|billion|thousand|per ?cent|us\$|a\$|\$|€|£|%)(?=$|[\s/),.-])", re.IGNORECASE)
+
+
 def _unit(text: str) -> str:
-    m = next((m for m in _UNIT.finditer(text or "") if len(m.group(1)) <= 32), None)
+    """The unit in parentheses ("(Mt CO2e)", "(million tonnes CO2-e)", "(%)"), not a remark ("(including
+    capital goods)") or a footnote ("(5)")."""
+    m = next((m for m in _UNIT.finditer(text or "") if len(m.group(1)) <= 32 and _UNIT_WORDS.search(m.group(1))),
+             None)
     return f"({m.group(1).strip()})" if m else ""
 
 
