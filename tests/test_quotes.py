@@ -71,6 +71,17 @@ def test_group_rows_caption_units_and_two_line_headers():
                                         "Scope 2 (kt CO2e) FY2023: 45; Scope 2 (kt CO2e) FY2022: 52"]
 
 
+def test_a_year_left_in_the_corner_and_currency_signs_split_from_their_figures():
+    # As PyMuPDF's table finder reads them: "2023" in the corner cell, "$" in cells of its own.
+    corner = "| Equity greenhouse gas emissions (Mt CO2e) 2023 |  | 2022 |\n|---|---|---|\n| Scope 1 and 2 | 32.6 | 32.7 |"
+    assert rows_of(corner) == ["Scope 1 and 2 (Mt CO2e), 2023: 32.6; 2022: 32.7"]
+    costco = "|  | August 29, 2021 | August 30, 2020 |\n|---|---|---|\n| TOTAL ASSETS | $ | 59,268 | $ | 55,556 |"
+    assert rows_of(costco) == ["TOTAL ASSETS, August 29, 2021: 59,268; August 30, 2020: 55,556"]
+    remark = "Table 2: Scope 3 (million tonnes CO2-e)\n| | 2020 |\n|---|---|\n| Purchased goods (including capital goods) | 16.9 |"
+    assert rows_of(remark) == ["Purchased goods (including capital goods) (million tonnes CO2-e), 2020: 16.9"]
+    assert not is_heading("International, 0.0; 0.0")  # a zero is a figure
+
+
 @pytest.mark.parametrize("text", ["Managed and non-managed operations", "Scope 1 and 2 greenhouse gas emissions",
                                   "Our approach to climate change", "Climate Change Report 2023",
                                   "Taking action through our targets, goals and strategies"])

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 _RULE = re.compile(r":?-{2,}:?")
 _FIGURE = re.compile(r"^[<>~≈$€£(\u2013\u2212\-+]*\d[\d.,\s%)*\u2013\-]*[%*)]?[a-z]{0,2}$", re.IGNORECASE)
-_PLACEHOLDER = re.compile(r"^(?:n/?a|n\.a\.|[-\u2013\u2014]|nil|–|—|\*)$", re.IGNORECASE)
+# Cells that hold no value: "n/a", a dash, a currency sign the table finder split from its figure ("$").
+_PLACEHOLDER = re.compile(r"^(?:n/?a|n\.a\.|[-\u2013\u2014]|nil|\*|[$\u20ac\u00a3]|us\$)$", re.IGNORECASE)
 _YEAR_LABEL = re.compile(r"^(?:(?:FY|CY|H[12]\s*)?\s?(?:19|20)\d\d(?:\s*[/\u2013-]\s*\d{2,4})?|(?:19|20)\d\d\s*(?:FY|CY)?)"
                          r"\s*[:*]?\s*(?:\(\w+\))?$", re.IGNORECASE)
 _TRAILING_YEAR = re.compile(r"\s((?:FY|CY)?\s?(?:19|20)\d\d(?:/\d{2})?)$", re.IGNORECASE)
@@ -48,9 +49,10 @@ def figures(text: str) -> set[str]:
     out = set()
     for m in _NUMBER.finditer(text or ""):
         n = m.group().rstrip(",").replace(",", "")
-        if "." in n:
+        decimal = "." in n
+        if decimal:
             n = n.rstrip("0").rstrip(".")
-        if not n or (len(n) == 1) or (len(n) == 4 and n[:2] in ("19", "20") and "." not in m.group()):
+        if not n or (len(n) == 1 and not decimal) or (len(n) == 4 and n[:2] in ("19", "20") and not decimal):
             continue
         out.add(n)
     return out
@@ -143,7 +145,7 @@ def _headers(rows: list[list[str]], width: int) -> list[str]:
             cell = cell.rstrip(":").strip()
             if cell and cell not in out[c]:
                 out[c] = f"{out[c]} {cell}".strip()
-    for c in range(width - 1):
+    for c in range(min(width, max((len(r) for r in rows), default=0)) - 1):
         # A year the table finder put in the cell on its left ("Emissions (Mt CO2e) 2023 |  | 2022"):
         # it heads the empty column beside it.
         m = _TRAILING_YEAR.search(out[c])
@@ -170,6 +172,12 @@ def _row(table: _Table, cells: list[str], line: str) -> TableRow | None:
     label = cells[0]
     values = [(headers[c] if c < len(headers) and c > 0 else "", cells[c]) for c in range(1, len(cells))
               if cells[c] and not _PLACEHOLDER.match(cells[c])]
+    named = [h for h in headers[1:] if h]
+    header_width = max((len(r) for r in table.header_rows), default=0)
+    if len(cells) != header_width and values and len(values) == len(named):
+        # A row split into more cells than its header ("TOTAL ASSETS | $ | 59,268 | $ | 55,556" under
+        # "| 2021 | 2020"): its values pair with the named columns in order.
+        values = [(h, v) for h, (_, v) in zip(named, values)]
     if not values:
         # A label-only row names the rows under it ("Scope 1 and 2" over "Location-based", "Market-based").
         if label:
