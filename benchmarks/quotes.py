@@ -8,7 +8,8 @@ same workspace, and reads the filled workbooks:
 
 - heading share: quotes that are bare headings (answer/quotes.is_heading: a short line, no full stop, no
   figure, no verb), per row;
-- table-row quotes: a quote whose figures all lie in one table line of the row's Evidence passages; it is
+- table-row quotes: a quote (not a sentence of the running text) whose figures lie mostly in one table line of
+  the row's Evidence passages; it is
   *labelled* when it reads `label, header: value` for every value it quotes (a non-empty row label before
   the first column header, each figure right after its header); `header | row` pipes never are;
 - cited-page hit: the first Source's page (and any Source's page) among gold.json's pages of the row;
@@ -112,7 +113,7 @@ def _words(text: str) -> str:
 
 
 def table_line_of(quote: str, evidence: list[str]) -> str | None:
-    """The table line of the evidence a quote was read from: one holding every figure of the quote, while
+    """The table line of the evidence a quote was read from: one holding most figures of the quote, while
     the quote is no sentence of the evidence's running text (None: not a table-row quote)."""
     from autofill.answer.quotes import figures
 
@@ -125,7 +126,8 @@ def table_line_of(quote: str, evidence: list[str]) -> str | None:
         return None
     for text in evidence:
         for line in text.splitlines():
-            if line.strip().startswith("|") and wanted <= figures(line):
+            # Most of its figures: a labelled quote also carries its headers' ("Year ended 30 June 2019").
+            if line.strip().startswith("|") and len(wanted & figures(line)) >= max(1, 0.6 * len(wanted)):
                 return line
     return None
 

@@ -32,8 +32,9 @@ RANK_WEIGHT_ACROSS = 2.0
 YEAR_BONUS, FIGURE_BONUS, COVERAGE_WEIGHT = 1.0, 0.5, 1.0
 _FIGURE_WORDS = re.compile(r"\b(?:how (?:much|many)|number|amount|total|figure|value|percentage|share|rate|"
                            r"emissions|tco2|mwh|gj|volume|quantity|intensity|\(?%\)?)\b")
-# A footnote ("54 'Operational GHG emissions' means ...", "(3) BHP uses ...") defines a term; the body's
-# sentence that uses it is the better quote.
+# A footnote ("54 'Operational GHG emissions' means ...", "(3) BHP uses ...") defines a term, and a sentence
+# a chunk boundary cut ("per cent of our total ...") lacks its start; a whole sentence of the body is the
+# better quote.
 _FOOTNOTE = re.compile(r"^(?:\(\d{1,2}\)|\d{1,2})\s+[\"'\u2018\u201cA-Z]")
 FOOTNOTE_PENALTY = 1.0
 _ASSURANCE = re.compile(r"\bassur(?:ance|ed)\b|\bindependent (?:auditor|limited)", re.IGNORECASE)
@@ -137,7 +138,7 @@ def select_quotes(row: QuestionRow, passages: list[Passage], max_quotes: int = M
             score += YEAR_BONUS
         if wants_figure and figures(u.text):
             score += FIGURE_BONUS
-        if u.row is None and _FOOTNOTE.match(u.text):
+        if u.row is None and (_FOOTNOTE.match(u.text) or u.text[:1].islower()):  # a footnote, or a sentence cut
             score -= FOOTNOTE_PENALTY
         score += COVERAGE_WEIGHT * coverage[u.passage_index]
         score += (RANK_WEIGHT_ACROSS if across_languages else 0.05) / u.passage_index
