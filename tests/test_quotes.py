@@ -80,6 +80,10 @@ def test_a_year_left_in_the_corner_and_currency_signs_split_from_their_figures()
     remark = "Table 2: Scope 3 (million tonnes CO2-e)\n| | 2020 |\n|---|---|\n| Purchased goods (including capital goods) | 16.9 |"
     assert rows_of(remark) == ["Purchased goods (including capital goods) (million tonnes CO2-e), 2020: 16.9"]
     assert not is_heading("International, 0.0; 0.0")  # a zero is a figure
+    # A balance sheet printing its periods in the caption, none in the header row.
+    sheet = ("CONSOLIDATED BALANCE SHEETS (amounts in millions) August 29, 2021 August 30, 2020\n"
+             "| ASSETS |  |  |  |  |\n|---|---|---|---|---|\n| Total current assets | 29,505 |  | 28,120 |  |")
+    assert rows_of(sheet) == ["Total current assets (amounts in millions), August 29, 2021: 29,505; August 30, 2020: 28,120"]
 
 
 @pytest.mark.parametrize("text", ["Managed and non-managed operations", "Scope 1 and 2 greenhouse gas emissions",

@@ -21,6 +21,8 @@ _PLACEHOLDER = re.compile(r"^(?:n/?a|n\.a\.|[-\u2013\u2014]|nil|\*|[$\u20ac\u00a
 _YEAR_LABEL = re.compile(r"^(?:(?:FY|CY|H[12]\s*)?\s?(?:19|20)\d\d(?:\s*[/\u2013-]\s*\d{2,4})?|(?:19|20)\d\d\s*(?:FY|CY)?)"
                          r"\s*[:*]?\s*(?:\(\w+\))?$", re.IGNORECASE)
 _TRAILING_YEAR = re.compile(r"\s((?:FY|CY)?\s?(?:19|20)\d\d(?:/\d{2})?)$", re.IGNORECASE)
+_PERIOD = re.compile(r"(?:(?:January|February|March|April|May|June|July|August|September|October|November|"
+                     r"December)\s+\d{1,2},\s+)?(?:FY|CY)?\s?(?:19|20)\d\d\b")
 _UNIT = re.compile(r"\(([^()]*[A-Za-z%][^()]*)\)")  # "(Mt CO2e)", "(%)"; never a footnote "(5)"
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _YEAR = re.compile(r"\b(?:FY|CY)?\s?((?:19|20)\d\d)\b", re.IGNORECASE)
@@ -155,7 +157,7 @@ def _headers(rows: list[list[str]], width: int) -> list[str]:
 
 
 _UNIT_WORDS = re.compile(r"(?:^|[\s/(])(?:[kmg]?t|tonnes?|co2[\w-]*|[kmgtp]wh|[kmgtp]j|gl|ml|kl|m3|ha|km|"
-                         r"million|billion|thousand|per ?cent|us\$|a\$|\$|€|£|%)(?=$|[\s/),.-])", re.IGNORECASE)
+                         r"millions?|billions?|thousands?|per ?cent|us\$|a\$|\$|€|£|%)(?=$|[\s/),.-])", re.IGNORECASE)
 
 
 def _unit(text: str) -> str:
@@ -178,6 +180,12 @@ def _row(table: _Table, cells: list[str], line: str) -> TableRow | None:
         # A row split into more cells than its header ("TOTAL ASSETS | $ | 59,268 | $ | 55,556" under
         # "| 2021 | 2020"): its values pair with the named columns in order.
         values = [(h, v) for h, (_, v) in zip(named, values)]
+    if values and not any(h for h, _ in values):
+        # No column header names them: a financial statement prints its periods in the caption above the
+        # table ("CONSOLIDATED BALANCE SHEETS ... August 29, 2021 August 30, 2020"), one a value.
+        periods = _PERIOD.findall(table.caption[-80:])
+        if len(periods) == len(values):
+            values = [(period, v) for period, (_, v) in zip(periods, values)]
     if not values:
         # A label-only row names the rows under it ("Scope 1 and 2" over "Location-based", "Market-based").
         if label:
