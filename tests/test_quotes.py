@@ -97,7 +97,8 @@ def test_bare_headings_are_never_pieces(text):
 
 @pytest.mark.parametrize("text", ["Scope 1 and 2 emissions were 32.6 Mt in 2023",
                                   "We have set a target to reduce emissions by 30 per cent.",
-                                  "This report focuses on two of the three pillars of our business strategy."])
+                                  "This report focuses on two of the three pillars of our business strategy.",
+                                  "• Net zero operational emissions by 2050", "and non-managed operations alike"])
 def test_sentences_and_figures_are_not_headings(text):
     assert not is_heading(text)
 

@@ -69,6 +69,8 @@ def is_heading(text: str) -> bool:
     words = s.split()
     if len(words) > HEADING_WORDS or s.rstrip("\"”')").endswith((".", "!", "?", ";")):
         return False
+    if s[0] in "•▪◦○‣●-–—*" or s[0].islower():
+        return False  # a bullet ("• Net zero by 2050"), or a line continuing the one above
     if figures(s):
         return False
     return not any(w.strip(",:;()\"'").lower() in _VERBS for w in words)
@@ -115,7 +117,6 @@ class TableRow:
 class _Table:
     caption: str = ""
     header_rows: list[list[str]] = field(default_factory=list)
-    ruled: bool = False
     data_started: bool = False
     group: str = ""
     rows: list[TableRow] = field(default_factory=list)
@@ -256,8 +257,7 @@ def pieces(text: str) -> list[Piece]:
             flush()
             table = _Table(caption=last_prose)
         if cells == []:
-            table.ruled = True
-            continue
+            continue  # the rule under the header
         if not table.header_rows or (not table.data_started and _is_header_like(cells)):
             table.header_rows.append(cells)
             continue
