@@ -133,7 +133,10 @@ def select_quotes(row: QuestionRow, passages: list[Passage], max_quotes: int = M
         if not hit and not across_languages:
             continue
         score = sum(weights[t] * math.log(1 + n / df[t]) for t in hit)
-        score /= max(1.0, len(ts) / 25) ** 0.5  # very long units (whole paragraphs) do not win by size
+        # Very long units (whole paragraphs) do not win by size; a table row's size is its label's (its
+        # headers and values are the table's, not words it adds).
+        size = len(ts) if u.row is None else len(set(terms(u.row.label)) | section_terms[u.passage_index])
+        score /= max(1.0, size / 25) ** 0.5
         if years and years & question_years(u.text):
             score += YEAR_BONUS
         if wants_figure and figures(u.text):
