@@ -117,8 +117,8 @@ def test_evidence_only_quotes_sentences_and_table_rows_with_pages():
 
     table = ("Greenhouse gas emissions\n\n| Year | Scope 1 (kt) | Scope 2 (kt) |\n|---|---|---|\n"
              "| FY2023 | 1,210 | 610 |\n| FY2024 | 1,120 | 540 |\n\nEmissions fell as a smelter switched power.")
-    assert split_units(table) == ["Year | Scope 1 (kt) | Scope 2 (kt): FY2023 | 1,210 | 610",
-                                  "Year | Scope 1 (kt) | Scope 2 (kt): FY2024 | 1,120 | 540",
+    assert split_units(table) == ["FY2023, Scope 1 (kt): 1,210; Scope 2 (kt): 610",
+                                  "FY2024, Scope 1 (kt): 1,120; Scope 2 (kt): 540",
                                   "Emissions fell as a smelter switched power."]  # the bare heading is not quotable
     passages = [Passage("a", "R.pdf", 5, 5, "Energy", "Renewable electricity made up 46% of consumption in FY2024."),
                 Passage("b", "R.pdf", 3, 4, "Performance > Greenhouse gas emissions", table)]
@@ -127,7 +127,7 @@ def test_evidence_only_quotes_sentences_and_table_rows_with_pages():
     assert a.status == STATUS and a.confidence == ""
     assert a.answer == ""  # a draft is never an answer: the quotes go to the reasoning
     assert a.reasoning.startswith(PREFIX)
-    assert a.reasoning.index("FY2024 | 1,120") < a.reasoning.index("46%")  # best match first
+    assert a.reasoning.index("FY2024, Scope 1 (kt): 1,120") < a.reasoning.index("46%")  # best match first
     assert "(R.pdf p. 4)" in a.reasoning  # the located page, not the passage's first page
     assert a.citations[0] == Citation("R.pdf", 4) and a.cited_passages[0] == 2
     assert "No language model" in a.reasoning

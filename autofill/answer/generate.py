@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
 from autofill.answer.rerank import Call, passage_views
@@ -246,6 +247,26 @@ def parse_answer(text: str, passages: list[Passage], allowed_values: list[str] |
         status += f"; {NO_VALID_CITATION}"
     return Answer(answer=answer, reasoning=reasoning, citations=citations, cited_passages=indexes,
                   confidence=confidence, status=status, raw=text or "", flags=flags)
+
+
+def cite_figure_page(answer: Answer, context: list[Passage], locate=None) -> Answer:
+    """The passage stating the answer's figure cited first, when the model cited only passages that do not
+    state it (a page naming the topic) and another passage of the context does (issue 47). Never a page
+    without the figure: `locate(passage, text)` picks, in a passage running over a page break, the page
+    holding the figure's words. Indexes refer to `context`."""
+    from autofill.answer.quotes import holding_figures
+    from autofill.review.highlights import strip_citations
+
+    if not answer.answer or not answer.citations:
+        return answer
+    index = holding_figures(strip_citations(answer.answer), [p.text for p in context], answer.cited_passages)
+    if index is None:
+        return answer
+    passage = context[index - 1]
+    page = locate(passage, answer.answer) if locate is not None else passage.page_start
+    citation = passage.citation(page)
+    return replace(answer, citations=[citation] + [c for c in answer.citations if c != citation],
+                   cited_passages=[index] + [i for i in answer.cited_passages if i != index])
 
 
 def answer_messages(settings: Settings, company: str, row: QuestionRow, context: list[Passage],

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from autofill.answer.evidence_only import evidence_answer
-from autofill.answer.generate import generate_answer
+from autofill.answer.generate import cite_figure_page, generate_answer
 from autofill.search.hyde import hypothetical_passage
 from autofill.search.boilerplate_pages import with_boilerplate_last
 from autofill.search.index_pages import with_index_pages
@@ -185,6 +185,7 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage], rep
 
     context = order_context(top, s.retrieval.context_order)
     answer = generate_answer(s, _stage_call(ctx, "answer", usage, replies), ctx.company, row, context, ctx.report_language)
+    answer = cite_figure_page(answer, context, locate)  # the page stating the figure, not one naming the topic
     # The prompt numbered passages in context order; the RowResult keeps them in rank order, so
     # the cited indexes are translated to ranks (rank i is passages[i-1]).
     answer = replace(answer, cited_passages=[context[i - 1].rank for i in answer.cited_passages],

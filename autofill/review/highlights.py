@@ -4,7 +4,8 @@ table rows and not the whole chunk; and the retrieval score as a relevance a rev
 A passage is cut into units: each Markdown table row, and each sentence of other lines. A unit is
 picked when it holds the figures the answer states (compared without thousands separators: "1,120" =
 "1120"; longer figures weigh more; page references and file names in the answer are ignored), or, failing figures, when it shares most of the answer's content words; for an
-evidence-only draft the quoted sentences themselves are picked. Pure functions, no I/O."""
+evidence-only draft the quoted sentences themselves are picked, and a table row quoted with its labels
+("Scope 1 and 2 (Mt CO2e), 2023: 32.6") picks the row it was read from. Pure functions, no I/O."""
 
 from __future__ import annotations
 
@@ -94,7 +95,9 @@ def select_highlights(passage: str, answer: str, reasoning: str = "") -> list[st
         return []
     quoted = [_norm(q) for q in quotes(answer)]
     if quoted:
-        picked = [u.text for u in parts if any(_quoted_in(q, _norm(u.text)) for q in quoted)]
+        labelled = _labelled_rows(passage)
+        picked = [u.text for u in parts if any(_quoted_in(q, _norm(u.text)) for q in quoted)
+                  or (u.is_row and _row_quoted(labelled.get(u.text), quotes(answer)))]
         if picked:
             return picked[:MAX_UNITS]
     said = strip_citations(f"{answer}\n{reasoning}")
@@ -113,6 +116,24 @@ def select_highlights(passage: str, answer: str, reasoning: str = "") -> list[st
     if best < MIN_SHARED_WORDS:
         return []
     return [u.text for s, u in scored if s >= max(MIN_SHARED_WORDS, best - 1)][:MAX_UNITS]
+
+
+def _labelled_rows(passage: str) -> dict:
+    """Each table line of the passage -> its row read with labels (answer/quotes.py)."""
+    from autofill.answer.quotes import pieces
+
+    return {p.row.line: p.row for p in pieces(passage) if p.row is not None}
+
+
+def _row_quoted(row, said: list[str]) -> bool:
+    """A quote of a table row as the draft writes it ("Scope 1 and 2 (Mt CO2e), 2023: 32.6") picks the
+    row it was read from: it opens with the row's label and its figures are the row's."""
+    from autofill.answer.quotes import figures
+
+    if row is None or not row.label:
+        return False
+    label, cells = _norm(row.label), figures(row.line)
+    return any(_norm(q).startswith(label) and figures(q) and figures(q) <= cells | figures(row.label) for q in said)
 
 
 def _quoted_in(quote: str, unit: str) -> bool:
