@@ -12,7 +12,7 @@ import click
 from autofill import choices
 from autofill.cli_common import (build_settings, emit, emit_json, handle_errors,  # noqa: F401 - re-exported
                                  progress_kwargs, reporter_for)
-from autofill.cli_output import OneLineErrorGroup, fail as _fail
+from autofill.cli_output import OneLineErrorGroup, configure_logging, fail as _fail
 from autofill.errors import InputError
 
 
@@ -30,8 +30,6 @@ from autofill.errors import InputError
 @click.pass_context
 def cli(ctx, workspace, configs, chroma_url, verbose, quiet, debug):
     """Fill sustainability questionnaires from a company's own PDF reports, with cited evidence."""
-    from autofill.cli_output import configure_logging
-
     if verbose and quiet:
         raise click.UsageError("-v/--verbose and -q/--quiet contradict each other; give one")
     configure_logging(verbose=verbose, quiet=quiet, debug=debug)

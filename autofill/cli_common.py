@@ -10,8 +10,9 @@ import json
 
 import click
 
-from autofill.cli_output import fail as _fail
+from autofill.cli_output import emit_result, fail as _fail, json_mode_logging, make_reporter
 from autofill.errors import AutofillError, InputError
+from autofill.redact import safe_text
 
 
 def handle_errors(fn):
@@ -64,8 +65,6 @@ def build_settings(ctx: click.Context, flags: dict | None = None, writes: bool =
 
 def reporter_for(ctx: click.Context, as_json: bool):
     """The Reporter this command hands its stage: bars on a terminal, none under --json or -q."""
-    from autofill.cli_output import json_mode_logging, make_reporter
-
     obj = ctx.find_root().obj or {}
     if as_json:
         json_mode_logging(obj.get("verbose", 0))
@@ -80,12 +79,8 @@ def progress_kwargs(fn, reporter, as_json: bool) -> dict:
 
 
 def emit_json(data: dict) -> None:
-    from autofill.redact import safe_text
-
     click.echo(safe_text(json.dumps(data, ensure_ascii=False, default=str), headers=False))
 
 
 def emit(text: str) -> None:
-    from autofill.cli_output import emit_result
-
     emit_result(text)

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from autofill.errors import InputError
+from autofill.tempdirs import pid_alive
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +72,6 @@ def _command(label: str) -> str:
 
 def holders(vectordb: Path, collection: str) -> list[dict[str, Any]]:
     """The live processes (other than this one) that hold the company's turn, as their records say."""
-    from autofill.tempdirs import pid_alive
-
     found = []
     for path in sorted((vectordb / FOLDER).glob(f"{collection}.*.json")):
         pid_text = path.name[len(collection) + 1:-len(".json")]

@@ -19,8 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autofill.answer.checkpoint import safe_name
+from autofill.ingest.content_index import drop_document
+from autofill.library.store import library_size
 from autofill.settings import Settings
-from autofill.store import derived
+from autofill.store import chroma_store, derived, reclaim
 from autofill.store.derived import Derived, OnForget, Owner
 
 
@@ -89,15 +92,11 @@ def _remove(paths: list[Path]) -> None:
 
 
 def owner(settings: Settings, store: Any) -> Owner:
-    from autofill.answer.checkpoint import safe_name
-
     return Owner(settings, store.company, store.collection, safe_name(store.company))
 
 
 def outputs(settings: Settings, company: str) -> list[Path]:
     """Outputs in the workspace's reports folder whose names carry the company's (kept: they are the user's)."""
-    from autofill.answer.checkpoint import safe_name
-
     folder = settings.reports_dir
     name = safe_name(company)
     return sorted(p for p in folder.rglob("*") if p.is_file() and name in p.name
@@ -106,9 +105,6 @@ def outputs(settings: Settings, company: str) -> list[Path]:
 
 def _forget_entry(item: Derived, who: Owner, doc: str | None, library: bool) -> Removed | None:
     """One derived file or folder forgotten as its entry says; what went and its size (None: nothing)."""
-    from autofill.ingest.content_index import drop_document
-    from autofill.library.store import library_size
-
     paths = item.locate(who)
     files, size = _measure(paths)
     if not files:
@@ -137,9 +133,6 @@ def forget(settings: Settings, company: str, doc: str | None = None, library: bo
     under the store's lock, its chunks (store/chroma_store.delete_from), then every file the store
     derives (store/derived.ENTRIES, each as its entry says), then the database reclaimed.
     `library`: also the company's answer library (whole company only)."""
-    from autofill.library.store import library_size
-    from autofill.store import chroma_store, reclaim
-
     removed: list[Removed] = []
     notes: list[str] = []
     store = chroma_store.open_store(settings, company)

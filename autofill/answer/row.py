@@ -28,6 +28,7 @@ from autofill.providers.retry import unread_replies
 from autofill.records import Answer, Citation, QuestionRow, RowResult, StageUsage, outcome_of
 from autofill.settings import Settings
 from autofill.states import Outcome
+from autofill.store.multilingual import crosses
 
 NO_EVIDENCE = "No evidence retrieved"
 
@@ -70,8 +71,6 @@ class RowContext:
 
     def searched_with(self, row: QuestionRow) -> tuple[Any, Any]:
         """(store, query embedder) a row's dense search uses: the multilingual index's across languages."""
-        from autofill.store.multilingual import crosses
-
         if self.multilingual is not None and crosses(self.store.embedder_name,
                                                      (row.language, *self.document_languages)):
             if self.centre:

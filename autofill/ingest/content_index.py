@@ -15,6 +15,9 @@ import json
 import logging
 import re
 from typing import Iterable, Sequence
+from autofill.fileio import atomic_write_bytes
+from autofill.frameworks.catalogue import load_catalogue
+from autofill.frameworks.mapping import Mapper
 
 log = logging.getLogger(__name__)
 
@@ -134,9 +137,6 @@ def rebuild(settings, collection: str) -> dict[str, dict[str, list[int]]]:
     from pathlib import Path
     from types import SimpleNamespace
 
-    from autofill.fileio import atomic_write_bytes
-    from autofill.frameworks.catalogue import load_catalogue
-    from autofill.frameworks.mapping import Mapper  # as frameworks.coverage.mapper_for makes it (that imports us)
     from autofill.store import chroma_client as cc
 
     client = cc.make_client(settings)
@@ -172,8 +172,6 @@ def record(store, file_name: str, chunks: Sequence, quotes, pdf_pages: int = 0) 
     """Read the content index of one stored document and keep it beside the store (the ingest's hook in
     ingest/pipeline.store_document, `quotes` the frameworks mapper's); a document without one drops any
     it had."""
-    from autofill.fileio import atomic_write_bytes
-
     index = read_index(chunks, quotes, pdf_pages)
     data = _load(store.settings, store.collection)
     if not index and file_name not in data:
@@ -192,8 +190,6 @@ def drop_document(settings, collection: str, file_name: str | None = None) -> bo
     """Remove what the store keeps of its reports' content indexes: one document's entry (`file_name`), or
     the company's whole file. True when something was removed (`autofill forget` calls this for its
     entry in store/derived.py)."""
-    from autofill.fileio import atomic_write_bytes
-
     path = _path(settings, collection)
     if not path.is_file():
         return False

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from autofill.errors import InputError
-from autofill.ingest import cleanup
+from autofill.ingest import cleanup, ocr
 from autofill.ingest.page_labels import page_labels
 from autofill.ingest.tables import TableGrid, attach_header, find_tables, is_headerless_continuation
 from autofill.records import Block, PageContent, ParsedDocument
@@ -171,16 +171,12 @@ def _read_page(page, number: int, settings: IngestSettings, after_table: bool = 
 
 def _add_ocr(page, raw: _RawPage, settings: IngestSettings) -> None:
     """OCR what the text layer lacks on this page (ingest/ocr.py decides where, if anywhere)."""
-    from autofill.ingest import ocr
-
     known = [ln.bbox for b in raw.blocks for ln in b] + [t.bbox for t in raw.tables]
     chars = sum(len(ln.text) for b in raw.blocks for ln in b) + 200 * len(raw.tables)
     raw.ocr = ocr.read_page(page, known, chars, settings)
 
 
 def _why_no_ocr_text(settings: IngestSettings) -> str:
-    from autofill.ingest import ocr
-
     if not settings.ocr:
         return "OCR is off: ingest.ocr = false"
     if not ocr.available():

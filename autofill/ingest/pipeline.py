@@ -31,15 +31,21 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from autofill.errors import InputError
+from autofill.frameworks.coverage import mapper_for
 from autofill.hashing import file_sha256
-from autofill.ingest.contextualize import make_contextualizer
-from autofill.ingest.parse_helper import CRASHED, Parser
+from autofill.ingest.chunking import CHUNKER_VERSION, ChunkStream, chunk_document
+from autofill.ingest.content_index import record as record_content_index
+from autofill.ingest.contextualize import context_fingerprint, make_contextualizer
+from autofill.ingest.parse_helper import CRASHED, Parser, stream_file
 from autofill.ingest.period import detect_period
 from autofill.language import document_language
 from autofill.ingest.walk import expand_paths
+from autofill.providers.factory import DEFAULT_EMBED_MODELS, embedder_name
 from autofill.records import Chunk, DocumentRecord, FileOutcome, IngestReport, PageContent, ParsedDocument
 from autofill.reporting import Bar, Reporter, as_reporter
 from autofill.settings import IngestSettings, Settings
+from autofill.store.chroma_store import find_store, now_iso, open_store
+from autofill.tempdirs import sweep
 
 __all__ = ["chunking_fingerprint", "embedder_for", "expand_paths", "files_to_parse", "ingest_paths"]
 
@@ -104,8 +110,6 @@ def _read_and_embed(messages: Iterator[tuple], path: Path, company: str, ingest:
     With a `contextualizer` (ingest --contextualize) the chunks are collected instead and embedded once
     the whole document is parsed and every chunk has its context line: the context is written from the
     document's opening and goes into the embedded text, and those model calls, not parsing, set the pace."""
-    from autofill.ingest.chunking import ChunkStream, chunk_document
-
     out = _Embedded()
     stream: ChunkStream | None = None
     pages: list[PageContent] = []
@@ -228,8 +232,6 @@ def chunking_fingerprint(ingest: IngestSettings, context: str = "") -> str:
     min_page_chars is left out: it only counts pages without text, it changes no chunk. `context`: the
     contextualisation in use (ingest/contextualize.context_fingerprint; "" when off, leaving the
     fingerprints of stores built without it unchanged)."""
-    from autofill.ingest.chunking import CHUNKER_VERSION
-
     knobs = {
         "chunker_version": CHUNKER_VERSION, "chunk_chars": ingest.chunk_chars,
         "chunk_overlap": ingest.chunk_overlap, "min_chunk_chars": ingest.min_chunk_chars,
@@ -287,8 +289,6 @@ def files_to_parse(settings: Settings, documents: dict[str, DocumentRecord], pat
     """The files an ingest of `paths` into a store holding `documents` would parse, decided exactly as
     `ingest_paths` decides (`_plan`), with the contextualisation the settings ask for: what cost
     estimates (ingest --contextualize, batch plans) count before anything is parsed."""
-    from autofill.ingest.contextualize import context_fingerprint
-
     chunking = chunking_fingerprint(settings.ingest, context_fingerprint(settings))
     todo, _outcomes = _plan(expand_paths(paths, recursive=recursive).files, documents, chunking, force)
     return [path for path, _sha in todo]
@@ -299,8 +299,6 @@ def embedder_for(settings: Settings, recorded: str | None) -> str:
     embedding.* setting): the one the store was built with, or the default for a new store. Chosen: what
     was chosen, with the store's model when only the same provider was named; the caller refuses it when
     it differs from the store's."""
-    from autofill.providers.factory import DEFAULT_EMBED_MODELS, embedder_name
-
     chosen = settings.embedding
     if not recorded or not (chosen.provider or chosen.model):
         return recorded or embedder_name(settings)
@@ -322,9 +320,6 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
 
     Timings: parse seconds are summed over files parsed in a helper process while earlier files are
     embedded, so parse + embed + store can exceed the wall-clock `seconds`."""
-    from autofill.store.chroma_store import find_store, open_store
-    from autofill.tempdirs import sweep
-
     started = time.perf_counter()
     progress = as_reporter(reporter)
     company = company.strip()
@@ -423,8 +418,6 @@ def store_document(store: Any, path: Path, done: _Embedded, known: dict[str, Doc
     """Store one parsed and embedded file (inside `store.writing()`) and log what happened. All of the
     document at once, after its last batch: readers never see half of it; a file stored again (a retried
     worker, a resumed ingest) replaces itself, never adds a second copy."""
-    from autofill.store.chroma_store import now_iso
-
     doc, chunks = done.doc, done.chunks
     status = "replaced" if path.name in known else "new"
     record = DocumentRecord(
@@ -434,8 +427,6 @@ def store_document(store: Any, path: Path, done: _Embedded, known: dict[str, Doc
         warnings=list(done.warnings), language=document_language(doc),
     )
     store.replace_document(record, chunks, done.vectors)
-    from autofill.frameworks.coverage import mapper_for
-    from autofill.ingest.content_index import record as record_content_index
 
     # the report's own GRI / ESRS / TCFD index: which pages it names per requirement
     record_content_index(store, path.name, chunks, mapper_for(store.settings).quoted, doc.page_count)
@@ -451,9 +442,6 @@ def embed_file(path: Path, company: str, ingest: IngestSettings, embedder: Any) 
     """Parse, chunk and embed one file in this process (no parse helper, no contextualising, no progress):
     the unit of work a distributed ingest (portfolio/ray_engine.py) runs per document; `store_document`
     stores what it returns. Bad files come back with `error` set, as from `ingest_paths`."""
-    from autofill.ingest.parse_helper import stream_file
-    from autofill.reporting import as_reporter
-
     return _read_and_embed(stream_file(path, ingest), path, company, ingest, embedder, as_reporter(None),
                            path.name, None, _Timer())
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from autofill.portfolio.runner import LocalEngine
 from autofill.settings import Settings
 
 if TYPE_CHECKING:
@@ -37,6 +38,5 @@ def make_engine(settings: Settings) -> Engine:
         from autofill.portfolio.ray_engine import RayEngine
 
         return RayEngine(settings.portfolio.ray_address)
-    from autofill.portfolio.runner import LocalEngine
 
     return LocalEngine()

@@ -22,6 +22,9 @@ from typing import Any
 
 from autofill.fileio import atomic_write_bytes
 from autofill.choices import RERANKERS, RETRIEVAL_MODES, RerankerChoice, RetrievalMode
+from autofill.forms.model import DatapointKind
+from autofill.providers.base import ChatMessage
+from autofill.providers.cost import cost_usd, price_for, pricing_for
 from autofill.records import Passage, QuestionRow, StageUsage
 from autofill.settings import Settings
 
@@ -261,7 +264,6 @@ def row_prompt_chars(settings: Settings, company: str, row: QuestionRow, mode: R
     from autofill.answer.generate import answer_messages
     from autofill.search.hyde import hyde_messages
     from autofill.answer.rerank import RERANK_PASSAGE_CHARS, passage_views, window_starts
-    from autofill.providers.base import ChatMessage
     from autofill.templating import render
 
     mode = RETRIEVAL_MODES[mode] if isinstance(mode, str) else mode
@@ -301,8 +303,6 @@ def row_prompt_chars(settings: Settings, company: str, row: QuestionRow, mode: R
 def estimate_rows(settings: Settings, company: str, rows: list[QuestionRow], model: str, mode: RetrievalMode | str,
                   rerank: RerankerChoice | str, documents: dict[str, Any] | None = None) -> CompanyEstimate:
     """Price `rows` for `model` ("" = no model: no calls, no cost)."""
-    from autofill.providers.cost import cost_usd, price_for, pricing_for
-
     est = CompanyEstimate(company=company, model=model, rows=len(rows))
     if not model or not rows:
         return est
@@ -337,7 +337,6 @@ def form_estimate(settings: Settings, company: str, form: Any, model: str) -> Co
     """What can be said of a form before its run: its datapoints to answer (those `run` answers:
     forms/run.answerable and the computed totals it compares), and, with a model, that its cost is not
     estimated (a form's prompts are not priced yet): cost unknown, never a made-up price."""
-    from autofill.forms.model import DatapointKind
     from autofill.forms.run import answerable
 
     n = len(answerable(form)) + sum(1 for dp in form.computed if dp.kind is not DatapointKind.TEXT)

@@ -34,12 +34,15 @@ from typing import Any
 import ray
 
 from autofill.errors import InputError
+from autofill.hashing import file_sha256
 from autofill.portfolio.budget import Budget, SerialEmbedder
 from autofill.portfolio.estimate import PortfolioEstimate
 from autofill.portfolio.interrupts import Interrupts
 from autofill.portfolio.outcome import FAILED, CompanyOutcome
 from autofill.portfolio.runner import EngineRun, Prepared, _run_company, _Shared, company_done
+from autofill.providers.factory import make_embedder
 from autofill.settings import Settings
+from autofill.store.chroma_store import find_store
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +106,6 @@ def _embedder(settings: Settings, name: str) -> SerialEmbedder:
     import hashlib
     import pickle
 
-    from autofill.providers.factory import make_embedder
 
     key = (name, hashlib.sha256(pickle.dumps((settings.embedding, settings.llm))).hexdigest())
     with _EMBEDDERS_LOCK:
@@ -114,7 +116,6 @@ def _embedder(settings: Settings, name: str) -> SerialEmbedder:
 
 def embed_document(settings: Settings, company: str, path: str, embedder_name: str) -> EmbeddedDocument:
     """The document unit of work, without Ray (the task below runs it)."""
-    from autofill.hashing import file_sha256
     from autofill.ingest.pipeline import chunking_fingerprint, embed_file
 
     cpu, wall = time.process_time(), time.perf_counter()
@@ -381,7 +382,6 @@ def _documents_of(settings: Settings, plan: Any) -> tuple[str, list[str]]:
     if plan.estimate.up_to_date or plan.estimate.error or not plan.to_ingest or settings.ingest.contextualize:
         return "", []
     from autofill.ingest.pipeline import embedder_for
-    from autofill.store.chroma_store import find_store
 
     try:
         store = find_store(settings, plan.entry.company)

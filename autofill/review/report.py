@@ -25,6 +25,7 @@ from autofill.errors import InputError
 from autofill.review.highlights import relevance, select_highlights, text_runs
 from autofill.review.links import Links, relative_link
 from autofill.review.pack import fill_pack, pack_dir_for, write_zip
+from autofill.review.page_images import PageRenderer
 from autofill.review.pdf_sources import PdfSource, locate_pdfs
 from autofill.review.reader import EvidenceRow, FilledWorkbook, ReviewQuestion, read_filled_workbook
 from autofill.states import (REVIEW_CHOICES, WRITES_ANSWER, Outcome, ReviewState, Tier, parse_review, parse_status,
@@ -128,8 +129,6 @@ class _Pages:
     """Renders page images on demand and turns failures into notes on the page view."""
 
     def __init__(self, sources: dict[str, PdfSource], pages_dir: Path, dpi: int, links: Links):
-        from autofill.review.page_images import PageRenderer
-
         self.sources = sources
         self.link = links.link
         self.pages_dir = pages_dir

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from autofill.checks.reviewed import overridden
 from autofill.workbook.model import REVIEW_LOG_SHEET
 
 COLUMNS = ["When", "Reviewer", "Sheet", "Row", "Question", "Action", "Field", "Before", "After", "Note",
@@ -47,8 +48,6 @@ def undoes_in(note: str) -> int | None:
 
 def confirmed_in(note: str) -> tuple[str, ...]:
     """The checks an old log's note says the reviewer confirmed (pure; checks/reviewed.overridden)."""
-    from autofill.checks.reviewed import overridden
-
     return tuple(overridden(_text(note)))
 
 

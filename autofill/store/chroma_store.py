@@ -27,6 +27,7 @@ import threading
 from datetime import datetime, timezone
 from typing import Any, Iterator, Sequence
 
+from autofill.companylock import EXCLUSIVE, CompanyTurn
 from autofill.errors import InputError
 from autofill.records import Chunk, DocumentRecord, Passage, StoreInfo
 from autofill.redact import safe_url
@@ -34,7 +35,7 @@ from autofill.settings import Settings
 from autofill.store import chroma_client as cc
 from autofill.store.bm25_index import BM25Index
 from autofill.store.keyword import KeywordSearch
-from autofill.store import derived
+from autofill.store import derived, reclaim
 from autofill.store.snapshot import check_embedder, drop_snapshot, write_snapshot
 
 _locks: dict[str, Any] = {}
@@ -239,8 +240,6 @@ class CompanyStore(KeywordSearch):
         `label` and `wait_s` as CompanyTurn's: forget waits 0 s) and the store's file lock (both re-entrant
         in this process), sweep leftovers of a crashed write, and replace the store's snapshot
         (store/snapshot.py) when the outermost write completes."""
-        from autofill.companylock import EXCLUSIVE, CompanyTurn
-
         with CompanyTurn(self.settings, self.company or self.collection, EXCLUSIVE, label, wait_s=wait_s,
                          collection=self.collection):
             with self._writing() as store:
@@ -453,8 +452,6 @@ def delete_from(store: CompanyStore, doc: str | None = None) -> tuple[str, list[
     store's collections. The caller holds `store.writing("forget", wait_s=0)` and removes the files the
     store derives (store/derived.py), then reclaims the database (store/reclaim.py). Returns what was
     done and the ids of the collections deleted (for the reclaim)."""
-    from autofill.store import reclaim
-
     settings = store.settings
     check_document(store, doc)
     docs = store.documents()

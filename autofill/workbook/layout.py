@@ -15,6 +15,7 @@ from openpyxl.utils.cell import column_index_from_string
 
 from autofill.checks.form import form_values
 from autofill.errors import InputError
+from autofill.frameworks.coverage import tag_rows
 from autofill.language import ENGLISH, questionnaire_language
 from autofill.records import QuestionRow
 from autofill.workbook import headers as H
@@ -96,7 +97,6 @@ def read_questions(settings, path: Path) -> tuple[WorkbookLayout, list[QuestionR
         layout.warnings.append("no question rows found below the header row")
     questionnaire_language(layout.questions)
     _forms_in_row_languages(layout.questions)
-    from autofill.frameworks.coverage import tag_rows
 
     tag_rows(settings, layout.questions)
     return layout, layout.questions

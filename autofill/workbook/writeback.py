@@ -24,6 +24,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from autofill.errors import InputError
 from autofill.fileio import atomic_write_bytes
 from autofill.checks.tier import decide_tier, failed_text
+from autofill.frameworks.coverage import ReportIndex
 from autofill.records import Answer, CheckResult, QuestionRow, RowResult, Severity
 from autofill.states import (DRAFT_PREFIX, KEPT, PREVIOUS_KEPT, REANSWERED_PREFIX, REVIEW_CHOICES, WRITES_ANSWER,
                              Outcome, ReviewState, Tier, format_status, parse_review)
@@ -78,7 +79,6 @@ def write_results(settings, source: Path, layout: WorkbookLayout, results: list[
     record = read_record(wb)
     ext = extension_list_validations(base) if layout.kind == "xlsx" else {}
     carried = carried or {}
-    from autofill.frameworks.coverage import ReportIndex
 
     report_index = ReportIndex(settings, (run_info or {}).get("evidence store", ""))
     for sheet in layout.sheets:
