@@ -44,7 +44,7 @@ def build_settings(ctx: click.Context, flags: dict | None = None, writes: bool =
     """Settings for a command; `flags` ("llm.model" -> "--model") names the options in settings.origins.
     `writes`: the command writes the workspace (all but config, inspect and report), so a read-only one is
     refused here in one line (workspace_access.py), before anything is read or any model called."""
-    from autofill.settings import load_settings
+    from autofill.settings import load_settings, remember_secrets
 
     obj = ctx.find_root().obj or {}
     overrides = {name: values for name, values in sections.items()}
@@ -53,7 +53,6 @@ def build_settings(ctx: click.Context, flags: dict | None = None, writes: bool =
     settings = load_settings(obj.get("workspace"), obj.get("configs", ()), overrides,
                              flags={"store.chroma_url": "--chroma-url", **(flags or {})})
     obj["settings"] = settings  # for error messages that name the workspace
-    from autofill.config_view import remember_secrets
 
     remember_secrets(settings)  # a log line or error that carries a key or the URL's credentials prints them masked
     if writes:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from autofill.collection_names import collection_name
 from autofill.errors import InputError
 from autofill.tempdirs import pid_alive
 
@@ -46,9 +47,8 @@ _POLL_S = 0.1
 
 
 def lock_path(vectordb: Path, collection: str) -> Path:
-    from autofill.store import derived
-
-    return derived.turn_lock(vectordb, collection)
+    """The company's turn lock (store/derived.py lists it among the files a company's store derives)."""
+    return Path(vectordb) / FOLDER / f"{collection}.lock"
 
 
 def _holder_path(vectordb: Path, collection: str, pid: int) -> Path:
@@ -125,8 +125,6 @@ class CompanyTurn:
 
     def __init__(self, settings: Any, company: str, mode: str, label: str, wait_s: float | None = None,
                  collection: str | None = None) -> None:
-        from autofill.store.chroma_client import collection_name
-
         self.settings, self.company, self.mode, self.label = settings, company, mode, label
         self.collection = collection or collection_name(company)
         self.vectordb = Path(settings.vectordb_dir)

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from autofill import redact
 from autofill.plan import resolve_plan
 from autofill.providers.cost import chat_endpoint, listed_price, pricing_for
 from autofill.redact import mask_secret, safe_url
@@ -54,19 +53,6 @@ def show_value(key: str, value: Any) -> str:
     if isinstance(value, (bool, int, float, list, dict)):
         return json.dumps(value)
     return str(value)
-
-
-def remember_secrets(settings: Settings) -> None:
-    """Every key and every URL's user, password and query values of these settings made known to
-    autofill/redact.py, so that a log line or an error message that happens to carry one (an SDK's
-    debug line, an exception naming its URL) prints it masked."""
-    for section in SECTIONS:
-        for f in dataclasses.fields(getattr(settings, section)):
-            value = getattr(getattr(settings, section), f.name)
-            if isinstance(value, Secret) or f.name.endswith("_key"):
-                redact.remember(value)
-            elif isinstance(value, str) and f.name.endswith("url"):
-                redact.remember_url(value)
 
 
 def setting_lines(settings: Settings) -> list[SettingLine]:

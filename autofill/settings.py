@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from autofill import choices
+from autofill import choices, redact
 from autofill import value_types as vt
 from autofill.errors import InputError
 from autofill.settings_files import read_toml, unknown_setting
@@ -330,3 +330,16 @@ def validate(settings: Settings) -> None:
         if (not isinstance(price, (list, tuple)) or len(price) != 2
                 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in price)):
             raise InputError(f"cost.prices.{model!r} must be [input, output] USD per million tokens, got {price!r}")
+
+
+def remember_secrets(settings: Settings) -> None:
+    """Every key and every URL's user, password and query values of these settings made known to
+    autofill/redact.py, so that a log line or an error message that happens to carry one (an SDK's
+    debug line, an exception naming its URL) prints it masked."""
+    for section in SECTIONS:
+        for f in dataclasses.fields(getattr(settings, section)):
+            value = getattr(getattr(settings, section), f.name)
+            if isinstance(value, Secret) or f.name.endswith("_key"):
+                redact.remember(value)
+            elif isinstance(value, str) and f.name.endswith("url"):
+                redact.remember_url(value)
