@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from autofill.answer.checkpoint import safe_name
-from autofill.ingest.content_index import drop_document
+from autofill.frameworks.content_index import drop_document
 from autofill.library.store import library_size
 from autofill.settings import Settings
 from autofill.store import chroma_store, derived, reclaim

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from autofill.frameworks.catalogue import Catalogue, load_catalogue
 from autofill.frameworks.mapping import Mapper, Mapping, specific_requirements
-from autofill.ingest.content_index import load, pointed_pages
+from autofill.frameworks.content_index import load, pointed_pages
 
 CELL_HEADER = "Framework datapoints"
 SHOWN = 0.6  # a concept weaker than this is not written into the workbook cell nor counted as covered
@@ -74,7 +74,7 @@ INDEX_LINE = "The report's {frameworks} index points here: {pages}"
 
 
 class ReportIndex:
-    """The content indexes of a company's reports (ingest/content_index.py), to tell the reviewer which
+    """The content indexes of a company's reports (frameworks/content_index.py), to tell the reviewer which
     pages a row's datapoints are answered on by the report's own account."""
 
     def __init__(self, settings, collection: str):

@@ -34,7 +34,7 @@ from autofill.errors import InputError
 from autofill.frameworks.coverage import mapper_for
 from autofill.hashing import file_sha256
 from autofill.ingest.chunking import CHUNKER_VERSION, ChunkStream, chunk_document
-from autofill.ingest.content_index import record as record_content_index
+from autofill.frameworks.content_index import record as record_content_index
 from autofill.ingest.contextualize import context_fingerprint, make_contextualizer
 from autofill.ingest.parse_helper import CRASHED, Parser, stream_file
 from autofill.ingest.period import detect_period
