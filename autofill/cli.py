@@ -271,7 +271,7 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
     report = run_questionnaire(settings, company, questionnaire, out_dir=out_dir, resume=not fresh, live=live,
                                **progress_kwargs(run_questionnaire, reporter, as_json))
     if estimate is not None:
-        from autofill.portfolio.estimate import calibrate
+        from autofill.usage_estimate import calibrate
 
         calibrate(settings, estimate, report.usage)
     emit_json(report.to_json()) if as_json else emit(run_summary(report, company))

@@ -20,7 +20,7 @@ from autofill.ingest.contextualize import (
     context_messages,
 )
 from autofill.ingest.pipeline import files_to_parse
-from autofill.portfolio.estimate import CompanyEstimate, StageEstimate, calibrate, stage_figures
+from autofill.usage_estimate import CompanyEstimate, StageEstimate, calibrate, stage_figures
 from autofill.providers.cost import cost_usd, price_for, pricing_for
 from autofill.providers.factory import chat_model_name
 from autofill.records import StageUsage

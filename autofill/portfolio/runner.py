@@ -28,7 +28,8 @@ from autofill.fileio import atomic_write_bytes, ensure_writable_dir
 from autofill.hashing import file_sha256
 from autofill.portfolio.budget import Budget, LimitedChat, RowGate, SerialEmbedder
 from autofill.plan import resolve_plan
-from autofill.portfolio.estimate import PortfolioEstimate, calibrate
+from autofill.portfolio.estimate import PortfolioEstimate
+from autofill.usage_estimate import calibrate
 from autofill.portfolio.index import write_index
 from autofill.portfolio.manifest import read_manifest
 from autofill.portfolio.outcome import (DONE, FAILED, INCOMPLETE, PENDING, RUN_COUNTS, UP_TO_DATE, CompanyOutcome,
@@ -75,7 +76,7 @@ def prepare(settings: Settings, manifest: Path | str, out_dir: Path | None = Non
             # Each company's workbook is where `run` (with the same --out) writes it: plan.output_for.
             plans.append(plan_company(settings, entry, out_dir, state))
         except InputError as exc:
-            from autofill.portfolio.estimate import CompanyEstimate
+            from autofill.usage_estimate import CompanyEstimate
             from autofill.portfolio.plan import output_for
 
             model = resolve_plan(settings).model

@@ -28,6 +28,7 @@ from autofill.review.pack import fill_pack, pack_dir_for, write_zip
 from autofill.review.page_images import PageRenderer
 from autofill.review.pdf_sources import PdfSource, locate_pdfs
 from autofill.review.reader import EvidenceRow, FilledWorkbook, ReviewQuestion, read_filled_workbook
+from autofill.review.review_log import read_lines
 from autofill.states import (REVIEW_CHOICES, WRITES_ANSWER, Outcome, ReviewState, Tier, parse_review, parse_status,
                              parse_tier)
 from autofill.tempdirs import make_temp_dir, sweep
@@ -270,10 +271,8 @@ def _swap_into_place(built: Path, target: Path) -> None:
 
 def _review_log(output_xlsx: Path) -> list[dict]:
     """The decisions made in `autofill review` (the workbook's Review log sheet), as dicts by column."""
-    from autofill.review_app.apply import read_log
-
     try:
-        return read_log(output_xlsx)
+        return [line.as_dict() for line in read_lines(output_xlsx)]
     except Exception as exc:  # noqa: BLE001 - the report stands without its log; say why
         log.warning("the Review log of %s could not be read: %s", Path(output_xlsx).name, exc)
         return []

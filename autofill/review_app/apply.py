@@ -22,8 +22,8 @@ from openpyxl.utils.cell import column_index_from_string
 from autofill.errors import InputError
 from autofill.fileio import atomic_write_bytes, ensure_not_open
 from autofill.outputlock import OutputLock
-from autofill.review_app.review_log import COLUMNS as LOG_COLUMNS
-from autofill.review_app.review_log import DECISION_COLUMN, LogLine, confirmed_in, read_lines, undoes_in
+from autofill.review.review_log import COLUMNS as LOG_COLUMNS
+from autofill.review.review_log import DECISION_COLUMN, LogLine, confirmed_in, read_lines, undoes_in
 from autofill.review_app.sidecar import Decision, DecisionStore, sidecar_path
 from autofill.states import parse_tier
 from autofill.workbook.layout import read_questions
