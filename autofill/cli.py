@@ -138,7 +138,8 @@ def forget(ctx, company, doc, yes, keep_library, as_json):
     a terminal. The database is rebuilt so the text cannot be read back from its free pages."""
     from autofill.forget import forget as forget_all
     from autofill.library.store import library_size
-    from autofill.store.chroma_store import check_document, open_store
+    from autofill.store.chroma_store import open_store
+    from autofill.store.deleting import check_document
     from autofill.summaries import count
 
     settings = build_settings(ctx)
