@@ -19,7 +19,7 @@ from autofill.ingest.contextualize import (
     STAGE,
     context_messages,
 )
-from autofill.ingest.pipeline import files_to_parse
+from autofill.ingest.planning import files_to_parse
 from autofill.usage_estimate import CompanyEstimate, StageEstimate, calibrate, stage_figures
 from autofill.providers.cost import cost_usd, price_for, pricing_for
 from autofill.providers.factory import chat_model_name

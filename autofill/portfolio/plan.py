@@ -113,7 +113,7 @@ def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path | None, 
     store = find_for_reading(settings, entry.company)
     documents = store.documents() if store is not None else {}
     del store  # one store open at a time: nothing of it is kept
-    from autofill.ingest.pipeline import files_to_parse
+    from autofill.ingest.planning import files_to_parse
 
     from autofill.forms.run import form_of
 

@@ -381,7 +381,7 @@ def _documents_of(settings: Settings, plan: Any) -> tuple[str, list[str]]:
     own task ingests it, as the local engine does)."""
     if plan.estimate.up_to_date or plan.estimate.error or not plan.to_ingest or settings.ingest.contextualize:
         return "", []
-    from autofill.ingest.pipeline import embedder_for
+    from autofill.ingest.planning import embedder_for
 
     try:
         store = find_store(settings, plan.entry.company)

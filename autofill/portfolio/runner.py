@@ -237,7 +237,7 @@ def _run_company(shared: _Shared, prepared: Prepared, plan: CompanyPlan) -> Comp
 def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base: CompanyOutcome,
                     t0: float) -> CompanyOutcome:
     from autofill.answer.pipeline import run_questionnaire
-    from autofill.ingest.pipeline import embedder_for
+    from autofill.ingest.planning import embedder_for
 
     settings, entry = shared.settings, plan.entry
     new_documents = 0
