@@ -117,7 +117,6 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
     form = None if live else form_of(questionnaire, explicit=bool(sheet or header_row or question_col or answer_col))
     if form is not None:  # a form of named input cells (issue 45): each datapoint a typed question
         from autofill.forms.run import consent_reason, run_form
-        from autofill.portfolio.commands import confirm
 
         confirm(consent_reason(settings, form), yes)
 
@@ -130,7 +129,6 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
         from autofill.portfolio.plan import consent_reason, estimate_run
 
         estimate = estimate_run(settings, company, questionnaire)
-        from autofill.portfolio.commands import confirm
 
         confirm(consent_reason(settings, estimate.rows, estimate.cost_usd if estimate.cost_known else None,
                                estimate.model), yes)
@@ -289,7 +287,7 @@ def config_cmd(ctx, llm_provider, model, retrieval, reranker, as_json):
 
 from autofill.evidence_commands import companies, forget, ingest  # noqa: E402 - the evidence store's commands
 from autofill.library.commands import library  # noqa: E402 - the `library` group, wired in its package
-from autofill.portfolio.commands import ask, batch  # noqa: E402 - wired in their package
+from autofill.portfolio.commands import ask, batch, confirm  # noqa: E402 - wired in their package
 from autofill.review_app.commands import review  # noqa: E402 - wired in its package
 
 cli.add_command(ingest)

@@ -13,6 +13,7 @@ from autofill import choices
 from autofill.cli_common import build_settings, emit, emit_json, handle_errors, reporter_for
 from autofill.cli_output import fail as _fail
 from autofill.errors import InputError
+from autofill.portfolio.commands import confirm
 
 
 @click.command()
@@ -55,7 +56,6 @@ def ingest(ctx, company, paths, embedder, embedding_model, chunk_chars, force, r
                                           model=contextualizer.chat.model)
         if not as_json:
             click.echo(f"autofill: {estimate.describe()}", err=True)
-        from autofill.portfolio.commands import confirm
 
         confirm(estimate.consent_reason(settings), yes)
     report = ingest_paths(settings, company, list(paths), reporter=reporter, force=force, recursive=recursive,

@@ -27,15 +27,16 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from autofill import choices
-from autofill.choices import PROVIDERS, SECOND_STAGES
+from autofill.choices import PROVIDERS, RERANKERS, SECOND_STAGES
 from autofill.errors import InputError
 from autofill.ingest.chunking import CHUNKER_VERSION
 from autofill.plan import Plan, resolve_plan
 from autofill.providers.cost import pricing_for
 from autofill.redact import safe_url, safe_url as mask_url, url_identity
 from autofill.search.searches import Index, declared_searches, lines
-from autofill.settings import SECTIONS, Settings, _coerce
+from autofill.settings import SECTIONS, Secret, Settings, _coerce
 from autofill.store.bm25_index import TOKENS_VERSION
+from autofill.store.multilingual import MODEL
 
 # Bump when answering logic changes in a way that makes old checkpoints wrong.
 PIPELINE_VERSION = 2  # 2: the checkpoint and batch keys are the declared run's (issue 44)
@@ -124,8 +125,6 @@ def _index_versions(plan: Plan) -> tuple[tuple[str, str], ...]:
     the multilingual index's model and the second stage's models (when the plan uses them)."""
     out = [("chunker", str(CHUNKER_VERSION)), ("bm25 tokens", str(TOKENS_VERSION))]
     if plan.multilingual_index:
-        from autofill.store.multilingual import MODEL
-
         out.append(("multilingual", MODEL))
     if plan.second_stage.signals:
         from autofill.providers.colbert import MODEL_NAME as COLBERT
@@ -295,7 +294,6 @@ def recorded_settings(settings: Settings, run_info: Mapping[str, str]) -> Settin
     if reranker and "retrieval.reranker" not in given:
         name, _, rest = reranker.partition(" (")
         retrieval.reranker = name.strip()
-        from autofill.choices import RERANKERS
 
         choice = RERANKERS.get(retrieval.reranker)
         if rest and choice is not None and choice.model_setting:
@@ -380,6 +378,4 @@ def _recorded_endpoint(llm: Any, entry: Any, recorded: str) -> None:
                          f"{entry.url_env} to it, or choose a model with --llm/--model")
     setattr(llm, entry.url_field, recorded)
     if entry.key_field:
-        from autofill.settings import Secret
-
         setattr(llm, entry.key_field, Secret(""))

@@ -8,6 +8,7 @@ from typing import Any, Callable, Iterable
 
 from autofill.language import name as language_name
 from autofill.records import LLM_STAGES
+from autofill.search.translation import target_language, translation_note
 from autofill.store.multilingual import language_lines
 
 STAGES = LLM_STAGES
@@ -105,8 +106,6 @@ def documents_languages(store: Any, company: str, questionnaire: str,
     note, warning = language_lines(multilingual, store.embedder_name, company, questionnaire,
                                    [d.language for d in docs if d.language])
     if note and dictionaries:
-        from autofill.search.translation import target_language, translation_note
-
         translation = translation_note(dictionaries, questionnaire, target_language([d.language for d in docs]),
                                        apertium)
         note += f"; {translation}" if translation else ""

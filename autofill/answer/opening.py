@@ -30,6 +30,7 @@ from autofill.plan import Plan, needs_model_warnings, resolve_plan
 from autofill.providers.base import Providers
 from autofill.providers.cache import forget_reply, refresh_cache
 from autofill.providers.cost import UsageMeter, pricing_for
+from autofill.providers.factory import make_providers
 from autofill.providers.local import LocalEmbedder
 from autofill.providers.query_cache import with_query_cache
 from autofill.records import QuestionRow, RowResult
@@ -187,8 +188,6 @@ def _clients(settings: Settings, store: Any, providers: Providers | None) -> Pro
     if providers is not None:
         store.check_embedder(providers.embedder.name)
     else:
-        from autofill.providers.factory import make_providers
-
         providers = make_providers(settings, store.embedder_name)
     return dataclasses.replace(providers, embedder=with_query_cache(settings, providers.embedder))
 

@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 from autofill.answer.evidence_only import evidence_answer
 from autofill.answer.generate import generate_answer
+from autofill.search.centring import CentredSearch
 from autofill.search.hyde import hypothetical_passage
 from autofill.search.index_pages import with_index_pages
 from autofill.search.multiquery import search_queries
@@ -74,8 +75,6 @@ class RowContext:
         if self.multilingual is not None and crosses(self.store.embedder_name,
                                                      (row.language, *self.document_languages)):
             if self.centre:
-                from autofill.search.centring import CentredSearch
-
                 return CentredSearch(self.multilingual, self.centre, self.settings.retrieval.rrf_k), \
                     self.multilingual.embedder
             return self.multilingual, self.multilingual.embedder

@@ -30,7 +30,7 @@ from autofill.delimit import untrusted
 from autofill.errors import InputError
 from autofill.providers.base import ChatMessage, ChatModel
 from autofill.providers.cost import UsageMeter, pricing_for
-from autofill.providers.factory import chat_model_name
+from autofill.providers.factory import chat_model_name, make_chat
 from autofill.records import Chunk, ParsedDocument
 from autofill.replies import CONTEXT_PREAMBLE, drop_preamble, unfence
 from autofill.reporting import Reporter, as_reporter
@@ -173,8 +173,6 @@ def make_contextualizer(settings: Settings, chat: ChatModel | None = None,
     if not settings.ingest.contextualize:
         return None
     if chat is None:
-        from autofill.providers.factory import make_chat
-
         chat = make_chat(settings) if settings.llm_configured else None
     if chat is None:
         raise InputError("ingest --contextualize needs a chat model: set OPENAI_API_KEY / OPENAI_BASE_URL or "

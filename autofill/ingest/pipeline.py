@@ -38,6 +38,7 @@ from autofill.ingest.period import detect_period
 from autofill.ingest.planning import chunking_fingerprint, embedder_for, files_to_parse, plan_files
 from autofill.language import document_language
 from autofill.ingest.walk import expand_paths
+from autofill.providers.factory import make_embedder
 from autofill.records import Chunk, DocumentRecord, FileOutcome, IngestReport, PageContent, ParsedDocument
 from autofill.reporting import Bar, Reporter, as_reporter
 from autofill.settings import IngestSettings, Settings
@@ -243,8 +244,6 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
     except InputError:
         store = None
     if embedder is None:
-        from autofill.providers.factory import make_embedder
-
         name = embedder_for(settings, store.embedder_name if store is not None else None)
         if store is not None:
             store.check_embedder(name)  # before building the embedder: no model load, no API client

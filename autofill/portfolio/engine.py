@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from autofill.extras import require
 from autofill.portfolio.runner import LocalEngine
 from autofill.settings import Settings
 
@@ -32,8 +33,6 @@ class Engine(Protocol):
 def make_engine(settings: Settings) -> Engine:
     """The engine portfolio.engine names (settings.validate has checked the name)."""
     if settings.portfolio.engine == "ray":
-        from autofill.extras import require
-
         require("ray", "autofill batch --engine ray")
         from autofill.portfolio.ray_engine import RayEngine
 

@@ -24,7 +24,7 @@ from autofill.answer.checkpoint import READABLE_FORMATS, question_key, safe_name
 from autofill.fileio import atomic_write_bytes
 from autofill.hashing import file_sha256
 from autofill.plan import resolve_plan
-from autofill.portfolio.estimate import CompanyEstimate, estimate_rows
+from autofill.portfolio.estimate import CompanyEstimate, estimate_rows, form_estimate
 from autofill.portfolio.manifest import CompanyEntry
 from autofill.run_identity import declare_settings
 from autofill.settings import Settings
@@ -124,7 +124,6 @@ def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path | None, 
     up_to_date = bool(key and previous.get("key") == key and previous.get("complete")
                       and _unchanged(previous.get("output", ""), previous.get("output_sha256")))
     if form is not None:  # a form: each datapoint a typed question, answered by forms/run.run_form as `run` does
-        from autofill.portfolio.estimate import form_estimate
 
         est = form_estimate(settings, entry.company, form, model)
         if up_to_date:

@@ -29,6 +29,7 @@ from autofill.hashing import file_sha256
 from autofill.portfolio.budget import Budget, LimitedChat, RowGate, SerialEmbedder
 from autofill.plan import resolve_plan
 from autofill.portfolio.estimate import PortfolioEstimate
+from autofill.providers.cost import pricing_for
 from autofill.usage_estimate import calibrate
 from autofill.portfolio.index import write_index
 from autofill.portfolio.manifest import read_manifest
@@ -38,7 +39,7 @@ from autofill.portfolio.outcome import form_outcome_counts
 from autofill.portfolio.plan import CompanyPlan, PortfolioState, company_settings, plan_company, run_key
 from autofill.portfolio.workbook import write_portfolio_workbook
 from autofill.providers.base import Providers
-from autofill.providers.factory import make_chat, make_embedder, make_reranker
+from autofill.providers.factory import chat_model_name, make_chat, make_embedder, make_reranker
 from autofill.records import stages_json
 from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings
@@ -319,9 +320,6 @@ def _run_form_company(shared: _Shared, prepared: Prepared, plan: CompanyPlan, ba
     cost = sum(u.cost_usd for u in usage.values())
     unknown = ""
     if any(u.unpriced_calls for u in usage.values()):
-        from autofill.providers.cost import pricing_for
-        from autofill.providers.factory import chat_model_name
-
         unknown = pricing_for(settings).unknown_reason([chat_model_name(settings)]) or "no price for the model"
     seconds = time.monotonic() - t0
     outcome = dataclasses.replace(
@@ -352,9 +350,6 @@ def _cost_unknown(settings: Settings, report: Any, ingest_usage: dict[str, Any])
     if report.cost_unknown or not report.totals().cost_known:
         return report.cost_unknown or "no price for the model"
     if any(u.unpriced_calls for u in ingest_usage.values()):
-        from autofill.providers.cost import pricing_for
-        from autofill.providers.factory import chat_model_name
-
         return pricing_for(settings).unknown_reason([chat_model_name(settings)]) or "no price for the model"
     return ""
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from autofill.errors import InputError
 from autofill.forms.model import DatapointKind, FormCell
-from autofill.forms.values import TypedValue, ValueType, parse_value
+from autofill.forms.reader import read_form
+from autofill.forms.values import TypedValue, ValueType, cell_value, parse_value
 from autofill.review.reader import read_filled_workbook
 from autofill.review_app.apply import read_log
 from autofill.review_app.form_apply import apply_form_decisions
@@ -108,8 +109,6 @@ class FormSession(ReviewSession):
     def datapoint(self, key: str):
         """The form's Datapoint of row `key` (forms.reader.read_form on the output, read once)."""
         if self._form is None:
-            from autofill.forms.reader import read_form
-
             self._form = read_form(self.path) or False
         if not self._form:
             return None
@@ -156,8 +155,6 @@ class FormSession(ReviewSession):
         writes = [CellWrite(sheet, ref, v) for sheet, ref, v in cell_writes(dp, value)]
         shown = value.value
         if isinstance(shown, bool):
-            from autofill.forms.values import cell_value
-
             shown = cell_value(TypedValue(shown, text), dp.allowed) if dp.allowed else ("Yes" if shown else "No")
         return _text(shown), writes
 

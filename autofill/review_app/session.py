@@ -34,6 +34,7 @@ from autofill.review_app.checking import RowChecker, gate
 from autofill.review_app.sidecar import FIELDS, Decision, DecisionStore, Stale, version_of
 from autofill.states import ReviewState, Tier, parse_review, parse_tier
 from autofill.workbook.carry import TRACKED_ROLES
+from autofill.workbook.history import keep_previous
 from autofill.workbook.reviewer import edited_note
 from autofill.workbook.safety import replaced_reason, xml_safe
 
@@ -307,8 +308,6 @@ class ReviewSession:
             if why:
                 raise InputError(why)
             if not self._history_kept:
-                from autofill.workbook.history import keep_previous
-
                 keep_previous(self.path, self.settings.workbook.history_versions)
                 self._history_kept = True
             # The pending list is read under the workbook's lock: another server's writer may go first.

@@ -26,6 +26,7 @@ from typing import Any, Iterator, Sequence
 
 from autofill.companylock import EXCLUSIVE, CompanyTurn
 from autofill.errors import InputError
+from autofill.providers.factory import embedder_name
 from autofill.records import Chunk, DocumentRecord, Passage, StoreInfo
 from autofill.redact import safe_url
 from autofill.settings import Settings
@@ -347,8 +348,6 @@ def open_store(settings: Settings, company: str, create: bool = False, embedder:
     if not create:
         raise _missing(settings, company)
     if embedder is None:
-        from autofill.providers.factory import embedder_name
-
         embedder = embedder_name(settings)
 
     client = cc.make_client(settings)
