@@ -29,7 +29,7 @@ from typing import Any, Mapping
 from autofill import choices
 from autofill.choices import PROVIDERS, RERANKERS, SECOND_STAGES
 from autofill.errors import InputError
-from autofill.ingest.chunking import CHUNKER_VERSION
+from autofill.ingest import chunking
 from autofill.plan import Plan, resolve_plan
 from autofill.providers.cost import pricing_for
 from autofill.redact import safe_url, safe_url as mask_url, url_identity
@@ -123,7 +123,7 @@ def price_of(settings: Settings, plan: Plan) -> str:
 def _index_versions(plan: Plan) -> tuple[tuple[str, str], ...]:
     """The versions of what a search reads besides the documents: BM25's tokens, the snapshot's searches,
     the multilingual index's model and the second stage's models (when the plan uses them)."""
-    out = [("chunker", str(CHUNKER_VERSION)), ("bm25 tokens", str(TOKENS_VERSION))]
+    out = [("chunker", str(chunking.CHUNKER_VERSION)), ("bm25 tokens", str(TOKENS_VERSION))]
     if plan.multilingual_index:
         out.append(("multilingual", MODEL))
     if plan.second_stage.signals:

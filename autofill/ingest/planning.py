@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from autofill.hashing import file_sha256
-from autofill.ingest.chunking import CHUNKER_VERSION
+from autofill.ingest import chunking
 from autofill.ingest.contextualize import context_fingerprint
 from autofill.ingest.walk import expand_paths
 from autofill.providers.factory import DEFAULT_EMBED_MODELS, embedder_name
@@ -35,7 +35,7 @@ def chunking_fingerprint(ingest: IngestSettings, context: str = "") -> str:
     contextualisation in use (ingest/contextualize.context_fingerprint; "" when off, leaving the
     fingerprints of stores built without it unchanged)."""
     knobs = {
-        "chunker_version": CHUNKER_VERSION, "chunk_chars": ingest.chunk_chars,
+        "chunker_version": chunking.CHUNKER_VERSION, "chunk_chars": ingest.chunk_chars,
         "chunk_overlap": ingest.chunk_overlap, "min_chunk_chars": ingest.min_chunk_chars,
         "extract_tables": ingest.extract_tables, "table_pages": ingest.table_pages,
         "ocr": ingest.ocr and [ocr_engine_present(), ingest.ocr_dpi, ingest.ocr_language, ingest.ocr_page_chars,
