@@ -10,8 +10,9 @@ import json
 
 import click
 
-from autofill.cli_output import fail as _fail
+from autofill.cli_output import emit_result, fail as _fail, json_mode_logging, make_reporter
 from autofill.errors import AutofillError, InputError
+from autofill.redact import safe_text
 
 
 def handle_errors(fn):
@@ -43,7 +44,7 @@ def build_settings(ctx: click.Context, flags: dict | None = None, writes: bool =
     """Settings for a command; `flags` ("llm.model" -> "--model") names the options in settings.origins.
     `writes`: the command writes the workspace (all but config, inspect and report), so a read-only one is
     refused here in one line (workspace_access.py), before anything is read or any model called."""
-    from autofill.settings import load_settings
+    from autofill.settings import load_settings, remember_secrets
 
     obj = ctx.find_root().obj or {}
     overrides = {name: values for name, values in sections.items()}
@@ -52,7 +53,6 @@ def build_settings(ctx: click.Context, flags: dict | None = None, writes: bool =
     settings = load_settings(obj.get("workspace"), obj.get("configs", ()), overrides,
                              flags={"store.chroma_url": "--chroma-url", **(flags or {})})
     obj["settings"] = settings  # for error messages that name the workspace
-    from autofill.config_view import remember_secrets
 
     remember_secrets(settings)  # a log line or error that carries a key or the URL's credentials prints them masked
     if writes:
@@ -64,8 +64,6 @@ def build_settings(ctx: click.Context, flags: dict | None = None, writes: bool =
 
 def reporter_for(ctx: click.Context, as_json: bool):
     """The Reporter this command hands its stage: bars on a terminal, none under --json or -q."""
-    from autofill.cli_output import json_mode_logging, make_reporter
-
     obj = ctx.find_root().obj or {}
     if as_json:
         json_mode_logging(obj.get("verbose", 0))
@@ -80,12 +78,8 @@ def progress_kwargs(fn, reporter, as_json: bool) -> dict:
 
 
 def emit_json(data: dict) -> None:
-    from autofill.redact import safe_text
-
     click.echo(safe_text(json.dumps(data, ensure_ascii=False, default=str), headers=False))
 
 
 def emit(text: str) -> None:
-    from autofill.cli_output import emit_result
-
     emit_result(text)

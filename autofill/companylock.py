@@ -35,7 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from autofill.collection_names import collection_name
 from autofill.errors import InputError
+from autofill.tempdirs import pid_alive
 
 log = logging.getLogger(__name__)
 
@@ -45,9 +47,8 @@ _POLL_S = 0.1
 
 
 def lock_path(vectordb: Path, collection: str) -> Path:
-    from autofill.store import derived
-
-    return derived.turn_lock(vectordb, collection)
+    """The company's turn lock (store/derived.py lists it among the files a company's store derives)."""
+    return Path(vectordb) / FOLDER / f"{collection}.lock"
 
 
 def _holder_path(vectordb: Path, collection: str, pid: int) -> Path:
@@ -71,8 +72,6 @@ def _command(label: str) -> str:
 
 def holders(vectordb: Path, collection: str) -> list[dict[str, Any]]:
     """The live processes (other than this one) that hold the company's turn, as their records say."""
-    from autofill.tempdirs import pid_alive
-
     found = []
     for path in sorted((vectordb / FOLDER).glob(f"{collection}.*.json")):
         pid_text = path.name[len(collection) + 1:-len(".json")]
@@ -126,8 +125,6 @@ class CompanyTurn:
 
     def __init__(self, settings: Any, company: str, mode: str, label: str, wait_s: float | None = None,
                  collection: str | None = None) -> None:
-        from autofill.store.chroma_client import collection_name
-
         self.settings, self.company, self.mode, self.label = settings, company, mode, label
         self.collection = collection or collection_name(company)
         self.vectordb = Path(settings.vectordb_dir)

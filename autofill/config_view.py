@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from autofill import redact
+from autofill.plan import resolve_plan
+from autofill.providers.cost import chat_endpoint, listed_price, pricing_for
 from autofill.redact import mask_secret, safe_url
+from autofill.run_identity import answer_settings, changes_answers, declare
 from autofill.settings import SECTIONS, Secret, Settings
 
 @dataclass(frozen=True)
@@ -36,8 +38,6 @@ class SettingLine:
         return self.origin if self.origin == "default" else f"{prefix}:{self.source}"
 
     def to_json(self) -> dict[str, Any]:
-        from autofill.run_identity import changes_answers
-
         name = ".".join(self.key.split(".")[:2])  # a price's line ("cost.prices.gpt-4o-mini") is its setting's
         return {"key": self.key, "value": self.value, "origin": self.origin, "source": self.source or None,
                 "changes_answers": changes_answers(name)}
@@ -53,19 +53,6 @@ def show_value(key: str, value: Any) -> str:
     if isinstance(value, (bool, int, float, list, dict)):
         return json.dumps(value)
     return str(value)
-
-
-def remember_secrets(settings: Settings) -> None:
-    """Every key and every URL's user, password and query values of these settings made known to
-    autofill/redact.py, so that a log line or an error message that happens to carry one (an SDK's
-    debug line, an exception naming its URL) prints it masked."""
-    for section in SECTIONS:
-        for f in dataclasses.fields(getattr(settings, section)):
-            value = getattr(getattr(settings, section), f.name)
-            if isinstance(value, Secret) or f.name.endswith("_key"):
-                redact.remember(value)
-            elif isinstance(value, str) and f.name.endswith("url"):
-                redact.remember_url(value)
 
 
 def setting_lines(settings: Settings) -> list[SettingLine]:
@@ -116,9 +103,6 @@ def resolved_choices(settings: Settings) -> list[tuple[str, str, str]]:
     """(choice, value, why) for what a run with these settings uses: the resolved plan's rows
     (autofill/plan.py `Plan.describe`: model, endpoint host, retrieval, reranker, embedder, multi-query, content index),
     each setting given as it is named with where it came from, then the price that applies."""
-    from autofill.plan import resolve_plan
-    from autofill.providers.cost import chat_endpoint, listed_price, pricing_for
-
     plan = resolve_plan(settings)
     out = []
     for name, value, why in plan.describe():
@@ -155,8 +139,6 @@ def search_rows(settings: Settings, plan: Any) -> list[tuple[str, str, str]]:
     """One row a search of the first stage (search/searches.py, run_identity.DeclaredRun.searches):
     "search 1" ... for a row in its reports' language, "search 1 across languages" ... with the
     multilingual index; the first of each list says which rows it is for."""
-    from autofill.run_identity import declare
-
     out = []
     for name, searches in declare(settings, plan).searches():
         suffix = "" if name == "searches" else " across languages"
@@ -168,8 +150,6 @@ def search_rows(settings: Settings, plan: Any) -> list[tuple[str, str, str]]:
 def run_identity_row(settings: Settings, plan: Any) -> tuple[str, str, str]:
     """The declared run's key (autofill/run_identity.py: what a run's checkpoint and batch's key are made
     of, less the store's documents): two settings files that give the same key give the same answers."""
-    from autofill.run_identity import answer_settings, declare
-
     n = len(answer_settings(settings))
     return ("run identity", declare(settings, plan).key()[:12],
             f"changes with any of the {n} settings that change answers, the model or the prompts")

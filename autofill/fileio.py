@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from autofill.errors import InputError
+from autofill.tempdirs import owner_tag, sweep
 
 
 def _read_umask() -> int:
@@ -115,8 +116,6 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
     (or a crash) never sees half a file; the result gets ordinary file permissions. A file open in
     Excel or LibreOffice, a read-only file or an unwritable folder is an InputError naming `path`,
     and nothing is written."""
-    from autofill.tempdirs import owner_tag
-
     path = Path(path)
     ensure_writable_file(path, "file")
     remove_leftovers(path)
@@ -139,8 +138,6 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
 def remove_leftovers(path: Path | str) -> list[Path]:
     """Remove the temporary files that saves of `path` killed halfway left beside it (their names carry
     the writing process, tempdirs.py; untagged ones of earlier versions once they are hours old)."""
-    from autofill.tempdirs import sweep
-
     path = Path(path)
     return sweep(path.parent, legacy=lambda name: name.endswith(".tmp"), prefix=f".{path.name}.")
 

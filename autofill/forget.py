@@ -2,7 +2,7 @@
 that its text cannot be read back from the workspace's files (a contract ending, a GDPR request).
 
 Under the store's lock (CompanyStore.writing): the chunks, vectors and manifest records
-(store/chroma_store.delete_from); then every file the store derives, walked from its one list
+(store/deleting.delete_from); then every file the store derives, walked from its one list
 (store/derived.ENTRIES: the multilingual vectors, the content index, the keyword index and its token
 lists, the search cache, the run checkpoints, the model response, query-vector and translation caches,
 shared by every company and keyed by hashes, so they go whole and the next run of another company asks
@@ -19,8 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autofill.answer.checkpoint import safe_name
+from autofill.frameworks.content_index import drop_document
+from autofill.library.store import library_size
 from autofill.settings import Settings
-from autofill.store import derived
+from autofill.store import chroma_store, deleting, derived, reclaim
 from autofill.store.derived import Derived, OnForget, Owner
 
 
@@ -89,15 +92,11 @@ def _remove(paths: list[Path]) -> None:
 
 
 def owner(settings: Settings, store: Any) -> Owner:
-    from autofill.answer.checkpoint import safe_name
-
     return Owner(settings, store.company, store.collection, safe_name(store.company))
 
 
 def outputs(settings: Settings, company: str) -> list[Path]:
     """Outputs in the workspace's reports folder whose names carry the company's (kept: they are the user's)."""
-    from autofill.answer.checkpoint import safe_name
-
     folder = settings.reports_dir
     name = safe_name(company)
     return sorted(p for p in folder.rglob("*") if p.is_file() and name in p.name
@@ -106,9 +105,6 @@ def outputs(settings: Settings, company: str) -> list[Path]:
 
 def _forget_entry(item: Derived, who: Owner, doc: str | None, library: bool) -> Removed | None:
     """One derived file or folder forgotten as its entry says; what went and its size (None: nothing)."""
-    from autofill.ingest.content_index import drop_document
-    from autofill.library.store import library_size
-
     paths = item.locate(who)
     files, size = _measure(paths)
     if not files:
@@ -118,7 +114,7 @@ def _forget_entry(item: Derived, who: Owner, doc: str | None, library: bool) -> 
     if action in (OnForget.KEPT, OnForget.RENEWED):
         return None
     if action is OnForget.WITH_STORE and doc is not None:
-        return None  # rebuilt from the store's other documents (store/chroma_store.delete_from)
+        return None  # rebuilt from the store's other documents (store/deleting.delete_from)
     if action is OnForget.LIBRARY:
         if doc is not None or not library:
             return None
@@ -134,20 +130,17 @@ def _forget_entry(item: Derived, who: Owner, doc: str | None, library: bool) -> 
 
 def forget(settings: Settings, company: str, doc: str | None = None, library: bool = True) -> ForgetReport:
     """Remove what autofill holds of `company` (or of its document `doc`) and say what and how much:
-    under the store's lock, its chunks (store/chroma_store.delete_from), then every file the store
+    under the store's lock, its chunks (store/deleting.delete_from), then every file the store
     derives (store/derived.ENTRIES, each as its entry says), then the database reclaimed.
     `library`: also the company's answer library (whole company only)."""
-    from autofill.library.store import library_size
-    from autofill.store import chroma_store, reclaim
-
     removed: list[Removed] = []
     notes: list[str] = []
     store = chroma_store.open_store(settings, company)
-    chroma_store.check_document(store, doc)
+    deleting.check_document(store, doc)
     who = owner(settings, store)
     reclaimed = None
     with store.writing("forget", wait_s=0):  # refused at once while a run, ask or re-answer reads it
-        message, deleted = chroma_store.delete_from(store, doc)
+        message, deleted = deleting.delete_from(store, doc)
         for item in derived.ENTRIES:
             gone = _forget_entry(item, who, doc, library)
             if gone is not None:

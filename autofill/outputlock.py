@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from autofill.errors import InputError
+from autofill.tempdirs import pid_alive
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +91,6 @@ class OutputLock:
         raise self._busy()
 
     def _acquire_exclusive(self, body: bytes) -> None:
-        from autofill.tempdirs import pid_alive
-
         for _ in range(2):
             try:
                 fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)

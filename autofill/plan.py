@@ -19,6 +19,7 @@ from autofill.choices import (AUTO, AUTO_MODE, AUTO_RERANKER, NONE, PROVIDERS, R
                               SECOND_STAGES, RerankerChoice, RetrievalMode, SecondStageChoice, chat_model_name,
                               embedder_name)
 from autofill.settings import Settings
+from autofill.store.multilingual import available
 
 _UNSET: Any = object()
 NO_MODEL = "no model: evidence-only drafts"
@@ -186,8 +187,6 @@ def resolve_plan(settings: Settings, chat: Any = _UNSET, embedder: str = "") -> 
 
 
 def _multilingual_available() -> bool:
-    from autofill.store.multilingual import available
-
     return available()
 
 

@@ -26,9 +26,17 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from autofill import choices
+from autofill.choices import PROVIDERS, RERANKERS, SECOND_STAGES
 from autofill.errors import InputError
-from autofill.plan import Plan
-from autofill.settings import SECTIONS, Settings
+from autofill.ingest import chunking
+from autofill.plan import Plan, resolve_plan
+from autofill.providers.cost import pricing_for
+from autofill.redact import safe_url, safe_url as mask_url, url_identity
+from autofill.search.searches import Index, declared_searches, lines
+from autofill.settings import SECTIONS, Secret, Settings, _coerce
+from autofill.store.bm25_index import TOKENS_VERSION
+from autofill.store.multilingual import MODEL
 
 # Bump when answering logic changes in a way that makes old checkpoints wrong.
 PIPELINE_VERSION = 2  # 2: the checkpoint and batch keys are the declared run's (issue 44)
@@ -107,7 +115,6 @@ def price_of(settings: Settings, plan: Plan) -> str:
     """The price this run puts on its model, "in / out" USD per million tokens, "unknown", or "" without one."""
     if not plan.has_model:
         return ""
-    from autofill.providers.cost import pricing_for
 
     price = pricing_for(settings).price(plan.model)
     return f"{price[0]:g} / {price[1]:g}" if price is not None else UNKNOWN_PRICE
@@ -116,13 +123,8 @@ def price_of(settings: Settings, plan: Plan) -> str:
 def _index_versions(plan: Plan) -> tuple[tuple[str, str], ...]:
     """The versions of what a search reads besides the documents: BM25's tokens, the snapshot's searches,
     the multilingual index's model and the second stage's models (when the plan uses them)."""
-    from autofill.ingest.chunking import CHUNKER_VERSION
-    from autofill.store.bm25_index import TOKENS_VERSION
-
-    out = [("chunker", str(CHUNKER_VERSION)), ("bm25 tokens", str(TOKENS_VERSION))]
+    out = [("chunker", str(chunking.CHUNKER_VERSION)), ("bm25 tokens", str(TOKENS_VERSION))]
     if plan.multilingual_index:
-        from autofill.store.multilingual import MODEL
-
         out.append(("multilingual", MODEL))
     if plan.second_stage.signals:
         from autofill.providers.colbert import MODEL_NAME as COLBERT
@@ -158,7 +160,6 @@ class DeclaredRun:
         """The first stage's searches of a row (search/searches.py `Search`), in the order they are fused: a row
         in its reports' language ("searches"), and with the multilingual index a row across languages."""
         from autofill.search.multiquery import QUERIES
-        from autofill.search.searches import Index, declared_searches
 
         plan, r = self.plan, dict(self.settings)
         common = dict(mode=plan.mode, query_parts=r["retrieval.query_parts"],
@@ -186,9 +187,6 @@ class DeclaredRun:
     def run_info(self) -> dict[str, Any]:
         """The Run info rows that record the plan, in the sheet's order, and `run settings` (the JSON
         `recorded_settings` reads back)."""
-        from autofill.redact import safe_url
-        from autofill.search.searches import lines
-
         plan, r = self.plan, dict(self.settings)
         depth = r["retrieval.second_stage_depth"]
         keyword = plan.mode.uses_keyword
@@ -234,7 +232,6 @@ FORM_TEMPLATES = ("form_answer",)  # the prompt a form's datapoint is answered w
 def declare(settings: Settings, plan: Plan, form: bool = False) -> DeclaredRun:
     """The declared run of `settings` under its resolved `plan` (plan.resolve_plan); `form`: the
     questionnaire is a form, whose datapoints are answered with FORM_TEMPLATES too."""
-    from autofill.redact import safe_url, url_identity
     from autofill.templating import template_source
 
     values: list[tuple[str, Any]] = []
@@ -259,8 +256,6 @@ def declare(settings: Settings, plan: Plan, form: bool = False) -> DeclaredRun:
 
 def declare_settings(settings: Settings, embedder: str = "", form: bool = False) -> DeclaredRun:
     """The declared run of `settings` alone (batch plans, `config`): the plan resolved from them."""
-    from autofill.plan import resolve_plan
-
     return declare(settings, resolve_plan(settings, embedder=embedder), form=form)
 
 
@@ -278,8 +273,6 @@ def recorded_settings(settings: Settings, run_info: Mapping[str, str]) -> Settin
     unless the command line named it (settings.origins kind "flag"). A run without a model recorded no
     plan to answer with: the settings stand. The API key is kept only where the recorded endpoint is the
     one the settings point the provider at (a workbook must never send a key to another server)."""
-    from autofill.choices import PROVIDERS
-
     info = {str(k).strip().lower(): str(v).strip() for k, v in run_info.items()}
     provider, model = info.get("llm provider", ""), info.get("llm model", "")
     entry = PROVIDERS.get(provider)
@@ -301,7 +294,6 @@ def recorded_settings(settings: Settings, run_info: Mapping[str, str]) -> Settin
     if reranker and "retrieval.reranker" not in given:
         name, _, rest = reranker.partition(" (")
         retrieval.reranker = name.strip()
-        from autofill.choices import RERANKERS
 
         choice = RERANKERS.get(retrieval.reranker)
         if rest and choice is not None and choice.model_setting:
@@ -325,9 +317,6 @@ def _recorded_declaration(settings: Settings, recorded: str, given: set[str]) ->
     """Every setting the run declared (SETTINGS_ROW, JSON) laid over `settings`, except those the command
     line named, the model and endpoint (read above, with the key's safety rule), settings this version
     does not have and values it cannot read. A workbook without the row (an earlier version): as it is."""
-    from autofill import choices
-    from autofill.settings import _coerce
-
     try:
         declared = json.loads(recorded) if recorded else {}
     except ValueError:
@@ -354,8 +343,6 @@ def _recorded_declaration(settings: Settings, recorded: str, given: set[str]) ->
 def _recorded_second_stage(retrieval: Any, recorded: str, given: set[str]) -> None:
     """The run's second stage and depth ("colbert-question+cross-encoder (first 10)", "none"); a value
     not in choices.SECOND_STAGES (a workbook of a later version) leaves the settings' own."""
-    from autofill.choices import SECOND_STAGES
-
     name, _, rest = recorded.partition(" (first ")
     if name.strip() not in SECOND_STAGES or "retrieval.second_stage" in given:
         return
@@ -381,8 +368,6 @@ def _recorded_price(prices: dict[str, list[float]], model: str, recorded: str) -
 def _recorded_endpoint(llm: Any, entry: Any, recorded: str) -> None:
     """Point the provider at the base URL the run used ("" its default endpoint); its key goes with it
     only when the settings already point there."""
-    from autofill.redact import safe_url as mask_url
-
     if not entry.url_field:
         return
     configured = str(getattr(llm, entry.url_field, "") or "")
@@ -393,6 +378,4 @@ def _recorded_endpoint(llm: Any, entry: Any, recorded: str) -> None:
                          f"{entry.url_env} to it, or choose a model with --llm/--model")
     setattr(llm, entry.url_field, recorded)
     if entry.key_field:
-        from autofill.settings import Secret
-
         setattr(llm, entry.key_field, Secret(""))

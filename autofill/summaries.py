@@ -8,6 +8,8 @@ from typing import Any, Callable, Iterable
 
 from autofill.language import name as language_name
 from autofill.records import LLM_STAGES
+from autofill.search.translation import target_language, translation_note
+from autofill.store.multilingual import language_lines
 
 STAGES = LLM_STAGES
 
@@ -100,14 +102,10 @@ def documents_languages(store: Any, company: str, questionnaire: str,
     (store/multilingual.language_lines: the multilingual index when `multilingual`, the plan's, serves them;
     else a warning when the store's embedder was not trained for the questionnaire's or a document's), with
     the query translation's line (search/translation.py) when the plan translates from `dictionaries`."""
-    from autofill.store.multilingual import language_lines
-
     docs = sorted(store.documents().values(), key=lambda d: d.file_name)
     note, warning = language_lines(multilingual, store.embedder_name, company, questionnaire,
                                    [d.language for d in docs if d.language])
     if note and dictionaries:
-        from autofill.search.translation import target_language, translation_note
-
         translation = translation_note(dictionaries, questionnaire, target_language([d.language for d in docs]),
                                        apertium)
         note += f"; {translation}" if translation else ""

@@ -1,4 +1,4 @@
-"""Which development-set reports print a content index with page numbers (ingest/content_index.py),
+"""Which development-set reports print a content index with page numbers (frameworks/content_index.py),
 and, where one does, whether the pages it names for a question's datapoints hold the gold evidence.
 
     python benchmarks/frameworks_content_index.py DIR_OR_PDF ...     (PDFs found recursively)
@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT))
 def main(argv: list[str]) -> int:
     from autofill.frameworks.coverage import default_mapper
     from autofill.ingest.chunking import chunk_document
-    from autofill.ingest.content_index import read_index
+    from autofill.frameworks.content_index import read_index
     from autofill.ingest.pdf import parse_pdf
     from autofill.settings import Settings
 

@@ -55,7 +55,7 @@ class ReembeddedStore:
     def __init__(self, store, embedder, kind: str, cache: Path):
         import numpy as np
 
-        from autofill.store.chroma_store import _passage
+        from autofill.store.chroma_meta import passage_from as _passage
 
         self.store, self.embedder_name = store, embedder.name
         got = store._chunks.get(include=["documents", "metadatas"])

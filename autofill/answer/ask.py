@@ -12,7 +12,9 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from autofill.companylock import reading
 from autofill.errors import InputError
+from autofill.frameworks.coverage import tag_rows
 from autofill.language import detect
 from autofill.providers.base import Providers
 from autofill.checks.tier import failed_text
@@ -86,12 +88,10 @@ class AskResult:
 def ask(settings: Settings, company: str, question: str, form_of_answer: str = "",
         providers: Providers | None = None) -> AskResult:
     from autofill.answer.opening import open_run
-    from autofill.frameworks.coverage import tag_rows
 
     question = " ".join((question or "").split())
     if not question:
         raise InputError("the question is empty; give it in quotes: autofill ask --company NAME \"question\"")
-    from autofill.companylock import reading
 
     with reading(settings, company, "ask"):  # no ingest or forget of the company meanwhile (companylock.py)
         opened = open_run(settings, company, providers=providers)  # as a run opens: answer/opening.py

@@ -30,8 +30,17 @@ from autofill.plan import Plan, needs_model_warnings, resolve_plan
 from autofill.providers.base import Providers
 from autofill.providers.cache import forget_reply, refresh_cache
 from autofill.providers.cost import UsageMeter, pricing_for
+from autofill.providers.factory import make_providers
+from autofill.providers.local import LocalEmbedder
+from autofill.providers.query_cache import with_query_cache
 from autofill.records import QuestionRow, RowResult
+from autofill.search.centring import centre_of, language_kinds
+from autofill.search.retrieval import build_query, query_rows
+from autofill.search.translation import QueryTranslator, cache_path
 from autofill.settings import Settings
+from autofill.sqlite_cache import BlobCache
+from autofill.store.multilingual import MODEL, MultilingualIndex, crosses, language_lines
+from autofill.store.reading import open_for_reading
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +82,6 @@ class OpenedRun:
         from the workbook, so that a row answered alone is searched as in its run: search/centring.py).
         Their translations (search/translation.py) are made here too, side by side, before the first row
         is answered."""
-        from autofill.search.centring import centre_of, language_kinds
-        from autofill.search.retrieval import build_query, query_rows
-
         if self.multilingual is None:
             return
         ctx = self.row_context()
@@ -97,8 +103,6 @@ class OpenedRun:
         once for all companies) and warn about choices asked for explicitly that cannot run, even under
         --json: the Run info sheet is not the only place that shows HyDE or the LLM rerank did not run;
         and once per questionnaire language when the store's embedder does not read it."""
-        from autofill.store.multilingual import language_lines
-
         if say is not None:
             say(f"{self.plan.first_line()}; {languages_clause(language, list(self.documents.values()))}")
         for warning in self.warnings:
@@ -135,8 +139,6 @@ def open_run(settings: Settings, company: str, *, providers: Providers | None = 
     portfolio's shared ones, tests' loopback ones); their embedder must be the store's. `fresh`
     (`run --fresh`): the model is asked again, not the response cache. InputError for a store with no
     documents, before any client is made."""
-    from autofill.store.reading import open_for_reading
-
     store = open_for_reading(settings, company)  # Chroma opened only for searches not cached
     documents = store.documents()
     if not documents:
@@ -161,8 +163,6 @@ def _translator(settings: Settings, plan: Plan, multilingual: Any, documents: di
     multilingual index (its model chooses among a word's translations)."""
     if multilingual is None or not plan.query_translation:
         return None
-    from autofill.search.translation import QueryTranslator, cache_path
-    from autofill.sqlite_cache import BlobCache
 
     cache = None
     if settings.embedding.query_cache:
@@ -175,12 +175,8 @@ def _translator(settings: Settings, plan: Plan, multilingual: Any, documents: di
 def _multilingual(settings: Settings, store: Any, plan: Plan) -> Any:
     """The store's multilingual index when the plan has one and the store's embedder is a bundled one
     trained for fewer languages (nothing is read or embedded until a row needs it)."""
-    from autofill.store.multilingual import MODEL, MultilingualIndex, crosses
-
     if not plan.multilingual_index or not crosses(store.embedder_name, ["*"]):
         return None
-    from autofill.providers.local import LocalEmbedder
-    from autofill.providers.query_cache import with_query_cache
 
     return MultilingualIndex(settings, store, with_query_cache(settings, LocalEmbedder(MODEL)))
 
@@ -189,13 +185,9 @@ def _clients(settings: Settings, store: Any, providers: Providers | None) -> Pro
     """The clients of a run. The query embedder is always the store's own: vectors from another embedder
     would be compared with the store's in a different space; its vectors come from the workspace's query
     cache, so the model loads only when a text is new to it."""
-    from autofill.providers.query_cache import with_query_cache
-
     if providers is not None:
         store.check_embedder(providers.embedder.name)
     else:
-        from autofill.providers.factory import make_providers
-
         providers = make_providers(settings, store.embedder_name)
     return dataclasses.replace(providers, embedder=with_query_cache(settings, providers.embedder))
 

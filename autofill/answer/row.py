@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 from autofill.answer.evidence_only import evidence_answer
 from autofill.answer.generate import cite_figure_page, generate_answer
+from autofill.search.centring import CentredSearch
 from autofill.search.hyde import hypothetical_passage
 from autofill.search.boilerplate_pages import with_boilerplate_last
 from autofill.search.index_pages import with_index_pages
@@ -29,6 +30,7 @@ from autofill.providers.retry import unread_replies
 from autofill.records import Answer, Citation, QuestionRow, RowResult, StageUsage, outcome_of
 from autofill.settings import Settings
 from autofill.states import Outcome
+from autofill.store.multilingual import crosses
 
 NO_EVIDENCE = "No evidence retrieved"
 
@@ -71,13 +73,9 @@ class RowContext:
 
     def searched_with(self, row: QuestionRow) -> tuple[Any, Any]:
         """(store, query embedder) a row's dense search uses: the multilingual index's across languages."""
-        from autofill.store.multilingual import crosses
-
         if self.multilingual is not None and crosses(self.store.embedder_name,
                                                      (row.language, *self.document_languages)):
             if self.centre:
-                from autofill.search.centring import CentredSearch
-
                 return CentredSearch(self.multilingual, self.centre, self.settings.retrieval.rrf_k), \
                     self.multilingual.embedder
             return self.multilingual, self.multilingual.embedder

@@ -15,6 +15,7 @@ from autofill.checks.row import CheckContext, assess, cited_passages, outcome_of
 from autofill.checks.verdict import parse_verdict
 from autofill.providers.base import ChatMessage, ChatModel
 from autofill.providers.cost import UsageMeter
+from autofill.providers.factory import make_chat
 from autofill.records import CheckResult, RowResult, Severity, StageUsage
 from autofill.settings import Settings
 from autofill.delimit import untrusted
@@ -79,8 +80,6 @@ def make_trust(settings: Settings, documents: Mapping[str, Any], chat: ChatModel
         if chat is None:
             log.warning("verify.llm is on but no LLM is configured; answers are checked without a model")
         elif settings.verify.judge_model:
-            from autofill.providers.factory import make_chat
-
             judge = make_chat(settings, settings.verify.judge_model)
         else:
             judge = chat

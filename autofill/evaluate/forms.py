@@ -26,6 +26,7 @@ from typing import Any
 from autofill.errors import InputError
 from autofill.evaluate import metrics as m
 from autofill.evaluate.gold import GoldPage, parse_page_ref
+from autofill.evaluate.results import ConfigEval, QuestionEval
 
 NUMERIC = ("number", "percent")
 EXACT = ("boolean", "enumeration", "year", "date", "date_parts")
@@ -210,8 +211,6 @@ def _int(value: Any) -> int:
 
 def score_form_output(settings: Any, form: Any, items: list[FormGoldItem], output: Path, k: int, name: str):
     """A ConfigEval of `output` (a filled copy of `form`) against the form's gold `items`."""
-    from autofill.evaluate.results import ConfigEval, QuestionEval
-
     filled = read_filled_form(Path(output))
     questions, unmatched, notes = [], [], []
     seen_files = {m.file_key(p.file) for f in filled.values() for p in f.passages}

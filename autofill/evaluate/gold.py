@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable, Protocol, Sequence, TypeVar
 
 from autofill.errors import InputError
+from autofill.fileio import missing
 
 ANSWER_TYPES = ("yesno", "number", "text")
 _TYPE_ALIASES = {
@@ -212,8 +213,6 @@ def load_gold(path: Path | str) -> GoldKey:
     """Read a gold key (.json or .xlsx); a malformed key is an InputError naming the item."""
     path = Path(path)
     if not path.is_file():
-        from autofill.fileio import missing
-
         raise missing("gold key", path)
     suffix = path.suffix.lower()
     if suffix == ".json":

@@ -27,6 +27,7 @@ from autofill.delimit import untrusted
 from autofill.errors import AutofillError
 from autofill.evaluate.metrics import RetrievedPassage, ordered, sentences
 from autofill.providers.base import ChatMessage, ChatModel, Embedder
+from autofill.providers.cost import pricing_for, usage_of
 from autofill.records import StageUsage
 from autofill.replies import json_values  # noqa: F401 - used here and re-exported for tests
 from autofill.settings import Settings
@@ -195,8 +196,6 @@ class Judge:
     """Scores answers with `chat` (the judge model) and, for answer relevancy, `embedder`."""
 
     def __init__(self, settings: Settings, chat: ChatModel, embedder: Embedder | None = None) -> None:
-        from autofill.providers.cost import pricing_for, usage_of
-
         self.settings = settings
         self.chat = chat
         self.embedder = embedder

@@ -18,6 +18,7 @@ from typing import Sequence
 
 from autofill.evaluate.gold import GoldKey
 from autofill.evaluate.metrics import RetrievedPassage, page_metrics
+from autofill.pdflib import import_pymupdf
 
 WINDOW = 1000
 RRF_K = 60
@@ -40,7 +41,6 @@ class PlainIndex:
     def build(cls, pdfs: Sequence[Path], embedder, cache_dir: Path) -> "PlainIndex":
         import numpy as np
 
-        from autofill.pdflib import import_pymupdf
 
         keys: list[tuple[str, int]] = []
         texts: list[str] = []

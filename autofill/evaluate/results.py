@@ -17,6 +17,7 @@ from autofill.evaluate import metrics as m
 from autofill.evaluate.gold import GoldKey, normalise_question
 from autofill.evaluate.stats import PairedTest, Summary, paired_test, summarise
 from autofill.records import StageUsage
+from autofill.review.reader import read_filled_workbook
 
 RETRIEVAL_METRICS = ["hit_at_k", "recall_at_k", "precision_at_k", "mrr", "ndcg_at_k",
                      "passage_precision", "passage_recall", "passage_f1"]
@@ -246,8 +247,6 @@ def _judge_all(judge, jobs: list[tuple], concurrency: int, progress=None) -> Sta
 def score_output(settings, key: GoldKey, output: Path, k: int, name: str, judge=None,
                  progress=None) -> ConfigEval:
     """Score the filled workbook `output` against `key` (see the module docstring)."""
-    from autofill.review.reader import read_filled_workbook
-
     book = read_filled_workbook(Path(output))
     rows = [q for q in book.questions if q.in_sheet]
     pairs, unmatched = key.match(rows)

@@ -21,12 +21,16 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from autofill.answer.checkpoint import safe_name
 from autofill.errors import InputError
+from autofill.evaluate.forms import is_form_gold, load_form_gold, score_form_output
 from autofill.evaluate.gold import load_gold
+from autofill.evaluate.report import write_report
 from autofill.evaluate.results import (ALL_METRICS, ConfigEval, EvalResult, compare, question_rows,
                                        score_output)
 from autofill.extras import require
 from autofill.fileio import atomic_write_bytes, ensure_writable_dir, missing
+from autofill.providers.factory import make_chat, make_embedder
 from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings, apply_overrides, read_toml, validate
 
@@ -58,8 +62,6 @@ def _echo(reporter: Reporter) -> Callable[[str], None]:
 
 def eval_output(settings: Settings, company: str, questionnaire: Path, out_dir: Path | None) -> Path:
     """The filled workbook an eval run writes: its own name, never the run's `_filled` output."""
-    from autofill.answer.checkpoint import safe_name
-
     folder = Path(out_dir) if out_dir else settings.reports_dir
     return folder / f"{Path(questionnaire).stem}_{safe_name(company)}_eval.xlsx"
 
@@ -70,7 +72,6 @@ def make_judge(settings: Settings, company: str, providers=None):
     if not settings.llm_configured and not (providers is not None and getattr(providers, "judge", None)):
         return None
     from autofill.evaluate.judge import Judge
-    from autofill.providers.factory import make_chat, make_embedder
 
     chat = getattr(providers, "judge", None) if providers is not None else None
     chat = chat or make_chat(settings, settings.eval.judge_model or None)
@@ -98,7 +99,6 @@ def run_eval(settings: Settings, company: str, questionnaire: Path | str, gold: 
     configs = [Path(c) for c in (configs or [])]
     if from_output is not None and configs:
         raise InputError("--from scores one existing output; --config runs the questionnaire, use one or the other")
-    from autofill.evaluate.forms import is_form_gold
     from autofill.forms.run import form_of
 
     form = form_of(Path(questionnaire))
@@ -155,8 +155,6 @@ def _run_form_eval(settings: Settings, company: str, questionnaire: Path, form, 
                    from_output, k: int, out_dir, reporter, providers) -> EvalResult:
     """A form (issue 45): its typed values and their evidence pages against a form's gold key
     (evaluate/forms.py), from `--from` or from a run of the form (forms/run.run_form, as `autofill run`)."""
-    from autofill.evaluate.forms import load_form_gold, score_form_output
-
     if form is None:
         raise InputError(f"{Path(gold).name} is a form's gold key (datapoints), but {questionnaire.name} is not a "
                          "form of named input cells; give the form it was written for")
@@ -218,8 +216,6 @@ def _with_usage(scored: ConfigEval, report) -> ConfigEval:
 
 def write_outputs(result: EvalResult, eval_dir: Path, stem: str) -> None:
     """Per-question CSV and JSON, the summary JSON inside the latter, the Markdown report and chart."""
-    from autofill.evaluate.report import write_report
-
     rows = question_rows(result)
     columns = ["config", "sheet", "row", "number", "question", "answer_type", "gold_pages", "gold_evidence",
                "retrieved", *ALL_METRICS, "number_recall", "verdict", "status", "answer", "judge_notes"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from autofill.errors import InputError
 from autofill.frameworks.coverage import Coverage, coverage, describe, mapper_for, row_context, to_json
+from autofill.frameworks.model_map import map_with_model
 
 OFFLINE = "offline: quoted codes and wording rules"
 
@@ -13,7 +14,6 @@ def _coverage(settings, rows, with_model: bool) -> tuple[Coverage, str]:
     mapper = mapper_for(settings)
     if not with_model:
         return coverage(settings, rows, mapper), OFFLINE
-    from autofill.frameworks.model_map import map_with_model
     from autofill.providers.factory import make_chat
 
     chat = make_chat(settings)

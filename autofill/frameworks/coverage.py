@@ -12,6 +12,7 @@ from pathlib import Path
 
 from autofill.frameworks.catalogue import Catalogue, load_catalogue
 from autofill.frameworks.mapping import Mapper, Mapping, specific_requirements
+from autofill.frameworks.content_index import load, pointed_pages
 
 CELL_HEADER = "Framework datapoints"
 SHOWN = 0.6  # a concept weaker than this is not written into the workbook cell nor counted as covered
@@ -76,20 +77,16 @@ INDEX_LINE = "The report's {frameworks} index points here: {pages}"
 
 
 class ReportIndex:
-    """The content indexes of a company's reports (ingest/content_index.py), to tell the reviewer which
+    """The content indexes of a company's reports (frameworks/content_index.py), to tell the reviewer which
     pages a row's datapoints are answered on by the report's own account."""
 
     def __init__(self, settings, collection: str):
-        from autofill.ingest.content_index import load
-
         self.settings, self.collection = settings, collection
         self.catalogue = mapper_for(settings).catalogue
         self.data = load(settings, collection) if collection else {}
         self._by_label = {c.label: c.id for c in self.catalogue.concepts.values()}
 
     def pages(self, cell: str) -> list[tuple[str, int, str]]:
-        from autofill.ingest.content_index import pointed_pages
-
         if not self.data:
             return []
         reqs = [r.id for label in cell_labels(cell) for r in self.catalogue.by_concept(self._by_label.get(label, ""))]

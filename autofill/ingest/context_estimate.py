@@ -19,9 +19,13 @@ from autofill.ingest.contextualize import (
     STAGE,
     context_messages,
 )
-from autofill.ingest.pipeline import files_to_parse
+from autofill.ingest.planning import files_to_parse
+from autofill.usage_estimate import CompanyEstimate, StageEstimate, calibrate, stage_figures
+from autofill.providers.cost import cost_usd, price_for, pricing_for
+from autofill.providers.factory import chat_model_name
 from autofill.records import StageUsage
 from autofill.settings import Settings
+from autofill.store.chroma_store import find_store
 
 
 @dataclass
@@ -64,12 +68,6 @@ class ContextEstimate:
 
     def calibrate(self, settings: Settings, usage: dict[str, StageUsage]) -> None:
         """Refine the characters-per-token and completion figures from what the API billed."""
-        from autofill.portfolio.estimate import (
-            CompanyEstimate,
-            StageEstimate,
-            calibrate,
-        )
-
         stage = StageEstimate(calls=self.chunks, prompt_chars=self.prompt_chars, prompt_tokens=self.prompt_tokens,
                               completion_tokens=self.completion_tokens)
         calibrate(settings, CompanyEstimate(company="", model=self.model, stages={STAGE: stage}), usage)
@@ -93,11 +91,6 @@ def estimate_contextualize(settings: Settings, company: str, paths: Sequence[Pat
     On generated reports (tests/pdf_factory.py): 6 chunks estimated for 8 stored (5 short pages whose
     headings start chunks), 68 for 58 (34 pages of prose), 3 for 3 (3 pages with a table); the summary
     after the ingest reports the calls actually made."""
-    from autofill.portfolio.estimate import stage_figures
-    from autofill.providers.cost import cost_usd, price_for, pricing_for
-    from autofill.providers.factory import chat_model_name
-    from autofill.store.chroma_store import find_store
-
     model = model or chat_model_name(settings)
     est = ContextEstimate(model=model)
     ing = settings.ingest

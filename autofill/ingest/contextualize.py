@@ -30,6 +30,7 @@ from autofill.delimit import untrusted
 from autofill.errors import InputError
 from autofill.providers.base import ChatMessage, ChatModel
 from autofill.providers.cost import UsageMeter, pricing_for
+from autofill.providers.factory import chat_model_name, make_chat
 from autofill.records import Chunk, ParsedDocument
 from autofill.replies import CONTEXT_PREAMBLE, drop_preamble, unfence
 from autofill.reporting import Reporter, as_reporter
@@ -104,7 +105,6 @@ def context_fingerprint(settings: Settings, model: str | None = None) -> str:
     any of them re-ingests."""
     if not settings.ingest.contextualize:
         return ""
-    from autofill.providers.factory import chat_model_name
 
     template = hashlib.sha256(template_source(settings.templates_dir, TEMPLATE).encode()).hexdigest()[:12]
     return f"{settings.llm_provider}:{model or chat_model_name(settings)}:{template}"
@@ -173,8 +173,6 @@ def make_contextualizer(settings: Settings, chat: ChatModel | None = None,
     if not settings.ingest.contextualize:
         return None
     if chat is None:
-        from autofill.providers.factory import make_chat
-
         chat = make_chat(settings) if settings.llm_configured else None
     if chat is None:
         raise InputError("ingest --contextualize needs a chat model: set OPENAI_API_KEY / OPENAI_BASE_URL or "

@@ -40,7 +40,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from autofill.errors import InputError
+from autofill.ingest import ocr
+from autofill.ingest.damage import check_pdf, quiet_pdf_library
+from autofill.ingest.pdf import PdfReader
 from autofill.settings import IngestSettings
+from autofill.tempdirs import tagged_multiprocessing_dir
 
 log = logging.getLogger(__name__)
 
@@ -56,10 +60,6 @@ HEAVY = ("torch", "sentence_transformers", "transformers", "chromadb", "openai",
 def stream_file(path: Path, ingest: IngestSettings, batch: int = BATCH_PAGES) -> Iterator[tuple]:
     """Parse one file into the messages above; a bad file becomes a "failed" message, never an
     exception."""
-    from autofill.ingest import ocr
-    from autofill.ingest.damage import check_pdf, quiet_pdf_library
-    from autofill.ingest.pdf import PdfReader
-
     quiet_pdf_library()
     t = time.perf_counter()
     ocr.take_failures()  # another file's
@@ -150,7 +150,6 @@ def die_with(pid: int) -> None:
     """Make this process end when process `pid` (the ingest) ends, however it ends. A pool initializer
     (it runs first thing in the helper)."""
     _ask_kernel_for_death_signal()
-    from autofill.ingest.damage import quiet_pdf_library
 
     quiet_pdf_library()
     if not _alive(pid):  # it died while this helper was starting
@@ -204,7 +203,6 @@ class Parser:
         # forkserver: the helper is forked from a clean server process, never from this one with its
         # torch and Chroma threads; spawn where forkserver is unavailable (Windows). The server preloads
         # this module only, not __main__ (the CLI), so the helper imports what parsing needs and no more.
-        from autofill.tempdirs import tagged_multiprocessing_dir
 
         tagged_multiprocessing_dir()  # no pymp-* folder left in the temp directory after a kill -9
         if "forkserver" in multiprocessing.get_all_start_methods():

@@ -21,8 +21,6 @@ process). A document is stored whole, after its last batch."""
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import logging
 import threading
 import time
@@ -31,15 +29,21 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from autofill.errors import InputError
-from autofill.hashing import file_sha256
+from autofill.frameworks.coverage import mapper_for
+from autofill.ingest.chunking import ChunkStream, chunk_document
+from autofill.frameworks.content_index import record as record_content_index
 from autofill.ingest.contextualize import make_contextualizer
-from autofill.ingest.parse_helper import CRASHED, Parser
+from autofill.ingest.parse_helper import CRASHED, Parser, stream_file
 from autofill.ingest.period import detect_period
+from autofill.ingest.planning import chunking_fingerprint, embedder_for, files_to_parse, plan_files
 from autofill.language import document_language
 from autofill.ingest.walk import expand_paths
+from autofill.providers.factory import make_embedder
 from autofill.records import Chunk, DocumentRecord, FileOutcome, IngestReport, PageContent, ParsedDocument
 from autofill.reporting import Bar, Reporter, as_reporter
 from autofill.settings import IngestSettings, Settings
+from autofill.store.chroma_store import find_store, now_iso, open_store
+from autofill.tempdirs import sweep
 
 __all__ = ["chunking_fingerprint", "embedder_for", "expand_paths", "files_to_parse", "ingest_paths"]
 
@@ -104,8 +108,6 @@ def _read_and_embed(messages: Iterator[tuple], path: Path, company: str, ingest:
     With a `contextualizer` (ingest --contextualize) the chunks are collected instead and embedded once
     the whole document is parsed and every chunk has its context line: the context is written from the
     document's opening and goes into the embedded text, and those model calls, not parsing, set the pace."""
-    from autofill.ingest.chunking import ChunkStream, chunk_document
-
     out = _Embedded()
     stream: ChunkStream | None = None
     pages: list[PageContent] = []
@@ -212,104 +214,6 @@ def file_line(outcome: FileOutcome) -> str:
     return line
 
 
-def ocr_engine_present() -> bool:
-    """Whether Tesseract is installed (a PATH lookup, no import): part of the fingerprint, so installing
-    it later re-reads documents whose image pages went unread."""
-    import shutil
-
-    return shutil.which("tesseract") is not None
-
-
-def chunking_fingerprint(ingest: IngestSettings, context: str = "") -> str:
-    """What, besides the file's bytes, decides a document's chunks: the chunking and table settings and
-    the chunker's code version. Recorded per document (as paper-qa keys its index by the settings that
-    built it), so a changed --chunk-chars, table or OCR setting (or Tesseract installed since) rebuilds the
-    document instead of skipping it.
-    min_page_chars is left out: it only counts pages without text, it changes no chunk. `context`: the
-    contextualisation in use (ingest/contextualize.context_fingerprint; "" when off, leaving the
-    fingerprints of stores built without it unchanged)."""
-    from autofill.ingest.chunking import CHUNKER_VERSION
-
-    knobs = {
-        "chunker_version": CHUNKER_VERSION, "chunk_chars": ingest.chunk_chars,
-        "chunk_overlap": ingest.chunk_overlap, "min_chunk_chars": ingest.min_chunk_chars,
-        "extract_tables": ingest.extract_tables, "table_pages": ingest.table_pages,
-        "ocr": ingest.ocr and [ocr_engine_present(), ingest.ocr_dpi, ingest.ocr_language, ingest.ocr_page_chars,
-                               ingest.ocr_image_share],
-    }
-    if context:
-        knobs["context"] = context
-    return hashlib.sha256(json.dumps(knobs, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def _plan(files: list[Path], known: dict[str, DocumentRecord], chunking: str,
-          force: bool = False) -> tuple[list[tuple[Path, str]], list[FileOutcome]]:
-    """Which files need parsing (with their hashes), decided before any parsing: unchanged files, files
-    whose bytes are already stored under another name and name clashes within the run are settled here.
-    Unchanged means the same bytes chunked with the same fingerprint; `force` re-ingests them anyway."""
-    todo: list[tuple[Path, str]] = []
-    outcomes: list[FileOutcome] = []
-    names: dict[str, Path] = {}
-    contents: dict[str, Path] = {}  # sha -> the file of this ingest that has it
-    for path in files:
-        if path.name in names:
-            outcomes.append(FileOutcome(str(path), "failed",
-                                        error=f"another file named {path.name} is in this ingest ({names[path.name]})"))
-            continue
-        names[path.name] = path
-        try:
-            sha = file_sha256(path)
-        except OSError as exc:
-            outcomes.append(FileOutcome(str(path), "failed", error=f"cannot read file: {exc.strerror or exc}"))
-            continue
-        if sha in contents:  # a copy under another name (walking folders finds them)
-            outcomes.append(FileOutcome(str(path), "skipped",
-                                        error=f"same content as {contents[sha].name}, already in this ingest"))
-            continue
-        contents[sha] = path
-        rec = known.get(path.name)
-        twin = next((r for r in known.values() if r.sha256 == sha and r.file_name != path.name), None)
-        if rec is not None and rec.sha256 == sha and rec.chunking == chunking and not force:
-            outcomes.append(FileOutcome(str(path), "skipped", pages=rec.pages, chunks=rec.chunks,
-                                        empty_pages=rec.empty_pages, warnings=list(rec.warnings),
-                                        ocr_pages=rec.ocr_pages))
-        elif twin is not None and (rec is None or rec.sha256 != sha):
-            outcomes.append(FileOutcome(str(path), "skipped", pages=twin.pages, chunks=twin.chunks,
-                                        empty_pages=twin.empty_pages, warnings=list(twin.warnings),
-                                        error=f"same content as {twin.file_name}, already in the store"))
-        else:
-            todo.append((path, sha))
-    return todo, outcomes
-
-
-def files_to_parse(settings: Settings, documents: dict[str, DocumentRecord], paths: Sequence[Path | str],
-                   force: bool = False, recursive: bool = True) -> list[Path]:
-    """The files an ingest of `paths` into a store holding `documents` would parse, decided exactly as
-    `ingest_paths` decides (`_plan`), with the contextualisation the settings ask for: what cost
-    estimates (ingest --contextualize, batch plans) count before anything is parsed."""
-    from autofill.ingest.contextualize import context_fingerprint
-
-    chunking = chunking_fingerprint(settings.ingest, context_fingerprint(settings))
-    todo, _outcomes = _plan(expand_paths(paths, recursive=recursive).files, documents, chunking, force)
-    return [path for path, _sha in todo]
-
-
-def embedder_for(settings: Settings, recorded: str | None) -> str:
-    """The embedder ("provider:model") an ingest uses. Not chosen (no --embedder, --embedding-model or
-    embedding.* setting): the one the store was built with, or the default for a new store. Chosen: what
-    was chosen, with the store's model when only the same provider was named; the caller refuses it when
-    it differs from the store's."""
-    from autofill.providers.factory import DEFAULT_EMBED_MODELS, embedder_name
-
-    chosen = settings.embedding
-    if not recorded or not (chosen.provider or chosen.model):
-        return recorded or embedder_name(settings)
-    recorded_provider, _, recorded_model = recorded.partition(":")
-    provider = chosen.provider or recorded_provider
-    default = recorded_model if provider == recorded_provider else DEFAULT_EMBED_MODELS[provider]
-    return f"{provider}:{chosen.model or default}"
-
-
 def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], reporter: Reporter | None = None,
                  embedder: Any = None, force: bool = False, recursive: bool = True,
                  contextualizer: Any = None, embedded: dict[tuple[str, str], Any] | None = None) -> IngestReport:
@@ -322,9 +226,6 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
 
     Timings: parse seconds are summed over files parsed in a helper process while earlier files are
     embedded, so parse + embed + store can exceed the wall-clock `seconds`."""
-    from autofill.store.chroma_store import find_store, open_store
-    from autofill.tempdirs import sweep
-
     started = time.perf_counter()
     progress = as_reporter(reporter)
     company = company.strip()
@@ -343,8 +244,6 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
     except InputError:
         store = None
     if embedder is None:
-        from autofill.providers.factory import make_embedder
-
         name = embedder_for(settings, store.embedder_name if store is not None else None)
         if store is not None:
             store.check_embedder(name)  # before building the embedder: no model load, no API client
@@ -355,7 +254,7 @@ def ingest_paths(settings: Settings, company: str, paths: Sequence[Path | str], 
         contextualizer = make_contextualizer(settings, reporter=progress)  # None unless ingest.contextualize
     chunking = chunking_fingerprint(settings.ingest, contextualizer.fingerprint if contextualizer else "")
     known = store.documents() if store is not None else {}
-    todo, planned = _plan(files, known, chunking, force)
+    todo, planned = plan_files(files, known, chunking, force)
     outcomes += planned
     for outcome in planned:
         if outcome.warnings:  # stored earlier with warnings, and still the same file
@@ -423,8 +322,6 @@ def store_document(store: Any, path: Path, done: _Embedded, known: dict[str, Doc
     """Store one parsed and embedded file (inside `store.writing()`) and log what happened. All of the
     document at once, after its last batch: readers never see half of it; a file stored again (a retried
     worker, a resumed ingest) replaces itself, never adds a second copy."""
-    from autofill.store.chroma_store import now_iso
-
     doc, chunks = done.doc, done.chunks
     status = "replaced" if path.name in known else "new"
     record = DocumentRecord(
@@ -434,8 +331,6 @@ def store_document(store: Any, path: Path, done: _Embedded, known: dict[str, Doc
         warnings=list(done.warnings), language=document_language(doc),
     )
     store.replace_document(record, chunks, done.vectors)
-    from autofill.frameworks.coverage import mapper_for
-    from autofill.ingest.content_index import record as record_content_index
 
     # the report's own GRI / ESRS / TCFD index: which pages it names per requirement
     record_content_index(store, path.name, chunks, mapper_for(store.settings).quoted, doc.page_count)
@@ -451,9 +346,6 @@ def embed_file(path: Path, company: str, ingest: IngestSettings, embedder: Any) 
     """Parse, chunk and embed one file in this process (no parse helper, no contextualising, no progress):
     the unit of work a distributed ingest (portfolio/ray_engine.py) runs per document; `store_document`
     stores what it returns. Bad files come back with `error` set, as from `ingest_paths`."""
-    from autofill.ingest.parse_helper import stream_file
-    from autofill.reporting import as_reporter
-
     return _read_and_embed(stream_file(path, ingest), path, company, ingest, embedder, as_reporter(None),
                            path.name, None, _Timer())
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from autofill.cli_common import handle_errors as _handled
+from autofill.cli_common import build_settings, emit, emit_json, handle_errors as _handled, reporter_for
 from autofill.errors import InputError
 
 
@@ -46,7 +46,6 @@ def confirm(reason: str, yes: bool) -> None:
 @_handled
 def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurrency, engine, ray_address, yes, as_json):
     """Ingest and answer every company of PORTFOLIO (.csv, .xlsx or .toml: company, reports, questionnaire)."""
-    from autofill.cli_common import build_settings, emit, emit_json, reporter_for
     from autofill.portfolio.plan import consent_reason
     from autofill.portfolio.engine import make_engine
     from autofill.portfolio.runner import prepare, run_portfolio
@@ -92,7 +91,6 @@ def batch(ctx, portfolio, out_dir, estimate_only, max_cost, companies, concurren
 def ask(ctx, company, question, form_of_answer, model, final_k, as_json):
     """Answer one QUESTION from COMPANY's evidence store, with its cited pages, trust tier and cost (no workbook)."""
     from autofill.answer.ask import ask as ask_question
-    from autofill.cli_common import build_settings, emit, emit_json
 
     settings = build_settings(ctx, llm={"model": model}, retrieval={"final_k": final_k})
     result = ask_question(settings, company, question, form_of_answer=form_of_answer)

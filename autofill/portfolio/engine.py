@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from autofill.extras import require
+from autofill.portfolio.runner import LocalEngine
 from autofill.settings import Settings
 
 if TYPE_CHECKING:
@@ -31,12 +33,9 @@ class Engine(Protocol):
 def make_engine(settings: Settings) -> Engine:
     """The engine portfolio.engine names (settings.validate has checked the name)."""
     if settings.portfolio.engine == "ray":
-        from autofill.extras import require
-
         require("ray", "autofill batch --engine ray")
         from autofill.portfolio.ray_engine import RayEngine
 
         return RayEngine(settings.portfolio.ray_address)
-    from autofill.portfolio.runner import LocalEngine
 
     return LocalEngine()

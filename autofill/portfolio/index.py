@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from autofill.fileio import atomic_write_bytes
+from autofill.portfolio.workbook import COUNT_COLUMNS
 
 _TEMPLATE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{ title }}: portfolio review index</title>
@@ -44,7 +45,6 @@ def write_index(path: Path, title: str, outcomes: Sequence[Any], totals: dict[st
     """`counts`: per company in order, the rows of its workbook by outcome (write_portfolio_workbook's)."""
     import jinja2
 
-    from autofill.portfolio.workbook import COUNT_COLUMNS
 
     base = path.parent
     companies = [{

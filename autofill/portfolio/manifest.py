@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from autofill.errors import InputError
+from autofill.workbook.safety import decode_csv
 
 COLUMNS = ("company", "reports", "questionnaire", "output", "year")
 REQUIRED = ("company", "reports", "questionnaire")
@@ -53,8 +54,6 @@ def _text(value: Any) -> str:
 
 
 def _records_csv(path: Path) -> list[tuple[int, dict[str, str]]]:
-    from autofill.workbook.safety import decode_csv
-
     text, _encoding = decode_csv(path.read_bytes(), path.name)  # UTF-8 (BOM or not), UTF-16, cp1252
     try:
         dialect = csv.Sniffer().sniff(text.splitlines()[0] if text.strip() else ",", delimiters=",;\t")

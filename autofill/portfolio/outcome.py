@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from autofill.portfolio.estimate import PortfolioEstimate
+from autofill.summaries import row_counts
 
 DONE, UP_TO_DATE, FAILED, PENDING = "done", "up to date", "failed", "pending"
 # Ran to the end, but some rows failed or the model's reply could not be read: `run` exits 1 for such a
@@ -100,8 +101,6 @@ class CompanyOutcome:
     def counts(self) -> str:
         """Its rows in words, the same on stderr as it finishes and in the summary on stdout, and the same
         words and numbers as `autofill run` (summaries.row_counts): a draft is never called an answer."""
-        from autofill.summaries import row_counts
-
         if self.form_counts:  # as `autofill run` words a form: "7 datapoints: 4 written, 1 waiting for approval"
             parts = ", ".join(f"{n} {k}" for k, n in self.form_counts.items() if n)
             return f"{self.rows} datapoints: {parts or 'none'}"

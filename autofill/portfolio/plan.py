@@ -20,12 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autofill.answer.checkpoint import READABLE_FORMATS, question_key, safe_name
 from autofill.fileio import atomic_write_bytes
 from autofill.hashing import file_sha256
 from autofill.plan import resolve_plan
 from autofill.portfolio.estimate import CompanyEstimate, estimate_rows
 from autofill.portfolio.manifest import CompanyEntry
+from autofill.run_identity import declare_settings
 from autofill.settings import Settings
+from autofill.store.reading import find_for_reading
+from autofill.workbook.reviewer import rows_to_answer
 
 STATE_FILE = ".portfolio-state.json"
 
@@ -44,8 +48,6 @@ def run_key(settings: Settings, questionnaire_sha: str, documents: dict[str, Any
     """Everything that changes a company's answers (besides reviewers' edits in the questionnaire,
     which change its bytes): the declared run (autofill/run_identity.py, as `run`'s checkpoint key)
     with the questionnaire's bytes; `form`: the questionnaire is a form (its prompt joins the key)."""
-    from autofill.run_identity import declare_settings
-
     return declare_settings(settings, form=form).key(documents, questionnaire_sha)
 
 
@@ -102,9 +104,7 @@ def output_for(settings: Settings, entry: CompanyEntry, out_dir: Path | None) ->
 def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path | None, state: PortfolioState) -> CompanyPlan:
     """The company's estimate and what is left to do. Opens its store (if any) for this call only.
     `out_dir`: the folder given with `batch --out` (None: reports_out/, as `run`)."""
-    from autofill.store.reading import find_for_reading
     from autofill.workbook.layout import read_questions
-    from autofill.workbook.reviewer import rows_to_answer
 
     plan = resolve_plan(settings)
     model, mode, rerank = plan.model, plan.mode, plan.reranker
@@ -113,7 +113,7 @@ def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path | None, 
     store = find_for_reading(settings, entry.company)
     documents = store.documents() if store is not None else {}
     del store  # one store open at a time: nothing of it is kept
-    from autofill.ingest.pipeline import files_to_parse
+    from autofill.ingest.planning import files_to_parse
 
     from autofill.forms.run import form_of
 
@@ -160,8 +160,6 @@ def _unchanged(output: str, sha256: str | None) -> bool:
 
 def _without_done(settings: Settings, company: str, questionnaire_sha: str, rows: list[Any]) -> list[Any]:
     """`rows` less those an interrupted earlier run finished (its newest checkpoint)."""
-    from autofill.answer.checkpoint import READABLE_FORMATS, question_key, safe_name
-
     folder = settings.reports_dir / ".checkpoints"
     found = sorted(folder.glob(f"{glob.escape(safe_name(company))}_{questionnaire_sha[:12]}_*.jsonl"),
                    key=lambda p: p.stat().st_mtime)
@@ -180,9 +178,7 @@ def _without_done(settings: Settings, company: str, questionnaire_sha: str, rows
 
 def estimate_run(settings: Settings, company: str, questionnaire: Path) -> CompanyEstimate:
     """The estimate for one `autofill run` (rows an interrupted earlier run finished are left out)."""
-    from autofill.store.reading import find_for_reading
     from autofill.workbook.layout import read_questions
-    from autofill.workbook.reviewer import rows_to_answer
 
     plan = resolve_plan(settings)
     model, mode, rerank = plan.model, plan.mode, plan.reranker

@@ -1,4 +1,4 @@
-"""`autofill batch --engine ray`: a portfolio's work as Ray tasks (the only module that imports ray).
+"""`autofill batch --engine ray`: a portfolio's work as Ray tasks (with ray_shared.py, the only modules that import ray).
 
 Units of work, as the engine seam (portfolio/engine.py, runner.run_portfolio) hands it a prepared portfolio:
 - per document to ingest, a task (`_document_task`, one CPU, anywhere in the cluster) that parses, OCRs,
@@ -10,7 +10,7 @@ Units of work, as the engine seam (portfolio/engine.py, runner.run_portfolio) ha
   embedded store are written on the driver's disk, by one process per company; with `--chroma-url` the
   store is the server's. Its arguments are the document tasks' results, so Ray starts it when they are done.
 All model calls of all companies pass through one `_Slots` actor (llm.concurrency calls in flight across
-the cluster) and every row through one `_BudgetActor`, which reserves and settles as budget.Budget does.
+the cluster) and every row through one `BudgetActor`, which reserves and settles as budget.Budget does.
 
 Faults: a worker killed mid-document or mid-company is retried by Ray (max_retries): the document is
 parsed again and stored once; the company's finished rows come back from its checkpoint. A company whose
@@ -34,12 +34,16 @@ from typing import Any
 import ray
 
 from autofill.errors import InputError
+from autofill.hashing import file_sha256
 from autofill.portfolio.budget import Budget, SerialEmbedder
 from autofill.portfolio.estimate import PortfolioEstimate
 from autofill.portfolio.interrupts import Interrupts
 from autofill.portfolio.outcome import FAILED, CompanyOutcome
+from autofill.portfolio.ray_shared import BudgetActor, BudgetProxy, SlotsActor, SlotsProxy
 from autofill.portfolio.runner import EngineRun, Prepared, _run_company, _Shared, company_done
+from autofill.providers.factory import make_embedder
 from autofill.settings import Settings
+from autofill.store.chroma_store import find_store
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +107,6 @@ def _embedder(settings: Settings, name: str) -> SerialEmbedder:
     import hashlib
     import pickle
 
-    from autofill.providers.factory import make_embedder
 
     key = (name, hashlib.sha256(pickle.dumps((settings.embedding, settings.llm))).hexdigest())
     with _EMBEDDERS_LOCK:
@@ -114,7 +117,6 @@ def _embedder(settings: Settings, name: str) -> SerialEmbedder:
 
 def embed_document(settings: Settings, company: str, path: str, embedder_name: str) -> EmbeddedDocument:
     """The document unit of work, without Ray (the task below runs it)."""
-    from autofill.hashing import file_sha256
     from autofill.ingest.pipeline import chunking_fingerprint, embed_file
 
     cpu, wall = time.process_time(), time.perf_counter()
@@ -129,89 +131,6 @@ def embed_document(settings: Settings, company: str, path: str, embedder_name: s
 def _document_task(settings: Settings, company: str, path: str, embedder_name: str) -> EmbeddedDocument:
     _warm_imports()
     return embed_document(settings, company, path, embedder_name)
-
-
-class _BudgetActor(Budget):
-    """budget.Budget in one actor process: every worker's rows reserve and settle here (an actor runs one
-    call at a time, so reserve-then-settle is as atomic as the local Budget's lock makes it)."""
-
-    def __init__(self, cap_usd: float | None) -> None:
-        super().__init__(cap_usd)
-        self.rows_in_flight = 0
-        self.peak_rows_in_flight = 0
-
-    def reserve(self, estimate_usd: float) -> bool:
-        granted = super().reserve(estimate_usd)
-        if granted:
-            self.rows_in_flight += 1
-            self.peak_rows_in_flight = max(self.peak_rows_in_flight, self.rows_in_flight)
-        return granted
-
-    def settle(self, estimate_usd: float, actual_usd: float) -> None:
-        super().settle(estimate_usd, actual_usd)
-        self.rows_in_flight = max(0, self.rows_in_flight - 1)
-
-    def is_exhausted(self) -> bool:
-        return self.exhausted
-
-    def totals(self) -> dict[str, float]:
-        return {"spent": self.spent, "in_flight": self.in_flight, "refused": self.refused,
-                "peak_rows_in_flight": self.peak_rows_in_flight}
-
-
-class _SlotsActor:
-    """llm.concurrency model calls in flight across the cluster (an asyncio semaphore: waiting callers
-    hold no thread of the actor)."""
-
-    def __init__(self, slots: int) -> None:
-        import asyncio
-
-        self._sem = asyncio.Semaphore(slots)
-        self.in_use = 0
-        self.peak = 0
-
-    async def acquire(self) -> None:
-        await self._sem.acquire()
-        self.in_use += 1
-        self.peak = max(self.peak, self.in_use)
-
-    async def release(self) -> None:
-        self.in_use -= 1
-        self._sem.release()
-
-    async def stats(self) -> dict[str, int]:
-        return {"in_use": self.in_use, "peak": self.peak}
-
-
-class _BudgetProxy:
-    """The Budget interface RowGate and runner use, answered by the budget actor."""
-
-    def __init__(self, actor: Any) -> None:
-        self._actor = actor
-
-    def reserve(self, estimate_usd: float) -> bool:
-        return ray.get(self._actor.reserve.remote(estimate_usd))
-
-    def settle(self, estimate_usd: float, actual_usd: float) -> None:
-        ray.get(self._actor.settle.remote(estimate_usd, actual_usd))
-
-    @property
-    def exhausted(self) -> bool:
-        return ray.get(self._actor.is_exhausted.remote())
-
-
-class _SlotsProxy:
-    """A context-manager semaphore (budget.LimitedChat's limiter) backed by the slots actor."""
-
-    def __init__(self, actor: Any) -> None:
-        self._actor = actor
-
-    def __enter__(self) -> "_SlotsProxy":
-        ray.get(self._actor.acquire.remote())
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        ray.get(self._actor.release.remote())
 
 
 class _StateRecord:
@@ -235,7 +154,7 @@ class _RayShared(_Shared):
     def __init__(self, settings: Settings, budget: Any, slots: Any, documents: tuple[EmbeddedDocument, ...]) -> None:
         from filelock import FileLock
 
-        super().__init__(settings, _BudgetProxy(budget), limiter=_SlotsProxy(slots))
+        super().__init__(settings, BudgetProxy(budget), limiter=SlotsProxy(slots))
         self.documents = documents
         # One ingest at a time across the company tasks' processes, as runner's thread lock is within one:
         # two processes writing one embedded Chroma database met SQLite's "database is locked" (CI saw a
@@ -320,8 +239,8 @@ class RayEngine:
         (task_manager.cc "Tried to complete task that was not pending": exit 1, not 130; 1 run in 12)."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        budget_actor = ray.remote(num_cpus=0)(_BudgetActor).remote(budget.cap)
-        slots = ray.remote(num_cpus=0)(_SlotsActor).remote(settings.llm.concurrency)
+        budget_actor = ray.remote(num_cpus=0)(BudgetActor).remote(budget.cap)
+        slots = ray.remote(num_cpus=0)(SlotsActor).remote(settings.llm.concurrency)
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         settings_ref = ray.put(settings)
         window = max(settings.portfolio.companies_at_once, int(ray.cluster_resources().get("CPU", 1)))
@@ -380,8 +299,7 @@ def _documents_of(settings: Settings, plan: Any) -> tuple[str, list[str]]:
     own task ingests it, as the local engine does)."""
     if plan.estimate.up_to_date or plan.estimate.error or not plan.to_ingest or settings.ingest.contextualize:
         return "", []
-    from autofill.ingest.pipeline import embedder_for
-    from autofill.store.chroma_store import find_store
+    from autofill.ingest.planning import embedder_for
 
     try:
         store = find_store(settings, plan.entry.company)

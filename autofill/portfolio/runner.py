@@ -22,17 +22,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from autofill.answer.checkpoint import safe_name
 from autofill.errors import InputError
-from autofill.fileio import ensure_writable_dir
+from autofill.fileio import atomic_write_bytes, ensure_writable_dir
+from autofill.hashing import file_sha256
 from autofill.portfolio.budget import Budget, LimitedChat, RowGate, SerialEmbedder
 from autofill.plan import resolve_plan
-from autofill.portfolio.estimate import PortfolioEstimate, calibrate
+from autofill.portfolio.estimate import PortfolioEstimate
+from autofill.providers.cost import pricing_for
+from autofill.usage_estimate import calibrate
+from autofill.portfolio.index import write_index
 from autofill.portfolio.manifest import read_manifest
 from autofill.portfolio.outcome import (DONE, FAILED, INCOMPLETE, PENDING, RUN_COUNTS, UP_TO_DATE, CompanyOutcome,
                                        PortfolioReport)
+from autofill.portfolio.outcome import form_outcome_counts
 from autofill.portfolio.plan import CompanyPlan, PortfolioState, company_settings, plan_company, run_key
+from autofill.portfolio.workbook import write_portfolio_workbook
+from autofill.providers.base import Providers
+from autofill.providers.factory import chat_model_name, make_chat, make_embedder, make_reranker
+from autofill.records import stages_json
 from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings
+from autofill.store.chroma_store import find_store
+from autofill.store.reading import find_for_reading
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +60,6 @@ class Prepared:
 
 
 def default_out_dir(settings: Settings, manifest: Path) -> Path:
-    from autofill.answer.checkpoint import safe_name
-
     return settings.reports_dir / safe_name(Path(manifest).stem)
 
 
@@ -67,7 +77,7 @@ def prepare(settings: Settings, manifest: Path | str, out_dir: Path | None = Non
             # Each company's workbook is where `run` (with the same --out) writes it: plan.output_for.
             plans.append(plan_company(settings, entry, out_dir, state))
         except InputError as exc:
-            from autofill.portfolio.estimate import CompanyEstimate
+            from autofill.usage_estimate import CompanyEstimate
             from autofill.portfolio.plan import output_for
 
             model = resolve_plan(settings).model
@@ -100,8 +110,6 @@ class _Shared:
     """What the companies of one portfolio run share: clients, slots, budget, the ingest turn."""
 
     def __init__(self, settings: Settings, budget: Budget, embedder: Any = None, limiter: Any = None) -> None:
-        from autofill.providers.factory import make_chat, make_reranker
-
         self.settings = settings
         # `limiter`/`budget`: a context-manager semaphore and a Budget, or their cluster-wide stand-ins
         # (portfolio/ray_engine.py).
@@ -118,8 +126,6 @@ class _Shared:
 
     def embedder(self, name: str) -> Any:
         """The one shared embedder for stores built with `name` (or the injected one for all)."""
-        from autofill.providers.factory import make_embedder
-
         if self._injected is not None:
             return self._injected
         with self._embedders_lock:
@@ -183,9 +189,6 @@ def run_portfolio(settings: Settings, prepared: Prepared, max_cost: float | None
     """Work through every company of `prepared`; see the module docstring. `embedder`: inject one
     (tests); by default each store's own embedder is built once and shared. `engine`: where the companies
     run (portfolio/engine.make_engine; default LocalEngine, threads in this process)."""
-    from autofill.portfolio.index import write_index
-    from autofill.portfolio.workbook import write_portfolio_workbook
-
     t0 = time.monotonic()
     rep = as_reporter(reporter)
     ensure_writable_dir(prepared.out_dir)  # before any model call
@@ -235,12 +238,7 @@ def _run_company(shared: _Shared, prepared: Prepared, plan: CompanyPlan) -> Comp
 def _ingest_and_run(shared: _Shared, prepared: Prepared, plan: CompanyPlan, base: CompanyOutcome,
                     t0: float) -> CompanyOutcome:
     from autofill.answer.pipeline import run_questionnaire
-    from autofill.hashing import file_sha256
-    from autofill.ingest.pipeline import embedder_for
-    from autofill.providers.base import Providers
-    from autofill.records import stages_json
-    from autofill.store.chroma_store import find_store
-    from autofill.store.reading import find_for_reading
+    from autofill.ingest.planning import embedder_for
 
     settings, entry = shared.settings, plan.entry
     new_documents = 0
@@ -313,10 +311,6 @@ def _run_form_company(shared: _Shared, prepared: Prepared, plan: CompanyPlan, ba
     the model's replies coming from the response cache)."""
     from autofill.forms.answer import Decision
     from autofill.forms.run import run_form
-    from autofill.hashing import file_sha256
-    from autofill.portfolio.outcome import form_outcome_counts
-    from autofill.records import stages_json
-    from autofill.store.reading import find_for_reading
 
     entry = plan.entry
     report = run_form(settings, entry.company, entry.questionnaire, output=plan.output, providers=providers,
@@ -329,9 +323,6 @@ def _run_form_company(shared: _Shared, prepared: Prepared, plan: CompanyPlan, ba
     cost = sum(u.cost_usd for u in usage.values())
     unknown = ""
     if any(u.unpriced_calls for u in usage.values()):
-        from autofill.providers.cost import pricing_for
-        from autofill.providers.factory import chat_model_name
-
         unknown = pricing_for(settings).unknown_reason([chat_model_name(settings)]) or "no price for the model"
     seconds = time.monotonic() - t0
     outcome = dataclasses.replace(
@@ -352,8 +343,6 @@ def _run_form_company(shared: _Shared, prepared: Prepared, plan: CompanyPlan, ba
 def _take_over_batch_copy(plan: CompanyPlan) -> None:
     """A workbook an earlier batch wrote in its own folder (before batch wrote where `run` does), when `run`'s
     place holds none yet: copied there first, so the reviewers' decisions in it are kept (the copy stays)."""
-    from autofill.fileio import atomic_write_bytes
-
     earlier = Path(plan.previous.get("output") or "")
     target = plan.output.with_suffix(earlier.suffix)  # the suffix the writer gave it (.xlsx, .xlsm)
     if not earlier.is_file() or target.exists() or earlier.resolve() == target.resolve():
@@ -367,9 +356,6 @@ def _cost_unknown(settings: Settings, report: Any, ingest_usage: dict[str, Any])
     if report.cost_unknown or not report.totals().cost_known:
         return report.cost_unknown or "no price for the model"
     if any(u.unpriced_calls for u in ingest_usage.values()):
-        from autofill.providers.cost import pricing_for
-        from autofill.providers.factory import chat_model_name
-
         return pricing_for(settings).unknown_reason([chat_model_name(settings)]) or "no price for the model"
     return ""
 

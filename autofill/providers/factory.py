@@ -6,6 +6,7 @@ from __future__ import annotations
 from autofill.choices import NONE, PROVIDERS, RERANKERS, chat_model_name, embedder_name, load  # noqa: F401 - re-exported
 from autofill.errors import InputError
 from autofill.providers.base import ChatModel, Embedder, Providers, Reranker
+from autofill.providers.cache import CachedChat
 from autofill.settings import Settings
 
 DEFAULT_EMBED_MODELS = {name: p.default_embed_model for name, p in PROVIDERS.items() if p.embed_class}
@@ -43,8 +44,6 @@ def make_chat(settings: Settings, model: str | None = None) -> ChatModel | None:
     model = model or chat_model_name(settings)
     chat: ChatModel = load(f"{entry.module}:{entry.chat_class}")(settings.llm, model=model)
     if settings.llm.cache:
-        from autofill.providers.cache import CachedChat
-
         chat = CachedChat(chat, settings.cache_dir, provider=provider)
     return chat
 

@@ -36,6 +36,7 @@ from typing import Any, Sequence
 
 from autofill import imports
 from autofill.errors import InputError
+from autofill.language import name
 
 
 @dataclass(frozen=True)
@@ -91,8 +92,6 @@ def covers(model: str, language: str) -> bool:
 def language_warning(embedder: str, company: str, questionnaire: str, documents: Sequence[str]) -> str:
     """One line when a store's local embedder (`local:<model>`) was not trained for the questionnaire's
     language or a document's; "" when it was, or when the embedder is not a bundled one."""
-    from autofill.language import name
-
     if not embedder.startswith("local:"):
         return ""
     model = embedder.split(":", 1)[1]

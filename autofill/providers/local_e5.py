@@ -21,6 +21,8 @@ from typing import Any, Sequence
 
 from autofill import imports
 from autofill.errors import InputError
+from autofill.providers.e5_file import dequantise, encoder_weights, read
+from autofill.providers.e5_tokens import UnigramTokenizer
 
 GRAPH = Path(__file__).with_name("e5") / "encoder.onnx"
 
@@ -32,8 +34,6 @@ class E5Model:
     def __init__(self, model_file: Path, threads: int = 0) -> None:
         import numpy as np
 
-        from autofill.providers.e5_file import encoder_weights, read
-        from autofill.providers.e5_tokens import UnigramTokenizer
 
         try:
             ort = imports.load("onnxruntime")
@@ -71,7 +71,6 @@ class E5Model:
     def encode(self, texts: Sequence[str], query: bool = False) -> Any:
         import numpy as np
 
-        from autofill.providers.e5_file import dequantise
 
         mark = "query: " if query else "passage: "
         out = np.zeros((len(texts), self.dim), dtype=np.float32)

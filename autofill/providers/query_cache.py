@@ -25,11 +25,13 @@ from autofill.sqlite_cache import BlobCache
 CACHE_VERSION = 1  # bump when the key or the value layout changes
 
 
-def cache_path(workspace_vectordb: Path) -> Path:
-    """Where a workspace keeps its query embeddings (next to the stores, like the LLM cache)."""
-    from autofill.store import derived
+FOLDER = ".query-cache"  # shared with the search and translation caches (store/derived.QUERY_CACHE)
 
-    return derived.query_vectors(workspace_vectordb)
+
+def cache_path(workspace_vectordb: Path) -> Path:
+    """Where a workspace keeps its query embeddings (next to the stores, like the LLM cache; store/derived.py
+    lists it among the derived files)."""
+    return Path(workspace_vectordb) / FOLDER / "embeddings.sqlite"
 
 
 def cache_key(embedder: str, runtime: str, kind: str, text: str) -> str:

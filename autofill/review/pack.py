@@ -19,6 +19,10 @@ import tempfile
 import zipfile
 from pathlib import Path
 from urllib.parse import quote
+from autofill.fileio import atomic_write_bytes
+from autofill.workbook.hyperlinks import link_sources
+from autofill.workbook.package import refresh_package
+from autofill.workbook.safety import guard_workbook, load_workbook_safely
 
 PDF_DIR = "pdfs"
 
@@ -31,10 +35,6 @@ def pack_dir_for(output_xlsx: Path) -> Path:
 def fill_pack(build: Path, output_xlsx: Path, sources: dict) -> dict[str, str]:
     """Copy the cited PDFs that were found and the workbook (Sources linked into pdfs/) into `build`;
     return file name -> path inside the pack for each PDF copied."""
-    from autofill.fileio import atomic_write_bytes
-    from autofill.workbook.hyperlinks import link_sources
-    from autofill.workbook.safety import load_workbook_safely
-
     packed: dict[str, str] = {}
     for name, source in sorted(sources.items()):
         if source.path is None or Path(name).name != name or name.startswith("."):
@@ -45,10 +45,8 @@ def fill_pack(build: Path, output_xlsx: Path, sources: dict) -> dict[str, str]:
     wb = load_workbook_safely(output_xlsx, rich_text=True)
     link_sources(wb, lambda f, n: f"{quote(packed[f])}#page={n}" if f in packed else "")
     buffer = io.BytesIO()
-    from autofill.workbook.safety import guard_workbook
     guard_workbook(wb)  # nothing an .xlsx cannot hold reaches the file, whatever path put it in
     wb.save(buffer)
-    from autofill.workbook.package import refresh_package  # the formulas' cached values openpyxl dropped
 
     atomic_write_bytes(build / output_xlsx.name, refresh_package(buffer.getvalue(), output_xlsx.read_bytes()))
     return packed

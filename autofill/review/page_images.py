@@ -13,6 +13,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from autofill.pdflib import import_pymupdf
 
 
 # 16 roughens anti-aliased letters on coloured panels; 64 gains nothing visible.
@@ -63,8 +64,6 @@ def word_windows(fragment: str, size: int = _WINDOW_WORDS) -> list[str]:
 def search_textpage(page):
     """The page's text layer, built once for all searches on it (with the flags PyMuPDF's own
     search_for uses: hyphenated line ends joined, ligatures kept); building it dominates search time."""
-    from autofill.pdflib import import_pymupdf
-
     pymupdf = import_pymupdf()
 
     flags = (pymupdf.TEXT_DEHYPHENATE | pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_PRESERVE_LIGATURES
@@ -137,8 +136,6 @@ class PageRenderer:
         self._asked: dict[tuple, RenderedPage] = {}
 
     def _open(self, pdf: Path):
-        from autofill.pdflib import import_pymupdf
-
         pymupdf = import_pymupdf()
 
         doc = self._docs.get(pdf)

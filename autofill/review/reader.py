@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autofill.errors import InputError
+from autofill.fileio import missing
 from autofill.redact import safe_text
+from autofill.review.form_rows import form_questions
 from autofill.states import WRITES_ANSWER, parse_status
 from autofill.workbook import headers as H
 from autofill.workbook.hyperlinks import parse_sources  # noqa: F401 - re-exported: the review reads Sources cells
@@ -156,8 +158,6 @@ def read_filled_workbook(path: Path) -> FilledWorkbook:
 
     path = Path(path)
     if not path.is_file():
-        from autofill.fileio import missing
-
         raise missing("output workbook", path)
     try:
         wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
@@ -180,8 +180,6 @@ def read_filled_workbook(path: Path) -> FilledWorkbook:
     evidence_rows = sheets.get(EVIDENCE_SHEET)
     form_header = _find_header(evidence_rows, FORM_EVIDENCE) if evidence_rows is not None else None
     if form_header is not None:
-        from autofill.review.form_rows import form_questions
-
         return FilledWorkbook(path=path, questions=form_questions(sheets, evidence_rows, *form_header),
                               run_info=_run_info(sheets), has_evidence_sheet=True, form=True)
     if not question_sheets and evidence_rows is None:

@@ -25,8 +25,10 @@ from autofill.errors import InputError
 from autofill.review.highlights import relevance, select_highlights, text_runs
 from autofill.review.links import Links, relative_link
 from autofill.review.pack import fill_pack, pack_dir_for, write_zip
+from autofill.review.page_images import PageRenderer
 from autofill.review.pdf_sources import PdfSource, locate_pdfs
 from autofill.review.reader import EvidenceRow, FilledWorkbook, ReviewQuestion, read_filled_workbook
+from autofill.review.review_log import read_lines
 from autofill.states import (REVIEW_CHOICES, WRITES_ANSWER, Outcome, ReviewState, Tier, parse_review, parse_status,
                              parse_tier)
 from autofill.tempdirs import make_temp_dir, sweep
@@ -128,8 +130,6 @@ class _Pages:
     """Renders page images on demand and turns failures into notes on the page view."""
 
     def __init__(self, sources: dict[str, PdfSource], pages_dir: Path, dpi: int, links: Links):
-        from autofill.review.page_images import PageRenderer
-
         self.sources = sources
         self.link = links.link
         self.pages_dir = pages_dir
@@ -271,10 +271,8 @@ def _swap_into_place(built: Path, target: Path) -> None:
 
 def _review_log(output_xlsx: Path) -> list[dict]:
     """The decisions made in `autofill review` (the workbook's Review log sheet), as dicts by column."""
-    from autofill.review_app.apply import read_log
-
     try:
-        return read_log(output_xlsx)
+        return [line.as_dict() for line in read_lines(output_xlsx)]
     except Exception as exc:  # noqa: BLE001 - the report stands without its log; say why
         log.warning("the Review log of %s could not be read: %s", Path(output_xlsx).name, exc)
         return []

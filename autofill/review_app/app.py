@@ -23,12 +23,17 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from autofill.errors import InputError
+from autofill.review.highlights import select_highlights
+from autofill.review.page_images import PageRenderer
+from autofill.review.pdf_sources import locate_pdfs
 from autofill.review_app import views
 from autofill.review_app.limits import BadRequest, read_body
 from autofill.review_app.checking import Unconfirmed
+from autofill.review_app.reanswer import add_to_library, estimate_row, reanswer_row, reanswer_with
 from autofill.review_app.security import Guard, csrf_token
-from autofill.review_app.session import Conflict, Refused, ReviewSession
+from autofill.review_app.session import Conflict, Refused, ReviewSession, version_of
 from autofill.review_app.sidecar import Stale
+from autofill.tempdirs import make_temp_dir, sweep
 
 log = logging.getLogger(__name__)
 
@@ -72,8 +77,6 @@ class AppState:
 def _pages_dir() -> Path:
     """Page images of this server, in a folder tagged with its process (tempdirs): a killed server's
     folder is removed by the next one."""
-    from autofill.tempdirs import make_temp_dir, sweep
-
     parent = Path(tempfile.gettempdir()) / "autofill-review"
     sweep(parent)
     return make_temp_dir(parent, "pages")
@@ -109,7 +112,6 @@ def build_app(state: AppState, lifespan=None) -> Starlette:
         current = min(_int(p.get("page")), pages)
         rows = views.page_rows(session, keys, current)
         done, total = session.counts()
-        from autofill.review_app.reanswer import reanswer_with
 
         model, using = reanswer_with(state.settings, session)  # the run's recorded plan, or --model/--llm
         html = env.get_template(TEMPLATE).render(
@@ -131,7 +133,6 @@ def build_app(state: AppState, lifespan=None) -> Starlette:
         session = state.session(request.query_params.get("wb"))
         key = request.query_params.get("key", "")
         current = session.state(key)
-        from autofill.review_app.session import version_of
 
         return JSONResponse({"state": current, "version": version_of(current)})
 
@@ -155,15 +156,11 @@ def build_app(state: AppState, lifespan=None) -> Starlette:
         return _saved(session, saved)
 
     async def estimate(request: Request):
-        from autofill.review_app.reanswer import estimate_row
-
         session = state.session(request.query_params.get("wb"))
         return JSONResponse(await run_in_threadpool(estimate_row, state.settings, session,
                                                     request.query_params.get("key", "")))
 
     async def reanswer(request: Request):
-        from autofill.review_app.reanswer import reanswer_row
-
         body = await read_body(request, "reanswer")
         session = state.session(body.get("wb"))
         done = await run_in_threadpool(reanswer_row, state.settings, session, body.get("key", ""),
@@ -171,8 +168,6 @@ def build_app(state: AppState, lifespan=None) -> Starlette:
         return JSONResponse(done)
 
     async def library(request: Request):
-        from autofill.review_app.reanswer import add_to_library
-
         body = await read_body(request, "library")
         session = state.session(body.get("wb"))
         return JSONResponse(await run_in_threadpool(add_to_library, state.settings, session, body.get("key", "")))
@@ -219,10 +214,6 @@ async def _refused(request: Request, exc: Exception) -> JSONResponse:
 
 def _render(state: AppState, session: ReviewSession, key: str, rank: int, page: int) -> bytes:
     """A cited page of row `key`'s passage `rank`, its answer-carrying sentences highlighted."""
-    from autofill.review.highlights import select_highlights
-    from autofill.review.page_images import PageRenderer
-    from autofill.review.pdf_sources import locate_pdfs
-
     q = session.questions.get(key)
     e = next((e for e in (q.evidence if q else []) if e.rank == rank), None)
     if e is None or page not in e.pages:

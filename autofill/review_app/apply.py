@@ -19,11 +19,16 @@ from openpyxl.cell.cell import MergedCell
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils.cell import column_index_from_string
 
+from autofill.errors import InputError
 from autofill.fileio import atomic_write_bytes, ensure_not_open
-from autofill.review_app.review_log import COLUMNS as LOG_COLUMNS
-from autofill.review_app.review_log import DECISION_COLUMN, LogLine, confirmed_in, read_lines, undoes_in
+from autofill.outputlock import OutputLock
+from autofill.review.review_log import COLUMNS as LOG_COLUMNS
+from autofill.review.review_log import DECISION_COLUMN, LogLine, confirmed_in, read_lines, undoes_in
 from autofill.review_app.sidecar import Decision, DecisionStore, sidecar_path
+from autofill.states import parse_tier
+from autofill.workbook.layout import read_questions
 from autofill.workbook.model import REVIEW_LOG_SHEET
+from autofill.workbook.package import refresh_package
 from autofill.workbook.safety import guard_workbook, load_workbook_safely, set_text
 
 log = logging.getLogger(__name__)
@@ -36,8 +41,6 @@ _WIDTHS = {"A": 21, "B": 16, "C": 14, "D": 6, "E": 50, "F": 16, "G": 16, "H": 50
 
 
 def read_layout(settings, workbook: Path):
-    from autofill.workbook.layout import read_questions
-
     return read_questions(settings, workbook)[0]
 
 
@@ -47,8 +50,6 @@ def apply_decisions(settings, workbook: Path, decisions, layout=None) -> list[in
     log; return the ids written.
     Raises InputError (nothing written) when the workbook is open in an office suite, or while an
     `autofill run` is writing it (outputlock: the decisions wait and go into the run's new workbook)."""
-    from autofill.outputlock import OutputLock
-
     workbook = Path(workbook)
     ensure_not_open(workbook)
     if not decisions:
@@ -85,7 +86,6 @@ def _apply(settings, workbook: Path, decisions: list[Decision], layout) -> list[
     buffer = io.BytesIO()
     guard_workbook(wb)  # nothing an .xlsx cannot hold reaches the file, whatever path put it in
     wb.save(buffer)
-    from autofill.workbook.package import refresh_package  # the formulas' cached values openpyxl dropped
 
     atomic_write_bytes(workbook, refresh_package(buffer.getvalue(), workbook.read_bytes()))
     return [d.id for d in decisions]
@@ -94,8 +94,6 @@ def _apply(settings, workbook: Path, decisions: list[Decision], layout) -> list[
 def _put_trust(ws, sheet, row: int, after: dict[str, str]) -> None:
     """The Tier and Checks a checked decision gave the row (coloured as a run colours them), and the
     Status of an edited row (session._status)."""
-    from autofill.states import parse_tier
-
     for role in (*TRUST_CELLS, STATUS_CELL):
         letter = sheet.letter(role)
         if role not in after or not letter:
@@ -154,8 +152,6 @@ def read_log(workbook: Path) -> list[dict[str, object]]:
 
 def ensure_writable(workbook: Path) -> str:
     """"" when the workbook can be written now, else why not (open in Excel ...), in one line."""
-    from autofill.errors import InputError
-
     try:
         ensure_not_open(workbook)
     except InputError as exc:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from autofill.checks.reviewed import failed_reasons, off_list, override_note
+from autofill.checks.reviewed import dropdown_value, failed_reasons, off_list, override_note
 from autofill.checks.tier import decide_tier
 from autofill.records import CheckResult, Passage, QuestionRow
 from autofill.states import ReviewState, Tier, parse_review
@@ -76,8 +76,6 @@ class RowChecker:
 
     def canonical(self, key: str, answer: str) -> str:
         """A drop-down answer in the list's own spelling ("yes" -> "Yes"); any other answer as it is."""
-        from autofill.checks.reviewed import dropdown_value
-
         choices = self.choices(key)
         return (dropdown_value(answer, choices) or answer) if choices else answer
 

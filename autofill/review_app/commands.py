@@ -15,14 +15,14 @@ from pathlib import Path
 import click
 
 from autofill import choices
-from autofill.cli_common import handle_errors as _handled
+from autofill.cli_common import build_settings, emit_json, handle_errors as _handled
+from autofill.errors import InputError
 
 log = logging.getLogger(__name__)
 
 
 def _workbooks(target: Path) -> list[Path]:
     """The filled workbooks to review: the file itself, or the autofill outputs in a folder."""
-    from autofill.errors import InputError
     from autofill.fileio import missing
     from autofill.review.reader import read_filled_workbook
 
@@ -70,12 +70,10 @@ def review(ctx, output, host, port, no_browser, as_json, apply_only, llm_provide
     comment, send back and re-answer rows; every decision is written into the workbook. Re-answers use
     the model, endpoint, retrieval, reranker and price the workbook's run recorded, unless --llm or
     --model say otherwise."""
-    from autofill.cli_common import build_settings, emit_json
     from autofill.review_app.forms import open_session
 
     import importlib.util
 
-    from autofill.errors import InputError
 
     if not apply_only and importlib.util.find_spec("starlette") is None:
         raise InputError("autofill review needs starlette, which this install lacks: pip install 'starlette>=0.40'")
@@ -112,7 +110,6 @@ def _recover(path: Path) -> None:
     """A workbook that cannot be opened (workbook/recovery.py): kept aside, its newest history copy that
     opens put in its place and said in one line, the decisions that copy lacks written again from the
     sidecar; with no such copy, one line and exit 2, the file left as it is."""
-    from autofill.errors import InputError
     from autofill.outputlock import OutputLock
     from autofill.review_app.apply import reopen_unlogged
     from autofill.workbook.recovery import recover
@@ -134,7 +131,6 @@ def _serve(settings, sessions, host: str, port: int, no_browser: bool, as_json: 
 
     import uvicorn
 
-    from autofill.errors import InputError
     from autofill.review_app.app import AppState, build_app
     from autofill.review_app.security import new_token
 

@@ -18,9 +18,15 @@ import logging
 from pathlib import Path
 
 from autofill.errors import InputError
+from autofill.forms.model import DatapointKind, FormCell
+from autofill.forms.reader import read_form
+from autofill.forms.values import TypedValue, ValueType, cell_value, parse_value
 from autofill.review.reader import read_filled_workbook
+from autofill.review_app.apply import read_log
+from autofill.review_app.form_apply import apply_form_decisions
 from autofill.review_app.session import ACTIONS, Refused, ReviewSession, Saved, _edited
 from autofill.review_app.sidecar import version_of
+from autofill.workbook.package import CellWrite
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +62,6 @@ class FormChecker:
         self.session = session
 
     def choices(self, key: str) -> list[str]:
-        from autofill.forms.model import DatapointKind
-
         dp = self.session.datapoint(key)
         if dp is None:
             return []
@@ -128,8 +132,6 @@ class FormSession(ReviewSession):
 
     # ------------------------------------------------------------------ reading
     def _read_book(self):
-        from autofill.review_app.apply import read_log
-
         book = read_filled_workbook(self.path)
         if not book.form:
             raise InputError(f"{self.path.name} is not a filled form")
@@ -153,8 +155,6 @@ class FormSession(ReviewSession):
     def datapoint(self, key: str):
         """The form's Datapoint of row `key` (forms.reader.read_form on the output, read once)."""
         if self._form is None:
-            from autofill.forms.reader import read_form
-
             self._form = read_form(self.path) or False
         if not self._form:
             return None
@@ -183,9 +183,6 @@ class FormSession(ReviewSession):
         """(the value as the page shows it, the cell writes) of `text` for row `key`'s datapoint; a value
         that is not of the datapoint's type is refused naming the datapoint (400, nothing recorded)."""
         from autofill.forms.answer import KIND_TYPES, cell_writes, form_unit
-        from autofill.forms.model import FormCell
-        from autofill.forms.values import TypedValue, ValueType, parse_value
-        from autofill.workbook.package import CellWrite
 
         text = (text or "").strip()
         dp = self.datapoint(key)
@@ -210,8 +207,6 @@ class FormSession(ReviewSession):
         writes = [CellWrite(sheet, ref, v) for sheet, ref, v in cell_writes(dp, value)]
         shown = value.value
         if isinstance(shown, bool):
-            from autofill.forms.values import cell_value
-
             shown = cell_value(TypedValue(shown, text), dp.allowed) if dp.allowed else ("Yes" if shown else "No")
         return _text(shown), writes
 
@@ -245,8 +240,6 @@ class FormSession(ReviewSession):
 
     # ------------------------------------------------------------------ writing
     def _apply(self, decisions) -> list[int]:
-        from autofill.review_app.form_apply import apply_form_decisions
-
         return apply_form_decisions(self, decisions)
 
 
@@ -280,8 +273,6 @@ def _text(value) -> str:
 def _shown(dp, cell_text: str) -> str:
     """The cell's value in the terms the reviewer edits (those of forms.values.parse_value): a
     percentage cell's 0.25 as 25, a figure in thousands as the whole figure."""
-    from autofill.forms.model import DatapointKind
-
     if not cell_text or dp.kind not in (DatapointKind.NUMBER, DatapointKind.PERCENT):
         return cell_text
     try:

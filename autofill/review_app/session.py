@@ -33,6 +33,9 @@ from autofill.review_app.apply import (FIELD_LABELS, STATUS_CELL, TRUST_CELLS, a
 from autofill.review_app.checking import RowChecker, gate
 from autofill.review_app.sidecar import FIELDS, Decision, DecisionStore, Stale, version_of
 from autofill.states import ReviewState, Tier, parse_review, parse_tier
+from autofill.workbook.carry import TRACKED_ROLES
+from autofill.workbook.history import keep_previous
+from autofill.workbook.reviewer import edited_note
 from autofill.workbook.safety import replaced_reason, xml_safe
 
 log = logging.getLogger(__name__)
@@ -232,9 +235,6 @@ class ReviewSession:
         the next run writes for a row a person edited (workbook/reviewer.edited_note, naming the cells
         that differ from the workbook's), or the workbook's own Status when they are back as it holds
         them; {} when the save leaves those cells alone."""
-        from autofill.workbook.carry import TRACKED_ROLES
-        from autofill.workbook.reviewer import edited_note
-
         if all(before.get(f) == after.get(f) for f in TRACKED_ROLES):
             return {}
         q = self.questions[key]
@@ -312,8 +312,6 @@ class ReviewSession:
             if why:
                 raise InputError(why)
             if not self._history_kept:
-                from autofill.workbook.history import keep_previous
-
                 keep_previous(self.path, self.settings.workbook.history_versions)
                 self._history_kept = True
             # The pending list is read under the workbook's lock: another server's writer may go first.

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from autofill.errors import InputError
+from autofill.frameworks.coverage import cell_labels
 from autofill.review.highlights import relevance
 from autofill.review.report import TIER_CLASS, PassageView, _passage_view, _review_class, _status_class
 from autofill.review.reader import ReviewQuestion
@@ -91,8 +92,6 @@ def select(session: ReviewSession, tier: str = "", review: str = "", section: st
            datapoint: str = "") -> list[str]:
     """Row keys in reading order (Needs work first) that pass the filters (`datapoint`: a label of the
     Framework datapoints cell, or "none" for rows that ask for none)."""
-    from autofill.frameworks.coverage import cell_labels
-
     with session._lock:
         keys = []
         for key in session.order:
@@ -137,8 +136,6 @@ def _choices(session: ReviewSession, key: str) -> list[str]:
 
 def datapoints(session: ReviewSession) -> list[str]:
     """The datapoint labels the rows ask for, in reading order of first appearance."""
-    from autofill.frameworks.coverage import cell_labels
-
     seen: list[str] = []
     for key in session.order:
         seen += [label for label in cell_labels(session.questions[key].datapoints) if label not in seen]

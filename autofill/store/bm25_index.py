@@ -34,7 +34,9 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from autofill.fileio import atomic_write_bytes
 from autofill.languages import ENGLISH, REGISTRY as LANGUAGES  # each language's stemmer and stop words
+from autofill.tempdirs import make_temp_dir, sweep, temp_name
 
 log = logging.getLogger(__name__)
 
@@ -162,8 +164,6 @@ class TokenCache:
         return ids, tokens
 
     def save(self, key: str, ids: Sequence[str], tokens: Sequence[Sequence[str]]) -> None:
-        from autofill.fileio import atomic_write_bytes
-
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             blob = json.dumps({"ids": list(ids), "tokens": [list(t) for t in tokens]}, ensure_ascii=False,
@@ -249,8 +249,6 @@ class BM25Index:
 
     def save(self, folder: Path) -> None:
         """Write the index to `folder`, replacing any previous one atomically (write aside, then rename)."""
-        from autofill.tempdirs import make_temp_dir, sweep, temp_name
-
         folder = Path(folder)
         folder.parent.mkdir(parents=True, exist_ok=True)
         # Half-written indexes of runs killed mid-save go first (everything hidden here is ours).

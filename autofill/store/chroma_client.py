@@ -8,13 +8,12 @@ slip into a clear error instead of a download or, worse, vectors from a differen
 
 from __future__ import annotations
 
-import hashlib
-import re
 import threading
 from typing import Any, Iterator, Sequence
 from urllib.parse import urlparse
 
 from autofill import imports
+from autofill.collection_names import collection_name  # noqa: F401 (cc.collection_name, as its callers know it)
 from autofill.errors import InputError
 from autofill.redact import safe_text, safe_url
 from autofill.settings import Settings
@@ -32,17 +31,6 @@ EF_CONSTRUCTION = 200
 
 _clients: dict[tuple[str, str], Any] = {}
 _clients_lock = threading.Lock()
-
-
-def collection_name(company: str) -> str:
-    """A valid, stable Chroma collection name for a company ([a-zA-Z0-9._-], 3-512 chars, alphanumeric at
-    both ends). A readable slug plus a hash of the exact name, so "BHP" and "bhp" never share a store."""
-    company = company.strip()
-    if not company:
-        raise InputError("company name is empty")
-    slug = re.sub(r"[^a-z0-9]+", "-", company.lower()).strip("-")[:48].strip("-") or "company"
-    digest = hashlib.sha256(company.encode("utf-8")).hexdigest()[:10]
-    return f"af-{slug}-{digest}"
 
 
 def batched(items: Sequence[Any], size: int) -> Iterator[slice]:

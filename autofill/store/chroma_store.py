@@ -21,89 +21,29 @@ concurrent writing processes."""
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import json
 import threading
-from datetime import datetime, timezone
 from typing import Any, Iterator, Sequence
 
+from autofill.companylock import EXCLUSIVE, CompanyTurn
 from autofill.errors import InputError
+from autofill.providers.factory import embedder_name
 from autofill.records import Chunk, DocumentRecord, Passage, StoreInfo
 from autofill.redact import safe_url
 from autofill.settings import Settings
 from autofill.store import chroma_client as cc
 from autofill.store.bm25_index import BM25Index
+from autofill.store.chroma_meta import chunk_meta, passage_from, record_from_meta, record_meta, now_iso
 from autofill.store.keyword import KeywordSearch
 from autofill.store import derived
 from autofill.store.snapshot import check_embedder, drop_snapshot, write_snapshot
 
 _locks: dict[str, Any] = {}
 _locks_guard = threading.Lock()
-_DOC_FIELDS = [f.name for f in dataclasses.fields(DocumentRecord)]
 # Extra nearest neighbours a dense query asks for beyond n, to make up for chunks outside the manifest.
 _QUERY_SLACK = 8
 # Collection metadata key set while a document is being written and cleared when the write completes:
 # a crash leaves it set, and only then does the next writer sweep every chunk's metadata for leftovers.
 _WRITE_OPEN = "write_open"
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
-
-
-def _record_from_meta(meta: dict[str, Any]) -> DocumentRecord:
-    values = {k: meta[k] for k in _DOC_FIELDS if k in meta}
-    if "warnings" in values:  # a JSON list in a string; records from before it have none
-        try:
-            found = json.loads(values["warnings"] or "[]")
-        except (TypeError, ValueError):
-            found = [str(values["warnings"])]
-        values["warnings"] = [str(w) for w in found] if isinstance(found, list) else [str(found)]
-    return DocumentRecord(**values)
-
-
-def _record_meta(record: DocumentRecord) -> dict[str, Any]:
-    """The manifest metadata of a record: scalars only, as Chroma requires (warnings as a JSON list)."""
-    meta = dataclasses.asdict(record)
-    meta["warnings"] = json.dumps(list(record.warnings), ensure_ascii=False)
-    return meta
-
-
-def _chunk_meta(chunk: Chunk) -> dict[str, Any]:
-    return {
-        "company": chunk.company,
-        "file_name": chunk.file_name,
-        "doc_sha256": chunk.doc_sha256,
-        "page_start": chunk.page_start,
-        "page_end": chunk.page_end,
-        "section": chunk.section,
-        "chunk_index": chunk.index,
-        "has_table": chunk.has_table,
-        "content_hash": chunk.content_hash,
-        "ocr": chunk.ocr,
-        "page_label": chunk.page_label,
-        "page_labels": "|".join(chunk.page_labels),
-        # Model-written context line (ingest --contextualize); always written, "" without, because an upsert
-        # of the same chunk id merges metadata and must not keep the line of an earlier ingest.
-        "context": chunk.context,
-    }
-
-
-def _passage(chunk_id: str, text: str | None, meta: dict[str, Any], score: float = 0.0, rank: int = 0) -> Passage:
-    return Passage(
-        chunk_id=chunk_id,
-        file_name=str(meta.get("file_name", "")),
-        page_start=int(meta.get("page_start", 0)),
-        page_end=int(meta.get("page_end", 0)),
-        section=str(meta.get("section", "")),
-        text=text or "",
-        score=score,
-        rank=rank,
-        ocr=bool(meta.get("ocr", False)),
-        page_labels=str(meta.get("page_labels", "")).split("|") if meta.get("page_labels") else [],
-        context=str(meta.get("context", "") or ""),
-        has_table=bool(meta.get("has_table", False)),
-    )
 
 
 class CompanyStore(KeywordSearch):
@@ -131,7 +71,7 @@ class CompanyStore(KeywordSearch):
 
     def documents(self) -> dict[str, DocumentRecord]:
         got = self._docs.get(include=["metadatas"])
-        records = [_record_from_meta(m) for m in got["metadatas"] or []]
+        records = [record_from_meta(m) for m in got["metadatas"] or []]
         return {r.file_name: r for r in sorted(records, key=lambda r: r.file_name)}
 
     def last_ingest(self) -> str:
@@ -189,7 +129,7 @@ class CompanyStore(KeywordSearch):
             if len(rows) >= n or depth >= total:
                 break
             depth = min(total, depth * 2)
-        return [_passage(cid, text, meta, score=1.0 - float(dist), rank=i)
+        return [passage_from(cid, text, meta, score=1.0 - float(dist), rank=i)
                 for i, (cid, text, meta, dist) in enumerate(rows[:n], start=1)]
 
     def get_passages(self, ids: Sequence[str]) -> list[Passage]:
@@ -199,7 +139,7 @@ class CompanyStore(KeywordSearch):
             return []
         current = self._current()
         got = self._chunks.get(ids=list(dict.fromkeys(ids)), include=["documents", "metadatas"])
-        found = {cid: _passage(cid, text, meta) for cid, text, meta in
+        found = {cid: passage_from(cid, text, meta) for cid, text, meta in
                  zip(got["ids"], got["documents"], got["metadatas"]) if self._is_current(meta, current)}
         return [found[i] for i in ids if i in found]
 
@@ -223,7 +163,7 @@ class CompanyStore(KeywordSearch):
         out: dict[str, Passage] = {}
         for name in dict.fromkeys(f for f, _ in pages):
             got = self._chunks.get(where={"file_name": name}, include=["documents", "metadatas"])
-            chunks = [_passage(cid, text, meta) for cid, text, meta in
+            chunks = [passage_from(cid, text, meta) for cid, text, meta in
                       zip(got["ids"], got["documents"], got["metadatas"]) if self._is_current(meta, current)]
             chunks.sort(key=lambda c: (c.page_start, c.chunk_id))
             for f, n in pages:
@@ -239,8 +179,6 @@ class CompanyStore(KeywordSearch):
         `label` and `wait_s` as CompanyTurn's: forget waits 0 s) and the store's file lock (both re-entrant
         in this process), sweep leftovers of a crashed write, and replace the store's snapshot
         (store/snapshot.py) when the outermost write completes."""
-        from autofill.companylock import EXCLUSIVE, CompanyTurn
-
         with CompanyTurn(self.settings, self.company or self.collection, EXCLUSIVE, label, wait_s=wait_s,
                          collection=self.collection):
             with self._writing() as store:
@@ -323,10 +261,10 @@ class CompanyStore(KeywordSearch):
                     ids=ids[part],
                     embeddings=[list(e) for e in embeddings[part]],
                     documents=[c.text for c in chunks[part]],
-                    metadatas=[_chunk_meta(c) for c in chunks[part]],
+                    metadatas=[chunk_meta(c) for c in chunks[part]],
                 )
             self._docs.upsert(ids=[record.file_name], embeddings=[[1.0]],
-                              metadatas=[_record_meta(record)])
+                              metadatas=[record_meta(record)])
             self._keep_tokens(record, chunks)  # for the keyword index, rebuilt once the ingest ends
             # Everything else filed under this name goes: older versions, and surplus chunks of a re-ingest
             # of the same bytes with other chunking settings.
@@ -410,8 +348,6 @@ def open_store(settings: Settings, company: str, create: bool = False, embedder:
     if not create:
         raise _missing(settings, company)
     if embedder is None:
-        from autofill.providers.factory import embedder_name
-
         embedder = embedder_name(settings)
 
     client = cc.make_client(settings)
@@ -438,34 +374,3 @@ def list_stores(settings: Settings) -> list[StoreInfo]:
             if store is not None and store.collection == col.name:
                 out.append(store.info())
     return sorted(out, key=lambda s: (s.company.lower(), s.company))
-
-
-def check_document(store: CompanyStore, doc: str | None) -> None:
-    """`doc` must be one of the store's documents (None: the whole store)."""
-    docs = store.documents()
-    if doc is not None and doc not in docs:
-        known = ", ".join(docs) or "none"
-        raise InputError(f"no document {doc!r} in the evidence store for {store.company!r} (documents: {known})")
-
-
-def delete_from(store: CompanyStore, doc: str | None = None) -> tuple[str, list[str]]:
-    """Delete one document's chunks from the store (its keyword index rebuilt from the rest), or the
-    store's collections. The caller holds `store.writing("forget", wait_s=0)` and removes the files the
-    store derives (store/derived.py), then reclaims the database (store/reclaim.py). Returns what was
-    done and the ids of the collections deleted (for the reclaim)."""
-    from autofill.store import reclaim
-
-    settings = store.settings
-    check_document(store, doc)
-    docs = store.documents()
-    if doc is not None:
-        store.delete_document(doc)
-        store.rebuild_bm25()
-        return f"Forgot {doc} ({docs[doc].chunks} chunks) from the evidence store for {store.company}.", []
-    names = [store.collection, store.collection + cc.DOCS_SUFFIX]
-    deleted = reclaim.collection_ids(settings.vectordb_dir, names) if not settings.store.chroma_url else []
-    client = cc.make_client(settings)
-    for name in names:
-        client.delete_collection(name)
-    plural = "" if len(docs) == 1 else "s"
-    return f"Forgot the evidence store for {store.company} ({len(docs)} document{plural}).", deleted

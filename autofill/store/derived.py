@@ -5,7 +5,9 @@ asks here), whether it belongs to one company or is shared by all (shared caches
 so a company's entries cannot be told apart: `forget` removes them whole), and what `autofill forget`
 does with it. `forget.py` walks `ENTRIES`; nothing else decides what forgetting a company removes.
 
-Paths only: this module imports nothing of the package but the settings (bottom layer of store/)."""
+Paths only: this module imports nothing of the package but the settings and the two lower modules that
+name their own files (companylock.py its turn locks, providers/query_cache.py the query-vector cache), so
+that neither climbs back up into store/ (bottom layer of store/)."""
 
 from __future__ import annotations
 
@@ -15,9 +17,11 @@ from enum import Enum
 from pathlib import Path
 from typing import Callable
 
+from autofill import companylock
+from autofill.providers import query_cache
 from autofill.settings import Settings
 
-QUERY_CACHE = ".query-cache"
+QUERY_CACHE = query_cache.FOLDER
 CHECKPOINTS = ".checkpoints"
 
 
@@ -70,7 +74,7 @@ def response_cache(vectordb: Path) -> Path:
 
 
 def query_vectors(vectordb: Path) -> Path:
-    return Path(vectordb) / QUERY_CACHE / "embeddings.sqlite"
+    return query_cache.cache_path(vectordb)
 
 
 def translations(vectordb: Path) -> Path:
@@ -82,7 +86,7 @@ def library(vectordb: Path, collection: str) -> Path:
 
 
 def turn_lock(vectordb: Path, collection: str) -> Path:
-    return Path(vectordb) / ".turns" / f"{collection}.lock"
+    return companylock.lock_path(vectordb, collection)
 
 
 def store_lock(vectordb: Path, collection: str) -> Path:

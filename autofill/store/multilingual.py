@@ -25,6 +25,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from autofill.fileio import atomic_write_bytes
+from autofill.providers.local import MODELS, LocalEmbedder, covers, language_warning
 from autofill.records import Passage
 
 log = logging.getLogger(__name__)
@@ -44,8 +46,6 @@ def crosses(embedder: str, languages: Iterable[str]) -> bool:
     """Whether a store searched with `embedder` needs the multilingual index for these languages (the
     row's and the documents'; "*": any language): a bundled local embedder not trained for one of them.
     Other embedders (OpenAI, Cohere, a local multilingual one) search as they are."""
-    from autofill.providers.local import MODELS, covers
-
     if not embedder.startswith("local:") or embedder == f"local:{MODEL}":
         return False
     model = embedder.split(":", 1)[1]
@@ -58,8 +58,6 @@ def language_lines(on: bool, embedder: str, company: str, questionnaire: str,
     `embedder`: the note when the multilingual index (`on`: the plan has it) will serve them, else the
     warning of providers/local.language_warning when the embedder does not read them; ("", "") when
     nothing crosses languages."""
-    from autofill.providers.local import language_warning
-
     if on and crosses(embedder, (questionnaire, *documents)):
         return NOTE, ""
     return "", language_warning(embedder, company, questionnaire, documents)
@@ -118,7 +116,6 @@ class MultilingualIndex:
     def _write(self, ids: list[str], hashes: list[str], vectors: Any) -> None:
         import numpy as np
 
-        from autofill.fileio import atomic_write_bytes
 
         buf = io.BytesIO()
         np.savez(buf, ids=np.array(ids, dtype=str), hashes=np.array(hashes, dtype=str),
@@ -131,7 +128,6 @@ class MultilingualIndex:
         import numpy as np
         from filelock import FileLock
 
-        from autofill.providers.local import LocalEmbedder
 
         with self._guard:
             if self._ids is not None:

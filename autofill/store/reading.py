@@ -7,14 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from autofill.settings import Settings
+from autofill.store.chroma_store import find_store, open_store
 from autofill.store.snapshot import ReadStore, heal_snapshot, read_snapshot
 
 
 def open_for_reading(settings: Settings, company: str) -> Any:
     """The company's store for a run: a ReadStore when it has a snapshot, else the Chroma store itself
     (chroma_store.open_store; its not-found error when there is none)."""
-    from autofill.store.chroma_store import open_store  # Chroma's plumbing only when it is needed
-
     snapshot = read_snapshot(settings, company)
     if snapshot is None:
         store = open_store(settings, company)
@@ -33,8 +32,6 @@ def _healed(settings: Settings, company: str, store: Any) -> Any:
 
 def find_for_reading(settings: Settings, company: str) -> Any:
     """As open_for_reading, but None when the company has no store."""
-    from autofill.store.chroma_store import find_store, open_store
-
     snapshot = read_snapshot(settings, company)
     if snapshot is None:
         store = find_store(settings, company)

@@ -3,7 +3,7 @@
 Only Excel on Windows or macOS can be driven this way; xlwings cannot drive Excel on Linux (even its
 file reader needs a licence), so there autofill says so and the default engine (a filled copy written
 with openpyxl) is the way. The live writer fills the same cells as the copy, from the same plan
-(`writeback.plan_row`), and never touches a row a reviewer approved. It does not save the workbook: the
+(`row_plan.plan_row`), and never touches a row a reviewer approved. It does not save the workbook: the
 user sees the answers arrive and saves when they are happy; the filled copy is still written."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from autofill.records import RowResult
 from autofill.states import ReviewState, parse_review
 from autofill.workbook.model import WorkbookLayout
 from autofill.workbook.safety import FORMULA_PREFIXES, clean_text
-from autofill.workbook.writeback import plan_row, settle
+from autofill.workbook.row_plan import plan_row, settle
 
 LINUX_MESSAGE = ("--live needs Microsoft Excel on Windows or macOS; xlwings cannot drive Excel on Linux. "
                  "Run without --live to write a filled copy.")

@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Iterable
 
 from autofill.errors import InputError
+from autofill.fileio import atomic_write_bytes
+from autofill.workbook.recalc import refresh
 from autofill.workbook.xlsx_parts import CellValue, CellWrite, Package, is_date_format  # noqa: F401 (the API)
 
 __all__ = ["CellValue", "CellWrite", "patch_cells", "patch_bytes", "refresh_package", "is_date_format"]
@@ -34,8 +36,6 @@ def patch_cells(src: Path, dst: Path, writes: Iterable[CellWrite]) -> None:
     """Write `writes` into a copy of the workbook `src` at `dst` (atomically; `src` is never modified).
     Only the written cells' XML changes, besides the cached values of formulas. A missing sheet, a bad
     reference or a write into a formula cell is an InputError naming the cell."""
-    from autofill.fileio import atomic_write_bytes
-
     src, dst = Path(src), Path(dst)
     if dst.exists() and dst.resolve() == src.resolve():
         raise InputError(f"refusing to overwrite the input workbook itself: {src}")
@@ -47,7 +47,6 @@ def patch_bytes(data: bytes, writes: Iterable[CellWrite]) -> bytes:
     """`patch_cells` on the bytes of an xlsx package; returns the new package."""
     package = Package(data)
     package.write_cells(list(writes))
-    from autofill.workbook.recalc import refresh
 
     return refresh(package.to_bytes(), baseline=data)
 
@@ -55,6 +54,4 @@ def patch_bytes(data: bytes, writes: Iterable[CellWrite]) -> bytes:
 def refresh_package(data: bytes, baseline: bytes | None = None) -> bytes:
     """A package saved by openpyxl (which drops every cached value) with its formulas' cached values
     computed again; `baseline` is the workbook it was made from (recalc.refresh)."""
-    from autofill.workbook.recalc import refresh
-
     return refresh(data, baseline)

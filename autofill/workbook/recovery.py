@@ -22,6 +22,7 @@ from pathlib import Path
 from autofill.errors import InputError
 from autofill.fileio import atomic_write_bytes
 from autofill.workbook.history import HISTORY_DIR, versions
+from autofill.workbook.safety import check_workbook_file
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +34,6 @@ _BLOCK = 1 << 20
 def damage(path: Path) -> str:
     """"" when the workbook at `path` opens as far as its file goes: an intact zip (checked by CRC)
     holding xl/workbook.xml, every XML part well-formed; else what is wrong, in a few words."""
-    from autofill.workbook.safety import check_workbook_file
-
     path = Path(path)
     try:
         if check_workbook_file(path) != "xlsx":

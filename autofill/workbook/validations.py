@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from openpyxl.utils.cell import column_index_from_string, range_boundaries
+from autofill.workbook.safety import _sheet_part_names, _xml_unescape
 
 
 @dataclass
@@ -55,8 +56,6 @@ _X14_DV = re.compile(r"<x14:dataValidation\b([^>]*)>(.*?)</x14:dataValidation>",
 
 def extension_list_validations(path: Path) -> dict[str, list[ListValidation]]:
     """x14 list validations per sheet name, read from the zip (openpyxl ignores them)."""
-    from autofill.workbook.safety import _sheet_part_names, _xml_unescape
-
     out: dict[str, list[ListValidation]] = {}
     try:
         with zipfile.ZipFile(path) as zf:
