@@ -118,7 +118,7 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
                                      settings=settings)
     if form is not None:  # a form of named input cells (issue 45): each datapoint a typed question
         from autofill.answer.pipeline import output_path
-        from autofill.forms.cost import estimate_run as estimate_form
+        from autofill.portfolio.form_cost import estimate_run as estimate_form
         from autofill.forms.run import run_form
         from autofill.portfolio.plan import consent_reason
 

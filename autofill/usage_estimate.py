@@ -50,7 +50,7 @@ class CompanyEstimate:
     # and reserved from the budget before the ingest starts.
     ingest_cost_usd: float = 0.0
     # The questionnaire is a form of named input cells (issue 45): `rows` counts its datapoints, each
-    # priced as the question row it is answered as (forms/cost.py).
+    # priced as the question row it is answered as (portfolio/form_cost.py).
     form: bool = False
 
     @property

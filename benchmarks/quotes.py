@@ -6,7 +6,7 @@ Runs the real CLI (`autofill run --llm none`, a fresh process per set) with the 
 checkout of main, e.g. `git archive b17798d | tar -x -C DIR`) and of `--after` (default: this tree) on the
 same workspace, and reads the filled workbooks:
 
-- heading share: quotes that are bare headings (answer/quotes.is_heading: a short line, no full stop, no
+- heading share: quotes that are bare headings (autofill/quotes.is_heading: a short line, no full stop, no
   figure, no verb), per row;
 - table-row quotes: a quote (not a sentence of the running text) whose figures lie mostly in one table line of
   the row's Evidence passages; it is
@@ -115,7 +115,7 @@ def _words(text: str) -> str:
 def table_line_of(quote: str, evidence: list[str]) -> str | None:
     """The table line of the evidence a quote was read from: one holding most figures of the quote, while
     the quote is no sentence of the evidence's running text (None: not a table-row quote)."""
-    from autofill.answer.quotes import figures
+    from autofill.quotes import figures
 
     wanted = figures(quote)
     if not wanted:
@@ -141,7 +141,7 @@ def labelled(quote: str) -> bool:
 
 
 def score_row(row: dict, evidence: list[str], gold: set[tuple[str, int]]) -> dict:
-    from autofill.answer.quotes import is_heading
+    from autofill.quotes import is_heading
 
     quotes = [(q, f, int(p)) for q, f, p in _QUOTE.findall(row["reasoning"])]
     sources = [(f.strip(), int(p)) for f, p in _SOURCE.findall(row["sources"]) if f.strip()]

@@ -19,12 +19,11 @@ def _code_shape():
     return module
 
 
-# The one cycle left, each of its climbing imports in a module another piece of work owned when it was
-# counted (search/ -> answer/: the rerank `Call` type and evidence_only's term weights; answer/pipeline.py
-# -> review_app.apply; library/harvest.py -> review_app.review_log; review_app/reanswer.py -> answer,
-# library, portfolio; forms/ -> answer; portfolio/workbook.py -> forms.run). Shrink these when they go.
-REMAINING_UNITS = {"answer", "forms", "library", "portfolio", "review_app", "run_identity", "search", "summaries"}
-REMAINING_CLIMBS = 8
+# The one cycle left: frameworks/crosslingual.py maps German and French rows through the search's
+# translator (search/translation.py), while search/index_pages.py reads the frameworks' content index.
+# Shrink these when it goes (the translator moving below both).
+REMAINING_UNITS = {"frameworks", "ingest", "search"}
+REMAINING_CLIMBS = 1
 
 
 def test_no_new_cycle_between_folders():

@@ -162,7 +162,7 @@ def test_a_gated_datapoint_waits_when_its_gate_is_answered_closed():
 
 
 def test_a_large_form_with_a_model_asks_for_consent_first(workspace):
-    from autofill.forms.cost import estimate_run
+    from autofill.portfolio.form_cost import estimate_run
     from autofill.portfolio.plan import consent_reason
 
     root, _, _, form = workspace

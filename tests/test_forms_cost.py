@@ -1,4 +1,4 @@
-"""The model cost of a form's run (forms/cost.py, issue 45): each datapoint priced as the question row it
+"""The model cost of a form's run (portfolio/form_cost.py, issue 45): each datapoint priced as the question row it
 is answered as, with the workspace's price; `run` on a form asks before an estimated cost over
 run.confirm_above_usd as it does for a questionnaire; `batch --estimate` prices a portfolio holding a
 form, a datapoint an earlier output keeps is not priced again, and `batch --max-cost` caps a form
@@ -26,7 +26,7 @@ def _chats(server) -> int:
 
 def test_a_form_is_priced_as_the_datapoint_questions_it_answers(tmp_path):
     from autofill.forms.answer import datapoint_row
-    from autofill.forms.cost import estimate_form, form_points
+    from autofill.portfolio.form_cost import estimate_form, form_points
     from autofill.forms.reader import read_form
     from autofill.portfolio.estimate import estimate_rows
 

@@ -39,7 +39,7 @@ def test_batch_fills_one_form_per_company_as_run_does(workspace, llm_server):
     env = env_for(llm_server)
     form_bytes = (workspace / "vsme-small.xlsx").read_bytes()
 
-    # --estimate: each company's datapoints, priced as the questions they are answered as (forms/cost.py;
+    # --estimate: each company's datapoints, priced as the questions they are answered as (portfolio/form_cost.py;
     # tests/test_forms_cost.py checks the figures and the cap).
     est = cli(workspace, env, "batch", manifest.name, "--estimate")
     assert est.returncode == 0, est.stderr

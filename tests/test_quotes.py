@@ -1,4 +1,4 @@
-"""Quotes that carry the answer (answer/quotes.py, issue 47 part 2): a table row read with its row label and
+"""Quotes that carry the answer (quotes.py, issue 47 part 2): a table row read with its row label and
 column headers, never a bare heading; the evidence-only draft quotes the sentence stating a figure in words
 before the table row; a model's answer cites the passage stating its figure. Pure functions on realistic
 report text, then the real CLI in fresh processes on a generated report (offline, and with the loopback
@@ -13,7 +13,7 @@ import pytest
 
 from autofill.answer.evidence_only import evidence_answer, select_quotes
 from autofill.answer.generate import cite_figure_page, parse_answer
-from autofill.answer.quotes import figures, holding_figures, is_heading, pieces, question_years
+from autofill.quotes import figures, holding_figures, is_heading, pieces, question_years
 from autofill.records import Citation, Passage, QuestionRow
 from autofill.review.highlights import select_highlights
 from tests.answer_helpers import passages_in, read_output

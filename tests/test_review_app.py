@@ -21,7 +21,7 @@ from autofill.review_app.app import AppState, build_app
 from autofill.review_app.apply import REVIEW_LOG_SHEET, read_log
 from autofill.review_app.security import csrf_token
 from autofill.review_app.session import ReviewSession
-from autofill.review_app.sidecar import sidecar_path
+from autofill.review.sidecar import sidecar_path
 from autofill.settings import Settings
 from autofill.workbook.carry import read_state
 from autofill.workbook.layout import read_questions

@@ -20,7 +20,7 @@ import pytest
 
 from autofill.review_app.apply import read_log
 from autofill.review_app.security import csrf_token
-from autofill.review_app.sidecar import sidecar_path
+from autofill.review.sidecar import sidecar_path
 from tests.form_builders import add_x14_validation
 from tests.forms_answer_helpers import ENV, build_form, build_report, responder
 from tests.review_app_helpers import CHROMIUM_ARGS, ReviewServer, chromium_path, server_env

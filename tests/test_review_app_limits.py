@@ -164,7 +164,7 @@ def _version(srv, key: str) -> str:
 def _decisions(workbook) -> list[tuple]:
     import sqlite3
 
-    from autofill.review_app.sidecar import sidecar_path
+    from autofill.review.sidecar import sidecar_path
 
     with sqlite3.connect(sidecar_path(workbook)) as conn:
         return conn.execute("SELECT id, reviewer, after FROM decisions ORDER BY id").fetchall()

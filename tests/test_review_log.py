@@ -48,7 +48,7 @@ def test_the_typed_columns_are_read_before_the_note(tmp_path):
 
 def test_an_old_log_gets_the_typed_columns_when_the_review_writer_adds_to_it(tmp_path):
     from autofill.review_app.apply import _append_log
-    from autofill.review_app.sidecar import Decision
+    from autofill.review.sidecar import Decision
 
     wb = openpyxl.Workbook()
     ws = wb.active

@@ -331,7 +331,7 @@ def test_autofill_run_writes_a_workbook_whose_formulas_show_the_answers(workspac
 def test_a_reviewer_decision_written_back_updates_the_formulas_over_it(tmp_path):
     """review_app/apply.py saves with openpyxl too: the count over the answers follows the edit."""
     from autofill.review_app.apply import apply_decisions
-    from autofill.review_app.sidecar import Decision
+    from autofill.review.sidecar import Decision
 
     src = build_questionnaire(tmp_path / "q.xlsx")
     wb = openpyxl.load_workbook(src)

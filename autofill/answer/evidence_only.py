@@ -12,18 +12,15 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from autofill.answer.quotes import TableRow, figures, pieces, question_years, stated_in_words
+from autofill.quotes import TableRow, figures, pieces, question_years, stated_in_words
 from autofill.records import Answer, Citation, Passage, QuestionRow
 from autofill.states import DRAFT_PREFIX, Outcome, status_label
-from autofill.store.bm25_index import english_stemmer  # the BM25 index's stemmer: same terms
+from autofill.search.overlap import CONTEXT_WEIGHT, QUESTION_WEIGHT, terms  # noqa: F401 - terms: as callers import it
 
 STATUS = status_label(Outcome.DRAFTED)
 PREFIX = DRAFT_PREFIX
 MAX_QUOTES = 3
 MAX_QUOTE_CHARS = 320
-# Question words count fully; form-of-answer and explanation words less: explanations are long and
-# full of generic instructions ("Answer Yes if ...") that would otherwise drown the question's terms.
-QUESTION_WEIGHT, CONTEXT_WEIGHT = 1.0, 0.4
 # Across languages a passage's retrieval rank (the multilingual embedder's judgement) counts about as
 # much as one shared rare term: rank 1 gets 2.0, rank 2 1.0.
 RANK_WEIGHT_ACROSS = 2.0
@@ -39,27 +36,9 @@ _FOOTNOTE = re.compile(r"^(?:\(\d{1,2}\)|\d{1,2})\s+[\"'\u2018\u201cA-Z]")
 FOOTNOTE_PENALTY = 1.0
 _ASSURANCE = re.compile(r"\bassur(?:ance|ed)\b|\bindependent (?:auditor|limited)", re.IGNORECASE)
 
-_WORD = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
-_STOPWORDS = frozenset("""
-a about above after again against all also am an and any are as at be because been before being below
-between both but by can could did do does doing down during each either few for from further had has have
-having he her here hers how i if in into is it its itself just may me might more most must my no nor not of
-off on once only or other our ours out over own same she should so some such than that the their theirs
-them then there these they this those through to too under until up very was we were what when where which
-while who whom why will with would you your yours company company's state states describe please provide
-answer answers question whether e.g. eg etc short explanation yes no
-""".split())
-
-
-def terms(text: str) -> list[str]:
-    # Single digits stay: "Scope 1" and "Scope 3" must not look alike.
-    words = [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS and (len(w) > 1 or w.isdigit())]
-    return english_stemmer().stemWords(words)
-
-
 @dataclass
 class Unit:
-    """A quotable piece of a passage: a sentence, or a table row read with its labels (answer/quotes.py)."""
+    """A quotable piece of a passage: a sentence, or a table row read with its labels (quotes.py)."""
 
     text: str
     passage_index: int  # 1-based, into the passages given

@@ -254,7 +254,7 @@ def cite_figure_page(answer: Answer, context: list[Passage], locate=None) -> Ans
     state it (a page naming the topic) and another passage of the context does (issue 47). Never a page
     without the figure: `locate(passage, text)` picks, in a passage running over a page break, the page
     holding the figure's words. Indexes refer to `context`."""
-    from autofill.answer.quotes import holding_figures
+    from autofill.quotes import holding_figures
     from autofill.review.highlights import strip_citations
 
     if not answer.answer or not answer.citations:

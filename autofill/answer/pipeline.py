@@ -123,7 +123,7 @@ def _recover(out: Path) -> None:
         return
     reopened = []
     if recovery.restored is not None:
-        from autofill.review_app.apply import reopen_unlogged
+        from autofill.review.sidecar import reopen_unlogged
 
         reopened = reopen_unlogged(out)
     log.warning("%s%s", recovery.message(), f"; {len(reopened)} later review decisions wait in the review sidecar "

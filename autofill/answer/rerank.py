@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
 from autofill.search.retrieval import build_query
 from autofill.choices import PROVIDERS, RerankerChoice, load
 from autofill.delimit import untrusted
 from autofill.errors import InputError
-from autofill.providers.base import ChatMessage, ChatResult, RankQuery, Reranker, ScoredDocument, Scorer
+from autofill.providers.base import Call, ChatMessage, RankQuery, Reranker, ScoredDocument, Scorer
 from autofill.records import Passage, QuestionRow
 from autofill.replies import drop_fence_marks
 from autofill.settings import Settings
@@ -99,8 +99,6 @@ def passage_views(passages: list[Passage], max_chars: int | None = None) -> list
     return views
 
 
-# A chat call bound to one row's settings and usage counter: call(messages, json_mode) -> ChatResult.
-Call = Callable[[list[ChatMessage], bool], ChatResult]
 
 
 def rank_window(settings: Settings, call: Call, row: QuestionRow, passages: list[Passage]) -> list[Passage]:

@@ -216,6 +216,7 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         carry.kept.update(kept_tables)
         order = {dp.key: i for i, dp in enumerate(points)}
         order.update({t.name: len(order) + i for i, t in enumerate(answerable_tables(form))})
+        from autofill.forms import reuse
         from autofill.library import forms as library
 
         library.learn(settings, company, approved_values(carry, period, out), _now())
@@ -228,7 +229,7 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         for dp, row in zip(points, rows):
             offer = offers.get(dp.key)
             if offer and offer.same and offer.unchanged and settings.library.reuse == "approved" and \
-                    dp.key not in computed and (fa := library.reused_answer(dp, row, offer)) is not None:
+                    dp.key not in computed and (fa := reuse.reused_answer(dp, row, offer)) is not None:
                 reused[dp.key] = fa
         pairs = [(dp, row) for dp, row in zip(points, rows) if dp.key not in reused]
         bar = reporter.bar("Datapoints", len(pairs) + len(tables), "datapoints")
@@ -243,7 +244,7 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
                 bar.advance()
                 return FormAnswer(dp, RowResult(question=row, answer=None, outcome=Outcome.PENDING), Decision.PENDING)
             answered = assess(dp, result, year, periods)
-            library.annotate(answered, offers.get(dp.key))
+            reuse.annotate(answered, offers.get(dp.key))
             if dp.key in computed and answered.decision is Decision.WRITTEN:
                 answered.decision = Decision.COMPUTED
             bar.advance()

@@ -97,7 +97,7 @@ def approved_entries(settings: Settings, path: Path, documents: dict[str, Docume
     wb = load_workbook_safely(path, data_only=True)
     sheets = {s.name: s for s in layout.sheets}
     date = approval_date(path)
-    from autofill.review_app.review_log import approval_overrides, lines_of
+    from autofill.review.review_log import approval_overrides, lines_of
 
     overrides = {key: override_note(list(confirmed)) if confirmed else ""
                  for key, confirmed in approval_overrides(lines_of(wb)).items()}

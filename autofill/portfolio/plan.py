@@ -124,7 +124,7 @@ def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path | None, 
     up_to_date = bool(key and previous.get("key") == key and previous.get("complete")
                       and _unchanged(previous.get("output", ""), previous.get("output_sha256")))
     if form is not None:  # a form: each datapoint a typed question, answered by forms/run.run_form as `run` does
-        from autofill.forms.cost import estimate_form
+        from autofill.portfolio.form_cost import estimate_form
 
         est = estimate_form(company_settings(settings, entry), entry.company, form, model if not up_to_date else "",
                             mode, rerank, documents, output)

@@ -14,7 +14,7 @@ reranks; the second stage (search/second_stage.py) reads ColBERT's and the cross
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Callable, Protocol, Sequence, runtime_checkable
 
 from autofill.records import Passage
 
@@ -127,3 +127,7 @@ class Providers:
     chat: ChatModel | None = None
     reranker: Reranker | None = None
     judge: ChatModel | None = None
+
+
+# A chat call bound to one row's settings and usage counter: call(messages, json_mode) -> ChatResult.
+Call = Callable[[list[ChatMessage], bool], ChatResult]

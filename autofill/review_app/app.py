@@ -32,7 +32,7 @@ from autofill.review_app.checking import Unconfirmed
 from autofill.review_app.reanswer import add_to_library, estimate_row, reanswer_row, reanswer_with
 from autofill.review_app.security import Guard, csrf_token
 from autofill.review_app.session import Conflict, Refused, ReviewSession, version_of
-from autofill.review_app.sidecar import Stale
+from autofill.review.sidecar import Stale
 from autofill.tempdirs import make_temp_dir, sweep
 
 log = logging.getLogger(__name__)

@@ -24,7 +24,7 @@ from autofill.fileio import atomic_write_bytes, ensure_not_open
 from autofill.outputlock import OutputLock
 from autofill.review.review_log import COLUMNS as LOG_COLUMNS
 from autofill.review.review_log import DECISION_COLUMN, LogLine, confirmed_in, read_lines, undoes_in
-from autofill.review_app.sidecar import Decision, DecisionStore, sidecar_path
+from autofill.review.sidecar import Decision
 from autofill.states import parse_tier
 from autofill.workbook.layout import read_questions
 from autofill.workbook.model import REVIEW_LOG_SHEET
@@ -157,22 +157,3 @@ def ensure_writable(workbook: Path) -> str:
     except InputError as exc:
         return str(exc)
     return ""
-
-
-def reopen_unlogged(workbook: Path) -> list[int]:
-    """After `workbook` was replaced by an older copy of itself (workbook/recovery.py): the decisions
-    this sidecar marked applied that the copy's Review log lacks are pending again, so the next review
-    writer puts them in again, nothing a reviewer decided lost; their ids."""
-    if not sidecar_path(workbook).is_file():
-        return []
-    logged = set()
-    for line in read_lines(workbook):
-        if line.decision is not None:
-            logged.add(line.decision)
-    store = DecisionStore(workbook)
-    try:
-        lost = [d.id for d in store.all() if d.applied and d.id not in logged]
-        store.mark_pending(lost)
-        return lost
-    finally:
-        store.close()

@@ -111,7 +111,7 @@ def _recover(path: Path) -> None:
     opens put in its place and said in one line, the decisions that copy lacks written again from the
     sidecar; with no such copy, one line and exit 2, the file left as it is."""
     from autofill.outputlock import OutputLock
-    from autofill.review_app.apply import reopen_unlogged
+    from autofill.review.sidecar import reopen_unlogged
     from autofill.workbook.recovery import recover
 
     with OutputLock(path):  # not while a run writes it

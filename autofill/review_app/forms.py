@@ -25,7 +25,7 @@ from autofill.review.reader import read_filled_workbook
 from autofill.review_app.apply import read_log
 from autofill.review_app.form_apply import apply_form_decisions
 from autofill.review_app.session import ACTIONS, Refused, ReviewSession, Saved, _edited
-from autofill.review_app.sidecar import version_of
+from autofill.review.sidecar import version_of
 from autofill.workbook.package import CellWrite
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from autofill.review_app.apply import FIELD_LABELS
-from autofill.review_app.sidecar import FIELDS
+from autofill.review.sidecar import FIELDS
 from autofill.workbook.safety import EXCEL_CELL_LIMIT, xml_safe
 
 MAX_BODY_BYTES = 1024 * 1024  # 5 cells of 32,767 characters, 4 UTF-8 bytes each, fit in 655 KB

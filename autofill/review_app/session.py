@@ -31,7 +31,7 @@ from autofill.records import CheckResult, Severity
 from autofill.review_app.apply import (FIELD_LABELS, STATUS_CELL, TRUST_CELLS, apply_decisions, ensure_writable,
                                        read_layout)
 from autofill.review_app.checking import RowChecker, gate
-from autofill.review_app.sidecar import FIELDS, Decision, DecisionStore, Stale, version_of
+from autofill.review.sidecar import FIELDS, Decision, DecisionStore, Stale, version_of
 from autofill.states import ReviewState, Tier, parse_review, parse_tier
 from autofill.workbook.carry import TRACKED_ROLES
 from autofill.workbook.history import keep_previous

@@ -4,7 +4,7 @@ in embedding space than a question does. The passage is only a query; it is neve
 
 from __future__ import annotations
 
-from autofill.answer.rerank import Call
+from autofill.providers.base import Call
 from autofill.language import prompt_languages
 from autofill.providers.base import ChatMessage
 from autofill.records import QuestionRow

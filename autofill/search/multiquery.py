@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 
-from autofill.answer.rerank import Call
+from autofill.providers.base import Call
 from autofill.delimit import untrusted
 from autofill.providers.base import ChatMessage
 from autofill.records import QuestionRow

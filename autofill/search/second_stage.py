@@ -30,7 +30,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any, Callable, Sequence
 
-from autofill.answer.evidence_only import CONTEXT_WEIGHT, QUESTION_WEIGHT, terms
+from autofill.search.overlap import CONTEXT_WEIGHT, QUESTION_WEIGHT, terms
 from autofill.search.query import lexical_query
 from autofill.search.retrieval import build_query, rrf
 from autofill.choices import SecondStageChoice

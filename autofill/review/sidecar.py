@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from autofill.review.review_log import read_lines
+
 FIELDS = ("answer", "reasoning", "sources", "review", "reviewer_comment")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS decisions (
@@ -193,8 +195,27 @@ class DecisionStore:
             self._conn.executemany("UPDATE decisions SET applied = 1 WHERE id = ?", [(i,) for i in ids])
 
     def mark_pending(self, ids: list[int]) -> None:
-        """Decisions to write again (the workbook was replaced by a copy without them: apply.reopen_unlogged)."""
+        """Decisions to write again (the workbook was replaced by a copy without them: reopen_unlogged)."""
         if not ids:
             return
         with self._lock:
             self._conn.executemany("UPDATE decisions SET applied = 0 WHERE id = ?", [(i,) for i in ids])
+
+
+def reopen_unlogged(workbook: Path) -> list[int]:
+    """After `workbook` was replaced by an older copy of itself (workbook/recovery.py): the decisions
+    this sidecar marked applied that the copy's Review log lacks are pending again, so the next review
+    writer puts them in again, nothing a reviewer decided lost; their ids."""
+    if not sidecar_path(workbook).is_file():
+        return []
+    logged = set()
+    for line in read_lines(workbook):
+        if line.decision is not None:
+            logged.add(line.decision)
+    store = DecisionStore(workbook)
+    try:
+        lost = [d.id for d in store.all() if d.applied and d.id not in logged]
+        store.mark_pending(lost)
+        return lost
+    finally:
+        store.close()
