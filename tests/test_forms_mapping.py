@@ -55,3 +55,50 @@ def test_a_breakdown_row_is_mapped_with_the_question_that_opens_it(tmp_path):
     mapping = form_mapping(load_settings(None), form)
     assert "GRI 305-3" in mapping["Disclosures!D27"]  # "2. Capital goods" alone says nothing of Scope 3
     assert not any(r.startswith("VSME C3") for r in mapping["Disclosures!D27"])  # "Base year" is a column
+
+
+# The VSME Digital Template's own B2 label in English, German and French (its translation table).
+B2_LABELS = {
+    "en": "B2 - Practices, policies and future initiatives for transitioning towards a more sustainable economy",
+    "de": "B2 – Verfahrensweisen, Richtlinien und künftige Initiativen für den Übergang zu einer nachhaltigeren Wirtschaft",
+    "fr": "B2 – Pratiques, politiques et initiatives futures pour la transition vers une économie plus durable",
+}
+
+
+def test_a_german_or_french_form_is_mapped_through_its_english_words():
+    from pathlib import Path
+
+    from autofill.forms.mapping import form_mapping
+    from autofill.forms.model import Form, FormSource
+
+    def mapped(language: str, translator="settings"):
+        dp = Datapoint(key="template_checkbox_b2", cells=(FormCell("S", "D1"),), label=B2_LABELS[language],
+                       kind=DatapointKind.BOOLEAN, section="B2")
+        form = Form(path=Path("form.xlsx"), source=FormSource.NAMED, datapoints=(dp,), language=language)
+        return form_mapping(load_settings(None), form, **({} if translator == "settings" else {"translator": translator}))
+
+    english = mapped("en")["template_checkbox_b2"]
+    assert english[0] == "ESRS E1-2"
+    for language in ("de", "fr"):
+        assert mapped(language).get("template_checkbox_b2", [""])[0] == english[0], language
+        assert mapped(language, translator=None) == {}, language  # the rules alone read no German or French words
+
+
+def test_inspect_of_a_form_in_french_tags_its_datapoints_as_in_english(tmp_path):
+    import os
+
+    from tests.form_builders import build_named_form
+    from tests.rows_helpers import ROOT, cli, last_json
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "ANONYMIZED_TELEMETRY": "False"}
+    form = build_named_form(tmp_path / "form.xlsx")
+    frameworks = {}
+    for language in ("en", "fr"):
+        proc = cli(tmp_path, env, "inspect", form, "--json", "--form-language", language)
+        assert proc.returncode == 0, proc.stderr
+        data = last_json(proc)["form"]
+        assert data["language"] == language
+        frameworks[language] = {d["key"]: d.get("frameworks") for d in data["datapoints"]}
+    assert frameworks["en"]["RenewableShare"]  # "Share of renewable electricity": mapped from its label
+    assert frameworks["fr"] == frameworks["en"]  # "Part d'électricité renouvelable" too, through English words
