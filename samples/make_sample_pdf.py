@@ -28,21 +28,43 @@ LEADING = 1.45
 HEADING_SIZES = {"h1": 20.0, "h2": 15.0, "h3": 12.5}
 
 
-def _wrap(text: str, width: float, fontname: str, size: float) -> list[str]:
+_ADVANCES: dict[str, tuple[object, dict[str, float]]] = {}  # font name -> (Font, advance of each character)
+
+
+def _advance(fontname: str, ch: str) -> float:
+    """One character's advance at size 1, as Font.text_length adds it up (the font's own glyph or its
+    fallback's), looked up once per font and character: text_length calls into MuPDF for every
+    character of every candidate line: writing the tests' PDFs cost more than ingesting them."""
     import pymupdf
 
-    # Font.text_length, not get_text_length, which counts a non-ASCII letter (é, ü, ß) at half its width
-    # and let German and French lines run past the margin; ASCII widths are the same in both.
-    font = pymupdf.Font(fontname)
+    font, advances = _ADVANCES.get(fontname) or _ADVANCES.setdefault(fontname, (pymupdf.Font(fontname), {}))
+    if ch not in advances:
+        language = pymupdf.mupdf.fz_text_language_from_string(None)  # what text_length passes without one
+        gid, used = pymupdf.mupdf.fz_encode_character_with_fallback(font.this, ord(ch), 0, language)
+        advances[ch] = pymupdf.mupdf.fz_advance_glyph(used, gid, 0)
+    return advances[ch]
+
+
+def _wrap(text: str, width: float, fontname: str, size: float) -> list[str]:
+    # Font.text_length's measure, not get_text_length, which counts a non-ASCII letter (é, ü, ß) at half
+    # its width and let German and French lines run past the margin; ASCII widths are the same in both.
+    # text_length sums the characters' advances left to right and then scales: a candidate line's sum
+    # carries on from its line's, so the widths (and the lines) are bit for bit text_length's.
     lines: list[str] = []
-    line = ""
+    line, line_sum = "", 0.0
     for word in text.split():
         candidate = f"{line} {word}" if line else word
-        if line and font.text_length(candidate, fontsize=size) > width:
+        rest = f" {word}" if line else word
+        total = line_sum
+        for ch in rest:
+            total += _advance(fontname, ch)
+        if line and total * size > width:
             lines.append(line)
-            line = word
+            line, line_sum = word, 0.0
+            for ch in word:
+                line_sum += _advance(fontname, ch)
         else:
-            line = candidate
+            line, line_sum = candidate, total
     if line:
         lines.append(line)
     return lines

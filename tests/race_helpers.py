@@ -33,16 +33,33 @@ def cli(args: list[str], env: dict[str, str] | None = None, timeout: float = 300
                           capture_output=True, text=True, timeout=timeout)
 
 
+_INGESTED: list[Path] = []  # the folder this process's one CLI ingest of the sample went into
+
+
 def ingested_workspace(root: Path) -> list[str]:
-    """The sample company report ingested into `root/ws` through the CLI; the workspace arguments."""
+    """The sample company report ingested into `root/ws` through the CLI; the workspace arguments.
+
+    The cold `autofill ingest` runs once per process, into a folder removed at exit; each caller gets
+    its own copy of that workspace and of the PDF (the store records the PDF's path in that folder, the
+    same bytes). None of its callers is about ingesting, and the ingest was a cold process each."""
+    import atexit
+    import shutil
+    import tempfile
+
     from tests.answer_helpers import COMPANY, SAMPLE
     from tests.pdf_factory import make_sample_company_pdf
 
-    ws = ["--workspace", str(root / "ws")]
-    pdf = make_sample_company_pdf(root / SAMPLE)
-    done = cli([*ws, "ingest", "--company", COMPANY, str(pdf), "--json"])
-    assert done.returncode == 0, done.stderr[-3000:]
-    return ws
+    if not _INGESTED:
+        first = Path(tempfile.mkdtemp(prefix="af-ingested-"))
+        atexit.register(shutil.rmtree, first, True)
+        pdf = make_sample_company_pdf(first / SAMPLE)
+        done = cli(["--workspace", str(first / "ws"), "ingest", "--company", COMPANY, str(pdf), "--json"])
+        assert done.returncode == 0, done.stderr[-3000:]
+        _INGESTED.append(first)
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(_INGESTED[0] / "ws", root / "ws")
+    shutil.copy2(_INGESTED[0] / SAMPLE, root / SAMPLE)
+    return ["--workspace", str(root / "ws")]
 
 
 def many_rows(root: Path, rows: int, name: str = "many.xlsx") -> Path:

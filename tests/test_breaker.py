@@ -56,6 +56,7 @@ def test_host_of_never_shows_credentials_or_paths():
     assert host_of("http://127.0.0.1:8000/v1") == "127.0.0.1:8000"
 
 
+@pytest.mark.slow  # fresh `autofill` processes: a run's cold imports and model load each
 def test_cli_run_stops_soon_after_its_server_dies_and_keeps_finished_rows(tmp_path):
     from tests.answer_helpers import COMPANY, MARKERS, read_output
     from tests.llm_server import LLMServer, by_marker
@@ -118,6 +119,7 @@ def test_malformed_replies_open_the_breaker_as_connection_failures_do():
     assert "keeps sending replies that cannot be read" in str(down) and "127.0.0.1:9" in str(down)
 
 
+@pytest.mark.slow  # fresh `autofill` processes: a run's cold imports and model load each
 def test_cli_run_against_a_server_sending_only_malformed_bodies_stops_early_and_counts_its_calls(tmp_path):
     """The issue's case through the real CLI, default retries: every chat request gets HTTP 200 with a body
     that is not JSON. The run stops with one line naming the endpoint, long before the end of the

@@ -214,6 +214,7 @@ def test_refresh_skips_reading_and_rewrites_the_entry(tmp_path):
     assert later.cached and later.text.startswith("reply 2")  # the refreshed answer replaced the old one
 
 
+@pytest.mark.slow  # fresh `autofill` processes: a run's cold imports and model load each
 def test_cli_run_at_a_dead_endpoint_answers_nothing_from_another_endpoints_cache(tmp_path):
     """Through the real CLI in fresh processes: answers cached from one server are never served to a run
     whose OPENAI_BASE_URL points elsewhere (here: a closed port), with or without --fresh."""
@@ -244,6 +245,7 @@ def test_cli_run_at_a_dead_endpoint_answers_nothing_from_another_endpoints_cache
         assert not list(out.glob("*.xlsx"))  # nothing answered, nothing written
 
 
+@pytest.mark.slow  # fresh `autofill` processes: a run's cold imports and model load each
 def test_cli_rerun_asks_again_for_replies_that_could_not_be_read_or_failed_their_form(tmp_path):
     """Through the real CLI in fresh processes, response cache on: a reply that could not be parsed and
     one whose answer is off its drop-down list are not replayed by the next run; the model is asked

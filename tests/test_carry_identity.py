@@ -49,6 +49,7 @@ def _answers(path):
     return [row["Answer"] for row in out["rows"].values()], out
 
 
+@pytest.mark.slow  # fresh `autofill` processes: a run's cold imports and model load each
 def test_two_companies_in_japanese_script_fill_two_workbooks(workspace, llm_server):
     llm_server.responder = responder()
     env = env_for(llm_server)

@@ -72,6 +72,7 @@ def test_ask_bad_input(ingested, llm_server):
     assert llm_server.chat_requests() == []
 
 
+@pytest.mark.slow  # fresh `autofill` processes: a run's cold imports and model load each
 def test_ask_takes_model_and_k_and_prints_tier_and_cost_lines_in_a_fresh_process(ingested, llm_server):
     """As `run` does: `--model` picks the chat model, `-k` the passages the answer step sees, and the
     output ends with the row's tier and the model usage line (cost unknown on a loopback server)."""

@@ -20,6 +20,7 @@ from tests.llm_server import LLMServer, by_marker
 from tests.race_helpers import busy_cpus, ingested_workspace, many_rows, run_once
 
 
+@pytest.mark.slow  # fresh `autofill` processes: a run's cold imports and model load each
 def test_fresh_process_runs_answer_every_row_with_cold_imports(tmp_path):
     from tests.answer_helpers import MARKERS
 
