@@ -1,5 +1,5 @@
 """The report's own map among a row's candidates (autofill/search/index_pages.py) and its removal by
-`autofill forget` (ingest/content_index.drop_document): a real PDF whose GRI index names the page of the Scope 1
+`autofill forget` (frameworks/content_index.drop_document): a real PDF whose GRI index names the page of the Scope 1
 figure, ingested into a real Chroma store; the page joins the candidates of a Scope 1 row that the
 searches alone leave out, the pool keeps its size, and nothing changes with the setting off, for a row
 without datapoints, or once the real CLI has forgotten the document or the company."""
@@ -15,7 +15,7 @@ from pathlib import Path
 from autofill.search.index_pages import with_index_pages
 from autofill.search.retrieval import retrieve
 from autofill.frameworks.coverage import tag_rows
-from autofill.ingest.content_index import drop_document, load
+from autofill.frameworks.content_index import drop_document, load
 from autofill.ingest.pipeline import ingest_paths
 from autofill.plan import resolve_plan
 from autofill.records import QuestionRow

@@ -1,6 +1,6 @@
 """Derived files heal (issue 43): what autofill keeps beside a store only to be quicker or to point at pages
 (the store's snapshot and search cache, store/snapshot.py; the query-vector and translation caches,
-sqlite_cache.py; a report's content index, ingest/content_index.py) is rebuilt once when damaged, with one
+sqlite_cache.py; a report's content index, frameworks/content_index.py) is rebuilt once when damaged, with one
 warning naming the file, and never fails a row. Through the real CLI in fresh processes, as the
 hostile-use battery did: a workspace ingested and run once, each file then cut short or overwritten with
 junk, and the run again (the multilingual index: tests/test_multilingual.py)."""

@@ -1,11 +1,11 @@
-"""A report's own content index (autofill/ingest/content_index.py): read at ingest from a real PDF's
+"""A report's own content index (autofill/frameworks/content_index.py): read at ingest from a real PDF's
 index table (page references turned into PDF pages by the printed page numbers), kept beside the store,
 asked by requirement; an index without page numbers gives nothing; a description's "Scope 1" is never
 page 1."""
 
 from __future__ import annotations
 
-from autofill.ingest.content_index import page_refs, pointed_pages
+from autofill.frameworks.content_index import page_refs, pointed_pages
 from autofill.ingest.pipeline import ingest_paths
 from autofill.settings import Settings
 from autofill.store.chroma_client import collection_name

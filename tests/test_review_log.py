@@ -1,4 +1,4 @@
-"""review_app/review_log.py: the Review log typed, confirmations and undo links in their own columns, one
+"""review/review_log.py: the Review log typed, confirmations and undo links in their own columns, one
 reader for new logs and for old ones whose confirmations and undo links were sentences of the Note; and
 through the real review writer (review_app/apply.py) and the library's harvest."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import openpyxl
 
 from autofill.checks.reviewed import override_note
-from autofill.review_app.review_log import COLUMNS, LogLine, approval_overrides, lines_of
+from autofill.review.review_log import COLUMNS, LogLine, approval_overrides, lines_of
 from autofill.workbook.model import REVIEW_LOG_SHEET
 
 CHECK = "987,654 tCO2e not in cited passages"

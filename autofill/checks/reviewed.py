@@ -8,7 +8,7 @@ before an approved answer enters it (library/checking.py), and by `run` for the 
 keeps (Tier `Approved`, Checks listing what failed: `approved`).
 
 What a reviewer confirmed is recorded as a note of the decision (sidecar and Review log sheet):
-`override_note` writes it, `overridden` reads it back (review_app/review_log.py keeps the confirmed checks
+`override_note` writes it, `overridden` reads it back (review/review_log.py keeps the confirmed checks
 in their own column and finds each approved row's latest one)."""
 
 from __future__ import annotations

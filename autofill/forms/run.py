@@ -156,7 +156,7 @@ def has_question_column(path: Path, settings: Settings | None = None) -> bool:
     import openpyxl
 
     from autofill.workbook import headers
-    from autofill.workbook.layout import _first_rows, _not_a_question_sheet
+    from autofill.workbook.sheets import first_rows, not_a_question_sheet
 
     try:
         wb = openpyxl.load_workbook(path, read_only=True)
@@ -164,9 +164,9 @@ def has_question_column(path: Path, settings: Settings | None = None) -> bool:
         return True
     try:
         for ws in wb.worksheets:
-            if not hasattr(ws, "iter_rows") or _not_a_question_sheet(ws, named=False):
+            if not hasattr(ws, "iter_rows") or not_a_question_sheet(ws, named=False):
                 continue
-            if headers.find_header_row(_first_rows(ws))[0]:
+            if headers.find_header_row(first_rows(ws))[0]:
                 return True
         return False
     except Exception:  # noqa: BLE001 - as above

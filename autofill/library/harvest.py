@@ -5,7 +5,7 @@ has those columns.
 
 Each entry carries its checks: the answer is checked against its cited pages in today's evidence
 (library/checking.py, `checker`), and a reviewer's confirmation of failed checks comes from the
-workbook's Review log (the approval's Confirmed column, review_app/review_log.approval_overrides) or, for a workbook
+workbook's Review log (the approval's Confirmed column, review/review_log.approval_overrides) or, for a workbook
 reviewed in Excel, from the row's Reviewer comment cell: a line "Approved over failed checks: ..." that
 names them (`EXCEL_OVERRIDE`; `override_hint` says what to write where). The library takes an entry
 whose checks failed only when that confirmation names them (library/store.Entry.refused)."""

@@ -11,7 +11,7 @@ import logging
 
 from autofill.fileio import atomic_write_bytes, ensure_not_open
 from autofill.review_app.apply import LOG_COLUMNS
-from autofill.review_app.review_log import DECISION_COLUMN
+from autofill.review.review_log import DECISION_COLUMN
 from autofill.workbook.model import REVIEW_LOG_SHEET
 
 # The session's field names as the Review log of a form names them.
@@ -50,7 +50,7 @@ def apply_form_decisions(session, decisions) -> list[int]:
 
 
 def _log_lines(session, decisions, logged: set) -> list[tuple]:
-    from autofill.review_app.review_log import LogLine, confirmed_in, undoes_in
+    from autofill.review.review_log import LogLine, confirmed_in, undoes_in
 
     lines = []
     for d in decisions:

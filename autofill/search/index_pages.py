@@ -1,5 +1,5 @@
 """The report's own map among a row's candidates (`retrieval.content_index`): the pages a company's
-reports name in their content index (GRI, ESRS, TCFD; read at ingest by ingest/content_index.py) for the
+reports name in their content index (GRI, ESRS, TCFD; read at ingest by frameworks/content_index.py) for the
 datapoint a row asks for first (its `Framework datapoints` cell, frameworks/coverage.py) join the retrieval
 candidates before rerank, as one more ranked list fused by RRF with the candidates as retrieved.
 
