@@ -13,6 +13,7 @@ import click
 from autofill.cli_output import emit_result, fail as _fail, json_mode_logging, make_reporter
 from autofill.errors import AutofillError, InputError
 from autofill.redact import safe_text
+from autofill.cli_output import describe_unexpected
 
 
 def handle_errors(fn):
@@ -32,7 +33,6 @@ def handle_errors(fn):
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
         except Exception as exc:  # noqa: BLE001 - the last line of defence, one line not a traceback
-            from autofill.cli_output import describe_unexpected
 
             obj = click.get_current_context().find_root().obj or {}
             _fail(*describe_unexpected(exc, debug=bool(obj.get("debug")), settings=obj.get("settings")))

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from autofill.errors import InputError
 from autofill.tempdirs import pid_alive
+from autofill.store.chroma_store import now_iso
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +61,6 @@ class OutputLock:
                           f"wait for it to finish, or write to another folder with --out")
 
     def acquire(self) -> None:
-        from autofill.store.chroma_store import now_iso
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
         body = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": now_iso(),

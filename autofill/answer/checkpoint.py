@@ -25,6 +25,7 @@ from typing import Any, Callable, Sequence
 from autofill import questions
 from autofill.records import Answer, CheckResult, Citation, Passage, QuestionRow, RowResult, StageUsage
 from autofill.states import parse_tier
+from autofill.store import derived
 
 # 2: passages as {"id", "score", "rank"}; 1 (still read): passages with their text.
 FORMAT = 2
@@ -144,7 +145,6 @@ def safe_name(text: str) -> str:
 
 
 def checkpoint_path(reports_dir: Path, company: str, questionnaire_sha: str, settings_fp: str) -> Path:
-    from autofill.store import derived
 
     return derived.checkpoint_folder(reports_dir) / derived.checkpoint_name(safe_name(company), questionnaire_sha,
                                                                           settings_fp)

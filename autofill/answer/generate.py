@@ -19,6 +19,8 @@ from autofill.replies import drop_fence_marks
 from autofill.settings import Settings
 from autofill.states import NO_VALID_CITATION, Outcome, status_label
 from autofill.templating import render
+from autofill.quotes import holding_figures
+from autofill.review.highlights import strip_citations
 
 UNPARSED = status_label(Outcome.UNPARSED)
 ANSWERED = status_label(Outcome.ANSWERED)
@@ -254,8 +256,6 @@ def cite_figure_page(answer: Answer, context: list[Passage], locate=None) -> Ans
     state it (a page naming the topic) and another passage of the context does (issue 47). Never a page
     without the figure: `locate(passage, text)` picks, in a passage running over a page break, the page
     holding the figure's words. Indexes refer to `context`."""
-    from autofill.quotes import holding_figures
-    from autofill.review.highlights import strip_citations
 
     if not answer.answer or not answer.citations:
         return answer

@@ -46,6 +46,16 @@ log = logging.getLogger(__name__)
 
 # The run's identity (its checkpoint key, batch's key, its Run info rows) is the declared run's.
 from autofill.run_identity import PIPELINE_VERSION, TEMPLATES, declare  # noqa: E402,F401
+from autofill.outputlock import OutputLock
+from autofill.store.chroma_client import collection_name
+from autofill.companylock import reading
+from autofill.workbook.recovery import recover
+from autofill.review.sidecar import reopen_unlogged
+from autofill.workbook.reviewer import kept_result, rows_to_answer
+from autofill.workbook.history import keep_previous
+from autofill.frameworks.model_map import tag_unsure_rows
+from autofill.providers.cache import CachedChat
+from autofill.review.report import write_review_report
 
 
 def output_path(settings: Settings, company: str, questionnaire: Path, out_dir: Path | None) -> Path:
@@ -91,15 +101,12 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     layout, rows = read_questions(settings, questionnaire)
     out = output_file(questionnaire, Path(output) if output else output_path(settings, company, questionnaire,
                                                                              out_dir), layout.kind)
-    from autofill.outputlock import OutputLock
-    from autofill.store.chroma_client import collection_name
     from autofill.workbook.carry import check_made_for
 
     ensure_writable_file(out)
     # One writer per output, before the existing output is read and before any model call; and never
     # another company's workbook (outputs of earlier versions record no company and are continued).
     # And the company's turn (companylock.py): no ingest or forget changes its store while the run reads it.
-    from autofill.companylock import reading
 
     with OutputLock(out), reading(settings, company, "run"):
         remove_leftovers(out)  # temporary files of a save that was killed halfway
@@ -116,14 +123,12 @@ def _recover(out: Path) -> None:
     """A damaged output (workbook/recovery.py) is moved aside and its newest history copy that opens
     put in its place, said in one line; the reviewers' decisions that copy lacks wait again in the
     review sidecar, for the next `autofill review` to write."""
-    from autofill.workbook.recovery import recover
 
     recovery = recover(out)
     if recovery is None:
         return
     reopened = []
     if recovery.restored is not None:
-        from autofill.review.sidecar import reopen_unlogged
 
         reopened = reopen_unlogged(out)
     log.warning("%s%s", recovery.message(), f"; {len(reopened)} later review decisions wait in the review sidecar "
@@ -135,7 +140,6 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
                 providers: Providers | None, gate: Any, keep_reviews: bool, announce: bool) -> RunReport:
     """run_questionnaire's work while it holds the output's lock."""
     from autofill.workbook.carry import Start, choose_base, read_state
-    from autofill.workbook.reviewer import kept_result, rows_to_answer
     from autofill.workbook.writeback import mark_not_written
 
     # The existing output, when there is one: reviewer state is read from it and kept (workbook/carry.py).
@@ -191,7 +195,6 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
     opened.centre_on(rows)  # every row of the questionnaire, answered today or not (search/centring.py)
     meter, trust, ctx = opened.meter, opened.trust, opened.row_context()
     if settings.run.map_with_model and chat is not None:  # unsure rows' datapoints with the model's help
-        from autofill.frameworks.model_map import tag_unsure_rows
 
         asked = tag_unsure_rows(settings, chat, rows, meter)
         if asked:
@@ -254,7 +257,6 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
                               documents=plan.documents, cost_unknown=meter.unknown_reason())
     if library is not None:
         run_info.update(library.run_info())
-    from autofill.workbook.history import keep_previous
     from autofill.workbook.writeback import write_results
 
     history = keep_previous(out, settings.workbook.history_versions)
@@ -366,7 +368,6 @@ def _open_store_with_first_call(chat: Any, store: Any) -> None:
     on the network then anyway, and a run answered from the cache never opens it (store/snapshot.py).
     The thread first builds the chat's SDK client (or waits for the call building it), so the two
     imports never compete for the interpreter ahead of that first call."""
-    from autofill.providers.cache import CachedChat
 
     warm = getattr(store, "warm", None)
     if chat is None or not callable(warm):
@@ -396,7 +397,6 @@ def _review_report(settings: Settings, output: Path, company: str) -> Path | Non
     """The HTML review report next to the output. A failure here must not fail the run: the filled
     workbook is already written, and `autofill report` can make the HTML later."""
     try:
-        from autofill.review.report import write_review_report
 
         path = write_review_report(settings, output, company=company)
     except Exception as exc:  # noqa: BLE001

@@ -33,6 +33,7 @@ from autofill.fileio import atomic_write_bytes, ensure_writable_dir, missing
 from autofill.providers.factory import make_chat, make_embedder
 from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings, apply_overrides, read_toml, validate
+from autofill.store.reading import open_for_reading
 
 
 
@@ -80,7 +81,6 @@ def make_judge(settings: Settings, company: str, providers=None):
     embedder = getattr(providers, "embedder", None) if providers is not None else None
     if embedder is None:
         try:
-            from autofill.store.reading import open_for_reading
 
             embedder = make_embedder(settings, open_for_reading(settings, company).embedder_name)
         except InputError:

@@ -32,6 +32,8 @@ from typing import Any, Iterable
 from autofill.forms.model import Datapoint, Form
 from autofill.workbook.evidence import FORM_EVIDENCE_COLUMNS as EVIDENCE_COLUMNS  # defined there once
 from autofill.workbook.evidence import FORM_REVIEW_COLUMN as REVIEW_COLUMN
+from autofill.workbook.evidence import form_value
+from autofill.forms.values import ValueType, parse_value
 
 RECORD_SHEET = "autofill form record"
 RECORD_COLUMNS = ["Named range", "Cells", "Hash", "Status"]
@@ -241,7 +243,6 @@ def plan_carry(form: Form, points: list[Datapoint], state: CarriedState | None, 
 
 def _shown(values: list[Any]) -> Any:
     """A person's cell values as the Evidence sheet's Value shows them (one cell: a number stays a number)."""
-    from autofill.workbook.evidence import form_value
 
     shown = [form_value(v.date() if isinstance(v, datetime) and not v.time() else v) for v in values]
     return shown[0] if len(shown) == 1 else "; ".join(str(v) for v in shown)
@@ -256,7 +257,6 @@ def approved_writes(dp: Datapoint, value: Any) -> list[tuple[str, str, Any]]:
     """The cells `value` (an Evidence row's Value, in the form's unit) fills for `dp`; [] when it is no
     value of the datapoint's type."""
     from autofill.forms.answer import KIND_TYPES, cell_writes, form_unit
-    from autofill.forms.values import ValueType, parse_value
 
     vtype = KIND_TYPES.get(dp.kind, ValueType.TEXT)
     unit = form_unit(dp)

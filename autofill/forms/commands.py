@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from autofill.cli_common import emit, emit_json
+from autofill.forms.mapping import form_mapping
+from autofill.forms.view import form_json, form_text
 
 
 def inspect_form(settings, path: Path, *, explicit: bool, as_json: bool, before_questions: bool,
@@ -20,8 +22,6 @@ def inspect_form(settings, path: Path, *, explicit: bool, as_json: bool, before_
     form = read_form(path, language=language, layout=False) if before_questions else read_form(path, named=False)
     if form is None:
         return False
-    from autofill.forms.mapping import form_mapping
-    from autofill.forms.view import form_json, form_text
 
     mapping = form_mapping(settings, form)
     if as_json:

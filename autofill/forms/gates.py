@@ -24,6 +24,7 @@ from dataclasses import replace
 
 from autofill.forms.book import Area, Book, split_ref
 from autofill.forms.model import Datapoint, DatapointKind, Gate, GateOpens
+from autofill.forms.named import _opens
 
 _REF = r"(?:(?:'(?:[^']|'')+'|[A-Za-z_][\w.]*)!)?\$?[A-Z]{1,3}\$?\d+|[A-Za-z_][\w.]*"
 _TEST = re.compile(rf"^\s*({_REF})\s*=\s*(TRUE|FALSE|\"[^\"]*\")\s*$", re.I)
@@ -132,7 +133,6 @@ def condition_gates(book: Book, sheet: str, condition: str, booleans: dict, dps:
 
 def formula_gates(book: Book, sheet: str, formula: str, booleans: dict) -> list[tuple[str, GateOpens]]:
     """The gates a formula tests (`X=TRUE`, `X=FALSE`), with the answer that opens what it refers to."""
-    from autofill.forms.named import _opens
 
     out: list[tuple[str, GateOpens]] = []
     for m in _GATE_TEST.finditer(formula):

@@ -10,6 +10,7 @@ from bisect import bisect_right
 from functools import cached_property
 
 from autofill.forms.book import Area, Book
+from autofill.language import detect_many
 
 _SECTION = re.compile(r"^\s*([A-Z]{1,2}\d{1,2}(?:\.\d{1,2})?)\s*[-–—:.]\s*\S")
 _REFERENCE = re.compile(r"^\s*(?:\d{1,3}(?:\s*\([a-z0-9ivx]+\))*(?:\s*[-,;]\s*\d{1,3}(?:\s*\([a-z0-9ivx]+\))*)*|N/?A)\s*$", re.I)
@@ -150,7 +151,6 @@ def form_language(book: Book) -> tuple[str, tuple[str, ...], Area | None]:
 
 def labels_language(labels: list[str]) -> str:
     """The language of a form's labels read together, when the form has no language choice."""
-    from autofill.language import detect_many
 
     return detect_many(labels)
 

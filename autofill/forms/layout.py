@@ -14,6 +14,11 @@ from autofill.forms.book import Book, formula_cells
 from autofill.forms.labels import wordy
 from autofill.forms.model import Datapoint, Form, FormSource
 from autofill.forms.named import Reader
+from autofill.forms.gates import read_gates, with_gates
+from autofill.forms.labels import labels_language
+from autofill.forms.carry import RECORD_SHEET
+from autofill.forms.model import DatapointKind
+from autofill.forms.units import parse_unit
 
 MIN_LAYOUT_INPUTS = 3
 # the sheets autofill adds to a filled copy (workbook/evidence.py, forms/carry.py, review_app): never inputs
@@ -128,8 +133,6 @@ def read_layout(path, book: Book, validations) -> Form | None:
     if len(dps) < MIN_LAYOUT_INPUTS:
         return None
     sheets = tuple(dict.fromkeys(d.sheet for d in dps))
-    from autofill.forms.gates import read_gates, with_gates
-    from autofill.forms.labels import labels_language
 
     by_key = {d.key: d for d in dps}
     dps = list(with_gates(by_key, read_gates(book, list(sheets), by_key)).values())
@@ -144,7 +147,6 @@ def _recorded_inputs(book: Book) -> set[tuple[str, int, int]]:
     the copy is read again (the review page, a re-run of the output)."""
     from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 
-    from autofill.forms.carry import RECORD_SHEET
 
     if RECORD_SHEET not in book.wb.sheetnames:
         return set()
@@ -165,8 +167,6 @@ def _with_unit_column(reader: "LayoutReader", dp: Datapoint) -> Datapoint:
     bank's "Unit" column: "tCO2e", "MWh", "m3"), when that cell is a unit and nothing else."""
     from dataclasses import replace
 
-    from autofill.forms.model import DatapointKind
-    from autofill.forms.units import parse_unit
 
     if dp.kind is not DatapointKind.NUMBER or dp.unit:
         return dp

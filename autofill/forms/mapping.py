@@ -14,6 +14,11 @@ from typing import Any
 from importlib import resources
 
 from autofill.forms.model import Datapoint, Form
+from autofill.frameworks.coverage import shown
+from autofill.frameworks.crosslingual import map_texts
+from autofill.frameworks.mapping import specific_requirements
+from autofill.frameworks.coverage import mapper_for
+from autofill.frameworks.crosslingual import english_words, needs_translation, translator_for
 
 
 @lru_cache(maxsize=1)
@@ -52,9 +57,6 @@ def datapoint_requirements(cat, mapper, dp: Datapoint, gate_label: str = "", eng
     """The requirement ids a datapoint corresponds to, VSME first; `gate_label`: the question of the
     boolean that opens it (what a breakdown row is about); `english`: the label question in English words
     for a form in another language (crosslingual.english_words), "" for an English form."""
-    from autofill.frameworks.coverage import shown
-    from autofill.frameworks.crosslingual import map_texts
-    from autofill.frameworks.mapping import specific_requirements
 
     name = _lookup_name(dp)
     out: list[str] = []
@@ -77,8 +79,6 @@ def datapoint_requirements(cat, mapper, dp: Datapoint, gate_label: str = "", eng
 def form_mapping(settings, form: Form, translator: Any = "settings") -> dict[str, list[str]]:
     """Datapoint key -> requirement ids, for the datapoints that map; `translator`: what a form in another
     language is put into English words with (crosslingual.translator_for the settings unless given)."""
-    from autofill.frameworks.coverage import mapper_for
-    from autofill.frameworks.crosslingual import english_words, needs_translation, translator_for
 
     mapper = mapper_for(settings)
     cat = mapper.catalogue

@@ -16,13 +16,15 @@ from autofill.forms.model import Datapoint, DatapointKind, Form, FormCell, FormS
 from autofill.forms.gates import read_gates, with_gates
 from autofill.forms.named import Reader, cell, date_parts, make_table, refs_in, row_choice, table_column
 from autofill.forms.validations import ValidationIndex, read_validations
+from autofill.workbook.safety import check_workbook_file, load_workbook_safely
+from autofill.forms.layout import read_layout
+from autofill.forms.layout import unnamed_inputs
 
 
 def read_form(path: Path, language: str = "", layout: bool = True, named: bool = True) -> Form | None:
     """The workbook at `path` read as a form, labels in `language` when the form offers it (else in
     the language it has selected), or None when it is not a form. `named=False` reads by layout only,
     `layout=False` by names only."""
-    from autofill.workbook.safety import check_workbook_file, load_workbook_safely
 
     path = Path(path)
     if check_workbook_file(path) != "xlsx":
@@ -44,7 +46,6 @@ def read_form(path: Path, language: str = "", layout: bool = True, named: bool =
             form = replace(form, warnings=form.warnings + (
                 f"the form offers no {language!r} labels; shown in {form.language!r}",))
     if form is None and layout:
-        from autofill.forms.layout import read_layout
 
         form = read_layout(path, book, validations)
     return form
@@ -133,7 +134,6 @@ def read_named(path: Path, book: Book, validations: ValidationIndex) -> Form | N
             dps[key] = replace(dp, base=base, member=member)
     # inputs without names on the same sheets, by layout
     sheets = sorted({dp.sheet for dp in dps.values()}, key=book.wb.sheetnames.index)
-    from autofill.forms.layout import unnamed_inputs
 
     taken = {(c.sheet, c.ref) for dp in dps.values() for c in dp.cells}
     for dp in unnamed_inputs(reader, sheets, taken):

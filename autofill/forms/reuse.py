@@ -8,14 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 from autofill.library.forms import FormValue, Offer
+from autofill.forms.values import ValueType, parse_value
+from autofill.records import Answer, CheckResult, RowResult, Severity
+from autofill.states import Outcome
 
 def reused_answer(dp: Any, row: Any, offer: Offer) -> Any:
     """The FormAnswer of a datapoint the library answers (forms/answer.Decision.REUSED): its approved
     value read as the datapoint's type in the form's unit; None when it is no value of it any more."""
     from autofill.forms.answer import KIND_TYPES, Decision, FormAnswer, form_unit
-    from autofill.forms.values import ValueType, parse_value
-    from autofill.records import Answer, CheckResult, RowResult, Severity
-    from autofill.states import Outcome
 
     v = offer.same
     vtype = KIND_TYPES.get(dp.kind, ValueType.TEXT)
@@ -32,7 +32,6 @@ def reused_answer(dp: Any, row: Any, offer: Offer) -> Any:
 def annotate(answered: Any, offer: Offer | None) -> None:
     """Show the library's value beside a datapoint the run answered: the approved value of the period
     (a different value is a soft check, never Ready), or last period's value (shown only)."""
-    from autofill.records import CheckResult, Severity
 
     if offer is None:
         return
@@ -50,7 +49,6 @@ def annotate(answered: Any, offer: Offer | None) -> None:
 
 def _same_value(answered: Any, v: FormValue) -> bool:
     from autofill.forms.answer import KIND_TYPES, form_unit
-    from autofill.forms.values import ValueType, parse_value
 
     dp = answered.datapoint
     approved = parse_value(v.value, KIND_TYPES.get(dp.kind, ValueType.TEXT), form_unit(dp), list(dp.allowed),

@@ -26,6 +26,27 @@ from autofill.records import RowResult, StageUsage
 from autofill.reporting import as_reporter
 from autofill.settings import Settings
 from autofill.states import Outcome
+from autofill.checks.periods import period_year
+from autofill.forms.reader import read_form
+from autofill.workbook import headers
+from autofill.workbook.sheets import first_rows, not_a_question_sheet
+from autofill.outputlock import OutputLock
+from autofill.fileio import ensure_not_open, ensure_writable_dir
+from autofill.companylock import reading
+from autofill.forms.carry import plan_carry, read_state
+from autofill.forms import reuse
+from autofill.workbook.history import keep_previous
+from autofill.forms.answer import IN_FORM
+from autofill.forms.tables import table_columns, table_datapoint
+from autofill.store.chroma_store import now_iso
+from autofill.library.forms import from_evidence_rows
+from autofill.forms.values import ValueType, parse_value
+from autofill.forms.model import GateOpens
+from autofill.records import CheckResult, Severity
+from autofill.fileio import atomic_write_bytes
+from autofill.forms.carry import RECORD_COLUMNS, RECORD_SHEET, cell_values, record_rows
+from autofill.workbook.evidence import FORM_EVIDENCE_COLUMNS, add_sheet, form_evidence_rows
+from autofill.workbook.package import CellWrite, patch_bytes
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +115,6 @@ def with_units(form: Form, points: list[Datapoint]) -> list[Datapoint]:
 def reporting_period(settings: Settings, form: Form, documents: dict[str, Any]) -> tuple[str, int | None]:
     """The period the values are for: `run --year`, else the form's own General Information (its
     reporting period's year cell), else the latest period of the store's documents."""
-    from autofill.checks.periods import period_year
 
     if settings.run.reporting_year:
         return str(settings.run.reporting_year), settings.run.reporting_year
@@ -133,7 +153,6 @@ def form_of(path: Path, explicit: bool = False, settings: Settings | None = None
     columns; a label / input layout (a bank's form without names, keys "Sheet!B12") only when no question
     column is found. None: a questionnaire of question rows, sheet / column options given (`explicit`),
     or not a workbook at all (CSV, a missing file: `run` reports those as before)."""
-    from autofill.forms.reader import read_form
 
     path = Path(path)
     if explicit or path.suffix.lower() not in (".xlsx", ".xlsm") or not path.is_file():
@@ -155,8 +174,6 @@ def has_question_column(path: Path, settings: Settings | None = None) -> bool:
         return True
     import openpyxl
 
-    from autofill.workbook import headers
-    from autofill.workbook.sheets import first_rows, not_a_question_sheet
 
     try:
         wb = openpyxl.load_workbook(path, read_only=True)
@@ -184,19 +201,15 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
     `gate`: batch's portfolio/budget.RowGate (its cost cap): a datapoint it refuses is left pending."""
     from autofill.answer.opening import open_run
     from autofill.answer.pipeline import output_path
-    from autofill.forms.reader import read_form
-    from autofill.outputlock import OutputLock
 
     started = time.monotonic()
     path = Path(path)
     form = form or read_form(path)
     out = (Path(output) if output else output_path(settings, company, path, out_dir).with_suffix(path.suffix)).absolute()
     reporter = as_reporter(reporter)
-    from autofill.fileio import ensure_not_open, ensure_writable_dir
 
     ensure_writable_dir(out.parent)  # before any work: a folder that cannot be written, or the output
     ensure_not_open(out)  # open in Excel, is said now, not after the model calls
-    from autofill.companylock import reading
 
     # The company's turn, as a run of a questionnaire takes it: no ingest or forget changes the store meanwhile.
     with OutputLock(out), reading(settings, company, "run"):
@@ -208,7 +221,6 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         # formula with the report's figure; they are never written.
         computed = {dp.key for dp in form.computed}
         points = with_units(form, answerable(form) + [dp for dp in form.computed if dp.kind is not DatapointKind.TEXT])
-        from autofill.forms.carry import plan_carry, read_state
 
         state = read_state(out, form)
         carry = plan_carry(form, points, state, fresh)
@@ -216,7 +228,6 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         carry.kept.update(kept_tables)
         order = {dp.key: i for i, dp in enumerate(points)}
         order.update({t.name: len(order) + i for i, t in enumerate(answerable_tables(form))})
-        from autofill.forms import reuse
         from autofill.library import forms as library
 
         library.learn(settings, company, approved_values(carry, period, out), _now())
@@ -272,7 +283,6 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         counts = {d.value: sum(1 for fa in [*answers, *kept] if fa.decision is d) for d in Decision}
         report = FormReport(out, len(answers) + len(kept), counts, time.monotonic() - started, opened.chat is None,
                             period, usage, answers, kept)
-        from autofill.workbook.history import keep_previous
 
         # An earlier output (a reviewer may have typed into it) is kept in history/ before it is replaced.
         report.history = keep_previous(out, settings.workbook.history_versions)
@@ -286,8 +296,6 @@ def plan_tables(form: Form, state, fresh: bool) -> tuple[list[FormTable], dict[s
     """(the open tables this run answers, those it keeps from the previous output): a table whose cells a
     person changed keeps them on every run (`--fresh` too); one an earlier run filled keeps its rows unless
     `fresh`; the others are answered."""
-    from autofill.forms.answer import IN_FORM
-    from autofill.forms.tables import table_columns, table_datapoint
 
     tables = answerable_tables(form)
     if state is None:
@@ -313,7 +321,6 @@ def plan_tables(form: Form, state, fresh: bool) -> tuple[list[FormTable], dict[s
 
 
 def _now() -> str:
-    from autofill.store.chroma_store import now_iso
 
     return now_iso()
 
@@ -321,7 +328,6 @@ def _now() -> str:
 def approved_values(carry: CarryPlan, period: str, out: Path) -> list:
     """The values a reviewer approved in the previous output's Evidence sheet (kept as APPROVED), as
     answer-library form values of `period` (library/forms.py)."""
-    from autofill.library.forms import from_evidence_rows
 
     found = []
     for k in carry.kept.values():
@@ -335,7 +341,6 @@ def approved_values(carry: CarryPlan, period: str, out: Path) -> list:
 def kept_gates(kept) -> dict[str, bool]:
     """The yes / no each kept datapoint (forms/carry.Kept: typed by hand, approved, an earlier run's) holds
     in its cell, for the gates it opens or closes."""
-    from autofill.forms.values import ValueType, parse_value
 
     out = {}
     for k in kept:
@@ -351,8 +356,6 @@ def gated(answers: list[FormAnswer], kept: dict[str, bool] | None = None) -> lis
     closes it, the datapoint does not apply and waits, saying why; when the gate has no answer (not
     disclosed, waiting), the value is written with a soft check saying the gate is open to a reviewer.
     `kept`: the yes / no of gates kept from the previous output (kept_gates), not answered this run."""
-    from autofill.forms.model import GateOpens
-    from autofill.records import CheckResult, Severity
 
     by_key = {fa.datapoint.key: fa for fa in answers}
     kept = kept or {}
@@ -394,10 +397,6 @@ def write_form(source: Path, out: Path, entries: list[FormAnswer | Kept], info: 
     values) into their cells (package level, nothing else changed), then the Evidence and Run info sheets
     and the very hidden record of what each datapoint's cells hold (forms/carry.py); atomic, the input
     only read."""
-    from autofill.fileio import atomic_write_bytes
-    from autofill.forms.carry import RECORD_COLUMNS, RECORD_SHEET, cell_values, record_rows
-    from autofill.workbook.evidence import FORM_EVIDENCE_COLUMNS, add_sheet, form_evidence_rows
-    from autofill.workbook.package import CellWrite, patch_bytes
 
     writes = [CellWrite(*w) for w in (carry.carried if carry else [])]
     evidence: list[tuple] = []

@@ -14,6 +14,7 @@ from html import unescape
 from pathlib import Path
 
 from openpyxl.utils.cell import range_boundaries
+from autofill.workbook.safety import _sheet_part_names
 
 _PLAIN = re.compile(r"<(?:\w+:)?dataValidation\b([^>]*?)(/>|>(.*?)</(?:\w+:)?dataValidation>)", re.S)
 _X14 = re.compile(r"<x14:dataValidation\b([^>]*)>(.*?)</x14:dataValidation>", re.S)
@@ -84,7 +85,6 @@ def parse_sheet_validations(sheet: str, xml: str) -> list[Validation]:
 
 def read_validations(path: Path) -> dict[str, list[Validation]]:
     """Validations per sheet name, from the workbook's zip."""
-    from autofill.workbook.safety import _sheet_part_names
 
     out: dict[str, list[Validation]] = {}
     try:

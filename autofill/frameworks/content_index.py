@@ -18,6 +18,7 @@ from typing import Iterable, Sequence
 from autofill.fileio import atomic_write_bytes
 from autofill.frameworks.catalogue import load_catalogue
 from autofill.frameworks.mapping import Mapper
+from autofill.store import derived
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +78,6 @@ def read_index(chunks: Sequence, quotes, pdf_pages: int = 0) -> dict[str, list[i
 
 
 def _path(settings, collection: str):
-    from autofill.store import derived
 
     return derived.content_index(settings.vectordb_dir, collection)
 

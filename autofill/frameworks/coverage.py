@@ -13,6 +13,7 @@ from pathlib import Path
 from autofill.frameworks.catalogue import Catalogue, load_catalogue
 from autofill.frameworks.mapping import Mapper, Mapping, specific_requirements
 from autofill.frameworks.content_index import load, pointed_pages
+from autofill.frameworks.crosslingual import map_rows
 
 CELL_HEADER = "Framework datapoints"
 SHOWN = 0.6  # a concept weaker than this is not written into the workbook cell nor counted as covered
@@ -66,7 +67,6 @@ def tag_rows(settings, rows) -> None:
     """Set each QuestionRow's `datapoints` cell text from the offline mapping (the hook at the end of
     workbook.layout.read_questions); a row in another language through its English words
     (frameworks/crosslingual.py)."""
-    from autofill.frameworks.crosslingual import map_rows
 
     mapper = mapper_for(settings)
     for q, mapping in zip(rows, map_rows(settings, rows, mapper, [row_context(q) for q in rows])):
@@ -129,7 +129,6 @@ class Coverage:
 def coverage(settings, rows, mapper: Mapper | None = None, mappings: list[Mapping] | None = None) -> Coverage:
     mapper = mapper or mapper_for(settings)
     if mappings is None:
-        from autofill.frameworks.crosslingual import map_rows
 
         mappings = map_rows(settings, rows, mapper, [row_context(q) for q in rows])
     cov = Coverage(rows=list(zip(rows, mappings)))

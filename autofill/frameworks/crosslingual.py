@@ -16,6 +16,8 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 from autofill.frameworks.mapping import Mapper, Mapping, Match, MAX_MATCHES
+from autofill.search.translation import QueryTranslator
+from autofill.languages import REGISTRY
 
 log = logging.getLogger(__name__)
 ENGLISH = "en"
@@ -31,7 +33,6 @@ def translator_for(settings, apertium: bool = False) -> Any:
     retrieval = getattr(settings, "retrieval", None)
     if retrieval is None or not getattr(retrieval, "translate_queries", True):
         return None
-    from autofill.search.translation import QueryTranslator
 
     return QueryTranslator(retrieval.dictionaries, None, [ENGLISH], retrieval.apertium if apertium else "")
 
@@ -49,7 +50,6 @@ def _normal(text: str) -> str:
 @lru_cache(maxsize=None)
 def glossary_pattern(language: str) -> re.Pattern | None:
     """One pattern finding the language's glossary terms (languages/<code>.py `glossary`), longest first."""
-    from autofill.languages import REGISTRY
 
     lang = REGISTRY.get(language)
     if lang is None or not lang.glossary:
@@ -71,7 +71,6 @@ def glossary_parts(text: str, language: str) -> list[tuple[str, bool]]:
     pattern = glossary_pattern(language)
     if pattern is None:
         return [(text, False)]
-    from autofill.languages import REGISTRY
 
     glossary = {_normal(t): e for t, e in REGISTRY[language].glossary.items()}
     lowered = _normal(text)

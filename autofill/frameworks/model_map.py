@@ -18,6 +18,9 @@ from autofill.frameworks.catalogue import Catalogue
 from autofill.frameworks.contrast import conflicts, question_labels
 from autofill.frameworks.mapping import Mapping, Match
 from autofill.replies import json_values
+from autofill.providers.base import ChatMessage
+from autofill.frameworks.coverage import SHOWN, cell_text, mapper_for, row_context
+from autofill.frameworks.crosslingual import map_rows
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +68,6 @@ def map_with_model(settings, chat, cat: Catalogue, question: str, section: str, 
                    meter=None) -> Mapping:
     """The model's pick among the catalogue's concepts (the offline proposals first); `meter` (a run's
     providers/cost.UsageMeter) records the call under the stage "datapoints"."""
-    from autofill.providers.base import ChatMessage
 
     prompt = render_prompt(settings.templates_dir, cat, question, section, offline)
     try:
@@ -97,8 +99,6 @@ def tag_unsure_rows(settings, chat, rows, meter=None) -> int:
     """`run` with `run.map_with_model` and a model: the rows the rules leave unsure (`unsure`) mapped again
     with the model's help, their `Framework datapoints` cell rewritten (one call a row, recorded under the
     stage "datapoints"). Returns how many rows were asked about."""
-    from autofill.frameworks.coverage import SHOWN, cell_text, mapper_for, row_context
-    from autofill.frameworks.crosslingual import map_rows
 
     if chat is None or not rows:
         return 0

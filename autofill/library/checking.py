@@ -13,6 +13,7 @@ from autofill.checks.row import CheckContext
 from autofill.library.changes import cited_pages
 from autofill.records import CheckResult, Citation, Passage, QuestionRow, Severity
 from autofill.settings import Settings
+from autofill.store.reading import find_for_reading
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,6 @@ class EvidenceChecker:
     def store(self) -> Any:
         if not self._opened:
             self._opened = True
-            from autofill.store.reading import find_for_reading
 
             try:
                 self._store = find_for_reading(self.settings, self.company) if self.company else None

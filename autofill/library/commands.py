@@ -8,10 +8,10 @@ from pathlib import Path
 import click
 
 from autofill.cli_common import handle_errors as _handled
+from autofill.cli_common import build_settings, emit_json
 
 
 def _finish(ctx: click.Context, as_json: bool, work) -> None:
-    from autofill.cli_common import build_settings, emit_json
 
     done = work(build_settings(ctx))
     emit_json(done.data) if as_json else click.echo(done.text)

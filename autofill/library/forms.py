@@ -31,6 +31,10 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from autofill.settings import Settings
+from autofill.checks.periods import period_year
+from autofill.library.store import library_path
+from autofill.library.changes import cited_pages
+from autofill.store.reading import find_for_reading
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +65,6 @@ _FIELDS = ("value", "unit", "label", "sources", "documents", "approved_at", "rev
 def period_key(period: Any) -> str:
     """A reporting period as the library keys it: its year when it names one ("FY2024" -> "2024"), else
     its text, trimmed."""
-    from autofill.checks.periods import period_year
 
     text = str(period or "").strip()
     year = period_year(text) if text else None
@@ -108,7 +111,6 @@ class FormLibrary:
     """A company's form values: in its library file, opened per call (nothing held open)."""
 
     def __init__(self, settings: Settings, company: str):
-        from autofill.library.store import library_path
 
         self.path = library_path(settings, company)
         self.company = company
@@ -177,7 +179,6 @@ class FormLibrary:
 
     def by_datapoint(self, keys: Sequence[str]) -> dict[str, list[FormValue]]:
         """Each of `keys`' values, every period, latest period first."""
-        from autofill.checks.periods import period_year
 
         wanted = set(keys)
         out: dict[str, list[FormValue]] = {}
@@ -191,7 +192,6 @@ class FormLibrary:
 
 def size(settings: Settings, company: str) -> int:
     """Form values in the company's library; 0 without one (nothing created)."""
-    from autofill.library.store import library_path
 
     path = library_path(settings, company)
     if not path.is_file():
@@ -215,7 +215,6 @@ class Offer:
 def offers(settings: Settings, company: str, keys: Sequence[str], period: str,
            documents: dict[str, Any]) -> dict[str, Offer]:
     """Per datapoint key, the library's offer for a run of `period` ({} without a library)."""
-    from autofill.checks.periods import period_year
 
     if not settings.library.enabled:
         return {}
@@ -238,8 +237,6 @@ def offers(settings: Settings, company: str, keys: Sequence[str], period: str,
 
 def documents_of(settings: Settings, company: str, sources: str) -> dict[str, str]:
     """The sha256 of each document `sources` cites, as the company's store has it now."""
-    from autofill.library.changes import cited_pages
-    from autofill.store.reading import find_for_reading
 
     store = find_for_reading(settings, company)
     documents = store.documents() if store is not None else {}

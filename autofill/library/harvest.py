@@ -21,6 +21,8 @@ from autofill.library.store import Entry
 from autofill.records import DocumentRecord, QuestionRow
 from autofill.settings import Settings
 from autofill.states import DRAFT_PREFIX, ReviewState, parse_review
+from autofill.workbook.safety import load_workbook_safely
+from autofill.review.review_log import approval_overrides, lines_of
 
 
 def approval_date(path: Path) -> str:
@@ -92,12 +94,10 @@ def approved_entries(settings: Settings, path: Path, documents: dict[str, Docume
         return []
     from openpyxl.utils.cell import column_index_from_string
 
-    from autofill.workbook.safety import load_workbook_safely
 
     wb = load_workbook_safely(path, data_only=True)
     sheets = {s.name: s for s in layout.sheets}
     date = approval_date(path)
-    from autofill.review.review_log import approval_overrides, lines_of
 
     overrides = {key: override_note(list(confirmed)) if confirmed else ""
                  for key, confirmed in approval_overrides(lines_of(wb)).items()}

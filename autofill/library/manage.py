@@ -12,6 +12,13 @@ from autofill.library.harvest import approved_entries, override_hint
 from autofill.library.store import AddResult, Entry, library_path, open_library
 from autofill.records import DocumentRecord
 from autofill.settings import Settings
+from autofill.store.chroma_store import now_iso
+from autofill.store.reading import find_for_reading
+from autofill.library.checking import EvidenceChecker
+from autofill.library.xlsx import export_workbook
+from autofill.library.xlsx import import_workbook
+from autofill.checks.reviewed import failed_reasons
+from autofill.records import QuestionRow
 
 log = logging.getLogger(__name__)
 
@@ -27,14 +34,12 @@ class Done:
 
 
 def _now() -> str:
-    from autofill.store.chroma_store import now_iso
 
     return now_iso()
 
 
 def _documents(settings: Settings, company: str) -> dict[str, DocumentRecord]:
     """The evidence store's manifest (file -> record); empty, with a warning, without a store."""
-    from autofill.store.reading import find_for_reading
 
     store = find_for_reading(settings, company)
     if store is None:
@@ -59,7 +64,6 @@ def _counts(r: AddResult) -> str:
 
 
 def _checker(settings: Settings, company: str):
-    from autofill.library.checking import EvidenceChecker
 
     return EvidenceChecker(settings, company)
 
@@ -131,7 +135,6 @@ def list_entries(settings: Settings, company: str) -> Done:
 
 
 def export(settings: Settings, company: str, out: Path) -> Done:
-    from autofill.library.xlsx import export_workbook
 
     with _lib(settings, company) as lib:
         entries = lib.entries()
@@ -141,7 +144,6 @@ def export(settings: Settings, company: str, out: Path) -> Done:
 
 
 def import_(settings: Settings, company: str, path: Path) -> Done:
-    from autofill.library.xlsx import import_workbook
 
     entries = import_workbook(Path(path), _now()[:10])
     check_entries(entries, _checker(settings, company))
@@ -156,8 +158,6 @@ def import_(settings: Settings, company: str, path: Path) -> Done:
 def check_entries(entries: list[Entry], checker) -> None:
     """Set each entry's checks: its answer against its cited pages in today's evidence (an imported
     entry is checked here, whatever the file says; its Override column stays the reviewer's)."""
-    from autofill.checks.reviewed import failed_reasons
-    from autofill.records import QuestionRow
     from autofill.workbook.validations import form_of_answer_values
 
     for e in entries:

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from autofill.library.contrasts import OVERLAP_OK, TWO_SIDED, contrast_labels
+from autofill.store.bm25_index import english_stemmer
+from autofill.frameworks.coverage import default_mapper
 
 # Fitted by benchmarks/library_calibration.py on its labelled pairs, once per bundled local embedder
 # (the conflict weight is fixed, see there): cosines of different models live on different scales (bge
@@ -82,7 +84,6 @@ class Scored:
 
 
 def _stem_all(words: list[str]) -> list[str]:
-    from autofill.store.bm25_index import english_stemmer
 
     return english_stemmer().stemWords(words)
 
@@ -129,7 +130,6 @@ QUOTED = 0.99  # the mapping's strength of a quoted framework code
 
 
 def question_datapoints(text: str) -> tuple[tuple[str, ...], float]:
-    from autofill.frameworks.coverage import default_mapper
 
     matches = [m for m in default_mapper().map(text).matches if m.strength >= DATAPOINT_FLOOR]
     return tuple(m.concept for m in matches), (matches[0].strength if matches else 0.0)

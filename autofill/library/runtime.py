@@ -20,6 +20,8 @@ from autofill.records import Answer, CheckResult, Citation, DocumentRecord, Libr
     Severity
 from autofill.settings import Settings
 from autofill.states import Outcome, Tier
+from autofill.store.chroma_store import now_iso
+from autofill.library.checking import EvidenceChecker
 
 log = logging.getLogger(__name__)
 
@@ -67,14 +69,12 @@ class RunLibrary:
         if not self.settings.library.learn_from_runs:
             return AddResult()
         if self._checker is None:
-            from autofill.library.checking import EvidenceChecker
 
             self._checker = EvidenceChecker(self.settings, self.company)
         entries = approved_entries(self.settings, Path(path), self.documents, layout=layout, rows=rows,
                                    checker=self._checker)
         if not entries:
             return AddResult()
-        from autofill.store.chroma_store import now_iso
 
         with self._library(create=True) as lib:
             result = lib.add(entries, now or now_iso())

@@ -23,6 +23,9 @@ from typing import Iterator, Sequence
 from autofill import questions
 from autofill.errors import InputError
 from autofill.settings import Settings
+from autofill.store import derived
+from autofill.store.chroma_client import collection_name
+from autofill.checks.reviewed import covers, overridden
 
 SCHEMA_VERSION = 2  # 2: checks and override (an entry carries what was checked at approval)
 _SCHEMA = """
@@ -110,7 +113,6 @@ class Entry:
     def refused(self) -> str:
         """Why the library does not take this entry ("" when it does): it was never checked, or a
         check failed that the reviewer's recorded override does not name."""
-        from autofill.checks.reviewed import covers, overridden
 
         if self.checks is None:
             return "its answer was not checked against its cited pages"
@@ -140,8 +142,6 @@ class AddResult:
 
 
 def library_path(settings: Settings, company: str) -> Path:
-    from autofill.store import derived
-    from autofill.store.chroma_client import collection_name
 
     return derived.library(settings.vectordb_dir, collection_name(company))
 

@@ -13,6 +13,8 @@ from pathlib import Path
 from autofill.errors import InputError
 from autofill.fileio import atomic_write_bytes
 from autofill.library.store import Entry
+from autofill.workbook.safety import guard_workbook, set_text
+from autofill.workbook.safety import load_workbook_safely
 
 SHEET = "Answer library"
 COLUMNS = ["Question", "Answer", "Reasoning", "Sources", "Reviewer comment", "Approved", "Source questionnaire",
@@ -40,7 +42,6 @@ def export_workbook(entries: list[Entry], out_path: Path, company: str) -> Path:
     from openpyxl.styles import Alignment, Font
     from openpyxl.utils import get_column_letter
 
-    from autofill.workbook.safety import guard_workbook, set_text
 
     out_path = Path(out_path)
     if out_path.suffix.lower() != ".xlsx":
@@ -91,7 +92,6 @@ def _approved(text: str, where: str) -> str:
 def import_workbook(path: Path, today: str) -> list[Entry]:
     """Entries from a workbook written by `export_workbook` (columns found by their headers, any
     order; Question and Answer are required, a missing Approved date is `today`)."""
-    from autofill.workbook.safety import load_workbook_safely
 
     path = Path(path)
     if not path.is_file():

@@ -19,6 +19,8 @@ from typing import Any
 
 from autofill.forms.model import DatapointKind, Form
 from autofill.settings import Settings
+from autofill.portfolio.estimate import estimate_rows
+from autofill.store.reading import find_for_reading
 
 
 def form_points(form: Form) -> list:
@@ -39,7 +41,6 @@ def estimate_form(settings: Settings, company: str, form: Form, model: str | Non
     from autofill.forms.carry import plan_carry, read_state
     from autofill.forms.run import reporting_period
     from autofill.plan import resolve_plan
-    from autofill.portfolio.estimate import estimate_rows
 
     if model is None or mode is None or rerank is None:
         plan = resolve_plan(settings)
@@ -69,7 +70,6 @@ def estimate_run(settings: Settings, form: Form, company: str, output: Path | No
                  fresh: bool = False) -> Any:
     """The estimate of `autofill run` on `form` for `company` (None without a model: nothing to pay);
     the CLI asks with it as it asks for a questionnaire (portfolio/plan.consent_reason)."""
-    from autofill.store.reading import find_for_reading
 
     if not settings.llm_configured:
         return None

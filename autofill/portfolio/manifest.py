@@ -24,6 +24,7 @@ from typing import Any, Iterable
 
 from autofill.errors import InputError
 from autofill.workbook.safety import decode_csv
+from autofill.settings import read_toml
 
 COLUMNS = ("company", "reports", "questionnaire", "output", "year")
 REQUIRED = ("company", "reports", "questionnaire")
@@ -99,7 +100,6 @@ def _records_from_rows(rows: list[tuple[int, list[str]]]) -> list[tuple[int, dic
 
 
 def _records_toml(path: Path) -> list[tuple[int, dict[str, str]]]:
-    from autofill.settings import read_toml
 
     data = read_toml(path)
     entries = data.get("company", data.get("companies"))

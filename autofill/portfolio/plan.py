@@ -30,6 +30,7 @@ from autofill.run_identity import declare_settings
 from autofill.settings import Settings
 from autofill.store.reading import find_for_reading
 from autofill.workbook.reviewer import rows_to_answer
+from autofill.portfolio.form_cost import estimate_form
 
 STATE_FILE = ".portfolio-state.json"
 
@@ -124,7 +125,6 @@ def plan_company(settings: Settings, entry: CompanyEntry, out_dir: Path | None, 
     up_to_date = bool(key and previous.get("key") == key and previous.get("complete")
                       and _unchanged(previous.get("output", ""), previous.get("output_sha256")))
     if form is not None:  # a form: each datapoint a typed question, answered by forms/run.run_form as `run` does
-        from autofill.portfolio.form_cost import estimate_form
 
         est = estimate_form(company_settings(settings, entry), entry.company, form, model if not up_to_date else "",
                             mode, rerank, documents, output)

@@ -45,6 +45,8 @@ from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings
 from autofill.store.chroma_store import find_store
 from autofill.store.reading import find_for_reading
+from autofill.usage_estimate import CompanyEstimate
+from autofill.portfolio.plan import output_for
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +79,6 @@ def prepare(settings: Settings, manifest: Path | str, out_dir: Path | None = Non
             # Each company's workbook is where `run` (with the same --out) writes it: plan.output_for.
             plans.append(plan_company(settings, entry, out_dir, state))
         except InputError as exc:
-            from autofill.usage_estimate import CompanyEstimate
-            from autofill.portfolio.plan import output_for
 
             model = resolve_plan(settings).model
             plans.append(CompanyPlan(entry=entry, output=output_for(settings, entry, out_dir),

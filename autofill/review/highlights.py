@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 
 from autofill.ingest.chunking import split_sentences
+from autofill.quotes import pieces
+from autofill.quotes import figures
 
 MAX_UNITS = 4  # more than this and the highlight is the chunk again
 MIN_SHARED_WORDS = 3
@@ -120,7 +122,6 @@ def select_highlights(passage: str, answer: str, reasoning: str = "") -> list[st
 
 def _labelled_rows(passage: str) -> dict:
     """Each table line of the passage -> its row read with labels (quotes.py)."""
-    from autofill.quotes import pieces
 
     return {p.row.line: p.row for p in pieces(passage) if p.row is not None}
 
@@ -128,7 +129,6 @@ def _labelled_rows(passage: str) -> dict:
 def _row_quoted(row, said: list[str]) -> bool:
     """A quote of a table row as the draft writes it ("Scope 1 and 2 (Mt CO2e), 2023: 32.6") picks the
     row it was read from: it opens with the row's label and its figures are the row's."""
-    from autofill.quotes import figures
 
     if row is None or not row.label:
         return False

@@ -14,6 +14,7 @@ from autofill.hashing import file_sha256 as _sha256
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
+from autofill.store.reading import open_for_reading
 
 _SKIP_DIRS = {"vectordb", ".git", "node_modules", "__pycache__", ".venv", "venv", ".tox"}
 _MAX_DEPTH = 4
@@ -50,7 +51,6 @@ def run_info_documents(value: str) -> dict[str, Path]:
 def store_documents(settings, company: str) -> tuple[dict[str, tuple[Path, str]], str]:
     """file name -> (source path, sha256) from the company's evidence store, plus a note on failure."""
     try:
-        from autofill.store.reading import open_for_reading
 
         store = open_for_reading(settings, company)
         try:

@@ -19,6 +19,7 @@ from autofill.checks.reviewed import dropdown_value, failed_reasons, off_list, o
 from autofill.checks.tier import decide_tier
 from autofill.records import CheckResult, Passage, QuestionRow
 from autofill.states import ReviewState, Tier, parse_review
+from autofill.library.checking import EvidenceChecker
 
 EMPTY = "an empty answer cannot be approved: write the answer (or Not disclosed) first"
 
@@ -53,7 +54,6 @@ class RowChecker:
     its Evidence sheet the fallback passages)."""
 
     def __init__(self, settings, session):
-        from autofill.library.checking import EvidenceChecker
 
         self.session = session
         self.evidence = EvidenceChecker(settings, session.company, fallback=self._evidence_sheet)

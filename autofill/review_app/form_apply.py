@@ -13,6 +13,12 @@ from autofill.fileio import atomic_write_bytes, ensure_not_open
 from autofill.review_app.apply import LOG_COLUMNS
 from autofill.review.review_log import DECISION_COLUMN
 from autofill.workbook.model import REVIEW_LOG_SHEET
+from autofill.outputlock import OutputLock
+from autofill.workbook.package import CellWrite, patch_bytes
+from autofill.library.forms import reviewed
+from autofill.review.review_log import LogLine, confirmed_in, undoes_in
+from autofill.workbook.evidence import add_sheet
+from autofill.workbook.xlsx_parts import column_letters
 
 # The session's field names as the Review log of a form names them.
 FORM_FIELDS = {"answer": "Value", "reasoning": "Reasoning", "sources": "Sources", "review": "Review",
@@ -25,8 +31,6 @@ def apply_form_decisions(session, decisions) -> list[int]:
     """Write `decisions` (a function that reads the pending ones, called under the workbook's lock)
     into the form `session` reviews; the ids written. A decision writes its datapoint's value when it
     approves it or changes it; the last decision of a cell wins."""
-    from autofill.outputlock import OutputLock
-    from autofill.workbook.package import CellWrite, patch_bytes
 
     path = session.path
     ensure_not_open(path)
@@ -43,14 +47,12 @@ def apply_form_decisions(session, decisions) -> list[int]:
             data = patch_bytes(data, list(writes.values()))
         data = _append_log(data, session, decisions)
         atomic_write_bytes(path, data)
-        from autofill.library.forms import reviewed
 
         reviewed(session.settings, session, decisions)  # approved values into the answer library, undone ones out
         return [d.id for d in decisions]
 
 
 def _log_lines(session, decisions, logged: set) -> list[tuple]:
-    from autofill.review.review_log import LogLine, confirmed_in, undoes_in
 
     lines = []
     for d in decisions:
@@ -71,9 +73,6 @@ def _append_log(data: bytes, session, decisions) -> bytes:
     """The package with the decisions' lines at the end of its Review log sheet (added when missing)."""
     import openpyxl
 
-    from autofill.workbook.evidence import add_sheet
-    from autofill.workbook.package import CellWrite, patch_bytes
-    from autofill.workbook.xlsx_parts import column_letters
 
     wb = openpyxl.load_workbook(io.BytesIO(data), read_only=True)
     try:

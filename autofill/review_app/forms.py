@@ -27,6 +27,7 @@ from autofill.review_app.form_apply import apply_form_decisions
 from autofill.review_app.session import ACTIONS, Refused, ReviewSession, Saved, _edited
 from autofill.review.sidecar import version_of
 from autofill.workbook.package import CellWrite
+from autofill.forms.carry import cell_values
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +93,6 @@ class FormSession(ReviewSession):
     def _cells_now(self) -> dict[str, list]:
         """Each datapoint's cells [(sheet, ref, value)] as the file holds them, with the decisions the
         file does not hold yet laid over (what an approval or edit will find there when it is written)."""
-        from autofill.forms.carry import cell_values
 
         points = {key: dp for key in self.questions if (dp := self.datapoint(key)) is not None}
         held = cell_values(self.path, list({dp.key: dp for dp in points.values()}.values())) if points else {}

@@ -15,6 +15,16 @@ from autofill.errors import InputError
 from autofill.questions import same_question
 from autofill.review_app.session import Refused, ReviewSession, version_of
 from autofill.states import ReviewState, parse_review
+from autofill.workbook.layout import read_questions
+from autofill.portfolio.estimate import estimate_rows
+from autofill.store.reading import open_for_reading
+from autofill.workbook.history import keep_previous
+from autofill.workbook.writeback import write_results
+from autofill.outputlock import OutputLock
+from autofill.companylock import reading
+from autofill.library.harvest import approved_entries
+from autofill.library.manage import _documents, _lib, _now
+from autofill.library.checking import EvidenceChecker
 
 NEEDS_MODEL = "re-answering needs a model: set OPENAI_API_KEY / OPENAI_BASE_URL (or COHERE_API_KEY) and restart"
 
@@ -31,7 +41,6 @@ def _not_a_form(session) -> None:
 
 
 def _row(settings, path: Path, key: str):
-    from autofill.workbook.layout import read_questions
 
     layout, rows = read_questions(settings, path)
     row = next((q for q in rows if q.key == key), None)
@@ -62,7 +71,6 @@ def reanswer_with(settings, session: ReviewSession) -> tuple[bool, str]:
 
 
 def _estimate(settings, company: str, row, plan, documents):
-    from autofill.portfolio.estimate import estimate_rows
 
     return estimate_rows(settings, company, [row], plan.model, plan.mode, plan.reranker, documents)
 
@@ -71,7 +79,6 @@ def estimate_row(settings, session: ReviewSession, key: str) -> dict:
     """The price of answering the row again, before any call, and the model it would use."""
     _not_a_form(session)
     from autofill.plan import resolve_plan
-    from autofill.store.reading import open_for_reading
 
     settings = run_settings(settings, session)
     if not settings.llm_configured:
@@ -89,8 +96,6 @@ def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer
     workbook."""
     _not_a_form(session)
     from autofill.answer.opening import open_run
-    from autofill.workbook.history import keep_previous
-    from autofill.workbook.writeback import write_results
 
     settings = run_settings(settings, session)
     if not settings.llm_configured:
@@ -102,10 +107,8 @@ def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer
     session._check_base(before, base)
     if parse_review(before["review"]) is not ReviewState.NEEDS_CHANGES:
         raise Refused("mark the row Needs changes (with a comment for the model) before re-answering it")
-    from autofill.outputlock import OutputLock
 
     session.flush()  # the comment and every pending decision into the workbook first (InputError if open)
-    from autofill.companylock import reading
 
     with session._file_lock:
         layout, row, rows = _row(settings, session.path, key)
@@ -147,8 +150,6 @@ def reanswer_row(settings, session: ReviewSession, key: str, base: str, reviewer
 def add_to_library(settings, session: ReviewSession, key: str) -> dict:
     """Add the approved row `key` to the company's answer library (it must be in the workbook)."""
     _not_a_form(session)
-    from autofill.library.harvest import approved_entries
-    from autofill.library.manage import _documents, _lib, _now
 
     if parse_review(session.state(key)["review"]) is not ReviewState.APPROVED:
         raise Refused("only an approved row can go into the answer library")
@@ -156,7 +157,6 @@ def add_to_library(settings, session: ReviewSession, key: str) -> dict:
     company = session.company
     if not company:
         raise InputError("the workbook's Run info names no company, so there is no answer library to add to")
-    from autofill.library.checking import EvidenceChecker
 
     entries = [e for e in approved_entries(settings, session.path, _documents(settings, company),
                                            checker=EvidenceChecker(settings, company))

@@ -29,6 +29,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Iterable, Sequence
+from autofill.frameworks.content_index import page_refs
 
 THRESHOLD = 0.5
 
@@ -151,7 +152,6 @@ def _phrase_hits(low: str, phrases: Sequence[str]) -> list[str]:
 def _page_ref_lines(lines: Sequence[str]) -> int:
     """Lines that point to a page: "Governance .... 12", "1.1 Role of the Board 9", a title followed by a
     line holding only its page number (PDF text often splits them)."""
-    from autofill.frameworks.content_index import page_refs
 
     count = 0
     for i, ln in enumerate(lines):
@@ -186,7 +186,6 @@ def _ascending(numbers: Sequence[int], pages_in_file: int) -> bool:
 
 def _index_rows(lines: Sequence[str]) -> int:
     """Table rows (or lines) ending in page references: a framework index used as such."""
-    from autofill.frameworks.content_index import page_refs
 
     n = 0
     for ln in lines:

@@ -16,6 +16,9 @@ from typing import Any, Sequence
 
 from autofill.records import Passage, QuestionRow
 from autofill.search.boilerplate import Kind, PageScore, PageText, asked_kinds, rank_last, score_pages
+from autofill.search import boilerplate
+from autofill.store import derived
+from autofill.fileio import atomic_write_bytes
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +31,6 @@ def detector() -> str:
     import hashlib
     from pathlib import Path
 
-    from autofill.search import boilerplate
 
     return hashlib.sha256(Path(boilerplate.__file__).read_bytes()).hexdigest()[:16]
 
@@ -38,7 +40,6 @@ _GUARD = threading.Lock()
 
 
 def _path(settings, collection: str):
-    from autofill.store import derived
 
     return derived.boilerplate(settings.vectordb_dir, collection)
 
@@ -82,7 +83,6 @@ def _decode(data: Any) -> tuple[dict[str, str], dict[tuple[str, int], PageScore]
 
 def page_scores(settings, store) -> dict[tuple[str, int], PageScore]:
     """(file name, PDF page) -> PageScore for every page of the company's current documents."""
-    from autofill.fileio import atomic_write_bytes
 
     collection = getattr(store, "collection", "") or ""
     documents = _documents(store)

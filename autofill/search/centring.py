@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from autofill.records import Passage
+from autofill.search.retrieval import dense_list, fuse
 
 # Below this many rows across languages a questionnaire is not centred (see the module docstring).
 MIN_ROWS = 5
@@ -87,7 +88,6 @@ class CentredSearch:
         """The `n` best passages for `text`, as search/retrieval's dense search gives them."""
         import numpy as np
 
-        from autofill.search.retrieval import dense_list, fuse
 
         vector = np.asarray(embedder.embed_query(text), dtype=np.float32)
         plain = dense_list(self.index.query, vector, n)

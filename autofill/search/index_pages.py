@@ -15,6 +15,9 @@ import re
 from typing import Sequence
 
 from autofill.records import Passage, QuestionRow
+from autofill.frameworks.coverage import ReportIndex
+from autofill.search.query import lexical_query
+from autofill.search.retrieval import fuse
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -29,7 +32,6 @@ def pointed(settings, collection: str, row: QuestionRow) -> list[tuple[str, int,
     generated reports' target questions at their pathway pages and cost 3 of 78 hits at 6)."""
     if not row.datapoints.strip():
         return []
-    from autofill.frameworks.coverage import ReportIndex
 
     return ReportIndex(settings, collection).pages(row.datapoints.strip().splitlines()[0])
 
@@ -37,7 +39,6 @@ def pointed(settings, collection: str, row: QuestionRow) -> list[tuple[str, int,
 def index_list(store, row: QuestionRow, pages: Sequence[tuple[str, int]],
                candidates: Sequence[Passage]) -> list[Passage]:
     """One passage per page the index names, in the index's order (the row's strongest datapoint first)."""
-    from autofill.search.query import lexical_query
 
     have: dict[tuple[str, int], Passage] = {}
     for c in candidates:
@@ -65,7 +66,6 @@ def with_index_pages(settings, store, row: QuestionRow, candidates: list[Passage
     extra = index_list(store, row, [(f, n) for f, n, _ in found], candidates) if found else []
     if not extra:
         return candidates
-    from autofill.search.retrieval import fuse
 
     r = settings.retrieval
     return fuse([candidates, extra], k=r.rrf_k, n=len(candidates), per_page=r.page_chunks)

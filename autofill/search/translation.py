@@ -41,6 +41,8 @@ from autofill.search.dictionaries import Dictionary, find, open_dictionary, pack
 from autofill.language import ENGLISH, LANGUAGES
 from autofill.records import QuestionRow
 from autofill.store.bm25_index import stop_words
+from autofill.store import derived
+from autofill.search.retrieval import build_query
 
 log = logging.getLogger(__name__)
 _WORD = re.compile(r"[^\W_][\w\-]*", re.UNICODE)
@@ -51,7 +53,6 @@ CACHE_VERSION = 2  # bump when the key or what a route gives changes
 
 def cache_path(vectordb: Path) -> Path:
     """Where a workspace keeps Apertium's translations (next to the query vectors)."""
-    from autofill.store import derived
 
     return derived.translations(vectordb)
 
@@ -159,7 +160,6 @@ class QueryTranslator:
     def for_rows(self, rows: Sequence[QuestionRow]) -> list[str]:
         """Each row's text in the target language ("" where neither Apertium nor a dictionary serves its
         language); the texts not yet translated go through Apertium side by side, language by language."""
-        from autofill.search.retrieval import build_query
 
         return self.for_texts([(row.language, build_query(row)) for row in rows])
 

@@ -28,6 +28,7 @@ from typing import Any, Iterable, Sequence
 from autofill.fileio import atomic_write_bytes
 from autofill.providers.local import MODELS, LocalEmbedder, covers, language_warning
 from autofill.records import Passage
+from autofill.store import derived
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,6 @@ NOTE = (f"questions and passages in different languages are searched with the st
 
 
 def index_path(settings: Any, collection: str) -> Path:
-    from autofill.store import derived
 
     return derived.multilingual_index(settings.vectordb_dir, collection)
 

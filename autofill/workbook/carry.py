@@ -28,6 +28,11 @@ from autofill.errors import InputError
 from autofill.questions import question_key
 from autofill.records import QuestionRow
 from autofill.workbook.model import WorkbookLayout
+from autofill.hashing import file_sha256
+from autofill.workbook.safety import set_text
+from autofill.workbook.layout import read_questions
+from autofill.workbook.recovery import recover
+from autofill.workbook.model import EVIDENCE_SHEET
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +141,6 @@ def check_made_for(output: Path, company: str, store: str, questionnaire: bool =
 def _original(output: Path, identity: dict[str, str], look_in: tuple[Path, ...]) -> Path | None:
     """The questionnaire a workbook was filled from: a file of the recorded name (and SHA-256, when one
     was recorded) in `look_in`, beside the workbook or a folder above it; None when none is found."""
-    from autofill.hashing import file_sha256
 
     name = Path(identity.get("questionnaire", "")).name
     if not name:
@@ -172,7 +176,6 @@ def write_record(wb, record: dict[str, WrittenRow], identity: dict[str, str] | N
     for (IDENTITY_LABELS); None keeps what the sheet recorded."""
     if identity is None:
         identity = read_identity(wb)
-    from autofill.workbook.safety import set_text
 
     if RECORD_SHEET in wb.sheetnames:
         wb.remove(wb[RECORD_SHEET])
@@ -291,7 +294,6 @@ def choose_base(settings, questionnaire: Path, layout: WorkbookLayout, rows: lis
     """The workbook this run reads reviewer state from and writes on top of: the existing `output` when
     it holds the questionnaire's rows, else the questionnaire itself (with the old output's rows
     carried over by question text)."""
-    from autofill.workbook.layout import read_questions
 
     output = Path(output)
     if not output.is_file() or output.resolve() == Path(questionnaire).resolve():
@@ -301,7 +303,6 @@ def choose_base(settings, questionnaire: Path, layout: WorkbookLayout, rows: lis
     except InputError as exc:
         # Damaged in a way recovery.damage does not see (the run looked before): kept aside, and the last
         # good version continued when history/ has one.
-        from autofill.workbook.recovery import recover
 
         recovery = recover(output, str(exc))
         log.warning("%s", recovery.message() if recovery else f"{output.name} cannot be read ({exc}); starting "
@@ -371,7 +372,6 @@ def _old_cells(path: Path, layout: WorkbookLayout):
     """The old output's cells by row key and role, its Evidence records by row key, and its record."""
     import openpyxl
 
-    from autofill.workbook.model import EVIDENCE_SHEET
 
     values: dict[str, dict[str, object]] = {}
     evidence: dict[str, list[dict]] = {}

@@ -17,6 +17,7 @@ from autofill.states import ReviewState, parse_review
 from autofill.workbook.model import WorkbookLayout
 from autofill.workbook.safety import FORMULA_PREFIXES, clean_text
 from autofill.workbook.row_plan import plan_row, settle
+from autofill.settings import Settings
 
 LINUX_MESSAGE = ("--live needs Microsoft Excel on Windows or macOS; xlwings cannot drive Excel on Linux. "
                  "Run without --live to write a filled copy.")
@@ -38,7 +39,6 @@ def open_live(path: Path, layout: WorkbookLayout | None = None, settings=None, p
         raise InputError("--live needs xlwings: pip install 'autofill[live]' (and Microsoft Excel)") from None
     path = Path(path)
     if layout is None:
-        from autofill.settings import Settings
         from autofill.workbook.layout import read_questions
 
         layout, _ = read_questions(settings or Settings(), path)
