@@ -268,3 +268,11 @@ def build_table_form(path: Path) -> Path:
     ws.protection.sheet = True
     wb.save(path)
     return path
+
+
+def evidence_rows(path):
+    """(the filled workbook, its Evidence sheet's rows as dicts by header) of a form run's output."""
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Evidence"]
+    head = [c.value for c in ws[1]]
+    return wb, [dict(zip(head, (c.value for c in row))) for row in ws.iter_rows(min_row=2)]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 import zipfile
 
-import openpyxl
 import pytest
 
 from autofill.forms.candidates import candidates
@@ -18,6 +17,7 @@ from autofill.records import Passage
 from autofill.settings import Settings
 from tests.fakes import FakeEmbedder
 from tests.forms_answer_helpers import ENV, FORMULA, build_form, build_report, responder
+from tests.form_builders import evidence_rows
 
 COMPANY = "Acme Fabrication"
 
@@ -41,13 +41,6 @@ def _settings(root):
     return s
 
 
-def _evidence(path):
-    wb = openpyxl.load_workbook(path)
-    ws = wb["Evidence"]
-    head = [c.value for c in ws[1]]
-    return wb, [dict(zip(head, (c.value for c in row))) for row in ws.iter_rows(min_row=2)]
-
-
 def test_candidates_hold_figures_in_the_forms_unit_with_their_year():
     text = ("| Energy | FY2024 (GJ) | FY2023 (GJ) |\n| --- | --- | --- |\n| Total energy consumption | 4,500 | 5,000 |\n"
             "Water use fell. In 2024 total water withdrawal was 12.5 megalitres.")
@@ -66,7 +59,7 @@ def test_offline_run_ties_each_datapoint_to_cited_pages_and_writes_nothing(works
                       form=form)
     assert form_path.read_bytes() == before  # the input is only read
     assert report.evidence_only and report.counts["draft"] == 6 and report.counts["written"] == 0
-    wb, rows = _evidence(report.output)
+    wb, rows = evidence_rows(report.output)
     assert all(wb[ENV][ref].value is None for ref in ("D5", "D6", "D7", "D8", "D9", "D10"))
     by_key = {}
     for r in rows:
@@ -97,7 +90,7 @@ def test_loopback_model_writes_typed_values_and_keeps_the_forms_machinery(worksp
                       form=form)
     assert report.period == "2024"
     assert report.counts["written"] == 5 and report.counts["waiting for approval"] == 1, report.counts
-    wb, rows = _evidence(report.output)
+    wb, rows = evidence_rows(report.output)
     ws = wb[ENV]
     assert ws["D5"].value == 1250 and isinstance(ws["D5"].value, (int, float))  # 1.25 kt CO2e in tCO2e
     assert ws["D7"].value == 1250  # 4,500 GJ in MWh

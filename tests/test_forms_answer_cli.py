@@ -12,7 +12,7 @@ import zipfile
 import openpyxl
 
 from tests.answer_helpers import passages_in
-from tests.form_builders import build_named_form
+from tests.form_builders import build_named_form, evidence_rows
 from tests.llm_server import by_marker, last_user_text
 from tests.pdf_factory import make_pdf
 from tests.rows_helpers import cli, env_for, last_json
@@ -55,13 +55,6 @@ def _reply(req: dict) -> str:
     return json.dumps({"reasoning": "none", "answer": "Not disclosed", "citations": []})
 
 
-def _evidence(path):
-    wb = openpyxl.load_workbook(path)
-    ws = wb["Evidence"]
-    head = [c.value for c in ws[1]]
-    return wb, [dict(zip(head, (c.value for c in row))) for row in ws.iter_rows(min_row=2)]
-
-
 def test_run_fills_a_named_range_form_offline_then_with_the_loopback_model(tmp_path, llm_server):
     llm_server.responder = by_marker({"Fill one field": _reply}, default="ok")
     env = env_for(llm_server)
@@ -75,7 +68,7 @@ def test_run_fills_a_named_range_form_offline_then_with_the_loopback_model(tmp_p
     assert offline.returncode == 0, offline.stderr
     result = last_json(offline)
     assert result["form"] and result["evidence_only"] and result["written"] == 0 and result["draft"] >= 6
-    wb, rows = _evidence(result["output"])
+    wb, rows = evidence_rows(result["output"])
     assert wb[SHEET]["C4"].value is None and wb[SHEET]["C10"].value is None
     scope1 = [r for r in rows if r["Named range"] == "GrossScope1"]
     assert scope1[0]["Cell"] == f"{SHEET}!C4" and scope1[0]["Label"] == "Gross Scope 1 GHG emissions"
@@ -86,7 +79,7 @@ def test_run_fills_a_named_range_form_offline_then_with_the_loopback_model(tmp_p
                "--yes", "--out", "model")
     assert proc.returncode == 0, proc.stderr
     result = last_json(proc)
-    wb, rows = _evidence(result["output"])
+    wb, rows = evidence_rows(result["output"])
     statuses = {(r["Named range"], r["Status"], r["Checks"]) for r in rows if r["Status"] != "not disclosed"}
     assert result["written"] == 6 and result["waiting_for_approval"] == 1, sorted(map(str, statuses))
     assert form.read_bytes() == before

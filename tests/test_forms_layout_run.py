@@ -12,7 +12,7 @@ import re
 import openpyxl
 
 from tests.answer_helpers import passages_in
-from tests.form_builders import BANK_SHEET, build_bank_form
+from tests.form_builders import BANK_SHEET, build_bank_form, evidence_rows
 from tests.llm_server import by_marker, last_user_text
 from tests.pdf_factory import make_pdf
 from tests.rows_helpers import cli, env_for, last_json
@@ -56,13 +56,6 @@ def _reply(req: dict) -> str:
     return json.dumps({"reasoning": "none", "answer": "Not disclosed", "citations": []})
 
 
-def _evidence(path):
-    wb = openpyxl.load_workbook(path)
-    ws = wb["Evidence"]
-    head = [c.value for c in ws[1]]
-    return wb, [dict(zip(head, (c.value for c in row))) for row in ws.iter_rows(min_row=2)]
-
-
 def test_run_fills_a_bank_layout_form_offline_then_with_the_loopback_model(tmp_path, llm_server):
     llm_server.responder = by_marker({"Fill one field": _reply}, default="ok")
     env = env_for(llm_server)
@@ -76,7 +69,7 @@ def test_run_fills_a_bank_layout_form_offline_then_with_the_loopback_model(tmp_p
     assert offline.returncode == 0, offline.stderr
     result = last_json(offline)
     assert result["form"] and result["evidence_only"] and result["written"] == 0 and result["datapoints"] == 7
-    wb, rows = _evidence(result["output"])
+    wb, rows = evidence_rows(result["output"])
     assert all(wb[BANK_SHEET][f"B{r}"].value is None for r in (4, 5, 8, 9, 10, 11, 14))
     scope1 = [r for r in rows if r["Named range"] == f"{BANK_SHEET}!B8"]
     assert scope1 and scope1[0]["Cell"] == f"{BANK_SHEET}!B8" and scope1[0]["Label"] == "Gross Scope 1 GHG emissions"
@@ -89,7 +82,7 @@ def test_run_fills_a_bank_layout_form_offline_then_with_the_loopback_model(tmp_p
                "--yes", "--out", "model")
     assert proc.returncode == 0, proc.stderr
     result = last_json(proc)
-    wb, rows = _evidence(result["output"])
+    wb, rows = evidence_rows(result["output"])
     statuses = sorted({(r["Named range"], r["Status"], r["Checks"]) for r in rows}, key=str)
     assert result["written"] == 5 and result["waiting_for_approval"] == 1, statuses
     assert form.read_bytes() == before

@@ -14,7 +14,7 @@ from pathlib import Path
 import openpyxl
 
 from tests.answer_helpers import passages_in
-from tests.form_builders import TABLE_SHEET, build_table_form
+from tests.form_builders import TABLE_SHEET, build_table_form, evidence_rows
 from tests.llm_server import by_marker, last_user_text
 from tests.pdf_factory import make_pdf
 from tests.rows_helpers import cli, env_for, last_json
@@ -68,13 +68,6 @@ def _field(req: dict) -> str:
     return json.dumps({"reasoning": "none", "answer": "Not disclosed", "citations": []})
 
 
-def _evidence(path):
-    wb = openpyxl.load_workbook(path)
-    ws = wb["Evidence"]
-    head = [c.value for c in ws[1]]
-    return wb, [dict(zip(head, (c.value for c in row))) for row in ws.iter_rows(min_row=2)]
-
-
 def test_an_open_table_is_listed_offline_and_filled_row_by_row_with_the_loopback_model(tmp_path, llm_server):
     llm_server.responder = by_marker({"Fill one table": _table, "Fill one field": _field}, default="ok")
     env = env_for(llm_server)
@@ -93,7 +86,7 @@ def test_an_open_table_is_listed_offline_and_filled_row_by_row_with_the_loopback
     offline = cli(tmp_path, env_for(llm_server, offline=True), "run", "--company", COMPANY, "--questionnaire",
                   "form.xlsx", "--year", "2024", "--json", "--out", "offline")
     assert offline.returncode == 0, offline.stderr
-    wb, rows = _evidence(last_json(offline)["output"])
+    wb, rows = evidence_rows(last_json(offline)["output"])
     assert all(wb[TABLE_SHEET][f"{c}{r}"].value is None for c in "CDE" for r in (11, 12, 13))
     listed = [r for r in rows if r["Named range"] == "AmountOfEmissionsTable"]
     assert listed and listed[0]["Status"] == "draft" and listed[0]["Cell"] == f"{TABLE_SHEET}!C11:E13"
@@ -104,7 +97,7 @@ def test_an_open_table_is_listed_offline_and_filled_row_by_row_with_the_loopback
                "--json", "--yes", "--out", "model")
     assert proc.returncode == 0, proc.stderr
     output = last_json(proc)["output"]
-    wb, rows = _evidence(output)
+    wb, rows = evidence_rows(output)
     ws = wb[TABLE_SHEET]
     assert form.read_bytes() == before
     assert ws["G5"].value is True  # the gate that opens the table
@@ -146,7 +139,7 @@ def test_an_open_table_is_listed_offline_and_filled_row_by_row_with_the_loopback
     again = cli(tmp_path, env, "run", "--company", COMPANY, "--questionnaire", "form.xlsx", "--year", "2024",
                 "--json", "--yes", "--out", "model")
     assert again.returncode == 0, again.stderr
-    wb, rows = _evidence(last_json(again)["output"])
+    wb, rows = evidence_rows(last_json(again)["output"])
     assert [[wb[TABLE_SHEET][f"{c}{r}"].value for c in "CDE"] for r in (11, 12, 13)] == filled
     assert [r["Status"] for r in rows if r["Named range"] == "AmountOfEmissionsTable"] == ["kept: edited by hand"]
 
