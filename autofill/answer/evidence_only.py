@@ -15,7 +15,7 @@ from typing import Callable
 from autofill.quotes import TableRow, figures, pieces, question_years, stated_in_words
 from autofill.records import Answer, Citation, Passage, QuestionRow
 from autofill.states import DRAFT_PREFIX, Outcome, status_label
-from autofill.search.overlap import CONTEXT_WEIGHT, QUESTION_WEIGHT, terms  # noqa: F401 - terms: as callers import it
+from autofill.search.overlap import term_weights, terms  # noqa: F401 - terms: as callers import it
 
 STATUS = status_label(Outcome.DRAFTED)
 PREFIX = DRAFT_PREFIX
@@ -59,15 +59,6 @@ def _shorten(text: str, limit: int = MAX_QUOTE_CHARS) -> str:
     return cut + " ..."
 
 
-def _weights(row: QuestionRow) -> dict[str, float]:
-    weights: dict[str, float] = {}
-    for term in terms(f"{row.form_of_answer} {row.explanation}"):
-        weights[term] = max(weights.get(term, 0.0), CONTEXT_WEIGHT)
-    for term in terms(row.question):
-        weights[term] = QUESTION_WEIGHT
-    return weights
-
-
 def _units(passages: list[Passage], want: set[str]) -> list[Unit]:
     out = []
     for i, p in enumerate(passages, start=1):
@@ -89,7 +80,7 @@ def select_quotes(row: QuestionRow, passages: list[Passage], max_quotes: int = M
     first. `across_languages` (the question and the reports are in different languages): shared words are
     mostly figures and names, so the retrieval rank weighs as much as a shared term and units sharing none
     are quoted too, best passage first."""
-    weights = _weights(row)
+    weights = term_weights(row)
     years = question_years(row.question)
     units = _units(passages, years)
     if not units or (not weights and not across_languages):

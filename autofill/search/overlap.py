@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from autofill.records import QuestionRow
 from autofill.store.bm25_index import english_stemmer  # the BM25 index's stemmer: same terms
 
 QUESTION_WEIGHT, CONTEXT_WEIGHT = 1.0, 0.4
@@ -28,3 +29,13 @@ def terms(text: str) -> list[str]:
     # Single digits stay: "Scope 1" and "Scope 3" must not look alike.
     words = [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS and (len(w) > 1 or w.isdigit())]
     return english_stemmer().stemWords(words)
+
+
+def term_weights(row: QuestionRow) -> dict[str, float]:
+    """The row's search terms: the question's count fully, form of answer's and explanation's less."""
+    weights: dict[str, float] = {}
+    for term in terms(f"{row.form_of_answer} {row.explanation}"):
+        weights[term] = max(weights.get(term, 0.0), CONTEXT_WEIGHT)
+    for term in terms(row.question):
+        weights[term] = QUESTION_WEIGHT
+    return weights

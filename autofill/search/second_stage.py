@@ -30,7 +30,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any, Callable, Sequence
 
-from autofill.search.overlap import CONTEXT_WEIGHT, QUESTION_WEIGHT, terms
+from autofill.search.overlap import term_weights, terms
 from autofill.search.query import lexical_query
 from autofill.search.retrieval import build_query, rrf
 from autofill.choices import SecondStageChoice
@@ -77,16 +77,6 @@ def colbert_question_scores(store: Any, row: QuestionRow, candidates: Sequence[P
     from autofill.providers.colbert import shared_scorer
 
     return scores_of(shared_scorer(), row.question.strip() or build_query(row), candidates)
-
-
-def term_weights(row: QuestionRow) -> dict[str, float]:
-    """The row's search terms: the question's count fully, form of answer's and explanation's less."""
-    weights: dict[str, float] = {}
-    for term in terms(f"{row.form_of_answer} {row.explanation}"):
-        weights[term] = max(weights.get(term, 0.0), CONTEXT_WEIGHT)
-    for term in terms(row.question):
-        weights[term] = QUESTION_WEIGHT
-    return weights
 
 
 def coverage(weights: dict[str, float], pages: Sequence[set[str]]) -> list[float]:
