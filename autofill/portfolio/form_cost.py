@@ -39,7 +39,8 @@ def estimate_form(settings: Settings, company: str, form: Form, model: str | Non
     candidates a small store can return)."""
     from autofill.forms.answer import datapoint_row
     from autofill.forms.carry import plan_carry, read_state
-    from autofill.forms.run import reporting_period
+    from autofill.forms.run import plan_tables, reporting_period
+    from autofill.forms.tables import table_row
     from autofill.plan import resolve_plan
 
     if model is None or mode is None or rerank is None:
@@ -48,18 +49,13 @@ def estimate_form(settings: Settings, company: str, form: Form, model: str | Non
         mode = plan.mode if mode is None else mode
         rerank = plan.reranker if rerank is None else rerank
     points = form_points(form)
-    kept: set[str] = set()
-    if output is not None and Path(output).is_file():
-        kept = set(plan_carry(form, points, read_state(Path(output), form), fresh).kept)
+    # The output's cells are read once: what it keeps of the datapoints and of the open tables is not priced.
+    state = read_state(Path(output), form) if output is not None and Path(output).is_file() else None
+    kept = set(plan_carry(form, points, state, fresh).kept) if state is not None else set()
+    tables, _kept_tables = plan_tables(form, state, fresh)
     period, _year = reporting_period(settings, form, documents or {})
     rows = [datapoint_row(dp, period, form.language) for dp in points if dp.key not in kept]
-    # Open tables: one question each (forms/tables.py), a table kept from the output not priced again.
-    from autofill.forms.run import plan_tables
-    from autofill.forms.tables import table_row
-
-    state = read_state(Path(output), form) if output is not None and Path(output).is_file() else None
-    tables, _kept_tables = plan_tables(form, state, fresh)
-    rows += [table_row(form, t, period, form.language) for t in tables]
+    rows += [table_row(form, t, period, form.language) for t in tables]  # an open table: one question
     est = estimate_rows(settings, company, rows, model or "", mode, rerank, documents)
     est.form = True
     est.rows_done = len(kept)
