@@ -185,8 +185,9 @@ def apply_overrides(settings: Settings, data: Mapping[str, Any], origin: str, ki
             name = f"{section_name}.{key}"
             # An environment variable is named as the user set it (AUTOFILL_RETRIEVAL__FINAL_K), not as a key.
             said = (labels or {}).get(name, name) if kind == "environment" else name
-            if key not in names and name in RETIRED:
-                _retired(origin, kind, (labels or {}).get(name, name) if kind == "flag" else said, name, value, strict)
+            if key not in names and name in RETIRED:  # named as set: the variable, the option or the key
+                shown_as = (labels or {}).get(name, name) if kind in ("environment", "flag") else name
+                _retired(origin, kind, shown_as, name, value, strict)
                 continue
             if key not in names:
                 raise unknown_setting(origin, name, [f"{section_name}.{n}" for n in sorted(names)])
