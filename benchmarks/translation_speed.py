@@ -1,4 +1,4 @@
-"""What translating a questionnaire's rows into English costs (search/translation.py): per row, the first
+"""What translating a questionnaire's rows into English costs (translation/translator.py): per row, the first
 time (a run keeps each translation), for every hand-translated development questionnaire here
 (benchmarks/devsets/<set>_<lang>), by the way a run translates them: Apertium where it has routes into
 English (French through Spanish and through Catalan, side by side), else the FreeDict dictionary (its
@@ -33,8 +33,8 @@ def main() -> int:
     args = ap.parse_args()
 
     from autofill.search.retrieval import build_query
-    from autofill.search.translation import QueryTranslator, cache_path
-    from autofill.search.apertium import describe, translate
+    from autofill.translation.translator import QueryTranslator, cache_path
+    from autofill.translation.apertium import describe, translate
     from autofill.providers.local import LocalEmbedder
     from autofill.settings import load_settings
     from autofill.sqlite_cache import BlobCache

@@ -2,7 +2,7 @@
 puts `freedict-deu-eng.index` and `freedict-deu-eng.dict.dz` in /usr/share/dictd), read without a
 dictd server: headword -> its senses, each sense the translations it lists.
 
-Used to search a question in the documents' language as well as its own (search/translation.py, issue
+Used to search a question in the documents' language as well as its own (translation/translator.py, issue
 33). Nothing is downloaded: a dictionary is there (scripts/install_dictionaries.sh installs the Debian
 packages) or the question is searched as before. The reader keeps single-word headwords only (a query
 is translated word by word), reads a dictionary once per process and keeps each sense's first translations."""
@@ -22,7 +22,7 @@ _B64 = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqr
 # Labels and grammar in a translation line: "[envir.] emission <n>", "decrease (of sth.)".
 _MARKUP = re.compile(r"\[[^\]]*\]|<[^>]*>|\([^)]*\)|\{[^}]*\}")
 _NUMBERING = re.compile(r"^\s*\d+\.\s*")
-# Translations kept per sense: its first ones are its commonest (search/translation.py reads two).
+# Translations kept per sense: its first ones are its commonest (translation/translator.py reads two).
 KEEP = 2
 # Lines of an entry that are not its translations.
 _NOT_TRANSLATIONS = ("Note:", "Synonym", "see:", '"')
