@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from autofill.translation.dictionaries import file_stem, find, open_dictionary, package, translation_terms
+from autofill.translation.dictionaries import file_stem, find, package, translation_terms
+from autofill.translation.dictionary_cache import open_dictionary
 from tests.dictd_factory import write_dictd
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from autofill.translation.translator import QueryTranslator, split_compound, translate_query
-from autofill.translation.dictionaries import open_dictionary
+from autofill.translation.dictionary_cache import open_dictionary
 from autofill.records import QuestionRow
 from tests.dictd_factory import write_dictd
 

@@ -37,7 +37,8 @@ from typing import Any, Callable, Collection, Sequence
 from autofill.translation.apertium import Route, describe
 from autofill.translation.apertium import routes as apertium_routes
 from autofill.translation.apertium import translate as apertium_translate
-from autofill.translation.dictionaries import Dictionary, find, open_dictionary, package
+from autofill.translation.dictionaries import Dictionary, find, package
+from autofill.translation.dictionary_cache import open_dictionary
 from autofill.language import ENGLISH, LANGUAGES
 from autofill.records import QuestionRow, build_query
 from autofill.store.bm25_index import stop_words
