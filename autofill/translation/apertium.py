@@ -9,7 +9,7 @@ then spa-eng, and through Catalan, fra-cat then cat-eng). `translate` runs texts
 (`apertium -u`: no marks on unknown words, which stay as they are, names and figures with them), and joins
 the routes' translations: each pivot loses other words, and words both keep weigh twice in keyword search
 (French rows, MRR@6 0.673 -> 0.733 on three sets; README, "Other languages"). Nothing is downloaded;
-without the packages there is no route, and the dictionary (autofill/translation/dictionaries.py) translates instead."""
+without the packages there is no route, and the dictionary (translation/dictionaries.py) translates instead."""
 
 from __future__ import annotations
 
