@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 from autofill.frameworks.mapping import Mapper, Mapping, Match, MAX_MATCHES
-from autofill.search.translation import QueryTranslator
+from autofill.translation.translator import QueryTranslator
 from autofill.languages import REGISTRY
 
 log = logging.getLogger(__name__)
