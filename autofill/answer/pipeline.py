@@ -97,7 +97,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     layout, rows = read_questions(settings, questionnaire)
     out = output_file(questionnaire, Path(output) if output else output_path(settings, company, questionnaire,
                                                                              out_dir), layout.kind)
-    from autofill.workbook.carry import check_made_for
+    from autofill.workbook.record import check_made_for
 
     ensure_writable_file(out)
     # One writer per output, before the existing output is read and before any model call; and never
@@ -135,7 +135,8 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
                 out: Path, rep: Reporter, started_at: str, t0: float, resume: bool, live: bool,
                 providers: Providers | None, gate: Any, keep_reviews: bool, announce: bool) -> RunReport:
     """run_questionnaire's work while it holds the output's lock."""
-    from autofill.workbook.carry import Start, choose_base, read_state
+    from autofill.workbook.carry import Start, choose_base
+    from autofill.workbook.record import read_state
     from autofill.workbook.writeback import mark_not_written
 
     # The existing output, when there is one: reviewer state is read from it and kept (workbook/carry.py).
