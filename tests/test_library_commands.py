@@ -164,6 +164,21 @@ def test_bad_library_workbooks_are_one_line_errors(workspace, tmp_path):
     assert r.exit_code == 2 and "not found" in r.output
     r = invoke(workspace, "library", "export", "--company", "Nobody", str(tmp_path / "x.xlsx"))
     assert r.exit_code == 2 and "no answer library" in r.output
+    # A form values sheet without a value in a row, or without its Period column: one line, nothing imported.
+    wb = openpyxl.Workbook()
+    wb.active.title = "Answer library"
+    wb.active.append(COLUMNS)
+    forms = wb.create_sheet("Form values")
+    forms.append(["Datapoint", "Period", "Value"])
+    forms.append(["NumberOfEmployees", "2024", None])
+    wb.save(tmp_path / "forms.xlsx")
+    r = invoke(workspace, "library", "import", "--company", "Acme", str(tmp_path / "forms.xlsx"))
+    assert r.exit_code == 2 and "'Form values' row 2: a form value needs a datapoint, a period and a value" in r.output
+    forms.delete_rows(1, 2)
+    forms.append(["Datapoint", "Value"])
+    wb.save(tmp_path / "forms.xlsx")
+    r = invoke(workspace, "library", "import", "--company", "Acme", str(tmp_path / "forms.xlsx"))
+    assert r.exit_code == 2 and "no Period column in the first row of sheet 'Form values'" in r.output
 
 
 def test_a_refused_answer_says_how_to_record_the_override_in_excel_and_that_works(workspace, tmp_path):

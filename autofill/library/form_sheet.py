@@ -12,8 +12,8 @@ from typing import Any, Sequence
 
 from autofill.errors import InputError
 from autofill.library.forms import FormValue
-from autofill.library.xlsx import approved_date, cell_text, documents_cell, documents_of_cell
-from autofill.workbook.safety import load_workbook_safely, set_text
+from autofill.library.xlsx import approved_date, cell_text, documents_cell, documents_of_cell, fill_sheet
+from autofill.workbook.safety import load_workbook_safely
 
 FORM_SHEET = "Form values"
 FORM_COLUMNS = ["Datapoint", "Period", "Value", "Unit", "Label", "Sources", "Documents", "Approved", "Reviewer",
@@ -23,23 +23,10 @@ _WIDTHS = [45, 10, 20, 14, 50, 40, 60, 12, 20, 30, 18, 40]
 
 def add_form_sheet(wb: Any, values: Sequence[FormValue]) -> None:
     """The form values on their own sheet of the openpyxl workbook `wb` (not made when there are none)."""
-    from openpyxl.styles import Alignment, Font
-    from openpyxl.utils import get_column_letter
-
-    if not values:
-        return
-    ws = wb.create_sheet(FORM_SHEET)
-    for col, (name, width) in enumerate(zip(FORM_COLUMNS, _WIDTHS), start=1):
-        ws.cell(row=1, column=col, value=name).font = Font(bold=True)
-        ws.column_dimensions[get_column_letter(col)].width = width
-    ws.freeze_panes = "A2"
-    for r, v in enumerate(values, start=2):
-        row = [v.datapoint, v.period, v.value, v.unit, v.label, v.sources, documents_cell(v.documents),
-               v.approved_at, v.reviewer, v.source_form, v.source_cell, v.checks]
-        for c, value in enumerate(row, start=1):
-            cell = ws.cell(row=r, column=c)
-            set_text(cell, value)
-            cell.alignment = Alignment(vertical="top", wrap_text=True)
+    if values:
+        fill_sheet(wb.create_sheet(FORM_SHEET), FORM_COLUMNS, _WIDTHS,
+                   [[v.datapoint, v.period, v.value, v.unit, v.label, v.sources, documents_cell(v.documents),
+                     v.approved_at, v.reviewer, v.source_form, v.source_cell, v.checks] for v in values])
 
 
 def import_form_values(path: Path, today: str) -> list[FormValue]:

@@ -37,14 +37,29 @@ def documents_of_cell(text: str) -> dict[str, str]:
     return out
 
 
+def fill_sheet(ws: Any, columns: list[str], widths: list[int], rows: list[list]) -> None:
+    """A sheet of the library workbook: bold headers, column widths, header row frozen, every value text
+    (set_text: "=..." stays text), wrapped and top-aligned."""
+    from openpyxl.styles import Alignment, Font
+    from openpyxl.utils import get_column_letter
+
+    for col, (name, width) in enumerate(zip(columns, widths), start=1):
+        cell = ws.cell(row=1, column=col, value=name)
+        cell.font = Font(bold=True)
+        ws.column_dimensions[get_column_letter(col)].width = width
+    ws.freeze_panes = "A2"
+    for r, values in enumerate(rows, start=2):
+        for c, value in enumerate(values, start=1):
+            cell = ws.cell(row=r, column=c)
+            set_text(cell, value)
+            cell.alignment = Alignment(vertical="top", wrap_text=True)
+
+
 def export_workbook(entries: list[Entry], out_path: Path, company: str,
                     more: Callable[[Any], None] | None = None) -> Path:
     """Write the entries to `out_path` (.xlsx), atomically. `more`: given the workbook before it is saved,
     adds sheets of its own (the form values: library/form_sheet.add_form_sheet)."""
     from openpyxl import Workbook
-    from openpyxl.styles import Alignment, Font
-    from openpyxl.utils import get_column_letter
-
 
     out_path = Path(out_path)
     if out_path.suffix.lower() != ".xlsx":
@@ -52,19 +67,10 @@ def export_workbook(entries: list[Entry], out_path: Path, company: str,
     wb = Workbook()
     ws = wb.active
     ws.title = SHEET
-    for col, (name, width) in enumerate(zip(COLUMNS, WIDTHS), start=1):
-        cell = ws.cell(row=1, column=col, value=name)
-        cell.font = Font(bold=True)
-        ws.column_dimensions[get_column_letter(col)].width = width
-    ws.freeze_panes = "A2"
-    for r, e in enumerate(entries, start=2):
-        values = [e.question, e.answer, e.reasoning, e.sources, e.reviewer_comment, e.approved_at,
-                  e.source_questionnaire, e.source_row, e.form_of_answer, documents_cell(e.documents),
-                  "; ".join(e.checks or []), e.override]
-        for c, value in enumerate(values, start=1):
-            cell = ws.cell(row=r, column=c)
-            set_text(cell, value)
-            cell.alignment = Alignment(vertical="top", wrap_text=True)
+    fill_sheet(ws, COLUMNS, WIDTHS, [[e.question, e.answer, e.reasoning, e.sources, e.reviewer_comment, e.approved_at,
+                                      e.source_questionnaire, e.source_row, e.form_of_answer,
+                                      documents_cell(e.documents), "; ".join(e.checks or []), e.override]
+                                     for e in entries])
     if more is not None:
         more(wb)
     wb.properties.title = f"Answer library: {company}"
