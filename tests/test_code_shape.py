@@ -35,6 +35,15 @@ def test_no_new_cycle_between_folders():
     assert figures["cycles"] == [] and figures["imports_that_climb"] == REMAINING_CLIMBS, climbs
 
 
+def test_no_module_over_400_lines():
+    """Modules small enough to read in one sitting (issue 44): a module that grows past the limit is split
+    along a seam that its docstring can name, not cut in half."""
+    cs = _code_shape()
+    long = cs.summary(cs.measure(ROOT / "autofill"))["long_modules"]
+    assert cs.LONG == 400
+    assert not long, "modules over 400 lines: " + ", ".join(f"{m['path']} ({m['lines']})" for m in long)
+
+
 def _write(root: Path, rel: str, text: str) -> None:
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
