@@ -35,6 +35,7 @@ the unseen part run once at the end; as-is = before, translated = frameworks/cro
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -47,8 +48,13 @@ from benchmarks.frameworks_external import (GOLD, QUESTIONSETS, VSME, _CODE, que
                                             read_gold, score)
 
 TRANSLATIONS = ROOT / "benchmarks" / "devsets" / "translations"
+BHP_EXPERT = ROOT / "benchmarks" / "devsets" / "bhp_expert" / "questions.json"
 LANGUAGES = ("en", "de", "fr")
 SOURCES = ("vsme", "ra")
+# The parallel sets nobody tuned on (parallel texts only: same top-1 needs no gold): "vsme+" every VSME
+# datapoint label gold.tsv lacks, "bhp" and "bhpx" the BHP customer questionnaire and the BHP expert set with
+# their hand translations (made for retrieval). Each cut into a development and a held-out half by `half`.
+NEW_SOURCES = ("vsme+", "bhp", "bhpx")
 
 
 def texts_in(language: str, english: dict) -> dict[tuple[str, str], str]:
@@ -67,14 +73,81 @@ def texts_in(language: str, english: dict) -> dict[tuple[str, str], str]:
     return out
 
 
+def half(source: str, key: str) -> str:
+    """"dev" or "held": a new part's half, by a fixed hash of its key (about half each)."""
+    return "held" if hashlib.sha1(f"languages:{source}:{key}".encode()).hexdigest()[0] in "01234567" else "dev"
+
+
+def parallel_texts(gold_keys: set) -> dict[str, dict[tuple[str, str], str]]:
+    """language -> (source, key) -> text of the new parallel parts; a VSME label the translation table leaves
+    in English is left out (it agrees with itself)."""
+    import openpyxl
+
+    from autofill.forms.reader import read_form
+    from benchmarks.frameworks_external import BHP
+
+    out: dict[str, dict] = {lang: {} for lang in LANGUAGES}
+    labels = {}
+    for lang in LANGUAGES:
+        form = read_form(VSME, language=lang, layout=False)
+        labels[lang] = {str(dp.cells[0]): _CODE.sub("", dp.label) for dp in form.datapoints if dp.cells}
+    for key, english in labels["en"].items():
+        if ("vsme", key) in gold_keys or not english.strip():
+            continue
+        if all(labels[lang].get(key, english) != english for lang in LANGUAGES[1:]):
+            for lang in LANGUAGES:
+                out[lang][("vsme+", key)] = labels[lang][key]
+    wb = openpyxl.load_workbook(BHP, read_only=True)
+    for r in wb["Questionnaire"].iter_rows(values_only=True):
+        if isinstance(r[0], int) and r[2]:
+            out["en"][("bhp", str(r[0]))] = " ".join(str(r[2]).split())
+    for item in json.loads(BHP_EXPERT.read_text(encoding="utf-8")):
+        out["en"][("bhpx", str(item["no"]))] = " ".join(str(item["question"]).split())
+    for lang in LANGUAGES[1:]:
+        for name, source in (("bhp", "bhp"), ("bhp_expert", "bhpx")):
+            for item in json.loads((TRANSLATIONS / f"{name}.{lang}.json").read_text(encoding="utf-8")):
+                out[lang][(source, str(item["no"]))] = " ".join(str(item["question"]).split())
+    keys = [k for k in out["en"] if all(k in out[lang] for lang in LANGUAGES[1:])]
+    return {lang: {k: out[lang][k] for k in keys} for lang in LANGUAGES}
+
+
+def english_digest(keys, maps) -> str:
+    """A fingerprint of the English texts' mappings (top 3): English tagging must not change."""
+    lines = "\n".join(f"{s}:{k}\t{','.join(m.concepts[:3])}" for (s, k), m in zip(keys, maps))
+    return hashlib.sha1(lines.encode()).hexdigest()[:12]
+
+
 def first(mapping) -> str:
     return mapping.concepts[0] if mapping.concepts else ""
 
 
+def same_line(maps, base, sel, sources) -> str:
+    """How many questions have the English version's first datapoint, in all and per source."""
+    agree = sum(first(a) == first(b) for a, b in zip(maps, base))
+    by_source = {s: (sum(first(a) == first(b) for a, b, r in zip(maps, base, sel) if r["source"] == s),
+                     sum(1 for r in sel if r["source"] == s)) for s in sources}
+    return (f"{agree}/{len(sel)} ({agree / max(1, len(sel)):.0%}); "
+            + ", ".join(f"{s} {a}/{n}" for s, (a, n) in by_source.items() if n))
+
+
+def split_line(maps, base) -> str:
+    """Same top-1 where the English version has a datapoint, and where it has none (both none agrees
+    cheaply)."""
+    tagged = [(a, b) for a, b in zip(maps, base) if first(b)]
+    none = [(a, b) for a, b in zip(maps, base) if not first(b)]
+    ok_t = sum(first(a) == first(b) for a, b in tagged)
+    ok_n = sum(not first(a) for a, _ in none)
+    return f"English tagged {ok_t}/{len(tagged)} ({ok_t / max(1, len(tagged)):.0%}), English none {ok_n}/{len(none)}"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--part", choices=("seen", "unseen", "all"), default="all")
+    ap.add_argument("--part", choices=("seen", "unseen", "dev", "held", "old", "all"), default="all",
+                    help="seen/unseen: gold.tsv's questions (old parts); dev/held: the halves of the new "
+                         "parallel parts; old: seen and unseen")
+    ap.add_argument("--source", choices=NEW_SOURCES, action="append", help="new parts: only these sources")
     ap.add_argument("--method", choices=("as-is", "translated", "both"), default="both")
+    ap.add_argument("--language", choices=LANGUAGES[1:], action="append")
     ap.add_argument("--errors", action="store_true", help="list the questions whose top-1 differs from English")
     ap.add_argument("--apertium", action="store_true",
                     help="translate through Apertium where it has a route (French: about 3 s a question here)")
@@ -91,50 +164,61 @@ def main(argv=None) -> int:
 
     cat = load_catalogue()
     mapper = Mapper(cat)
-    english = question_texts()
-    rows = [r for r in read_gold() if r["source"] in SOURCES]
-    texts = {lang: texts_in(lang, english) for lang in LANGUAGES}
-    missing = [f"{lang} {r['source']}:{r['key']}" for lang in LANGUAGES for r in rows
-               if (r["source"], r["key"]) not in texts[lang]]
-    if missing:
-        print(f"questions without a text: {missing[:10]}")
-        return 1
+    languages = tuple(args.language or LANGUAGES[1:])
+    parts = {"all": ("seen", "unseen", "dev", "held"), "old": ("seen", "unseen")}.get(args.part, (args.part,))
+    gold_rows = read_gold()
+    texts: dict[str, dict] = {}
+    rows = []
+    if {"seen", "unseen"} & set(parts):
+        english = question_texts()
+        rows = [r for r in gold_rows if r["source"] in SOURCES]
+        texts = {lang: texts_in(lang, english) for lang in ("en", *languages)}
+        missing = [f"{lang} {r['source']}:{r['key']}" for lang in texts for r in rows
+                   if (r["source"], r["key"]) not in texts[lang]]
+        if missing:
+            print(f"questions without a text: {missing[:10]}")
+            return 1
+    if {"dev", "held"} & set(parts):
+        new = parallel_texts({(r["source"], r["key"]) for r in gold_rows})
+        for lang in ("en", *languages):
+            texts.setdefault(lang, {}).update(new[lang])
+        rows += [{"source": s, "key": k, "groups": [], "part": half(s, k)} for s, k in new["en"]
+                 if not args.source or s in args.source]
     settings = load_settings(None)
     translator = translator_for(settings, apertium=args.apertium)
     methods = ("as-is", "translated") if args.method == "both" else (args.method,)
-    parts = ("seen", "unseen") if args.part == "all" else (args.part,)
     out: dict = {}
     for part in parts:
         sel = [r for r in rows if r["part"] == part]
+        sources = SOURCES if part in ("seen", "unseen") else NEW_SOURCES
         keys = [(r["source"], r["key"]) for r in sel]
         base = mapper.map_many([texts["en"][k] for k in keys])
         results = {"en": score(cat, sel, base)}
         same: dict[str, str] = {}
-        for lang in LANGUAGES[1:]:
+        for lang in languages:
             questions = [texts[lang][k] for k in keys]
             for method in methods:
                 t0 = time.time()
+                words = [""] * len(questions)
                 if method == "as-is":
                     maps = mapper.map_many(questions)
                 else:
-                    english = english_words([(lang, q) for q in questions], translator)
-                    maps = map_texts(mapper, questions, [""] * len(questions), english)
+                    words = english_words([(lang, q) for q in questions], translator)
+                    maps = map_texts(mapper, questions, [""] * len(questions), words)
                 name = f"{lang} {method}"
                 results[name] = score(cat, sel, maps)
-                agree = sum(first(a) == first(b) for a, b in zip(maps, base))
-                by_source = {s: (sum(first(a) == first(b) for a, b, r in zip(maps, base, sel) if r["source"] == s),
-                                 sum(1 for r in sel if r["source"] == s)) for s in SOURCES}
-                same[name] = (f"{agree}/{len(sel)} ({agree / max(1, len(sel)):.0%}); "
-                              + ", ".join(f"{s} {a}/{n}" for s, (a, n) in by_source.items())
-                              + f"  [{time.time() - t0:.1f} s]")
+                same[name] = same_line(maps, base, sel, sources) + f"  [{time.time() - t0:.1f} s]"
+                if part in ("dev", "held"):
+                    same[name] += "\n" + " " * 17 + split_line(maps, base)
                 if args.errors:
-                    for r, a, b, q in zip(sel, maps, base, questions):
+                    for r, a, b, q, w in zip(sel, maps, base, questions, words):
                         if first(a) != first(b):
                             print(f"[{part} {name}] {r['source']}:{r['key']} en={first(b) or '-'} got={list(a.concepts[:3])}"
-                                  f"  {q[:100]}" + (f"\n      -> {english[questions.index(q)][:160]}" if method != "as-is" else ""))
-        counts = ", ".join(f"{s} {sum(1 for r in sel if r['source'] == s)}" for s in SOURCES)
-        print(f"\n{part}: {len(sel)} questions ({counts})")
-        print(table(results))
+                                  f"  {q[:100]}" + (f"\n      -> {w[:160]}" if method != "as-is" else ""))
+        counts = ", ".join(f"{s} {sum(1 for r in sel if r['source'] == s)}" for s in sources)
+        print(f"\n{part}: {len(sel)} questions ({counts}); English mapping {english_digest(keys, base)}")
+        if part in ("seen", "unseen"):
+            print(table(results))
         print("same top-1 as the English version:")
         for name, line in same.items():
             print(f"  {name:<14} {line}")
