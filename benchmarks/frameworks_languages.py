@@ -151,13 +151,16 @@ def main(argv=None) -> int:
     ap.add_argument("--errors", action="store_true", help="list the questions whose top-1 differs from English")
     ap.add_argument("--apertium", action="store_true",
                     help="translate through Apertium where it has a route (French: about 3 s a question here)")
+    ap.add_argument("--without", action="append", default=[], choices=("forms", "compounds", "senses", "cognates", "elisions"),
+                    help="leave out one of lemmas.Lookup's mechanisms (measure what each adds)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     if not (QUESTIONSETS.is_dir() and VSME.exists() and GOLD.exists()):
         print("skipped: the shared question data is not under /work/shared")
         return 0
     from autofill.frameworks.catalogue import load_catalogue
-    from autofill.frameworks.crosslingual import english_words, map_texts, translator_for
+    from autofill.frameworks.crosslingual import english_words, map_texts, translator_for, vocabulary_of
+    from autofill.frameworks.lemmas import Lookup
     from autofill.frameworks.mapping import Mapper
     from autofill.settings import load_settings
     from benchmarks.frameworks_mapping import table
@@ -184,6 +187,7 @@ def main(argv=None) -> int:
             texts.setdefault(lang, {}).update(new[lang])
         rows += [{"source": s, "key": k, "groups": [], "part": half(s, k)} for s, k in new["en"]
                  if not args.source or s in args.source]
+    Lookup.MECHANISMS = Lookup.MECHANISMS - set(args.without)
     settings = load_settings(None)
     translator = translator_for(settings, apertium=args.apertium)
     methods = ("as-is", "translated") if args.method == "both" else (args.method,)
@@ -203,7 +207,7 @@ def main(argv=None) -> int:
                 if method == "as-is":
                     maps = mapper.map_many(questions)
                 else:
-                    words = english_words([(lang, q) for q in questions], translator)
+                    words = english_words([(lang, q) for q in questions], translator, vocabulary_of(cat))
                     maps = map_texts(mapper, questions, [""] * len(questions), words)
                 name = f"{lang} {method}"
                 results[name] = score(cat, sel, maps)

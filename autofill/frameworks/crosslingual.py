@@ -48,14 +48,25 @@ def _normal(text: str) -> str:
 
 
 @lru_cache(maxsize=None)
-def glossary_pattern(language: str) -> re.Pattern | None:
-    """One pattern finding the language's glossary terms (languages/<code>.py `glossary`), longest first."""
-
+def glossary_of(language: str) -> dict[str, str]:
+    """The language's terms in English: its reporting glossary (languages/<code>.py `glossary`) and its
+    financial and GHG term names (`terms`: "chiffre d'affaires" is revenue, not "cipher stuff"); the
+    glossary wins where both name a term."""
     lang = REGISTRY.get(language)
-    if lang is None or not lang.glossary:
+    if lang is None:
+        return {}
+    return {_normal(t): e for t, e in (*lang.terms.items(), *lang.glossary.items())}
+
+
+@lru_cache(maxsize=None)
+def glossary_pattern(language: str) -> re.Pattern | None:
+    """One pattern finding the language's glossary terms (`glossary_of`), longest first."""
+
+    glossary = glossary_of(language)
+    if not glossary:
         return None
     parts = []
-    for term in sorted({_normal(t) for t in lang.glossary}, key=len, reverse=True):
+    for term in sorted(glossary, key=len, reverse=True):
         body = re.escape(term)
         if language == "de":  # each word of a term may carry its ending ("gefährlichen Abfälle")
             body = body.replace(r"\ ", rf"{_GERMAN_ENDINGS}?\s+")
@@ -72,7 +83,7 @@ def glossary_parts(text: str, language: str) -> list[tuple[str, bool]]:
     if pattern is None:
         return [(text, False)]
 
-    glossary = {_normal(t): e for t, e in REGISTRY[language].glossary.items()}
+    glossary = glossary_of(language)
     lowered = _normal(text)
     out: list[tuple[str, bool]] = []
     at = 0
@@ -99,13 +110,15 @@ def _term_of(found: str, glossary: dict[str, str], language: str) -> str:
     return ""
 
 
-def english_words(pairs: Sequence[tuple[str, str]], translator: Any) -> list[str]:
-    """Each (language, text) in English words: the glossary's terms first, the rest through the translator
-    ("" where neither gives a word)."""
+def english_words(pairs: Sequence[tuple[str, str]], translator: Any, vocabulary: Any = None) -> list[str]:
+    """Each (language, text) in English words: the glossary's terms first, the rest through the translator's
+    dictionary read with lemmas.Lookup (word forms, compounds, the catalogue's senses and cognates:
+    `vocabulary`, lemmas.catalogue_words), or through the translator itself where it has no dictionary for
+    the language or translates with Apertium ("" where neither gives a word)."""
     cut = [glossary_parts(text, language) for language, text in pairs]
     todo = [(language, part) for (language, _), parts in zip(pairs, cut) for part, english in parts
             if not english and part.strip(" -–/,.;:()?!'\"")]
-    done = iter(translator.for_texts(todo) if translator is not None and todo else [""] * len(todo))
+    done = iter(_translated(todo, translator, vocabulary) if translator is not None and todo else [""] * len(todo))
     out = []
     for parts in cut:
         words = [part if english else (next(done) if part.strip(" -–/,.;:()?!'\"") else "") for part, english in parts]
@@ -113,15 +126,53 @@ def english_words(pairs: Sequence[tuple[str, str]], translator: Any) -> list[str
     return out
 
 
-def english_questions(rows: Sequence[Any], translator: Any) -> list[str]:
+def _translated(todo: Sequence[tuple[str, str]], translator: Any, vocabulary: Any) -> list[str]:
+    """Each (language, text) through lemmas.Lookup on the translator's dictionary where it has one and no
+    Apertium route, else through the translator."""
+    from autofill.frameworks.lemmas import Lookup
+    from autofill.store.bm25_index import stop_words
+
+    lookups: dict[str, Any] = {}
+    for language in dict.fromkeys(language for language, _ in todo):
+        dictionary = _dictionary(translator, language)
+        if dictionary is not None:
+            lookups[language] = Lookup(dictionary, language, vocabulary, stop_words(language))
+    rest = [key for key in todo if key[0] not in lookups]
+    other = iter(translator.for_texts(rest) if rest else [])
+    return [lookups[language].english(text) if language in lookups else next(other) for language, text in todo]
+
+
+def _dictionary(translator: Any, language: str) -> Any:
+    """The translator's dictionary for `language`, None where it has none or reads the language with Apertium."""
+    routes = getattr(translator, "routes_for", None)
+    find = getattr(translator, "dictionary_for", None)
+    if find is None or (routes is not None and routes(language)):
+        return None
+    return find(language)
+
+
+def english_questions(rows: Sequence[Any], translator: Any, vocabulary: Any = None) -> list[str]:
     """Each row's question in English words: "" for an English row (or one of unknown language) and where
     no translation serves its language."""
     wanted = [(i, (q.language, q.question)) for i, q in enumerate(rows)
               if needs_translation(getattr(q, "language", "")) and str(q.question or "").strip()]
     out = [""] * len(rows)
-    for (i, _), text in zip(wanted, english_words([key for _, key in wanted], translator)):
+    for (i, _), text in zip(wanted, english_words([key for _, key in wanted], translator, vocabulary)):
         out[i] = text
     return out
+
+
+_VOCABULARIES: dict[int, tuple[Any, Any]] = {}
+
+
+def vocabulary_of(catalogue: Any) -> Any:
+    """The catalogue's English words (lemmas.catalogue_words), read once per catalogue."""
+    from autofill.frameworks.lemmas import catalogue_words
+
+    held = _VOCABULARIES.get(id(catalogue))
+    if held is None or held[0] is not catalogue:
+        held = _VOCABULARIES[id(catalogue)] = (catalogue, catalogue_words(catalogue))
+    return held[1]
 
 
 def joined(original: Mapping, translated: Mapping) -> Mapping:
@@ -154,5 +205,5 @@ def map_rows(settings, rows: Sequence[Any], mapper: Mapper, contexts: Sequence[s
     rows = list(rows)
     if translator == "settings":
         translator = translator_for(settings) if any(needs_translation(getattr(q, "language", "")) for q in rows) else None
-    english = english_questions(rows, translator)
+    english = english_questions(rows, translator, vocabulary_of(mapper.catalogue) if translator is not None else None)
     return map_texts(mapper, [q.question for q in rows], contexts, english)
