@@ -151,7 +151,7 @@ def main(argv=None) -> int:
     ap.add_argument("--errors", action="store_true", help="list the questions whose top-1 differs from English")
     ap.add_argument("--apertium", action="store_true",
                     help="translate through Apertium where it has a route (French: about 3 s a question here)")
-    ap.add_argument("--without", action="append", default=[], choices=("forms", "compounds", "senses", "cognates", "elisions"),
+    ap.add_argument("--without", action="append", default=[], choices=("forms", "compounds", "senses", "cognates", "order"),
                     help="leave out one of lemmas.Lookup's mechanisms (measure what each adds)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
@@ -159,7 +159,7 @@ def main(argv=None) -> int:
         print("skipped: the shared question data is not under /work/shared")
         return 0
     from autofill.frameworks.catalogue import load_catalogue
-    from autofill.frameworks.crosslingual import english_words, map_texts, translator_for, vocabulary_of
+    from autofill.frameworks.crosslingual import english_texts, map_texts, translator_for, vocabulary_of
     from autofill.frameworks.lemmas import Lookup
     from autofill.frameworks.mapping import Mapper
     from autofill.settings import load_settings
@@ -188,6 +188,9 @@ def main(argv=None) -> int:
         rows += [{"source": s, "key": k, "groups": [], "part": half(s, k)} for s, k in new["en"]
                  if not args.source or s in args.source]
     Lookup.MECHANISMS = Lookup.MECHANISMS - set(args.without)
+    if "order" in args.without:
+        import autofill.frameworks.crosslingual as crosslingual
+        crosslingual.HEAD_FIRST = frozenset()
     settings = load_settings(None)
     translator = translator_for(settings, apertium=args.apertium)
     methods = ("as-is", "translated") if args.method == "both" else (args.method,)
@@ -207,7 +210,7 @@ def main(argv=None) -> int:
                 if method == "as-is":
                     maps = mapper.map_many(questions)
                 else:
-                    words = english_words([(lang, q) for q in questions], translator, vocabulary_of(cat))
+                    words = english_texts([(lang, q) for q in questions], translator, vocabulary_of(cat))
                     maps = map_texts(mapper, questions, [""] * len(questions), words)
                 name = f"{lang} {method}"
                 results[name] = score(cat, sel, maps)
@@ -218,7 +221,7 @@ def main(argv=None) -> int:
                     for r, a, b, q, w in zip(sel, maps, base, questions, words):
                         if first(a) != first(b):
                             print(f"[{part} {name}] {r['source']}:{r['key']} en={first(b) or '-'} got={list(a.concepts[:3])}"
-                                  f"  {q[:100]}" + (f"\n      -> {w[:160]}" if method != "as-is" else ""))
+                                  f"  {q[:100]}" + (f"\n      -> {' | '.join(w)[:200]}" if method != "as-is" else ""))
         counts = ", ".join(f"{s} {sum(1 for r in sel if r['source'] == s)}" for s in sources)
         print(f"\n{part}: {len(sel)} questions ({counts}); English mapping {english_digest(keys, base)}")
         if part in ("seen", "unseen"):

@@ -110,36 +110,83 @@ def _term_of(found: str, glossary: dict[str, str], language: str) -> str:
     return ""
 
 
+# Languages whose noun phrases put the head first ("produits bas carbone", "émissions brutes"): their
+# English words are also read with each phrase's first word moved to its end ("low carbon products").
+HEAD_FIRST = frozenset({"fr", "es", "it", "pt"})
+_PUNCT = " -–/,.;:()?!'\""
+
+
 def english_words(pairs: Sequence[tuple[str, str]], translator: Any, vocabulary: Any = None) -> list[str]:
+    """Each (language, text) in English words, in the text's order (`english_texts`' first reading)."""
+    return [texts[0] for texts in english_texts(pairs, translator, vocabulary)]
+
+
+def english_texts(pairs: Sequence[tuple[str, str]], translator: Any, vocabulary: Any = None) -> list[tuple[str, ...]]:
     """Each (language, text) in English words: the glossary's terms first, the rest through the translator's
     dictionary read with lemmas.Lookup (word forms, compounds, the catalogue's senses and cognates:
     `vocabulary`, lemmas.catalogue_words), or through the translator itself where it has no dictionary for
-    the language or translates with Apertium ("" where neither gives a word)."""
+    the language or translates with Apertium (("",) where neither gives a word). A head-first language's
+    text has a second reading, its phrases in English order (`HEAD_FIRST`, `english_order`)."""
     cut = [glossary_parts(text, language) for language, text in pairs]
     todo = [(language, part) for (language, _), parts in zip(pairs, cut) for part, english in parts
-            if not english and part.strip(" -–/,.;:()?!'\"")]
-    done = iter(_translated(todo, translator, vocabulary) if translator is not None and todo else [""] * len(todo))
+            if not english and part.strip(_PUNCT)]
+    lookups = _lookups(todo, translator, vocabulary) if translator is not None else {}
+    rest = [key for key in todo if key[0] not in lookups]
+    done = iter(translator.for_texts(rest) if translator is not None and rest else [""] * len(rest))
     out = []
-    for parts in cut:
-        words = [part if english else (next(done) if part.strip(" -–/,.;:()?!'\"") else "") for part, english in parts]
-        out.append(" ".join(" ".join(w for w in words if w).split()) if any(e for _, e in parts) or translator else "")
+    for (language, _), parts in zip(pairs, cut):
+        units: list[tuple[str, bool]] = []  # (English words, continues the phrase before)
+        joins = False
+        for part, english in parts:
+            if english:
+                units.append((part, joins))
+                joins = True
+            elif not part.strip(_PUNCT):
+                joins = joins and not part.strip()
+            elif language in lookups:
+                found, joins = lookups[language].pieces(part, joins)
+                units += found
+            else:
+                units.append((next(done), False))
+                joins = False
+        if not (any(e for _, e in parts) or translator):
+            out.append(("",))
+            continue
+        texts = [_joined(w for w, _ in units)]
+        if language in HEAD_FIRST and language in lookups:
+            texts.append(_joined(english_order(units)))
+        out.append(tuple(dict.fromkeys(texts)))
     return out
 
 
-def _translated(todo: Sequence[tuple[str, str]], translator: Any, vocabulary: Any) -> list[str]:
-    """Each (language, text) through lemmas.Lookup on the translator's dictionary where it has one and no
-    Apertium route, else through the translator."""
+def _joined(words) -> str:
+    return " ".join(" ".join(w for w in words if w).split())
+
+
+def english_order(units: Sequence[tuple[str, bool]]) -> list[str]:
+    """A head-first language's phrases in English order: each phrase's first word after the rest
+    (("products", False), ("low", True), ("carbon", True) -> "low carbon products")."""
+    out: list[str] = []
+    phrase: list[str] = []
+    for words, continues in (*units, ("", False)):
+        if not continues and phrase:
+            out += phrase[1:] + phrase[:1]
+            phrase = []
+        phrase.append(words)
+    return out
+
+
+def _lookups(todo: Sequence[tuple[str, str]], translator: Any, vocabulary: Any) -> dict[str, Any]:
+    """A lemmas.Lookup for each language the translator has a dictionary for and no Apertium route."""
     from autofill.frameworks.lemmas import Lookup
     from autofill.store.bm25_index import stop_words
 
-    lookups: dict[str, Any] = {}
+    out = {}
     for language in dict.fromkeys(language for language, _ in todo):
         dictionary = _dictionary(translator, language)
         if dictionary is not None:
-            lookups[language] = Lookup(dictionary, language, vocabulary, stop_words(language))
-    rest = [key for key in todo if key[0] not in lookups]
-    other = iter(translator.for_texts(rest) if rest else [])
-    return [lookups[language].english(text) if language in lookups else next(other) for language, text in todo]
+            out[language] = Lookup(dictionary, language, vocabulary, stop_words(language))
+    return out
 
 
 def _dictionary(translator: Any, language: str) -> Any:
@@ -151,14 +198,14 @@ def _dictionary(translator: Any, language: str) -> Any:
     return find(language)
 
 
-def english_questions(rows: Sequence[Any], translator: Any, vocabulary: Any = None) -> list[str]:
-    """Each row's question in English words: "" for an English row (or one of unknown language) and where
-    no translation serves its language."""
+def english_questions(rows: Sequence[Any], translator: Any, vocabulary: Any = None) -> list[tuple[str, ...]]:
+    """Each row's question in English words (`english_texts`' readings): ("",) for an English row (or one of
+    unknown language) and where no translation serves its language."""
     wanted = [(i, (q.language, q.question)) for i, q in enumerate(rows)
               if needs_translation(getattr(q, "language", "")) and str(q.question or "").strip()]
-    out = [""] * len(rows)
-    for (i, _), text in zip(wanted, english_words([key for _, key in wanted], translator, vocabulary)):
-        out[i] = text
+    out: list[tuple[str, ...]] = [("",)] * len(rows)
+    for (i, _), texts in zip(wanted, english_texts([key for _, key in wanted], translator, vocabulary)):
+        out[i] = texts
     return out
 
 
@@ -189,12 +236,17 @@ def joined(original: Mapping, translated: Mapping) -> Mapping:
     return Mapping(tuple(kept), tuple(dict.fromkeys((*original.quoted, *translated.quoted))))
 
 
-def map_texts(mapper: Mapper, questions: Sequence[str], contexts: Sequence[str], english: Sequence[str]) -> list[Mapping]:
-    """Each question's mapping, joined with its English words' where it has them."""
+def map_texts(mapper: Mapper, questions: Sequence[str], contexts: Sequence[str],
+              english: Sequence[str | Sequence[str]]) -> list[Mapping]:
+    """Each question's mapping, joined with its English words' where it has them (a text, or the readings
+    `english_texts` gives)."""
     out = []
     for question, context, words in zip(questions, contexts, english):
         mapping = mapper.map(question, context)
-        out.append(joined(mapping, mapper.map(words, context)) if words else mapping)
+        for text in ((words,) if isinstance(words, str) else words):
+            if text:
+                mapping = joined(mapping, mapper.map(text, context))
+        out.append(mapping)
     return out
 
 

@@ -13,7 +13,8 @@ glossary of phrasings:
   and the regular French/German-English suffix correspondences, "-ité" -> "-ity", "-ique" -> "-ic",
   "-ie" -> "-y", "-ung" stays unknown) when one of those English words is one the catalogue uses
   ("méthodologie" -> "methodology", "activités" -> "activity");
-- elided articles and pronouns (l', d', qu') are cut from their word.
+- the words are given back as phrases (`pieces`), so that a head-first language's noun phrases can be read
+  in English order as well (crosslingual.py: "produits bas carbone" -> "low carbon products").
 
 English stems are compared with the Snowball English stemmer (the one the BM25 index uses). Pure: the
 dictionary (anything with `senses(word)` and `in`) and the catalogue's words are given."""
@@ -26,8 +27,6 @@ from functools import lru_cache
 from typing import Any, Collection, Iterable
 
 _WORD = re.compile(r"[^\W_][\w\-]*", re.UNICODE)
-# French elisions: the article or pronoun before an apostrophe is no word of its own.
-_ELISION = re.compile(r"(?<![^\W\d_])(?:l|d|j|m|n|s|t|c|qu|jusqu|lorsqu|puisqu|quoiqu)['’]", re.IGNORECASE)
 _GERMAN_ENDINGS = ("ern", "en", "er", "es", "em", "ns", "e", "n", "s")
 _UMLAUT = str.maketrans({"ä": "a", "ö": "o", "ü": "u"})
 MIN_PART = 3  # a German compound's parts are at least this long
@@ -149,7 +148,7 @@ class Lookup:
     anything with `in` and `senses`); `vocabulary`: the catalogue's words; `stopwords`: dropped."""
 
     # What it does beyond a plain look-up (the benchmark measures each by leaving it out).
-    MECHANISMS = frozenset({"forms", "compounds", "senses", "cognates", "elisions"})
+    MECHANISMS = frozenset({"forms", "compounds", "senses", "cognates"})
 
     def __init__(self, dictionary: Any, language: str, vocabulary: Vocabulary | None,
                  stopwords: Collection[str] = ()) -> None:
@@ -158,22 +157,36 @@ class Lookup:
         self._words: dict[str, list[str]] = {}
 
     def english(self, text: str) -> str:
-        if self.language == "fr" and "elisions" in self.MECHANISMS:
-            text = _ELISION.sub("", text)
-        out: list[str] = []
-        for token in _WORD.findall(text):
-            word = token.lower()
+        return " ".join(words for words, _ in self.pieces(text)[0])
+
+    def pieces(self, text: str, joins: bool = False) -> tuple[list[tuple[str, bool]], bool]:
+        """`text`'s words in English, each with whether it continues the phrase before it (nothing but spaces
+        between, no stop word: "produits bas carbone" is one phrase, "émissions de GES" two); a figure stays
+        with the word before it ("scope 3"). `joins`: whether the text's start continues a phrase before it;
+        returned with whether its end may be continued. Elided articles (l', d', qu') are stop words."""
+        out: list[tuple[str, bool]] = []
+        at = 0
+        for m in _WORD.finditer(text):
+            joins = joins and not text[at:m.start()].strip()
+            at = m.end()
+            token, word = m.group(0), m.group(0).lower()
             if word in self.stopwords:
+                joins = False
                 continue
             if any(c.isdigit() for c in word) and "-" not in word:
-                out.append(token)
-                continue
-            for part in ([word] if self._known(word) or "-" not in word else [p for p in word.split("-") if p]):
-                if part.isdigit():
-                    out.append(part)
-                elif part not in self.stopwords:
-                    out += self.word(part) or [part]
-        return " ".join(out)
+                parts = [token]
+            else:
+                parts = [word] if self._known(word) or "-" not in word else [p for p in word.split("-") if p]
+            for part in parts:
+                if part in self.stopwords:
+                    continue
+                english = part if any(c.isdigit() for c in part) else " ".join(self.word(part) or [part])
+                if any(c.isdigit() for c in part) and joins and out:
+                    out[-1] = (f"{out[-1][0]} {english}", out[-1][1])
+                else:
+                    out.append((english, joins))
+                joins = True
+        return out, joins and not text[at:].strip(" ")
 
     def word(self, word: str) -> list[str]:
         """`word` in English: one translation (a compound's: one per part); [] when nothing serves."""
@@ -194,6 +207,9 @@ class Lookup:
                 if chosen:
                     return [chosen]
         if self.language == "de" and "compounds" in self.MECHANISMS:
+            for link in ("s", "es", "n", "en"):  # a compound's rest after a glossary term: "(emission)sintensität"
+                if word.startswith(link) and len(word) - len(link) >= MIN_PART and self._known(word[len(link):]):
+                    return self.word(word[len(link):])
             parts = self._compound(word)
             if parts:
                 return [w for p in parts for w in self.word(p)]
