@@ -50,12 +50,15 @@ def _normal(text: str) -> str:
 @lru_cache(maxsize=None)
 def glossary_of(language: str) -> dict[str, str]:
     """The language's terms in English: its reporting glossary (languages/<code>.py `glossary`) and its
-    financial and GHG term names (`terms`: "chiffre d'affaires" is revenue, not "cipher stuff"); the
-    glossary wins where both name a term."""
+    financial and GHG term names (`terms`: "chiffre d'affaires" is revenue, not "cipher stuff") but those
+    holding a glossary term, which the glossary reads."""
     lang = REGISTRY.get(language)
     if lang is None:
         return {}
-    return {_normal(t): e for t, e in (*lang.terms.items(), *lang.glossary.items())}
+    glossary = {_normal(t): e for t, e in lang.glossary.items()}
+    terms = {_normal(t): e for t, e in lang.terms.items()
+             if not any(g in _normal(t) for g in glossary)}  # "treibhausgasemissionen": the glossary's words
+    return {**terms, **glossary}
 
 
 @lru_cache(maxsize=None)
