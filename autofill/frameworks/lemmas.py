@@ -6,13 +6,15 @@ glossary of phrasings:
   endings, past participles and present tenses to the infinitive, "-aux" to "-al"; German inflection
   endings and umlaut plurals), the first form the dictionary has wins;
 - a German closed compound the dictionary lacks is split into a modifier and a head it has, each with
-  its endings and linking letters ("Treibhausgasemissionen" -> treibhausgas + emissionen), recursively;
-- of a word's translations the first whose English stem the catalogue uses is taken (its senses are in
-  the dictionary's order, not the reporting one: "bas" -> "low", not "stocking"), else the first;
+  its endings and linking letters ("Kohleumsätze" -> kohle + umsatz), recursively; the rest of a compound
+  whose first part the glossary read loses its linking letters ("(Emissions)sziel" -> ziel);
+- of a word's translations (its senses are in the dictionary's order, not the reporting one) the first
+  that is the word's cognate ("activité": "activity", not "action"), else the first whose English stem the
+  catalogue uses ("bas": "low", not "stocking"), else the word's own cognate the catalogue uses, else
+  the first;
 - a word the dictionary has under none of its forms is read as a cognate (`cognates`: accents dropped
   and the regular French/German-English suffix correspondences, "-ité" -> "-ity", "-ique" -> "-ic",
-  "-ie" -> "-y", "-ung" stays unknown) when one of those English words is one the catalogue uses
-  ("méthodologie" -> "methodology", "activités" -> "activity");
+  "-ie" -> "-y") when that English word is one the catalogue uses ("méthodologie" -> "methodology");
 - the words are given back as phrases (`pieces`), so that a head-first language's noun phrases can be read
   in English order as well (crosslingual.py: "produits bas carbone" -> "low carbon products").
 
