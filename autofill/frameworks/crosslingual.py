@@ -1,12 +1,15 @@
 """Rows in other languages mapped to datapoints as their English versions are (issue 46): the catalogue's
-rules read English, so a German or French row is mapped through its English words, the translation its
-search gets (search/translation.QueryTranslator: Apertium where it has a route into English, French;
-else the bilingual dictionary, German), with the original's own mapping joined in (quoted codes, "Scope 1",
-acronyms and names read the same in any language): per concept the stronger of the two.
+rules read English, so a German or French row is mapped through its English words: its language's glossary
+terms, and the rest read from the bilingual dictionary the search's translator holds
+(search/translation.QueryTranslator) by frameworks/lemmas.py (word forms, compounds, the catalogue's senses,
+cognates), with the original's own mapping joined in (quoted codes, "Scope 1", acronyms and names read the
+same in any language): per concept the stronger of the two. A head-first language's phrases are read in
+English order too ("produits bas carbone" -> "low carbon products"), and that reading joined as well.
 
-No multilingual model is loaded here (inspect stays offline and quick): of a word's dictionary senses the
-first is taken. A row whose language has neither Apertium nor a dictionary, or `retrieval.translate_queries`
-off, is mapped as it is. Pure but for the translator the caller may pass (tests pass their own)."""
+No multilingual model is loaded here (inspect stays offline and quick). A row whose language has no
+dictionary is read by the translator (Apertium where it is asked for and has a route); a row whose language
+has neither, or `retrieval.translate_queries` off, is mapped as it is. Pure but for the translator the
+caller may pass (tests pass their own)."""
 
 from __future__ import annotations
 
