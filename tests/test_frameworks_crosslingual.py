@@ -165,6 +165,10 @@ def test_a_words_sense_is_its_cognate_then_a_catalogue_word_then_the_dictionarys
     lookup = Lookup(Dictionary(), "fr", Vocabulary(["low", "carbon", "action", "activity"]), {"des", "de", "la"})
     assert lookup.english("activités bas carbone") == "activity low carbon"
     assert lookup.english("chiffre") == "cipher"  # no sense the catalogue uses: the first
+    dutch = {"water": [["water"]], "verbruik": [["consumption"]], "eau": [["water"]]}
+    Dictionary.senses_of.update(dutch)
+    assert Lookup(Dictionary(), "nl", None).english("waterverbruik") == "water consumption"  # compounds: all but French
+    assert Lookup(Dictionary(), "fr", None).english("eauverbruik") == "eauverbruik"
     # phrases: a stop word ends one, a figure stays with the word before it
     assert lookup.pieces("produits bas carbone 2030 de la chaîne")[0] == [
         ("produits", False), ("low", True), ("carbon 2030", True), ("chaîne", False)]

@@ -5,7 +5,8 @@ glossary of phrasings:
 - a word is looked up as written and then as its dictionary forms (`forms`: French plural and feminine
   endings, past participles and present tenses to the infinitive, "-aux" to "-al"; German inflection
   endings and umlaut plurals), the first form the dictionary has wins;
-- a German closed compound the dictionary lacks is split into a modifier and a head it has, each with
+- a closed compound the dictionary lacks (German, and the other languages but French, as the search's
+  translator splits them) is split into a modifier and a head it has, each with
   its endings and linking letters ("Kohleumsätze" -> kohle + umsatz), recursively; the rest of a compound
   whose first part the glossary read loses its linking letters ("(Emissions)sziel" -> ziel);
 - of a word's translations (its senses are in the dictionary's order, not the reporting one) the first
@@ -208,8 +209,8 @@ class Lookup:
                 chosen = self._sense(word, form)
                 if chosen:
                     return [chosen]
-        if self.language == "de" and "compounds" in self.MECHANISMS:
-            for link in ("s", "es", "n", "en"):  # a compound's rest after a glossary term: "(emission)sintensität"
+        if self.language != "fr" and "compounds" in self.MECHANISMS:  # French does not close compounds
+            for link in ("s", "es", "n", "en") if self.language == "de" else ():  # the rest of "(emission)sintensität"
                 if word.startswith(link) and len(word) - len(link) >= MIN_PART and self._known(word[len(link):]):
                     return self.word(word[len(link):])
             parts = self._compound(word)
