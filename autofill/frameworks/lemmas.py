@@ -29,23 +29,10 @@ import unicodedata
 from functools import lru_cache
 from typing import Any, Collection, Iterable
 
+from autofill.languages import REGISTRY
+
 _WORD = re.compile(r"[^\W_][\w\-]*", re.UNICODE)
-_GERMAN_ENDINGS = ("ern", "en", "er", "es", "em", "ns", "e", "n", "s")
-_UMLAUT = str.maketrans({"ä": "a", "ö": "o", "ü": "u"})
 MIN_PART = 3  # a German compound's parts are at least this long
-# Regular suffix correspondences of learned words, longest first: (French or German ending, English endings).
-_COGNATE_SUFFIXES = {
-    "fr": (("ification", ("ification",)), ("issement", ("ment",)), ("isation", ("isation", "ization")), ("ité", ("ity",)),
-           ("ique", ("ic", "ical", "ics")), ("isme", ("ism",)), ("iste", ("ist",)), ("aire", ("ary", "ar")),
-           ("oire", ("ory",)), ("eur", ("or", "er")), ("eux", ("ous",)), ("euse", ("ous",)), ("if", ("ive",)),
-           ("ive", ("ive",)), ("elle", ("al",)), ("el", ("al",)), ("logie", ("logy",)), ("gie", ("gy",)),
-           ("ie", ("y",)), ("ée", ("ed", "ee")), ("é", ("ed", "e", "")), ("iser", ("ise", "ize")),
-           ("ifier", ("ify",)), ("er", ("e", "")), ("e", ("", "e")), ("", ("",))),
-    "de": (("ität", ("ity",)), ("isierung", ("isation", "ization")), ("ierung", ("ation",)),
-           ("ation", ("ation",)), ("ion", ("ion",)), ("isch", ("ic", "ical")), ("ismus", ("ism",)),
-           ("ist", ("ist",)), ("ie", ("y",)), ("ieren", ("ise", "ize", "ate")), ("iv", ("ive",)),
-           ("ell", ("al",)), ("al", ("al",)), ("", ("",))),
-}
 
 
 def fold(text: str) -> str:
@@ -111,36 +98,32 @@ def catalogue_words(catalogue: Any) -> Vocabulary:
 def forms(word: str, language: str) -> list[str]:
     """`word` (lower case) and the dictionary forms it may stand for, likeliest first."""
     out = [word]
-    if language == "fr":
-        singular = [word]
-        if word.endswith("aux"):
-            singular += [word[:-3] + "al", word[:-3] + "ail"]
-        if word.endswith(("s", "x")) and len(word) > 3:
-            singular.append(word[:-1])
-        for w in singular:
-            out.append(w)
-            for end, base in (("ive", "if"), ("euse", "eux"), ("elle", "el"), ("enne", "en"), ("ère", "er"),
-                              ("ète", "et"), ("ée", "é"), ("e", "")):
-                if w.endswith(end) and len(w) > len(end) + 2:
-                    out.append(w[:-len(end)] + base)
-        for w in list(out):  # verbs: participles and present tenses to the infinitive
-            for end, base in (("é", "er"), ("i", "ir"), ("u", "re"), ("ent", "er"), ("e", "er"), ("ons", "er"),
-                              ("ez", "er"), ("ait", "er"), ("aient", "er"), ("issent", "ir"), ("it", "ir")):
-                if w.endswith(end) and len(w) > len(end) + 2:
-                    out.append(w[:-len(end)] + base)
-    elif language == "de":
-        for end in _GERMAN_ENDINGS:
-            if word.endswith(end) and len(word) > len(end) + 2:
-                out.append(word[:-len(end)])
-        out += [w.translate(_UMLAUT) for w in list(out) if w.translate(_UMLAUT) != w]
+    lang = REGISTRY.get(language)
+    if lang is None:
+        return out
+    for mode, rules in lang.inflections:
+        derived = [[w[:-len(end)] + base for end, base in rules if w.endswith(end) and len(w) > len(end) + 2]
+                   for w in out]
+        if mode == "each":
+            out = [x for w, more in zip(out, derived) for x in (w, *more)]
+        else:
+            out = out + [x for more in derived for x in more]
+    if lang.letter_folds:
+        table = str.maketrans(dict(lang.letter_folds))
+        out += [w.translate(table) for w in list(out) if w.translate(table) != w]
     return list(dict.fromkeys(out))
+
+
+def _cognate_suffixes(language: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    lang = REGISTRY.get(language)
+    return lang.cognate_suffixes if lang is not None else ()
 
 
 def cognates(word: str, language: str) -> list[str]:
     """The English words `word` may be a cognate of, by its suffix (accents dropped)."""
     out = []
     for w in forms(word, language)[:4] if language == "fr" else forms(word, language):
-        for end, english in _COGNATE_SUFFIXES.get(language, ()):
+        for end, english in _cognate_suffixes(language):
             if w.endswith(end) and len(w) - len(end) >= 3:
                 out += [fold(w[:len(w) - len(end)] + e) for e in english]
     return list(dict.fromkeys(o for o in out if o))

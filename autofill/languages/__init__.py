@@ -52,6 +52,16 @@ class Language:
     # or a compound's part, inflection endings left to the match) -> their usual English wording, read
     # before the dictionary when a row is mapped to framework datapoints (frameworks/crosslingual.py).
     glossary: Mapping[str, str] = field(default_factory=dict)
+    # Regular suffix correspondences of learned words with English, longest first: (this language's
+    # ending, its English endings); a word the dictionary lacks is read as its English cognate when the
+    # catalogue uses it ("méthodologie" -> "methodology"; frameworks/lemmas.py `cognates`).
+    cognate_suffixes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # How a word's dictionary forms are found (frameworks/lemmas.py `forms`), stage by stage: ("each",
+    # rules): each form so far followed by what its ending gives; ("after", rules): what all forms so far
+    # give, after them. A rule (ending, replacement) applies to a word longer than its ending by 3 or more.
+    inflections: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    # Letters a dictionary form may have without their marks, tried last ("ä" -> "a": umlaut plurals).
+    letter_folds: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "markers", _words(self.markers))

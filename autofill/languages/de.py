@@ -323,4 +323,10 @@ LANGUAGE = Language(
               'bewert': 'assess',
               'steuer': 'manage',
               'integriert': 'integrated'},
+    cognate_suffixes=(("ität", ("ity",)), ("isierung", ("isation", "ization")), ("ierung", ("ation",)),
+                      ("ation", ("ation",)), ("ion", ("ion",)), ("isch", ("ic", "ical")), ("ismus", ("ism",)),
+                      ("ist", ("ist",)), ("ie", ("y",)), ("ieren", ("ise", "ize", "ate")), ("iv", ("ive",)),
+                      ("ell", ("al",)), ("al", ("al",)), ("", ("",))),
+    inflections=(("after", tuple((end, "") for end in ("ern", "en", "er", "es", "em", "ns", "e", "n", "s"))),),
+    letter_folds=(("ä", "a"), ("ö", "o"), ("ü", "u")),
 )

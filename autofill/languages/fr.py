@@ -305,4 +305,15 @@ LANGUAGE = Language(
               'gestion': 'management',
               'intégrés': 'integrated',
               'intégré': 'integrated'},
+    cognate_suffixes=(("ification", ("ification",)), ("issement", ("ment",)), ("isation", ("isation", "ization")), ("ité", ("ity",)),
+                      ("ique", ("ic", "ical", "ics")), ("isme", ("ism",)), ("iste", ("ist",)), ("aire", ("ary", "ar")),
+                      ("oire", ("ory",)), ("eur", ("or", "er")), ("eux", ("ous",)), ("euse", ("ous",)), ("if", ("ive",)),
+                      ("ive", ("ive",)), ("elle", ("al",)), ("el", ("al",)), ("logie", ("logy",)), ("gie", ("gy",)),
+                      ("ie", ("y",)), ("ée", ("ed", "ee")), ("é", ("ed", "e", "")), ("iser", ("ise", "ize")),
+                      ("ifier", ("ify",)), ("er", ("e", "")), ("e", ("", "e")), ("", ("",))),
+    inflections=(("after", (("aux", "al"), ("aux", "ail"), ("s", ""), ("x", ""))),  # plurals
+                 ("each", (("ive", "if"), ("euse", "eux"), ("elle", "el"), ("enne", "en"), ("ère", "er"),
+                           ("ète", "et"), ("ée", "é"), ("e", ""))),  # feminines
+                 ("after", (("é", "er"), ("i", "ir"), ("u", "re"), ("ent", "er"), ("e", "er"), ("ons", "er"),
+                            ("ez", "er"), ("ait", "er"), ("aient", "er"), ("issent", "ir"), ("it", "ir")))),  # verbs
 )
