@@ -66,7 +66,8 @@ def workbook_overrides(sheet, header_row, question_col, answer_col) -> dict:
               help=f"auto: {choices.AUTO_RERANKER[True]} with a model, {choices.AUTO_RERANKER[False]} without. " + choices.help_text(choices.RERANKERS))
 @click.option("--candidates", type=int, default=None, help="Passages retrieved before reranking (default 30).")
 @click.option("-k", "--final-k", type=int, default=None, help="Passages given to the answer step (default 6).")
-@click.option("--context-order", type=click.Choice(["ranked", "peripheral"]), default=None)
+@click.option("--context-order", default=None, hidden=True,
+              help="Retired (issue 44): ranked is always used; peripheral is refused (settings_files.RETIRED).")
 @click.option("--llm", "llm_provider", type=click.Choice([choices.AUTO, *choices.chat_providers(), choices.NONE]),
               default=None, help="auto: the first provider whose key (or URL) is set: "
                                  + ", ".join(f"{p.name} ({p.key_env})" for p in choices.PROVIDERS.values() if p.chats)
@@ -99,7 +100,7 @@ def run(ctx, company, questionnaire, out_dir, retrieval, reranker, candidates, f
     from autofill.answer.pipeline import run_questionnaire
 
     settings = build_settings(
-        ctx,
+        ctx, flags={"retrieval.context_order": "--context-order"},
         retrieval={"mode": retrieval, "reranker": reranker, "candidates": candidates, "final_k": final_k,
                    "context_order": context_order, "multi_query": multi_query},
         llm={"provider": llm_provider, "model": model, "concurrency": concurrency,

@@ -212,14 +212,9 @@ class DeclaredRun:
             "candidates": r["retrieval.candidates"],
             "final k": r["retrieval.final_k"],
             "rrf k": r["retrieval.rrf_k"],
-            "keyword weight / passages per page": f"{r['retrieval.keyword_weight']:g} / "
-                                                  f"{r['retrieval.page_chunks'] or 'no limit'}"
-            if keyword else "none (one list)",
-            "keyword query": (r["retrieval.lexical_query"] + (" + synonyms" if r["retrieval.synonyms"] else ""))
-            if keyword else "none",
-            "context order": r["retrieval.context_order"],
-            "rerank window / step": f"{r['retrieval.rerank_window']} / {r['retrieval.rerank_step']}",
-            "max passages per page": r["retrieval.max_per_page"] or ("no limit" if plan.reranker.reorders else 1),
+            "keyword weight": f"{r['retrieval.keyword_weight']:g}" if keyword else "none (one list)",
+            "keyword query": ("clean" + (" + synonyms" if r["retrieval.synonyms"] else "")) if keyword else "none",
+            "rerank window": r["retrieval.rerank_window"],
             **{name: "\n".join(lines(found)) for name, found in self.searches()},
             SETTINGS_ROW: self.settings_json(),
             "index versions": "; ".join(f"{k} {v}" for k, v in self.versions),

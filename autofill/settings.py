@@ -12,6 +12,7 @@ Environment variables: the providers' own (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any, Mapping
 from autofill import choices, redact
 from autofill import value_types as vt
 from autofill.errors import InputError
-from autofill.settings_files import read_toml, unknown_setting
+from autofill.settings_files import RETIRED, read_toml, retired_line, unknown_setting
 from autofill.settings_sections import (
     Secret, IngestSettings, EmbeddingSettings, StoreSettings, LLMSettings, RetrievalSettings, WorkbookSettings, CostSettings, PortfolioSettings, EvalSettings, LibrarySettings, RunSettings, VerifySettings,
 )
@@ -181,15 +182,30 @@ def apply_overrides(settings: Settings, data: Mapping[str, Any], origin: str, ki
         section = getattr(settings, section_name)
         names = {f.name for f in dataclasses.fields(section)}
         for key, value in values.items():
-            if key not in names:
-                raise unknown_setting(origin, f"{section_name}.{key}", [f"{section_name}.{n}" for n in sorted(names)])
             name = f"{section_name}.{key}"
             # An environment variable is named as the user set it (AUTOFILL_RETRIEVAL__FINAL_K), not as a key.
             said = (labels or {}).get(name, name) if kind == "environment" else name
+            if key not in names and name in RETIRED:  # named as set: the variable, the option or the key
+                shown_as = (labels or {}).get(name, name) if kind in ("environment", "flag") else name
+                _retired(origin, kind, shown_as, name, value, strict)
+                continue
+            if key not in names:
+                raise unknown_setting(origin, name, [f"{section_name}.{n}" for n in sorted(names)])
             setattr(section, key, _coerce(value, getattr(section, key), origin, said, strict))
             if kind:
                 leaves = [f"{name}.{k}" for k in value] if isinstance(value, Mapping) else [name]
                 settings.origins.update((leaf, (kind, (labels or {}).get(name, origin))) for leaf in leaves)
+
+
+def _retired(origin: str, kind: str, said: str, name: str, value: Any, strict: bool) -> None:
+    """A retired setting (settings_files.RETIRED): a warning when it sets the value whose behaviour stands,
+    else InputError naming where it was set and what to do."""
+    kept = RETIRED[name].kept
+    try:
+        harmless = _coerce(value, kept, origin, said, strict) == kept
+    except InputError:
+        harmless = False
+    logging.getLogger(__name__).warning(retired_line(origin, kind, said, name, value, harmless))
 
 
 def env_overrides(environ: Mapping[str, str], names: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
@@ -285,18 +301,10 @@ def validate(settings: Settings) -> None:
         raise InputError(f"unknown retrieval.second_stage {r.second_stage!r} ({choices.one_of(choices.SECOND_STAGES, auto=False)})")
     if r.second_stage_depth < 0:
         raise InputError(f"retrieval.second_stage_depth must be 0 (all candidates) or more, not {r.second_stage_depth}")
-    if r.fusion_weights not in ("fixed", "adaptive"):
-        raise InputError(f"unknown retrieval.fusion_weights {r.fusion_weights!r} (fixed, adaptive)")
     if r.query_parts not in ("row", "question", "both"):
         raise InputError(f"unknown retrieval.query_parts {r.query_parts!r} (row, question, both)")
-    if r.lexical_query not in ("clean", "full"):
-        raise InputError(f"unknown retrieval.lexical_query {r.lexical_query!r} (clean, full)")
     if r.keyword_weight < 0 or r.rrf_k < 0:
         raise InputError("retrieval.keyword_weight and retrieval.rrf_k must not be negative")
-    if r.page_chunks < 0:
-        raise InputError(f"retrieval.page_chunks must be 0 (no limit) or more, got {r.page_chunks}")
-    if r.context_order not in ("ranked", "peripheral"):
-        raise InputError(f"unknown context order {r.context_order!r} (ranked, peripheral)")
     if r.final_k < 1 or r.candidates < r.final_k:
         raise InputError("retrieval needs 1 <= final_k <= candidates")
     if settings.embedding.provider not in ("", *choices.embed_providers()):

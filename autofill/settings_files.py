@@ -1,11 +1,13 @@
 """Settings files and the settings a file may not name: a TOML file read with one line naming the file
 and what is wrong (missing, a folder, binary, UTF-16, not UTF-8, not TOML), and the refusal of a setting
 the settings do not have, naming the new key of a renamed one, what to do instead of a removed one, or
-the nearest known name. settings.py reads its files and checks its keys through these."""
+the nearest known name, or the one line for a retired one (`RETIRED`). settings.py reads its files and
+checks its keys through these."""
 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +17,59 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from autofill.errors import InputError
+from autofill.value_types import shown
 
 # Settings that were renamed ("section.old" -> "section.new", same values) or removed (-> what to do
 # instead): a file or variable that still uses the old name is refused with the way forward.
 RENAMED = {"retrieval.dense_query": "retrieval.query_parts"}
-REMOVED = {"retrieval.fusion": "fusion is always weighted reciprocal rank fusion now; tune retrieval.rrf_k, "
-                               "retrieval.keyword_weight or retrieval.max_per_page instead"}
+REMOVED = {"retrieval.fusion": "fusion is always weighted reciprocal rank fusion now; tune retrieval.rrf_k "
+                               "or retrieval.keyword_weight instead"}
+
+
+@dataclass(frozen=True)
+class Retired:
+    """A choice retired because no measurement said why it exists (issue 44): `kept` is the value whose
+    behaviour stands (the old default), `always` what is always done now, `why` the measurement."""
+
+    kept: object
+    always: str
+    why: str
+
+
+# Settings whose choice was retired: a file, variable or option setting the kept value gets a warning (it
+# changes nothing), any other value is refused naming the file and key. The figures: docs/BENCHMARKS.md.
+RETIRED = {
+    "retrieval.fusion_weights": Retired(
+        "fixed", "fixed fusion weights are always used",
+        '"adaptive" passed the rule but won on no development set (issue 27)'),
+    "retrieval.lexical_query": Retired(
+        "clean", "the keyword query always leaves out questionnaire instructions",
+        '"full" (the row\'s text as it is) passed the rule but won on no development set (issue 27)'),
+    "retrieval.context_order": Retired(
+        "ranked", "the answer model always reads the passages best first",
+        '"peripheral" was never measured to help'),
+    "retrieval.page_chunks": Retired(
+        1, "one passage per page among the candidates is always kept",
+        "it was measured only as 1 against no limit, within the change that took the filings' hit@6 from "
+        "0.74 to 0.94; no other value was ever measured"),
+    "retrieval.max_per_page": Retired(
+        0, "without a reranker the top passages are one per page, with one the reranker's order stands",
+        "the candidates hold one passage per page already; no other value was ever measured"),
+    "retrieval.rerank_step": Retired(
+        15, "the reranker's sliding windows always move by half a window",
+        "no other step was ever measured"),
+}
+
+
+def retired_line(origin: str, kind: str, said: str, name: str, value: object, harmless: bool) -> str:
+    """The one line for the retired setting `name` set to `value` (named `said`: the key, the variable or
+    the option, as it was set): the warning when `harmless` (it sets the kept value), else InputError
+    naming `origin` (the file), the key and what to do."""
+    entry = RETIRED[name]
+    todo = {"environment": f"unset {said}", "flag": f"leave {said} out"}.get(kind, f"remove it from {origin}")
+    if harmless:
+        return f"{said} is retired ({entry.always}); {todo}"
+    raise InputError(f"{origin}: {said} = {shown(value)} is retired: {entry.why}; {entry.always}: {todo}")
 
 
 def unknown_setting(origin: str, name: str, known: list[str]) -> InputError:

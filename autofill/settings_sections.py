@@ -118,35 +118,23 @@ class RetrievalSettings:
     # Weight of the BM25 list against the dense list (1.0) in hybrid fusion. 2.0 raised BHP MRR a little
     # but lost hit and recall on financebench-dev (benchmarks/retrieval_configs/5-keyword-weight-2.toml).
     keyword_weight: float = 1.0
-    # "fixed": the weights above for every question; "adaptive": each list's weight times how far its best
-    # passage stands out from the rest of its list (search/retrieval.py `confidence`), per question.
-    fusion_weights: str = "fixed"
     # What every search looks for: "row" (question, form of answer, explanation), "question" alone, or
     # "both": each search runs for the row and for the question alone, and all lists are fused. "both"
     # since issue 27: the question is what an embedding model and BM25 match best against passages, and
     # the row adds the questionnaire's own terms; it beat "row" on the four development sets (docs/BENCHMARKS.md,
     # "How good and how fast").
     query_parts: str = "both"
-    # "ranked" (best first) or "peripheral" (best passages at the start and at the end).
-    context_order: str = "ranked"
     # Listwise rerank sees up to `rerank_window` candidates in one call. 30 passages (~8k tokens) fit
     # any current chat model, so the default ranks all candidates at once (3 calls per row); larger
-    # candidate sets or small local models use RankGPT-style sliding windows from the bottom up.
+    # candidate sets or small local models use RankGPT-style sliding windows from the bottom up, each
+    # moved by half a window (answer/rerank.py).
     rerank_window: int = 30
-    rerank_step: int = 15
-    # Passages per PDF page among the final_k. 0 = auto: 1 without a reranker (neighbouring chunks of
-    # one page share their context header and crowd the top; one per page lifted BHP page recall@6
-    # from 0.60 to 0.74 at equal MRR), no limit with one (the reranker's judgement stands). N > 0: at most N.
-    max_per_page: int = 0
-    # The BM25 query: "clean" drops questionnaire instructions ("round to two decimal places", "Yes/No
-    # and a short explanation") and keeps the content words; "full" searches the row's text as it is.
-    lexical_query: str = "clean"
     # Add the report-side wording of financial and GHG terms to the BM25 query ("capital expenditure"
-    # -> "purchases of property, plant and equipment"; search/query.py SYNONYMS).
+    # -> "purchases of property, plant and equipment"; search/query.py SYNONYMS). The BM25 query always
+    # leaves out questionnaire instructions ("round to two decimal places"), the candidates always hold
+    # one passage per page (its best), and without a reranker the final_k too (one per page lifted BHP
+    # page recall@6 from 0.60 to 0.74 at equal MRR); retired choices: settings_files.RETIRED.
     synonyms: bool = True
-    # Passages of one page among the candidates (its best first): 1 gives the reranker, and the offline
-    # top k, as many different pages as candidates. 0: no limit.
-    page_chunks: int = 1
     # Multi-query retrieval (`run --multi-query`, search/multiquery.py): with a model, the question is
     # rewritten into 2-3 search queries, each searched and fused by RRF with the question's own lists.
     multi_query: bool = False

@@ -149,7 +149,7 @@ def patch(variant: str, mapper: Mapper) -> None:
         weights = [1.0] * len(lists)
         target = documents_language(store)
         for q in rows if mode.uses_keyword else ():
-            text = lexical_query(q, clean=r.lexical_query == "clean", expand=r.synonyms)
+            text = lexical_query(q, expand=r.synonyms)
             mapped = mapper.mapped(store, text, row.language)
             searches = {"add": [(text, row.language), (mapped, target)], "rep": [(mapped, target)],
                         "uni": [(f"{text}\n{mapped}", row.language)]}[variant]
@@ -157,9 +157,7 @@ def patch(variant: str, mapper: Mapper) -> None:
                 if query.strip():
                     lists.append(R._stable(R.keyword_search(store, query, depth + R._SLACK, language), depth))
                     weights.append(r.keyword_weight)
-        if r.fusion_weights == "adaptive":
-            weights = R.adaptive_weights(lists, weights)
-        return R.fuse(lists, k=r.rrf_k, n=n, weights=weights, per_page=r.page_chunks)
+        return R.fuse(lists, k=r.rrf_k, n=n, weights=weights, per_page=R.PAGE_CHUNKS)
 
     R.retrieve = retrieve
 

@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from autofill.search.query import lexical_query
 from autofill.search.multiquery import QUERIES, multiquery_messages, parse_queries
 from autofill.answer.pipeline import _RunPlan, run_questionnaire
 from autofill.plan import resolve_plan
@@ -91,9 +92,9 @@ def ingested(tmp_path_factory):
 def test_extra_queries_join_the_fusion(ingested):
     root, emb = ingested
     settings = Settings(workspace=root)
-    # Plain RRF over the row's text as it is, so the fused scores can be recomputed here.
+    # Plain RRF without synonyms, so the fused scores can be recomputed here.
     r = settings.retrieval
-    r.keyword_weight, r.page_chunks, r.lexical_query, r.synonyms = 1.0, 0, "full", False
+    r.keyword_weight, r.synonyms = 1.0, False
     store = Counting(open_store(settings, COMPANY))
     row = QuestionRow("S", 3, QUESTION)
     alone = retrieve(settings, store, emb, row, "hybrid", n=2)
@@ -102,11 +103,12 @@ def test_extra_queries_join_the_fusion(ingested):
     store.bm25_queries.clear()
     fused = retrieve(settings, store, emb, row, "hybrid", n=2, extra_queries=extra)
     assert any(TARGET in p.text for p in fused)
-    assert store.bm25_queries == [build_query(row), *extra]  # each extra query searched by BM25 too
+    keywords = lexical_query(row, expand=False)
+    assert store.bm25_queries == [keywords, *extra]  # each extra query searched by BM25 too
     # The fused score is RRF over the question's dense and BM25 lists and each query's two lists.
     depth, real = 4, store.store
     lists = [real.query(emb.embed_query(build_query(row)), depth + 10)[:depth],
-             real.bm25_search(build_query(row), depth + 10)[:depth]]
+             real.bm25_search(keywords, depth + 10)[:depth]]
     for q in extra:
         lists += [real.query(emb.embed_query(q), depth + 10)[:depth], real.bm25_search(q, depth + 10)[:depth]]
     expected = dict(rrf([[p.chunk_id for p in sorted(lst, key=lambda p: (-round(p.score, 4), p.chunk_id))]

@@ -255,16 +255,15 @@ def test_a_row_that_keeps_failing_is_marked_and_the_run_goes_on(ingested, llm_se
     assert read_output(again.output)["rows"][victim.question]["Sources"] == f"{SAMPLE} p. {victim.page}"
 
 
-def test_peripheral_order_and_cited_ranks(ingested, llm_server, tmp_path):
-    """With peripheral context order the prompt shows ranks 1,3,5,6,4,2; a citation of prompt passage
-    [6] (rank 2) is recorded against rank 2 in the Evidence sheet."""
+def test_a_cited_prompt_passage_is_recorded_by_its_rank(ingested, llm_server, tmp_path):
+    """The prompt shows the passages best first (the retired context_order's "ranked"): a citation of
+    prompt passage [2] is recorded against rank 2 in the Evidence sheet and its page is the Sources."""
     import json
 
     root, emb, questionnaire = ingested
     llm_server.responder = by_marker({**MARKERS, "single JSON object": lambda req: json.dumps(
-        {"reasoning": "r", "answer": "x", "citations": [6], "confidence": "low"})})
+        {"reasoning": "r", "answer": "x", "citations": [2], "confidence": "low"})})
     s = settings_for(root, llm_server, tmp_path)
-    s.retrieval.context_order = "peripheral"
     report = run_questionnaire(s, COMPANY, questionnaire, out_dir=tmp_path, providers=providers(s, emb, tmp_path))
     out = read_output(report.output)
     for f in FACTS:

@@ -16,7 +16,7 @@ def test_instructions_are_dropped_and_content_kept():
                "information that is shown in the balance sheet: what is the year end FY2018 net PPNE for 3M? "
                "Answer in USD billions. Round your answer to two decimal places.",
                form="Short answer with figures and units")
-    words = lexical_query(row, clean=True, expand=False).split()
+    words = lexical_query(row, expand=False).split()
     for dropped in ("Assume", "analyst", "Answer", "Round", "decimal", "places", "Short", "figures", "units",
                     "primarily", "shown"):
         assert dropped not in words
@@ -29,11 +29,6 @@ def test_figures_years_and_hyphenated_terms_survive_cleaning():
     assert "2030" in words and "30%" in words and "1,234.5" in words and "tCO2e" in words
     assert "short-term" in words and "base" in words and "year" in words
     assert "Round" not in words
-
-
-def test_full_query_is_the_row_text_unchanged():
-    row = _row("What is the capex?", form="Number with unit", explanation="Round to millions.")
-    assert lexical_query(row, clean=False, expand=False) == "What is the capex?\nNumber with unit\nRound to millions."
 
 
 def test_synonyms_add_report_wording_once_longest_term_first():
@@ -53,7 +48,7 @@ def test_synonym_keys_match_whole_words_only():
 
 
 def test_expanded_query_appends_synonyms_after_the_content():
-    q = lexical_query(_row("Does the company report in line with TCFD?"), clean=True, expand=True)
+    q = lexical_query(_row("Does the company report in line with TCFD?"), expand=True)
     first, extra = q.split("\n")
     assert "TCFD" in first
     assert extra == "task force on climate-related financial disclosures"
@@ -73,5 +68,5 @@ def test_instructions_are_dropped_in_italian_portuguese_and_dutch_too():
                                (dutch, ("korte", "toelichting", "Antwoord", "vermeld"), ("koolstofprijs", "valuta")),
                                (portuguese, ("breve", "explicação", "Responda", "indique"),
                                 ("preço", "carbono", "moeda"))):
-        words = lexical_query(row, clean=True, expand=False).split()
+        words = lexical_query(row, expand=False).split()
         assert not set(dropped) & set(words) and set(kept) <= set(words), (row.language, words)

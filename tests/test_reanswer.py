@@ -242,3 +242,38 @@ def test_a_reanswer_uses_every_setting_the_run_recorded(filled, llm, tmp_path):
         assert answer and len(passages_in(last_user_text(answer[-1].json))) == 3  # the run's final k, not 6
     finally:
         app.state.close()
+
+
+def test_a_reanswer_of_a_workbook_whose_run_info_lists_retired_settings(filled, llm, tmp_path):
+    """A workbook written before issue 44 retired fusion_weights, lexical_query, context_order, page_chunks,
+    max_per_page and rerank_step lists them in its Run info (readable rows and `run settings`): the review
+    page re-answers it without error, with the settings of a workbook written today."""
+    from autofill.review_app.reanswer import run_settings
+    from autofill.run_identity import SETTINGS_ROW
+    from tests.test_run_identity import old_run_info
+
+    workspace, path, key = _copy(filled, tmp_path, False)
+    today = App(load_settings(workspace, environ={}), path)
+    try:
+        planned = run_settings(today.state.settings, today.state.sessions[0])
+    finally:
+        today.state.close()
+    book = openpyxl.load_workbook(path)
+    sheet = book["Run info"]
+    cells = {row[0].value: row[1] for row in sheet.iter_rows(min_row=2) if row[0].value}
+    old = old_run_info({name: cells[name].value for name in cells if name == SETTINGS_ROW})
+    for name, value in old.items():
+        if name in cells:
+            cells[name].value = value
+        else:
+            sheet.append([name, value])
+    book.save(path)
+    app = App(load_settings(workspace, environ={}), path)
+    try:
+        assert run_settings(app.state.settings, app.state.sessions[0]) == planned
+        assert app.post("/api/decide", key, action="Needs changes",
+                        values={"reviewer_comment": f"{COMMENT} (an old workbook)"}).json()["ok"]
+        done = app.post("/api/reanswer", key).json()
+        assert done["ok"], done
+    finally:
+        app.state.close()

@@ -1,10 +1,10 @@
-"""The listwise rerank parser and the pure helpers around it: window plan and context order."""
+"""The listwise rerank parser and the pure helpers around it: the window plan and the per-page cap."""
 
 from __future__ import annotations
 
 import pytest
 
-from autofill.answer.rerank import LLMReranker, NoReranker, order_context, parse_ranking, window_starts
+from autofill.answer.rerank import LLMReranker, NoReranker, parse_ranking, window_starts, window_step
 from autofill.records import Passage
 
 
@@ -48,15 +48,13 @@ def _p(i: int) -> Passage:
     return Passage(chunk_id=f"c{i}", file_name="F.pdf", page_start=i, page_end=i, section="", text=f"t{i}", rank=i)
 
 
-def test_peripheral_order_puts_best_at_both_ends():
-    ranked = [_p(i) for i in range(1, 7)]
-    assert [p.rank for p in order_context(ranked, "peripheral")] == [1, 3, 5, 6, 4, 2]
-    assert [p.rank for p in order_context(ranked, "ranked")] == [1, 2, 3, 4, 5, 6]
-    assert [p.rank for p in order_context(ranked[:5], "peripheral")] == [1, 3, 5, 4, 2]
+def test_windows_move_by_half_a_window():
+    assert window_step(30) == 15  # the default window: the step the retired rerank_step defaulted to
+    assert window_step(20) == 10 and window_step(3) == 1 and window_step(2) == 1
 
 
 def test_sliding_windows_bubble_a_low_candidate_to_the_top(tmp_path):
-    """30 candidates, window 20, step 10: two calls (positions 11-30, then 1-20); the truly best
+    """30 candidates, window 20 (step 10): two calls (positions 11-30, then 1-20); the truly best
     passage, retrieved last, reaches rank 1 and the final list keeps final_k = 6."""
     import re
 
@@ -79,7 +77,7 @@ def test_sliding_windows_bubble_a_low_candidate_to_the_top(tmp_path):
         return ChatResult(text=" > ".join(f"[{n}]" for n, _ in order), model="m")
 
     settings = Settings(workspace=tmp_path)
-    settings.retrieval.rerank_window, settings.retrieval.rerank_step = 20, 10
+    settings.retrieval.rerank_window = 20
     top = rerank(settings, LLMReranker(settings), QuestionRow(sheet="S", row=1, question="q"), passages, call=call)
     assert len(prompts) == 2
     assert "Rank them" in prompts[0] and prompts[0].count("\nrelevance ") == 20
@@ -102,7 +100,7 @@ def test_page_diversity_caps_passages_per_page_and_fills_up():
     assert ids(diverse(ps, 3, 0)) == ["c0", "c1", "c2"]  # no cap
 
 
-def test_max_per_page_auto_applies_only_without_a_reranker(tmp_path):
+def test_one_passage_per_page_applies_only_without_a_reranker(tmp_path):
     from autofill.answer.rerank import rerank
     from autofill.providers.base import ChatResult
     from autofill.records import QuestionRow
@@ -115,8 +113,6 @@ def test_max_per_page_auto_applies_only_without_a_reranker(tmp_path):
     assert [p.page_start for p in rerank(s, NoReranker(), row, ps)] == [1, 2, 3, 4, 1, 1]
     keep_order = lambda messages, json_mode: ChatResult(text="[1] > [2] > [3]", model="m")  # noqa: E731
     assert [p.page_start for p in rerank(s, LLMReranker(s), row, ps, call=keep_order)] == [1, 1, 1, 2, 2, 2]
-    s.retrieval.max_per_page = 2
-    assert [p.page_start for p in rerank(s, LLMReranker(s), row, ps, call=keep_order)] == [1, 1, 2, 2, 3, 3]
 
 
 def test_default_settings_rank_all_thirty_candidates_in_one_call(tmp_path):

@@ -80,8 +80,7 @@ def test_dense_finds_the_matching_passage(store_and_embedder):
 
 def _chunk_fusion(settings: Settings) -> Settings:
     s = Settings(workspace=settings.workspace)
-    s.retrieval.rrf_k, s.retrieval.keyword_weight, s.retrieval.page_chunks = 60, 1.0, 0
-    s.retrieval.lexical_query, s.retrieval.synonyms = "full", False
+    s.retrieval.rrf_k, s.retrieval.keyword_weight, s.retrieval.synonyms = 60, 1.0, False
     return s
 
 
@@ -90,7 +89,7 @@ def test_hybrid_fuses_bm25_and_dense(store_and_embedder):
     settings = _chunk_fusion(settings)
     row = QuestionRow("S", 3, "Which flotation cells were commissioned? Zyxqor")
     dense = retrieve(settings, store, emb, row, "dense", n=8)
-    bm25 = store.bm25_search(build_query(row), 16)
+    bm25 = store.bm25_search(lexical_query(row, expand=False), 16)
     hybrid = retrieve(settings, store, emb, row, "hybrid", n=5)
     assert bm25[0].text.startswith("Zyxqor")
     assert hybrid[0].text.startswith("Zyxqor")
@@ -151,7 +150,7 @@ def test_synonyms_reach_the_report_wording_the_question_lacks(tmp_path):
     assert "Purchases of property" in retrieve(settings, store, emb, row, "hybrid", n=3)[0].text
 
 
-@pytest.mark.parametrize("key,value", [("keyword_weight", -1.0), ("lexical_query", "dirty"), ("page_chunks", -1)])
+@pytest.mark.parametrize("key,value", [("keyword_weight", -1.0), ("rrf_k", -1)])
 def test_bad_retrieval_choices_are_input_errors(key, value):
     from autofill.errors import InputError
     from autofill.settings import validate
@@ -214,52 +213,6 @@ def test_near_ties_do_not_reorder_between_runs():
     assert [p.chunk_id for p in a] == [p.chunk_id for p in b] == ["c1", "c2", "c3"]
 
 
-def _scored(*scores: float) -> list:
-    from autofill.records import Passage
-
-    return [Passage(chunk_id=f"c{i}", file_name="f.pdf", page_start=i, page_end=i, section="", text="", score=s)
-            for i, s in enumerate(scores, start=1)]
-
-
-def test_confidence_is_the_top_scores_z_score_within_its_list():
-    from autofill.search.retrieval import confidence
-
-    # mean 2.0, population sd sqrt(6/4)=1.2247: (4 - 2) / 1.2247
-    assert confidence(_scored(4.0, 2.0, 1.0, 1.0)) == pytest.approx(2.0 / 1.5 ** 0.5)
-    assert confidence(_scored(0.5, 0.5, 0.5)) == 0.0  # flat: says nothing
-    assert confidence(_scored(0.9, 0.1)) == 0.0  # too short to say
-    # scale-free: a BM25 list and a cosine list of the same shape weigh the same
-    assert confidence(_scored(40.0, 20.0, 10.0, 10.0)) == pytest.approx(confidence(_scored(0.4, 0.2, 0.1, 0.1)))
-
-
-def test_adaptive_weights_follow_each_lists_confidence_and_keep_the_sum():
-    from autofill.search.retrieval import adaptive_weights
-
-    sharp, flat = _scored(9.0, 1.0, 1.0, 1.0, 1.0), _scored(3.0, 2.9, 2.8, 2.7, 2.6)
-    w = adaptive_weights([sharp, flat], [1.0, 1.0])
-    assert sum(w) == pytest.approx(2.0) and w[0] > 1.0 > w[1]
-    assert adaptive_weights([_scored(1, 1, 1), _scored(2, 2, 2)], [1.0, 2.0]) == [1.0, 2.0]  # no signal: base
-    both = adaptive_weights([sharp, sharp], [1.0, 3.0])
-    assert both == pytest.approx([1.0, 3.0])  # equal confidence keeps the base weights
-
-
-def test_adaptive_fusion_fuses_with_those_weights(store_and_embedder):
-    from autofill.search.retrieval import adaptive_weights
-
-    settings, store, emb = store_and_embedder
-    s = _chunk_fusion(settings)
-    s.retrieval.fusion_weights = "adaptive"
-    row = QuestionRow("S", 3, "Which flotation cells were commissioned? Zyxqor")
-    got = retrieve(s, store, emb, row, "hybrid", n=5)
-    dense = store.query(emb.embed_query(build_query(row)), 20)[:10]
-    bm25 = store.bm25_search(build_query(row), 20)[:10]
-    weights = adaptive_weights([dense, bm25], [1.0, 1.0])
-    assert weights != [1.0, 1.0]
-    expected = dict(rrf([[p.chunk_id for p in dense], [p.chunk_id for p in bm25]], k=60, weights=weights))
-    for p in got:
-        assert p.score == pytest.approx(expected[p.chunk_id])
-
-
 def test_query_parts_question_or_both(store_and_embedder):
     settings, store, emb = store_and_embedder
     row = QuestionRow("S", 3, "How much water was withdrawn (GL)?", form_of_answer="Yes/No and a short explanation")
@@ -272,8 +225,8 @@ def test_query_parts_question_or_both(store_and_embedder):
     hybrid = retrieve(s, store, emb, row, "hybrid", n=5)
     # Dense lists first (row, then question), then the BM25 lists in the same order, all weighted 1.
     lists = [store.query(emb.embed_query(build_query(row)), 20)[:10], store.query(emb.embed_query(row.question), 20)[:10],
-             store.bm25_search(lexical_query(row, clean=False, expand=False), 20)[:10],
-             store.bm25_search(lexical_query(question, clean=False, expand=False), 20)[:10]]
+             store.bm25_search(lexical_query(row, expand=False), 20)[:10],
+             store.bm25_search(lexical_query(question, expand=False), 20)[:10]]
     expected = dict(rrf([[p.chunk_id for p in lst] for lst in lists], k=60))
     for p in hybrid:
         assert p.score == pytest.approx(expected[p.chunk_id])

@@ -123,6 +123,31 @@ def test_a_setting_named_on_the_command_line_wins_over_the_recorded_one(tmp_path
     assert recorded_settings(review, info).retrieval.candidates == 40
 
 
+# What a run before issue 44's retired choices recorded of them: its readable rows and its declared settings.
+RETIRED_ROWS = {"keyword weight / passages per page": "1 / no limit", "keyword query": "full + synonyms",
+                "context order": "peripheral", "rerank window / step": "30 / 10", "max passages per page": 2}
+RETIRED_SETTINGS = {"retrieval.fusion_weights": "adaptive", "retrieval.lexical_query": "full",
+                    "retrieval.context_order": "peripheral", "retrieval.page_chunks": 0,
+                    "retrieval.max_per_page": 2, "retrieval.rerank_step": 10}
+
+
+def old_run_info(info: dict) -> dict:
+    """`info` as a run that still had the retired settings recorded it (all asking for the retired values)."""
+    return {**info, **RETIRED_ROWS, SETTINGS_ROW: json.dumps({**json.loads(info[SETTINGS_ROW]), **RETIRED_SETTINGS})}
+
+
+def test_retired_settings_leave_the_declared_run_and_an_old_run_info_is_read_as_today(tmp_path):
+    from autofill.settings_files import RETIRED
+
+    assert set(RETIRED_SETTINGS) == set(RETIRED)
+    base = with_model(tmp_path)
+    info = identities(base)["run info"]
+    assert not set(RETIRED) & set(answer_settings()) and not set(RETIRED) & set(json.loads(info[SETTINGS_ROW]))
+    assert not {"context order", "rerank window / step", "max passages per page"} & set(info)
+    # A workbook written before: read without error, its retired choices not brought back (they cannot run).
+    assert recorded_settings(base, old_run_info(info)) == recorded_settings(base, info)
+
+
 def test_settings_that_do_not_change_answers_leave_the_run_as_it_is(tmp_path):
     base = with_model(tmp_path)
     for name in ("llm.concurrency", "llm.timeout_s", "store.lock_timeout_s", "portfolio.companies_at_once",

@@ -33,8 +33,8 @@ def test_a_hybrid_row_is_searched_densely_then_by_keywords_for_each_part(tmp_pat
     assert [s.line() for s in found] == ["dense store row weight 1", "dense store question weight 1",
                                          "keyword store row weight 0.5", "keyword store question weight 0.5"]
     question = QuestionRow("S", 3, ROW.question)
-    assert [f.text for f in found] == [build_query(ROW), ROW.question, lexical_query(ROW, clean=True, expand=True),
-                                       lexical_query(question, clean=True, expand=True)]
+    assert [f.text for f in found] == [build_query(ROW), ROW.question, lexical_query(ROW, expand=True),
+                                       lexical_query(question, expand=True)]
     # A row that is only its question is searched once a kind; `query_parts` = "row" searches the whole row.
     assert [f.query_part for f in searches_of(s, question, "hybrid")] == [QueryPart.QUESTION, QueryPart.QUESTION]
     assert [f.query_part for f in searches_of(_settings(tmp_path, query_parts="row"), ROW, "hybrid")] == \
@@ -66,7 +66,7 @@ def test_a_translated_row_is_searched_by_keywords_only_as_its_translation(tmp_pa
         "dense multilingual translation weight 1", "dense multilingual terms weight 1",
         "keyword store translation weight 1"]  # weighs as the keyword searches of both parts
     assert found[3].text == " ".join(term_names(FRENCH)) and "working capital" in found[3].text
-    english = lexical_query(translated_row(FRENCH, "What is the working capital?"), clean=True, expand=True,
+    english = lexical_query(translated_row(FRENCH, "What is the working capital?"), expand=True,
                             source=FRENCH)
     assert (found[-1].text, found[-1].language) == (english, "")
     # The row's own keyword searches ask in its language.

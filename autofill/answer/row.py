@@ -17,7 +17,7 @@ from autofill.search.boilerplate_pages import with_boilerplate_last
 from autofill.search.index_pages import with_index_pages
 from autofill.search.multiquery import search_queries
 from autofill.answer.pages import PageLocator
-from autofill.answer.rerank import Call, PassageReranker, order_context, rerank
+from autofill.answer.rerank import Call, PassageReranker, rerank
 from autofill.search.retrieval import retrieve
 from autofill.search.searches import Index
 from autofill.search.second_stage import second_stage
@@ -181,13 +181,10 @@ def _answer(ctx: RowContext, row: QuestionRow, usage: dict[str, StageUsage], rep
         across = bool(row.language and ctx.report_language and row.language != ctx.report_language)
         return evidence_answer(row, top, locate, across_languages=across), top
 
-    context = order_context(top, s.retrieval.context_order)
+    context = top  # in rank order, best first: the prompt's passage i is rank i
     answer = generate_answer(s, _stage_call(ctx, "answer", usage, replies), ctx.company, row, context, ctx.report_language)
     answer = cite_figure_page(answer, context, locate)  # the page stating the figure, not one naming the topic
-    # The prompt numbered passages in context order; the RowResult keeps them in rank order, so
-    # the cited indexes are translated to ranks (rank i is passages[i-1]).
-    answer = replace(answer, cited_passages=[context[i - 1].rank for i in answer.cited_passages],
-                     citations=_relocated(answer, context, locate))
+    answer = replace(answer, citations=_relocated(answer, context, locate))
     return answer, top
 
 

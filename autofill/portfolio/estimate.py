@@ -123,7 +123,7 @@ def row_prompt_chars(settings: Settings, company: str, row: QuestionRow, mode: R
     `rerank`: the plan's (autofill/plan.py), or their names in the tables of autofill/choices.py."""
     from autofill.answer.generate import answer_messages
     from autofill.search.hyde import hyde_messages
-    from autofill.answer.rerank import RERANK_PASSAGE_CHARS, passage_views, window_starts
+    from autofill.answer.rerank import RERANK_PASSAGE_CHARS, passage_views, window_starts, window_step
     from autofill.templating import render
 
     mode = RETRIEVAL_MODES[mode] if isinstance(mode, str) else mode
@@ -140,8 +140,8 @@ def row_prompt_chars(settings: Settings, company: str, row: QuestionRow, mode: R
 
         out["multiquery"] = (1, _chars(multiquery_messages(settings, company, row)))
     if rerank.needs_chat and candidates > 1:
-        window, step = max(2, r.rerank_window), max(1, r.rerank_step)
-        starts = window_starts(candidates, window, step)
+        window = max(2, r.rerank_window)
+        starts = window_starts(candidates, window, window_step(window))
         total = 0
         system = render(settings.templates_dir, "rerank_system")
         for start in starts:

@@ -17,7 +17,7 @@ from typing import Sequence
 from autofill.records import Passage, QuestionRow
 from autofill.frameworks.coverage import ReportIndex
 from autofill.search.query import lexical_query
-from autofill.search.retrieval import fuse
+from autofill.search.retrieval import PAGE_CHUNKS, fuse
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -68,5 +68,5 @@ def with_index_pages(settings, store, row: QuestionRow, candidates: list[Passage
         return candidates
 
     r = settings.retrieval
-    return fuse([candidates, extra], k=r.rrf_k, n=len(candidates), per_page=r.page_chunks)
+    return fuse([candidates, extra], k=r.rrf_k, n=len(candidates), per_page=PAGE_CHUNKS)
 

@@ -146,14 +146,13 @@ def _text(row: QuestionRow) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def lexical_query(row: QuestionRow, clean: bool = True, expand: bool = True,
-                  source: QuestionRow | None = None) -> str:
+def lexical_query(row: QuestionRow, expand: bool = True, source: QuestionRow | None = None) -> str:
     """The BM25 query for `row`: the question, form of answer and explanation, without the instruction
-    words of its language (`clean`), followed by the report-side synonyms of its terms (`expand`).
+    words of its language, followed by the report-side synonyms of its terms (`expand`).
     `source`: the row in its own language when `row` is its English translation; the terms its own
     words name (search/terms.py) are added too, since a translation often misses them."""
     text = _text(row)
-    out = " ".join(content_words(text, row.language)) if clean else text
+    out = " ".join(content_words(text, row.language))
     if expand:  # the reports' English wording: loan words ("Scope 3", "TCFD") match in any language
         extra = expansions(text)
         if source is not None:  # the terms' English names: only where the reports are read in English

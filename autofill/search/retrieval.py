@@ -6,7 +6,6 @@ best first), so tests can run on a real Chroma store built with a fake embedder.
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import replace
 from typing import Callable, Protocol, Sequence
 
@@ -19,6 +18,10 @@ from autofill.settings import Settings
 
 # The modes and their feature flags: the table choices.RETRIEVAL_MODES.
 MODES = tuple(RETRIEVAL_MODES)
+# Passages of one page among a row's candidates (its best): as many different pages as candidates for the
+# reranker and the offline top k. Part of the change that took the filings' hit@6 from 0.74 to 0.94; the
+# setting that chose another number was retired in issue 44 (settings_files.RETIRED).
+PAGE_CHUNKS = 1
 
 
 class SearchableStore(Protocol):
@@ -55,28 +58,6 @@ def query_rows(settings: Settings, row: QuestionRow) -> list[QuestionRow]:
     if parts == "question" or build_query(question) == build_query(row):
         return [question]
     return [row, question]
-
-
-def confidence(passages: Sequence[Passage]) -> float:
-    """How far a ranked list's best passage stands out from the rest of that list: the z-score of its top
-    score among the list's scores (0 for a list too short or too flat to say). Scale-free, so a cosine list
-    and a BM25 list compare; no constant is fitted to any data set."""
-    scores = [p.score for p in passages]
-    if len(scores) < 3:
-        return 0.0
-    spread = statistics.pstdev(scores)
-    return max(0.0, (scores[0] - statistics.fmean(scores)) / spread) if spread > 0 else 0.0
-
-
-def adaptive_weights(lists: Sequence[Sequence[Passage]], base: Sequence[float]) -> list[float]:
-    """Fusion weights that follow the query: each list's base weight times its `confidence`, scaled so the
-    weights keep their sum; equal confidence (or none anywhere) leaves the base weights as they are."""
-    conf = [confidence(lst) for lst in lists]
-    if sum(conf) <= 0:
-        return list(base)
-    raw = [b * c for b, c in zip(base, conf)]
-    scale = sum(base) / sum(raw) if sum(raw) > 0 else 1.0
-    return [w * scale for w in raw]
 
 
 def rrf(rankings: list[list[str]], k: int = 60, weights: Sequence[float] | None = None) -> list[tuple[str, float]]:
@@ -165,11 +146,11 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
 
     Each query of `query_rows` (the row, the question alone, or both) is searched by the mode's searches:
     dense: its text embedded; hybrid: that plus BM25 of its keyword query (search/query.py: instructions
-    dropped, synonyms added, per `retrieval.lexical_query` / `synonyms`); hyde: the HyDE passage embedded
-    in place of the first query's text; hyde+hybrid: HyDE dense plus BM25. All lists are fused by weighted
-    RRF (`rrf_k`; dense lists weigh 1, BM25 lists `keyword_weight`), at most `page_chunks` passages per
-    page. `extra_queries` (multi-query retrieval, search/multiquery.py): each is searched too (dense, plus
-    BM25 in the hybrid modes, weighted alike) and its lists join the fusion. `translation` (a row across
+    dropped, synonyms added per `retrieval.synonyms`); hyde: the HyDE passage embedded in place of the
+    first query's text; hyde+hybrid: HyDE dense plus BM25. All lists are fused by weighted RRF (`rrf_k`;
+    dense lists weigh 1, BM25 lists `keyword_weight`), at most `PAGE_CHUNKS` passages per page.
+    `extra_queries` (multi-query retrieval, search/multiquery.py): each is searched too (dense, plus BM25
+    in the hybrid modes, weighted alike) and its lists join the fusion. `translation` (a row across
     languages in its documents' words: search/translation.py) is searched last, dense and, in the hybrid
     modes, by BM25 as an English row (`translated_row`, with the English names of the row's own terms:
     search/terms.py), weighted as the BM25 lists of all its query parts together; those names (with
@@ -185,10 +166,7 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
     depth = 2 * n
     lists = [_dense(store, embedder, s.text, depth) if s.kind is SearchKind.DENSE
              else _stable(keyword_search(store, s.text, depth + _SLACK, s.language), depth) for s in searches]
-    weights = [s.weight for s in searches]
-    if r.fusion_weights == "adaptive":
-        weights = adaptive_weights(lists, weights)
-    return fuse(lists, k=r.rrf_k, n=n, weights=weights, per_page=r.page_chunks)
+    return fuse(lists, k=r.rrf_k, n=n, weights=[s.weight for s in searches], per_page=PAGE_CHUNKS)
 
 
 def query_parts_of(settings: Settings, row: QuestionRow) -> list[QueryPart]:
@@ -204,13 +182,12 @@ def searches_of(settings: Settings, row: QuestionRow, mode: RetrievalMode | str,
     """The row's searches (search/searches.py), with their texts: what `retrieve` runs and fuses."""
     mode = mode_of(mode)
     r = settings.retrieval
-    clean = r.lexical_query == "clean"
     rows = query_rows(settings, row)
     keyword = mode.uses_keyword
-    parts = [(part, build_query(q), lexical_query(q, clean=clean, expand=r.synonyms) if keyword else "")
+    parts = [(part, build_query(q), lexical_query(q, expand=r.synonyms) if keyword else "")
              for part, q in zip(query_parts_of(settings, row), rows)]
     translation = translation.strip()
-    english = lexical_query(translated_row(row, translation), clean=clean, expand=r.synonyms, source=row) \
+    english = lexical_query(translated_row(row, translation), expand=r.synonyms, source=row) \
         if translation and keyword else ""
     terms = " ".join(term_names(row)) if translation and r.synonyms else ""
     return row_searches(mode, parts, r.keyword_weight, r.synonyms, hyde_passage=hyde_passage,
