@@ -13,16 +13,18 @@ What a fork cannot show stays cold: tests about the start itself (imports, `--he
 extra) call `subprocess` as before, and AUTOFILL_TEST_COLD=1 makes every call here cold too (as a check
 that forking hides nothing).
 
-Protocol: the test process writes one JSON line per command to the zygote's stdin (argv, env, cwd and a
-fresh folder); the zygote forks, writes the child's pid to `folder/pid`, and when it reaps the child writes
-its exit status to `folder/rc`. The zygote is single-threaded and polls its stdin and its children, so
-commands may run concurrently from threads of the test process."""
+Protocol: the test process sends one message per command over a Unix socket (argv, env, cwd and a fresh
+folder, as JSON) with the child's stdin, stdout and stderr as file descriptors (SCM_RIGHTS: files for `run`,
+pipes for `popen`); the zygote forks, writes the child's pid to `folder/pid`, and when it reaps the child
+writes its exit status to `folder/rc`. The zygote is single-threaded and polls its socket and its children,
+so commands may run concurrently from threads of the test process."""
 
 from __future__ import annotations
 
 import json
 import os
 import select
+import socket
 import shutil
 import signal
 import subprocess
@@ -50,18 +52,16 @@ def _write_atomic(path: Path, text: str) -> None:
 
 # ---------------------------------------------------------------------------------------------- the child
 
-def _child(request: dict) -> None:
+def _child(request: dict, fds: list[int]) -> None:
     """In the forked child: become `python -m autofill ARGS` and exit with its status."""
-    folder = Path(request["folder"])
     code = 1
     try:
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
-            signal.signal(sig, signal.SIG_DFL if sig != signal.SIGINT else signal.default_int_handler)
-        stdin = os.open(request["stdin"] or os.devnull, os.O_RDONLY)
-        out = os.open(folder / "stdout", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        err = os.open(folder / "stderr", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        for fd, target in ((stdin, 0), (out, 1), (err, 2)):
+        for sig in (signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for fd, target in zip(fds, (0, 1, 2)):
             os.dup2(fd, target)
+        for fd in fds:
             os.close(fd)
         sys.stdin = open(0, "r", closefd=False)
         sys.stdout = open(1, "w", closefd=False)
@@ -70,16 +70,19 @@ def _child(request: dict) -> None:
         os.environ.update(request["env"])
         os.chdir(request["cwd"])
         import runpy
-        main = str(ROOT / "autofill" / "__main__.py")
-        sys.argv = [main, *request["argv"]]
+        sys.argv = [str(ROOT / "autofill" / "__main__.py"), *request["argv"]]
         try:
             runpy.run_module("autofill", run_name="__main__", alter_sys=True)
             code = 0
         except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-            if exc.code is not None and not isinstance(exc.code, int):
+            if exc.code is None or isinstance(exc.code, int):
+                code = exc.code or 0
+            else:
                 print(exc.code, file=sys.stderr)
+                code = 1
         except KeyboardInterrupt:
+            import traceback
+            traceback.print_exc()
             code = 128 + signal.SIGINT
         except BaseException:  # what the interpreter prints for an uncaught exception
             import traceback
@@ -99,30 +102,29 @@ def _child(request: dict) -> None:
 
 # ---------------------------------------------------------------------------------------------- the zygote
 
-def zygote() -> None:
+def zygote(sock_fd: int) -> None:
     for name in PRELOAD:
         __import__(name)
-    ready = sys.stdout
-    ready.write(json.dumps({"ready": os.getpid(), "threads": len(os.listdir("/proc/self/task"))}) + "\n")
-    ready.flush()
+    sock = socket.socket(fileno=sock_fd)
+    sys.stdout.write(json.dumps({"ready": os.getpid(), "threads": len(os.listdir("/proc/self/task"))}) + "\n")
+    sys.stdout.flush()
     children: dict[int, Path] = {}
-    buffered = b""
-    stdin = sys.stdin.fileno()
     open_ = True
     while open_ or children:
         if open_:
-            readable, _, _ = select.select([stdin], [], [], 0.02)
+            readable, _, _ = select.select([sock], [], [], 0.02)
             if readable:
-                chunk = os.read(stdin, 65536)
-                if not chunk:
+                data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 20, 3)
+                if not data:
                     open_ = False
-                buffered += chunk
-                while b"\n" in buffered:
-                    line, buffered = buffered.split(b"\n", 1)
-                    request = json.loads(line)
+                else:
+                    request = json.loads(data)
                     pid = os.fork()
                     if pid == 0:
-                        _child(request)
+                        sock.close()
+                        _child(request, fds)
+                    for fd in fds:
+                        os.close(fd)
                     children[pid] = Path(request["folder"])
                     _write_atomic(Path(request["folder"]) / "pid", str(pid))
         else:
@@ -146,53 +148,149 @@ class _Zygote:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.proc: subprocess.Popen | None = None
+        self.sock: socket.socket | None = None
         self.root = Path(tempfile.mkdtemp(prefix="autofill-cli-"))
         self.count = 0
 
-    def start(self) -> subprocess.Popen:
-        if self.proc is None or self.proc.poll() is not None:
-            env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-                   "ANONYMIZED_TELEMETRY": "False"}
-            self.proc = subprocess.Popen([sys.executable, "-m", "tests.cli_process"], cwd=str(ROOT), env=env,
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-            ready = self.proc.stdout.readline()
-            if not ready:
-                raise RuntimeError("the CLI zygote did not start")
-            import atexit
-            atexit.register(self.stop)
-        return self.proc
+    def _start(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            return
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+               "ANONYMIZED_TELEMETRY": "False"}
+        self.proc = subprocess.Popen([sys.executable, "-m", "tests.cli_process", str(theirs.fileno())],
+                                     cwd=str(ROOT), env=env, stdout=subprocess.PIPE, text=True,
+                                     pass_fds=(theirs.fileno(),))
+        theirs.close()
+        self.sock = ours
+        if not self.proc.stdout.readline():
+            raise RuntimeError("the CLI zygote did not start")
+        import atexit
+        atexit.register(self.stop)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.stdin.close()
+            self.sock.close()
             try:
-                self.proc.wait(timeout=10)
+                self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def submit(self, argv: list[str], env: dict[str, str], cwd: str, stdin: str | None) -> Path:
+    def submit(self, argv: list[str], env: dict[str, str], cwd: str, fds: list[int]) -> Path:
+        """Fork `python -m autofill ARGV` with stdin, stdout, stderr = `fds`; the request's folder."""
         with self.lock:
-            proc = self.start()
+            self._start()
             self.count += 1
             folder = self.root / str(self.count)
             folder.mkdir()
-            stdin_path = None
-            if stdin is not None:
-                stdin_path = str(folder / "stdin")
-                Path(stdin_path).write_text(stdin)
-            proc.stdin.write(json.dumps({"argv": argv, "env": env, "cwd": cwd, "folder": str(folder),
-                                         "stdin": stdin_path}) + "\n")
-            proc.stdin.flush()
+            message = json.dumps({"argv": argv, "env": env, "cwd": cwd, "folder": str(folder)}).encode()
+            socket.send_fds(self.sock, [message], fds)
         return folder
 
 
 _ZYGOTE = _Zygote()
 
 
-def _cold(args: list[str], env, cwd, timeout, input) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "autofill", *args], env=env, cwd=cwd, input=input,
-                          capture_output=True, text=True, timeout=timeout)
+def _cold_wanted(env: dict[str, str]) -> bool:
+    return os.environ.get(COLD) == "1" or env.get(COLD) == "1"
+
+
+def _argv(args) -> list[str]:
+    return [sys.executable, "-m", "autofill", *args]
+
+
+class Forked:
+    """A forked `python -m autofill` with the parts of subprocess.Popen the tests use."""
+
+    def __init__(self, args: list[str], env: dict[str, str], cwd: str, stdin=None, stdout=None,
+                 stderr=None, text: bool = True) -> None:
+        self.args = _argv(args)
+        self.returncode: int | None = None
+        ends, keep = [], []
+        for want, reading in ((stdin, False), (stdout, True), (stderr, True)):
+            if want == subprocess.PIPE:
+                r, w = os.pipe()
+                ends.append(w if reading else r)
+                keep.append(r if reading else w)
+            elif want is None or want == subprocess.DEVNULL:
+                ends.append(os.open(os.devnull, os.O_RDWR))
+                keep.append(None)
+            else:
+                ends.append(os.dup(want if isinstance(want, int) else want.fileno()))
+                keep.append(None)
+        try:
+            self.folder = _ZYGOTE.submit(args, env, cwd, ends)
+        finally:
+            for fd in ends:
+                os.close(fd)
+        mode = dict(encoding="utf-8", errors="replace") if text else {}
+        self.stdin = open(keep[0], "w" if text else "wb", **mode) if keep[0] is not None else None
+        self.stdout = open(keep[1], "r" if text else "rb", **mode) if keep[1] is not None else None
+        self.stderr = open(keep[2], "r" if text else "rb", **mode) if keep[2] is not None else None
+        pid_file = self.folder / "pid"
+        while not pid_file.exists():
+            time.sleep(0.002)
+        self.pid = int(pid_file.read_text())
+
+    def poll(self) -> int | None:
+        if self.returncode is None and (self.folder / "rc").exists():
+            self.returncode = int((self.folder / "rc").read_text())
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        delay = 0.002
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(self.args, timeout)
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+        return self.returncode
+
+    def send_signal(self, sig: int) -> None:
+        if self.poll() is None:
+            try:
+                os.kill(self.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def communicate(self, input=None, timeout: float | None = None):
+        if self.stdin is not None:
+            if input:
+                self.stdin.write(input)
+            self.stdin.close()
+        self.wait(timeout)
+        out = self.stdout.read() if self.stdout is not None else None
+        err = self.stderr.read() if self.stderr is not None else None
+        return out, err
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for stream in (self.stdin, self.stdout, self.stderr):
+            if stream is not None:
+                stream.close()
+        self.wait()
+
+
+def popen(args, *, env: dict[str, str] | None = None, cwd=None, stdin=None, stdout=None, stderr=None,
+          text: bool = True):
+    """subprocess.Popen([python, -m, autofill, *args], ...), forked from the zygote (cold with
+    AUTOFILL_TEST_COLD=1): .pid, .stdout/.stderr (PIPE), .poll(), .wait(), .send_signal(), .kill()."""
+    args = [str(a) for a in args]
+    env = dict(os.environ if env is None else env)
+    cwd = str(cwd or os.getcwd())
+    if _cold_wanted(env):
+        return subprocess.Popen(_argv(args), env=env, cwd=cwd, stdin=stdin, stdout=stdout, stderr=stderr, text=text)
+    return Forked(args, env, cwd, stdin, stdout, stderr, text)
 
 
 def run(args, *, env: dict[str, str] | None = None, cwd=None, timeout: float = 300,
@@ -202,29 +300,25 @@ def run(args, *, env: dict[str, str] | None = None, cwd=None, timeout: float = 3
     args = [str(a) for a in args]
     env = dict(os.environ if env is None else env)
     cwd = str(cwd or os.getcwd())
-    if os.environ.get(COLD) == "1" or env.get(COLD) == "1":
-        return _cold(args, env, cwd, timeout, input)
-    folder = _ZYGOTE.submit(args, env, cwd, input)
-    deadline = time.monotonic() + timeout
-    rc_file = folder / "rc"
-    delay = 0.005
-    while not rc_file.exists():
-        if time.monotonic() > deadline:
-            pid_file = folder / "pid"
-            if pid_file.exists():
-                try:
-                    os.kill(int(pid_file.read_text()), signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            raise subprocess.TimeoutExpired([sys.executable, "-m", "autofill", *args], timeout)
-        time.sleep(delay)
-        delay = min(delay * 2, 0.05)
-    code = int(rc_file.read_text())
-    out = (folder / "stdout").read_text(errors="replace")
-    err = (folder / "stderr").read_text(errors="replace")
-    shutil.rmtree(folder, ignore_errors=True)
-    return subprocess.CompletedProcess([sys.executable, "-m", "autofill", *args], code, out, err)
+    if _cold_wanted(env):
+        return subprocess.run(_argv(args), env=env, cwd=cwd, input=input, capture_output=True, text=True,
+                              timeout=timeout)
+    scratch = Path(tempfile.mkdtemp(prefix="io-", dir=_ZYGOTE.root))
+    (scratch / "stdin").write_text(input or "")
+    with open(scratch / "stdin", "rb") as i, open(scratch / "stdout", "wb") as o, open(scratch / "stderr", "wb") as e:
+        proc = Forked(args, env, cwd, i, o, e)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise
+    out = (scratch / "stdout").read_text(errors="replace")
+    err = (scratch / "stderr").read_text(errors="replace")
+    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.rmtree(proc.folder, ignore_errors=True)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 if __name__ == "__main__":
-    zygote()
+    zygote(int(sys.argv[1]))
