@@ -41,7 +41,7 @@ class Plan:
     multi_query: bool
     content_index: bool = False  # pages a report's content index names join the candidates
     multilingual_index: bool = False  # rows in languages the store's embedder does not read: store/multilingual.py
-    query_translation: bool = False  # such rows searched in the documents' words too: search/translation.py
+    query_translation: bool = False  # such rows searched in the documents' words too: translation/translator.py
     query_centring: bool = False  # and relative to their questionnaire: search/centring.py
     why: tuple[tuple[str, str], ...] = ()
     second_stage: SecondStageChoice = SECOND_STAGES[NONE]

@@ -57,6 +57,14 @@ class QuestionRow:
         return f"{self.sheet}!{self.row}"
 
 
+def build_query(row: QuestionRow) -> str:
+    """The retrieval query without HyDE: the question plus its form of answer and explanation,
+    which often name the exact terms a report uses ("Scope 1 and Scope 2", "base year"). Searched by
+    search/retrieval.py and translated as a whole by translation/translator.py."""
+    parts = [row.question.strip(), row.form_of_answer.strip(), row.explanation.strip()]
+    return "\n".join(p for p in parts if p)
+
+
 @dataclass
 class Passage:
     """A retrieved chunk, as handed from retrieval to rerank to the answer step."""

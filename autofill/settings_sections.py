@@ -152,12 +152,12 @@ class RetrievalSettings:
     # on first use); English against English is searched as before.
     multilingual_index: bool = True
     # Rows searched with the multilingual index against English documents are searched in English words
-    # too: their words translated by a bilingual dictionary (search/translation.py; FreeDict's, as the
+    # too: their words translated by a bilingual dictionary (translation/translator.py; FreeDict's, as the
     # Debian packages dict-freedict-deu-eng and the like install them in `dictionaries`). No dictionary
     # for the row's language: searched as before, and the run says which package to install.
     translate_queries: bool = True
     dictionaries: str = "/usr/share/dictd"
-    # Apertium's data folder (autofill/search/apertium.py: Debian's apertium and its pairs, scripts/
+    # Apertium's data folder (autofill/translation/apertium.py: Debian's apertium and its pairs, scripts/
     # install_dictionaries.sh): where it has a route into English, a row is machine-translated whole
     # instead; "" never uses it.
     apertium: str = "/usr/share/apertium"

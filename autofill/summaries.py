@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterable
 
 from autofill.language import name as language_name
 from autofill.records import LLM_STAGES
-from autofill.search.translation import target_language, translation_note
+from autofill.translation.translator import target_language, translation_note
 from autofill.store.multilingual import language_lines
 
 STAGES = LLM_STAGES
@@ -101,7 +101,7 @@ def documents_languages(store: Any, company: str, questionnaire: str,
     """`inspect --company`: each document's language, and what a run does across languages
     (store/multilingual.language_lines: the multilingual index when `multilingual`, the plan's, serves them;
     else a warning when the store's embedder was not trained for the questionnaire's or a document's), with
-    the query translation's line (search/translation.py) when the plan translates from `dictionaries`."""
+    the query translation's line (translation/translator.py) when the plan translates from `dictionaries`."""
     docs = sorted(store.documents().values(), key=lambda d: d.file_name)
     note, warning = language_lines(multilingual, store.embedder_name, company, questionnaire,
                                    [d.language for d in docs if d.language])

@@ -48,7 +48,7 @@ REPORTS = ("BHP Climate Change Report 2020.pdf", "BHP Climate Transition Action 
 def sliced(form, limit: int):
     """The form with only its first `limit` questions (answerable datapoints, computed totals, open
     tables, in that order) left to answer; 0: all of them."""
-    from autofill.forms.run import answerable
+    from autofill.forms.selection import answerable
     from autofill.forms.tables import answerable_tables
 
     points, tables = answerable(form), answerable_tables(form)

@@ -80,7 +80,7 @@ def scores(passages, gold_pages: set[tuple[str, int]]) -> dict:
 def measure(settings, company: str, form, gold: dict, language: str, embedder) -> list[dict]:
     from autofill.answer.opening import open_run
     from autofill.forms.answer import datapoint_row
-    from autofill.forms.run import reporting_period, with_units
+    from autofill.forms.selection import reporting_period, with_units
     from autofill.providers.base import Providers
 
     opened = open_run(settings, company, providers=Providers(embedder=embedder))

@@ -1,4 +1,4 @@
-"""autofill/search/apertium.py and its use by search/translation.py: routes into English found among the installed
+"""autofill/translation/apertium.py and its use by translation/translator.py: routes into English found among the installed
 pairs (French through Spanish and through Catalan), real translations by Debian's Apertium (installed by
 scripts/install_dictionaries.sh, which the test command runs), and the dictionary serving the languages
 Apertium has no route for and any row it fails on."""
@@ -9,8 +9,8 @@ import shutil
 
 import pytest
 
-from autofill.search.apertium import DATA, describe, routes, translate
-from autofill.search.translation import QueryTranslator, translation_note
+from autofill.translation.apertium import DATA, describe, routes, translate
+from autofill.translation.translator import QueryTranslator, translation_note
 from autofill.records import QuestionRow
 from tests.dictd_factory import write_dictd
 
@@ -78,7 +78,7 @@ def test_a_name_keeps_its_spelling_through_a_pivot():
 
 def apertium_inputs(monkeypatch) -> list[str]:
     """The texts handed to Apertium from now on (each call's input), Apertium still run."""
-    import autofill.search.apertium as apertium
+    import autofill.translation.apertium as apertium
 
     calls: list[str] = []
     run = apertium.subprocess.run
@@ -156,7 +156,7 @@ def test_only_the_row_apertium_fails_on_falls_back_to_the_dictionary(tmp_path, c
 def test_translations_are_kept_in_the_workspace_and_not_made_again(tmp_path, monkeypatch):
     """A second translator on the same cache (a re-answer, a re-run) reads Apertium's translations back
     instead of running it; a failure is not kept."""
-    from autofill.search.translation import cache_key, cache_path
+    from autofill.translation.translator import cache_key, cache_path
     from autofill.sqlite_cache import BlobCache
 
     calls = apertium_inputs(monkeypatch)

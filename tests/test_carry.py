@@ -14,7 +14,7 @@ from autofill.answer.pipeline import run_questionnaire
 from autofill.providers.base import Providers
 from autofill.providers.factory import make_chat
 from autofill.settings import Settings
-from autofill.workbook.carry import RECORD_SHEET, read_record, read_state, value_hash
+from autofill.workbook.record import RECORD_SHEET, read_record, read_state, value_hash
 from autofill.workbook.history import keep_previous, versions
 from autofill.workbook.layout import read_questions
 from tests.answer_helpers import COMPANY, FACTS, MARKERS, SAMPLE, fact_for, kind_of, make_questionnaire, \

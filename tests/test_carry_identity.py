@@ -1,4 +1,4 @@
-"""Output identity (workbook/carry.py, answer/checkpoint.safe_name, portfolio collision check), through
+"""Output identity (workbook/record.py, answer/checkpoint.safe_name, portfolio collision check), through
 the real CLI in fresh processes: two companies named in Japanese script on one questionnaire fill two
 workbooks, each with its own answers and its own recorded company; a workbook made for one company is
 never continued or overwritten by another's run; `batch` refuses a manifest whose outputs collide."""
@@ -12,7 +12,7 @@ import openpyxl
 import pytest
 
 from autofill.answer.checkpoint import safe_name
-from autofill.workbook.carry import RECORD_SHEET, made_for
+from autofill.workbook.record import RECORD_SHEET, made_for
 from tests.answer_helpers import read_output
 from tests.rows_helpers import cli, company_reports, env_for, last_json, questionnaire, responder
 

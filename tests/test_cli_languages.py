@@ -314,7 +314,7 @@ def test_questions_apertium_has_a_route_for_are_machine_translated_and_cite_the_
     """With Debian's Apertium and its pairs (scripts/install_dictionaries.sh), Spanish rows (spa-eng) and
     French ones (through Spanish and through Catalan) against the English-only store are searched in
     Apertium's English too; the run names the routes once."""
-    from autofill.search.apertium import DATA, describe, routes
+    from autofill.translation.apertium import DATA, describe, routes
 
     found = routes(DATA, language, "en")
     if not found:
@@ -383,7 +383,7 @@ def test_french_accounting_terms_are_searched_in_their_english_names(workspace, 
     trésorerie" -> "picture of the flows"): a French row's keyword search also looks for the English names
     of its own terms (search/terms.py: working capital -> total current assets and liabilities), so that an
     English filing's statements are cited, not the pages its literal translation matches."""
-    from autofill.search.apertium import DATA, routes
+    from autofill.translation.apertium import DATA, routes
 
     if not routes(DATA, "fr", "en"):
         pytest.skip("Apertium has no fr-en route here (bash scripts/install_dictionaries.sh)")

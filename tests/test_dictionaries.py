@@ -1,8 +1,9 @@
-"""autofill/search/dictionaries.py: dictd dictionaries read as FreeDict's Debian packages install them."""
+"""autofill/translation/dictionaries.py: dictd dictionaries read as FreeDict's Debian packages install them."""
 
 from __future__ import annotations
 
-from autofill.search.dictionaries import file_stem, find, open_dictionary, package, translation_terms
+from autofill.translation.dictionaries import file_stem, find, package, translation_terms
+from autofill.translation.dictionary_cache import open_dictionary
 from tests.dictd_factory import write_dictd
 
 

@@ -98,8 +98,8 @@ def test_forget_leaves_nothing_of_the_company_in_the_workspace(tmp_path, llm_ser
     run("library", "add", "--company", OLD, str(filled))
 
     # A question in another language leaves its translation in the workspace's translation cache
-    # (search/translation.py); here put there directly, as a run across languages writes it.
-    from autofill.search.translation import cache_path as translations
+    # (translation/translator.py); here put there directly, as a run across languages writes it.
+    from autofill.translation.translator import cache_path as translations
     from autofill.sqlite_cache import BlobCache
 
     BlobCache(translations(ws / "vectordb")).put_blobs({"key": f"the {WORD} smelter".encode()})

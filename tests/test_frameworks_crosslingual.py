@@ -8,12 +8,24 @@ import json
 
 from autofill.frameworks.catalogue import load_catalogue
 from autofill.frameworks.coverage import cell_labels
-from autofill.frameworks.crosslingual import english_words, glossary_parts, joined, map_texts
+from types import SimpleNamespace
+
+from autofill.frameworks.crosslingual import english_words, glossary_parts, joined, map_rows, map_texts, translator_for
+from autofill.frameworks.lemmas import Lookup, Vocabulary, cognates, forms
 from autofill.frameworks.mapping import Mapper, Mapping, Match
 from autofill.settings import Settings
 from autofill.workbook.layout import read_questions
+from tests.dictd_factory import write_dictd
 from tests.race_helpers import cli
 from tests.workbook_builders import build_questionnaire
+
+# FreeDict-like entries: headwords in their dictionary form (singular, masculine, infinitive), senses in the
+# dictionary's order, not the reporting one; some words of the questions below left out on purpose.
+FRENCH = [("revenu", "income <n>"), ("combustible", "fuel <n>"), ("fossile", "fossil <adj>"),
+          ("chiffre", "cipher <n>, digit <n>"), ("affaire", "stuff <n>"), ("bas", "stocking <n>"), ("bas", "low <adj>"),
+          ("carbone", "carbon <n>"), ("part", "share <n>"), ("provenir", "come <v>"), ("calculer", "calculate <v>"),
+          ("utiliser", "use <v>"), ("activité", "action <n>, activity <n>")]
+GERMAN = [("Kohle", "coal <n>"), ("Umsatz", "revenue <n>, sales <n>"), ("Anteil", "share <n>"), ("hoch", "high")]
 
 # (English, German, French): the same question in each language, and the datapoint each asks for.
 SAME = [
@@ -94,3 +106,69 @@ def test_inspect_and_the_rows_a_run_reads_tag_german_rows_like_english_ones(tmp_
     assert by_language["en"] == [row[3] for row in SAME]
     assert by_language["de"] == by_language["en"]
     assert by_language["fr"] == by_language["en"]
+
+
+def _map_pairs(tmp_path, pairs):
+    """Each (English, (language, text)) mapped as `run` and `inspect` map rows, through the dictionaries above
+    (a real dictd folder read by the translator the settings give)."""
+    folder = tmp_path / "dictd"
+    write_dictd(folder, "freedict-fra-eng", FRENCH)
+    write_dictd(folder, "freedict-deu-eng", GERMAN)
+    settings = Settings()
+    settings.retrieval.dictionaries = str(folder)
+    settings.retrieval.apertium = ""
+    mapper = Mapper(load_catalogue())
+    rows = [SimpleNamespace(language=language, question=text) for english, (language, other) in pairs
+            for language, text in (("en", english), (language, other))]
+    maps = map_rows(settings, rows, mapper, [""] * len(rows))
+    assert [m.concepts for m in maps[::2]] == [mapper.map(english).concepts for english, _ in pairs]  # English as it was
+    return [(a.concepts[:1], b.concepts[:1]) for a, b in zip(maps[::2], maps[1::2])]
+
+
+def test_plural_and_feminine_words_are_found_under_their_dictionary_form(tmp_path):
+    got = _map_pairs(tmp_path, [("What is the revenue from fossil fuels?",
+                                 ("fr", "Quels sont les revenus issus des combustibles fossiles ?"))])
+    assert got == [(("energy.fossil",), ("energy.fossil",))]
+    assert forms("fossiles", "fr")[:2] == ["fossiles", "fossile"] and "utiliser" in forms("utilisées", "fr")
+
+
+def test_a_german_compound_is_split_into_words_the_dictionary_has_with_their_endings(tmp_path):
+    got = _map_pairs(tmp_path, [("What share of revenue comes from coal?", ("de", "Wie hoch ist der Anteil der Kohleumsätze?"))])
+    assert got == [(("energy.fossil",), ("energy.fossil",))]  # kohle + umsätze (umsatz)
+
+
+def test_a_word_the_dictionary_lacks_is_read_as_the_cognate_the_catalogue_uses(tmp_path):
+    got = _map_pairs(tmp_path, [("Which methodology is used to calculate the emissions?",
+                                 ("fr", "Quelle méthodologie est utilisée pour calculer les émissions ?"))])
+    assert got == [(("ghg.methodology",), ("ghg.methodology",))]
+    assert "methodology" in cognates("méthodologie", "fr") and "activity" in cognates("activités", "fr")
+
+
+def test_multiword_terms_catalogue_senses_and_french_word_order(tmp_path):
+    # "chiffre d'affaires" is one term (the language's term names), "bas" is "low" here (the catalogue's
+    # sense, not the dictionary's first), and "produits bas carbone" is read as "low carbon products".
+    got = _map_pairs(tmp_path, [("What share of revenue comes from low-carbon products?",
+                                 ("fr", "Quelle part du chiffre d'affaires provient des produits bas carbone ?"))])
+    assert got == [(("metric.opportunities",), ("metric.opportunities",))]
+
+
+def test_a_words_sense_is_its_cognate_then_a_catalogue_word_then_the_dictionarys_first(tmp_path):
+    class Dictionary:
+        senses_of = {"bas": [["stocking"], ["low"]], "activité": [["action", "activity"]], "chiffre": [["cipher", "digit"]]}
+
+        def __contains__(self, word):
+            return word in self.senses_of
+
+        def senses(self, word):
+            return self.senses_of.get(word, [])
+
+    lookup = Lookup(Dictionary(), "fr", Vocabulary(["low", "carbon", "action", "activity"]), {"des", "de", "la"})
+    assert lookup.english("activités bas carbone") == "activity low carbon"
+    assert lookup.english("chiffre") == "cipher"  # no sense the catalogue uses: the first
+    dutch = {"water": [["water"]], "verbruik": [["consumption"]], "eau": [["water"]]}
+    Dictionary.senses_of.update(dutch)
+    assert Lookup(Dictionary(), "nl", None).english("waterverbruik") == "water consumption"  # compounds: all but French
+    assert Lookup(Dictionary(), "fr", None).english("eauverbruik") == "eauverbruik"
+    # phrases: a stop word ends one, a figure stays with the word before it
+    assert lookup.pieces("produits bas carbone 2030 de la chaîne")[0] == [
+        ("produits", False), ("low", True), ("carbon 2030", True), ("chaîne", False)]

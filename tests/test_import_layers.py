@@ -142,6 +142,11 @@ UPWARD = [
     ("autofill.ingest", "autofill.search"),
     ("autofill.checks", "autofill.search"),
     ("autofill.workbook", "autofill.search"),
+    # query translation sits below both the search chain and the frameworks, which use it (issue 44)
+    ("autofill.translation", "autofill.search"),
+    ("autofill.translation", "autofill.frameworks"),
+    ("autofill.translation", "autofill.answer"),
+    ("autofill.translation", "autofill.workbook"),
 ]
 
 

@@ -117,7 +117,7 @@ def test_a_module_named_for_another_code_is_refused(tmp_path):
 
 # Per-language tables left outside autofill/languages/, each with why (translation routes: how Apertium
 # and FreeDict spell a code; EFRAG's template names languages in English words).
-OUTSIDE = {"autofill/search/apertium.py", "autofill/search/dictionaries.py"}
+OUTSIDE = {"autofill/translation/apertium.py", "autofill/translation/dictionaries.py"}
 _TABLE_ENTRY = re.compile(r"""["'](?:de|fr|es|it|pt|nl|da|sv|no)["']\s*:""")
 
 

@@ -164,6 +164,21 @@ def test_bad_library_workbooks_are_one_line_errors(workspace, tmp_path):
     assert r.exit_code == 2 and "not found" in r.output
     r = invoke(workspace, "library", "export", "--company", "Nobody", str(tmp_path / "x.xlsx"))
     assert r.exit_code == 2 and "no answer library" in r.output
+    # A form values sheet without a value in a row, or without its Period column: one line, nothing imported.
+    wb = openpyxl.Workbook()
+    wb.active.title = "Answer library"
+    wb.active.append(COLUMNS)
+    forms = wb.create_sheet("Form values")
+    forms.append(["Datapoint", "Period", "Value"])
+    forms.append(["NumberOfEmployees", "2024", None])
+    wb.save(tmp_path / "forms.xlsx")
+    r = invoke(workspace, "library", "import", "--company", "Acme", str(tmp_path / "forms.xlsx"))
+    assert r.exit_code == 2 and "'Form values' row 2: a form value needs a datapoint, a period and a value" in r.output
+    forms.delete_rows(1, 2)
+    forms.append(["Datapoint", "Value"])
+    wb.save(tmp_path / "forms.xlsx")
+    r = invoke(workspace, "library", "import", "--company", "Acme", str(tmp_path / "forms.xlsx"))
+    assert r.exit_code == 2 and "no Period column in the first row of sheet 'Form values'" in r.output
 
 
 def test_a_refused_answer_says_how_to_record_the_override_in_excel_and_that_works(workspace, tmp_path):
@@ -221,3 +236,80 @@ def test_an_override_in_excel_confirms_only_the_checks_it_names():
     both = f"{one}; {checks[1]}"
     assert not Entry(question="Q", answer="x", approved_at="2026-01-01", checks=checks,
                      override=with_comment_override("", both, checks)).refused
+
+
+def test_form_values_are_listed_apart_exported_on_their_own_sheet_and_imported_back(workspace, tmp_path):
+    """The library's form values (library/forms.py: by datapoint and reporting period) through the CLI, each
+    command a fresh process: `library list` shows them apart from the answers (datapoint, period, value,
+    unit, who approved, in which form), `--json` too; `library export` writes them on a sheet of their
+    own beside the answers' sheet; that workbook, edited by a team, imports back: every field kept, the
+    edited value updated, the answers' import unchanged."""
+    from autofill.library.forms import FormLibrary, FormValue
+    from autofill.library.form_sheet import FORM_COLUMNS, FORM_SHEET
+    from tests.race_helpers import cli
+
+    s = Settings(workspace=workspace)
+    chunks = report_store(s)
+    ws_args = ["--workspace", str(workspace), "library"]
+    assert cli([*ws_args, "add", "--company", "Acme", str(filled_workbook(tmp_path / "filled.xlsx"))]).returncode == 0
+    values = [FormValue("GrossScope1GreenhouseGasEmissions", "2024", "1120", "2026-01-05", unit="kt CO2e",
+                        label="Gross Scope 1 GHG emissions", sources="report.pdf p. 4",
+                        documents={"report.pdf": chunks[0].doc_sha256}, reviewer="Ana Reviewer",
+                        source_form="vsme_Acme_filled.xlsx", source_cell="Environmental!D12",
+                        checks="figures: 1120 not in cited passages (FAILED)"),
+              FormValue("GrossScope1GreenhouseGasEmissions", "2023", "1180", "2025-02-01", unit="kt CO2e",
+                        source_form="vsme_2023.xlsx", source_cell="Environmental!D12"),
+              FormValue("NumberOfEmployees", "2024", "=1+1", "2026-01-06", unit="people", reviewer="Bo",
+                        source_form="vsme_Acme_filled.xlsx", source_cell="General!C9")]
+    assert FormLibrary(s, "Acme").add(values, "2026-01-06T10:00:00") == 3
+
+    listed = cli([*ws_args, "list", "--company", "Acme"])
+    assert listed.returncode == 0, listed.stderr
+    answers, _, forms = listed.stdout.partition("approved form values")
+    assert "2 approved answers" in answers and "1,120 kt CO2e" in answers and "NumberOfEmployees" not in answers
+    assert "Acme: 3 approved form values" in listed.stdout
+    assert "GrossScope1GreenhouseGasEmissions (2024): 1120 kt CO2e" in forms
+    assert "GrossScope1GreenhouseGasEmissions (2023): 1180 kt CO2e" in forms
+    assert "approved 2026-01-05 by Ana Reviewer in vsme_Acme_filled.xlsx (Environmental!D12)" in forms
+    assert "NumberOfEmployees (2024): =1+1 people" in forms
+    as_json = json.loads(cli([*ws_args, "list", "--company", "Acme", "--json"]).stdout.strip().splitlines()[-1])
+    assert len(as_json["entries"]) == 2
+    first = as_json["form_values"][0]
+    assert {k: first[k] for k in ("datapoint", "period", "value", "unit", "reviewer", "approved", "source_form",
+                                  "source_cell")} == {
+        "datapoint": "GrossScope1GreenhouseGasEmissions", "period": "2023", "value": "1180", "unit": "kt CO2e",
+        "reviewer": "", "approved": "2025-02-01", "source_form": "vsme_2023.xlsx", "source_cell": "Environmental!D12"}
+
+    out = tmp_path / "lib.xlsx"
+    exported = cli([*ws_args, "export", "--company", "Acme", str(out), "--json"])
+    assert exported.returncode == 0, exported.stderr
+    assert json.loads(exported.stdout.strip().splitlines()[-1])["form_values"] == 3
+    wb = openpyxl.load_workbook(out)
+    assert wb.sheetnames == ["Answer library", FORM_SHEET] and wb.active.title == "Answer library"
+    sheet = wb[FORM_SHEET]
+    assert [c.value for c in sheet[1]] == FORM_COLUMNS and sheet.max_row == 4
+    rows = [dict(zip(FORM_COLUMNS, r)) for r in sheet.iter_rows(min_row=2, values_only=True)]
+    assert rows[2]["Value"] == "=1+1" and sheet["C4"].data_type == "s"  # text, never a formula
+    assert rows[1]["Reviewer"] == "Ana Reviewer" and rows[1]["Documents"] == f"report.pdf sha256:{chunks[0].doc_sha256}"
+    sheet["C3"] = "1,121"  # a team corrects a value
+    wb.save(out)
+
+    lib = FormLibrary(s, "Acme")
+    for v in values:
+        lib.remove(v.datapoint, v.period)
+    assert lib.values() == []
+    imported = cli([*ws_args, "import", "--company", "Acme", str(out), "--json"])
+    assert imported.returncode == 0, imported.stderr
+    done = json.loads(imported.stdout.strip().splitlines()[-1])
+    assert (done["added"], done["updated"], done["unchanged"]) == (0, 0, 2)
+    assert done["form_values"] == {"read": 3, "changed": 3, "held": 3}
+    back = {(v.datapoint, v.period): v for v in lib.values()}
+    fields = ("value", "unit", "label", "sources", "documents", "approved_at", "reviewer", "source_form",
+              "source_cell", "checks")
+    for v in values:
+        want = {f: getattr(v, f) for f in fields}
+        if v.period == "2024" and v.datapoint.startswith("Gross"):
+            want["value"] = "1,121"
+        assert {f: getattr(back[(v.datapoint, v.period)], f) for f in fields} == want
+    again = json.loads(cli([*ws_args, "import", "--company", "Acme", str(out), "--json"]).stdout.strip().splitlines()[-1])
+    assert again["form_values"] == {"read": 3, "changed": 0, "held": 3}

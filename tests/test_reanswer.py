@@ -149,14 +149,14 @@ def test_review_model_overrides_the_recorded_model(filled, llm, tmp_path):
 
 
 def test_a_reanswer_of_a_german_row_searches_the_english_words_too(filled, llm, tmp_path, monkeypatch):
-    """The query translation (search/translation.py) and centring (search/centring.py) on the review page's
+    """The query translation (translation/translator.py) and centring (search/centring.py) on the review page's
     path: a German row of a run against the English sample report, re-answered, is searched with its
     English words as the run's was, and centred on the whole questionnaire's rows as the run centred it."""
     import numpy as np
 
     from autofill.search.centring import CentredSearch
     from autofill.answer.opening import open_run
-    from autofill.search.translation import QueryTranslator
+    from autofill.translation.translator import QueryTranslator
     from tests.dictd_factory import write_dictd
 
     workspace, _ = filled

@@ -264,7 +264,7 @@ class TextEmbedder:
 
 
 def test_a_translated_row_is_keyword_searched_in_its_english_words_only():
-    """A row across languages with a translation (search/translation.py): dense searches read the row and
+    """A row across languages with a translation (translation/translator.py): dense searches read the row and
     the translation; BM25 reads the translation as an English row (English instruction words dropped,
     English synonyms added), not the row's own words, which English documents do not hold."""
     s = Settings()

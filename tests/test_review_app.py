@@ -21,7 +21,7 @@ from autofill.review_app.security import csrf_token
 from autofill.review_app.session import ReviewSession
 from autofill.review.sidecar import sidecar_path
 from autofill.settings import Settings
-from autofill.workbook.carry import read_state
+from autofill.workbook.record import read_state
 from autofill.workbook.layout import read_questions
 from autofill.workbook.reviewer import rows_to_answer
 from tests import cli_process

@@ -156,7 +156,7 @@ def test_a_fully_cached_rerun_never_opens_chroma(ws, tmp_path, llm_server, monke
 def test_the_first_model_call_opens_chroma_in_the_background_and_a_hit_never_does(ws, tmp_path):
     import time
 
-    from autofill.answer.pipeline import _open_store_with_first_call
+    from autofill.answer.row_pool import open_store_with_first_call
     from autofill.providers.base import ChatMessage, ChatResult
     from autofill.providers.cache import CachedChat
 
@@ -175,7 +175,7 @@ def test_the_first_model_call_opens_chroma_in_the_background_and_a_hit_never_doe
     chat = CachedChat(Chat(), tmp_path / "cache", provider="openai")
     chat.complete([ChatMessage("user", "seen before")])
     store = open_for_reading(settings, COMPANY)
-    _open_store_with_first_call(chat, store)
+    open_store_with_first_call(chat, store)
     chat.complete([ChatMessage("user", "seen before")])  # a hit: nothing opens
     time.sleep(0.2)
     assert not store.opened and Chat.prepared == 0

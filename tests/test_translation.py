@@ -1,11 +1,11 @@
-"""autofill/search/translation.py: a question searched in its documents' words too."""
+"""autofill/translation/translator.py: a question searched in its documents' words too."""
 
 from __future__ import annotations
 
 import pytest
 
-from autofill.search.translation import QueryTranslator, split_compound, translate_query
-from autofill.search.dictionaries import open_dictionary
+from autofill.translation.translator import QueryTranslator, split_compound, translate_query
+from autofill.translation.dictionary_cache import open_dictionary
 from autofill.records import QuestionRow
 from tests.dictd_factory import write_dictd
 

@@ -36,7 +36,7 @@ from autofill.providers.query_cache import with_query_cache
 from autofill.records import QuestionRow, RowResult
 from autofill.search.centring import centre_of, language_kinds
 from autofill.search.retrieval import build_query, query_rows
-from autofill.search.translation import QueryTranslator, cache_path
+from autofill.translation.translator import QueryTranslator, cache_path
 from autofill.settings import Settings
 from autofill.sqlite_cache import BlobCache
 from autofill.store.multilingual import MODEL, MultilingualIndex, crosses, language_lines
@@ -60,7 +60,7 @@ class OpenedRun:
     trust: Trust
     locator: PageLocator
     multilingual: Any = None  # the store's multilingual index (store/multilingual.py), when the plan has it
-    translator: Any = None  # search/translation.QueryTranslator, when the plan translates queries
+    translator: Any = None  # translation/translator.QueryTranslator, when the plan translates queries
     centre: Any = None  # search/centring.Centre of the questionnaire (centre_on), for the multilingual index
     warnings: list[str] = field(default_factory=list)  # choices asked for that cannot run (no model)
 
@@ -80,7 +80,7 @@ class OpenedRun:
     def centre_on(self, rows: Sequence[QuestionRow]) -> None:
         """Centre the searches of the multilingual index on the questionnaire's `rows` (all of them, as read
         from the workbook, so that a row answered alone is searched as in its run: search/centring.py).
-        Their translations (search/translation.py) are made here too, side by side, before the first row
+        Their translations (translation/translator.py) are made here too, side by side, before the first row
         is answered."""
         if self.multilingual is None:
             return
@@ -159,7 +159,7 @@ def open_run(settings: Settings, company: str, *, providers: Providers | None = 
 
 
 def _translator(settings: Settings, plan: Plan, multilingual: Any, documents: dict[str, Any]) -> Any:
-    """The run's query translation (search/translation.py) when the plan has it and the store has a
+    """The run's query translation (translation/translator.py) when the plan has it and the store has a
     multilingual index (its model chooses among a word's translations)."""
     if multilingual is None or not plan.query_translation:
         return None

@@ -12,14 +12,12 @@ anything is written."""
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import logging
-import threading
 import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from autofill.answer.checkpoint import Checkpoint, checkpoint_path, question_key, safe_name
 from autofill.hashing import file_sha256
@@ -27,7 +25,7 @@ from autofill.library.runtime import RunLibrary
 from autofill.answer.opening import open_run
 from autofill.answer.recheck import recheck
 from autofill.checks.reviewed import approved
-from autofill.answer.row import RowContext, RunStopped, answer_row
+from autofill.answer.row_pool import answer_concurrently, open_store_with_first_call
 from autofill.answer.run_report import build_run_info, progress_line
 from autofill.checks.tier import tier_counts
 from autofill.errors import InputError
@@ -35,7 +33,6 @@ from autofill.fileio import ensure_not_open, ensure_writable_file, missing, remo
 from autofill.language import questionnaire_languages
 from autofill.plan import Plan
 from autofill.providers.base import Providers
-from autofill.providers.breaker import EndpointDown
 from autofill.records import QuestionRow, RowResult, RunReport
 from autofill.reporting import Reporter, as_reporter
 from autofill.settings import Settings
@@ -54,7 +51,6 @@ from autofill.review.sidecar import reopen_unlogged
 from autofill.workbook.reviewer import kept_result, rows_to_answer
 from autofill.workbook.history import keep_previous
 from autofill.frameworks.model_map import tag_unsure_rows
-from autofill.providers.cache import CachedChat
 from autofill.review.report import write_review_report
 
 
@@ -101,7 +97,7 @@ def run_questionnaire(settings: Settings, company: str, questionnaire: Path | st
     layout, rows = read_questions(settings, questionnaire)
     out = output_file(questionnaire, Path(output) if output else output_path(settings, company, questionnaire,
                                                                              out_dir), layout.kind)
-    from autofill.workbook.carry import check_made_for
+    from autofill.workbook.record import check_made_for
 
     ensure_writable_file(out)
     # One writer per output, before the existing output is read and before any model call; and never
@@ -139,7 +135,8 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
                 out: Path, rep: Reporter, started_at: str, t0: float, resume: bool, live: bool,
                 providers: Providers | None, gate: Any, keep_reviews: bool, announce: bool) -> RunReport:
     """run_questionnaire's work while it holds the output's lock."""
-    from autofill.workbook.carry import Start, choose_base, read_state
+    from autofill.workbook.carry import Start, choose_base
+    from autofill.workbook.record import read_state
     from autofill.workbook.writeback import mark_not_written
 
     # The existing output, when there is one: reviewer state is read from it and kept (workbook/carry.py).
@@ -201,7 +198,7 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
             rep.message(f"Framework datapoints: {asked} rows the rules left unsure were mapped with the model's help.")
     for result in reused:  # checked against their cited pages in today's store before they can be Ready
         mark_not_written(recheck(trust, store, result))
-    _open_store_with_first_call(chat, store)
+    open_store_with_first_call(chat, store)
     live_sink = _LiveSink(questionnaire, layout, settings) if live else None
     if live_sink is not None:
         for result in results.values():
@@ -226,7 +223,7 @@ def _run_locked(settings: Settings, company: str, questionnaire: Path, layout: A
             # Load the query embedder now, not inside the first rows: their timings stay honest and
             # a broken embedder fails the run once instead of every row.
             providers.embedder.embed_query(pending[0].question)
-        stopped = _answer_concurrently(ctx, pending, settings.llm.concurrency, finished,
+        stopped = answer_concurrently(ctx, pending, settings.llm.concurrency, finished,
                                        check=lambda r: mark_not_written(opened.check(r)), gate=gate)
     finally:
         bar.close()
@@ -315,82 +312,6 @@ def _library(settings: Settings, company: str, providers: Providers, plan: _RunP
         except InputError as exc:
             log.warning("approved rows of %s not added to the answer library: %s", out.name, exc)
     return library
-
-
-def _answer_concurrently(ctx: RowContext, rows: list[QuestionRow], concurrency: int,
-                         finished: Callable[[RowResult], None],
-                         check: Callable[[RowResult], RowResult] = lambda r: r,
-                         gate: Any = None) -> EndpointDown | None:
-    """Answer rows in a thread pool, calling `finished` from this thread as each completes (so the
-    checkpoint has a single writer). Ctrl-C or a broken template stops the pool: queued rows are
-    cancelled and in-flight ones abandoned; everything finished so far is already checkpointed. An
-    endpoint that stops answering (providers/breaker.py) stops it too, but returns its error: the rows
-    that finished are written back before the run reports it."""
-    if not rows:
-        return None
-    stopped: EndpointDown | None = None
-    pool = cf.ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="autofill-row")
-    try:
-        work = gate.wrap(answer_row) if gate is not None else answer_row
-
-        def one(row: QuestionRow) -> RowResult | None:
-            result = work(ctx, row)
-            return None if result is None else check(result)
-
-        futures = [pool.submit(one, row) for row in rows]
-        for future in cf.as_completed(futures):
-            try:
-                result = future.result()
-            except (EndpointDown, RunStopped, cf.CancelledError) as exc:
-                if stopped is None and not isinstance(exc, EndpointDown):
-                    raise
-                if stopped is None:  # the endpoint went away mid-run: stop, keep what finishes
-                    stopped = exc
-                    ctx.stop.set()
-                    for queued in futures:
-                        queued.cancel()
-                continue
-            if result is not None:  # None: the gate did not start the row (cost cap); it stays pending
-                finished(result)
-    except BaseException:
-        # Queued rows are cancelled; rows in flight stop before their next model call (each waits
-        # at most for the call it is in), so nothing keeps calling the API after the run has ended.
-        ctx.stop.set()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
-    return stopped
-
-
-def _open_store_with_first_call(chat: Any, store: Any) -> None:
-    """Open the store's Chroma (a 1.6 s import) in a thread once the first model call is on its way,
-    instead of in the first row that searches after its HyDE reply: a run that calls the model waits
-    on the network then anyway, and a run answered from the cache never opens it (store/snapshot.py).
-    The thread first builds the chat's SDK client (or waits for the call building it), so the two
-    imports never compete for the interpreter ahead of that first call."""
-
-    warm = getattr(store, "warm", None)
-    if chat is None or not callable(warm):
-        return
-    inner = chat.chat if isinstance(chat, CachedChat) else chat
-
-    def start() -> None:
-        def run() -> None:
-            try:
-                prepare = getattr(inner, "prepare", None)
-                if callable(prepare):
-                    prepare()
-                warm()
-            except Exception as exc:  # noqa: BLE001 - the row that searches next meets it again, clearly
-                log.debug("opening the store ahead of the first search failed: %s", exc)
-
-        threading.Thread(target=run, name="autofill-open-store", daemon=True).start()
-
-    if isinstance(chat, CachedChat):
-        chat.on_miss = start
-    elif callable(getattr(chat, "prepare", None)):  # no response cache: every call goes out
-        start()
-    # (a portfolio's chat, shared by companies running at once, is left alone: its stores open lazily)
 
 
 def _review_report(settings: Settings, output: Path, company: str) -> Path | None:

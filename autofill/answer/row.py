@@ -66,7 +66,7 @@ class RowContext:
     # a language the store's embedder does not read, or against such documents, is searched with it.
     multilingual: Any = None
     document_languages: tuple[str, ...] = ()
-    # search/translation.QueryTranslator: such a row is searched in the documents' words too.
+    # translation/translator.QueryTranslator: such a row is searched in the documents' words too.
     translator: Any = None
     # search/centring.Centre: the questionnaire's means its rows are centred on in the multilingual index.
     centre: Any = None
@@ -86,7 +86,7 @@ class RowContext:
         return self.searched_with(row)[0] is not self.store
 
     def translation(self, row: QuestionRow) -> str:
-        """The row's text in its documents' words (search/translation.py), searched beside it: for a row
+        """The row's text in its documents' words (translation/translator.py), searched beside it: for a row
         searched with the multilingual index only; "" for any other, or without a dictionary."""
         return self.translations([row])[0]
 

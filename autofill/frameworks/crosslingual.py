@@ -1,12 +1,15 @@
 """Rows in other languages mapped to datapoints as their English versions are (issue 46): the catalogue's
-rules read English, so a German or French row is mapped through its English words, the translation its
-search gets (search/translation.QueryTranslator: Apertium where it has a route into English, French;
-else the bilingual dictionary, German), with the original's own mapping joined in (quoted codes, "Scope 1",
-acronyms and names read the same in any language): per concept the stronger of the two.
+rules read English, so a German or French row is mapped through its English words: its language's glossary
+terms, and the rest read from the bilingual dictionary the search's translator holds
+(search/translation.QueryTranslator) by frameworks/lemmas.py (word forms, compounds, the catalogue's senses,
+cognates), with the original's own mapping joined in (quoted codes, "Scope 1", acronyms and names read the
+same in any language): per concept the stronger of the two. A head-first language's phrases are read in
+English order too ("produits bas carbone" -> "low carbon products"), and that reading joined as well.
 
-No multilingual model is loaded here (inspect stays offline and quick): of a word's dictionary senses the
-first is taken. A row whose language has neither Apertium nor a dictionary, or `retrieval.translate_queries`
-off, is mapped as it is. Pure but for the translator the caller may pass (tests pass their own)."""
+No multilingual model is loaded here (inspect stays offline and quick). A row whose language has no
+dictionary is read by the translator (Apertium where it is asked for and has a route); a row whose language
+has neither, or `retrieval.translate_queries` off, is mapped as it is. Pure but for the translator the
+caller may pass (tests pass their own)."""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 from autofill.frameworks.mapping import Mapper, Mapping, Match, MAX_MATCHES
-from autofill.search.translation import QueryTranslator
+from autofill.translation.translator import QueryTranslator
 from autofill.languages import REGISTRY
 
 log = logging.getLogger(__name__)
@@ -48,14 +51,28 @@ def _normal(text: str) -> str:
 
 
 @lru_cache(maxsize=None)
-def glossary_pattern(language: str) -> re.Pattern | None:
-    """One pattern finding the language's glossary terms (languages/<code>.py `glossary`), longest first."""
-
+def glossary_of(language: str) -> dict[str, str]:
+    """The language's terms in English: its reporting glossary (languages/<code>.py `glossary`) and its
+    financial and GHG term names (`terms`: "chiffre d'affaires" is revenue, not "cipher stuff") but those
+    holding a glossary term, which the glossary reads."""
     lang = REGISTRY.get(language)
-    if lang is None or not lang.glossary:
+    if lang is None:
+        return {}
+    glossary = {_normal(t): e for t, e in lang.glossary.items()}
+    terms = {_normal(t): e for t, e in lang.terms.items()
+             if not any(g in _normal(t) for g in glossary)}  # "treibhausgasemissionen": the glossary's words
+    return {**terms, **glossary}
+
+
+@lru_cache(maxsize=None)
+def glossary_pattern(language: str) -> re.Pattern | None:
+    """One pattern finding the language's glossary terms (`glossary_of`), longest first."""
+
+    glossary = glossary_of(language)
+    if not glossary:
         return None
     parts = []
-    for term in sorted({_normal(t) for t in lang.glossary}, key=len, reverse=True):
+    for term in sorted(glossary, key=len, reverse=True):
         body = re.escape(term)
         if language == "de":  # each word of a term may carry its ending ("gefährlichen Abfälle")
             body = body.replace(r"\ ", rf"{_GERMAN_ENDINGS}?\s+")
@@ -72,7 +89,7 @@ def glossary_parts(text: str, language: str) -> list[tuple[str, bool]]:
     if pattern is None:
         return [(text, False)]
 
-    glossary = {_normal(t): e for t, e in REGISTRY[language].glossary.items()}
+    glossary = glossary_of(language)
     lowered = _normal(text)
     out: list[tuple[str, bool]] = []
     at = 0
@@ -99,29 +116,116 @@ def _term_of(found: str, glossary: dict[str, str], language: str) -> str:
     return ""
 
 
-def english_words(pairs: Sequence[tuple[str, str]], translator: Any) -> list[str]:
-    """Each (language, text) in English words: the glossary's terms first, the rest through the translator
-    ("" where neither gives a word)."""
+# Languages whose noun phrases put the head first ("produits bas carbone", "émissions brutes"): their
+# English words are also read with each phrase's first word moved to its end ("low carbon products").
+HEAD_FIRST = frozenset({"fr", "es", "it", "pt"})
+_PUNCT = " -–/,.;:()?!'\""
+
+
+def english_words(pairs: Sequence[tuple[str, str]], translator: Any, vocabulary: Any = None) -> list[str]:
+    """Each (language, text) in English words, in the text's order (`english_texts`' first reading)."""
+    return [texts[0] for texts in english_texts(pairs, translator, vocabulary)]
+
+
+def english_texts(pairs: Sequence[tuple[str, str]], translator: Any, vocabulary: Any = None) -> list[tuple[str, ...]]:
+    """Each (language, text) in English words: the glossary's terms first, the rest through the translator's
+    dictionary read with lemmas.Lookup (word forms, compounds, the catalogue's senses and cognates:
+    `vocabulary`, lemmas.catalogue_words), or through the translator itself where it has no dictionary for
+    the language or translates with Apertium (("",) where neither gives a word). A head-first language's
+    text has a second reading, its phrases in English order (`HEAD_FIRST`, `english_order`)."""
     cut = [glossary_parts(text, language) for language, text in pairs]
     todo = [(language, part) for (language, _), parts in zip(pairs, cut) for part, english in parts
-            if not english and part.strip(" -–/,.;:()?!'\"")]
-    done = iter(translator.for_texts(todo) if translator is not None and todo else [""] * len(todo))
+            if not english and part.strip(_PUNCT)]
+    lookups = _lookups(todo, translator, vocabulary) if translator is not None else {}
+    rest = [key for key in todo if key[0] not in lookups]
+    done = iter(translator.for_texts(rest) if translator is not None and rest else [""] * len(rest))
     out = []
-    for parts in cut:
-        words = [part if english else (next(done) if part.strip(" -–/,.;:()?!'\"") else "") for part, english in parts]
-        out.append(" ".join(" ".join(w for w in words if w).split()) if any(e for _, e in parts) or translator else "")
+    for (language, _), parts in zip(pairs, cut):
+        units: list[tuple[str, bool]] = []  # (English words, continues the phrase before)
+        joins = False
+        for part, english in parts:
+            if english:
+                units.append((part, joins))
+                joins = True
+            elif not part.strip(_PUNCT):
+                joins = joins and not part.strip()
+            elif language in lookups:
+                found, joins = lookups[language].pieces(part, joins)
+                units += found
+            else:
+                units.append((next(done), False))
+                joins = False
+        if not (any(e for _, e in parts) or translator):
+            out.append(("",))
+            continue
+        texts = [_joined(w for w, _ in units)]
+        if language in HEAD_FIRST and language in lookups:
+            texts.append(_joined(english_order(units)))
+        out.append(tuple(dict.fromkeys(texts)))
     return out
 
 
-def english_questions(rows: Sequence[Any], translator: Any) -> list[str]:
-    """Each row's question in English words: "" for an English row (or one of unknown language) and where
-    no translation serves its language."""
+def _joined(words) -> str:
+    return " ".join(" ".join(w for w in words if w).split())
+
+
+def english_order(units: Sequence[tuple[str, bool]]) -> list[str]:
+    """A head-first language's phrases in English order: each phrase's first word after the rest
+    (("products", False), ("low", True), ("carbon", True) -> "low carbon products")."""
+    out: list[str] = []
+    phrase: list[str] = []
+    for words, continues in (*units, ("", False)):
+        if not continues and phrase:
+            out += phrase[1:] + phrase[:1]
+            phrase = []
+        phrase.append(words)
+    return out
+
+
+def _lookups(todo: Sequence[tuple[str, str]], translator: Any, vocabulary: Any) -> dict[str, Any]:
+    """A lemmas.Lookup for each language the translator has a dictionary for and no Apertium route."""
+    from autofill.frameworks.lemmas import Lookup
+    from autofill.store.bm25_index import stop_words
+
+    out = {}
+    for language in dict.fromkeys(language for language, _ in todo):
+        dictionary = _dictionary(translator, language)
+        if dictionary is not None:
+            out[language] = Lookup(dictionary, language, vocabulary, stop_words(language))
+    return out
+
+
+def _dictionary(translator: Any, language: str) -> Any:
+    """The translator's dictionary for `language`, None where it has none or reads the language with Apertium."""
+    routes = getattr(translator, "routes_for", None)
+    find = getattr(translator, "dictionary_for", None)
+    if find is None or (routes is not None and routes(language)):
+        return None
+    return find(language)
+
+
+def english_questions(rows: Sequence[Any], translator: Any, vocabulary: Any = None) -> list[tuple[str, ...]]:
+    """Each row's question in English words (`english_texts`' readings): ("",) for an English row (or one of
+    unknown language) and where no translation serves its language."""
     wanted = [(i, (q.language, q.question)) for i, q in enumerate(rows)
               if needs_translation(getattr(q, "language", "")) and str(q.question or "").strip()]
-    out = [""] * len(rows)
-    for (i, _), text in zip(wanted, english_words([key for _, key in wanted], translator)):
-        out[i] = text
+    out: list[tuple[str, ...]] = [("",)] * len(rows)
+    for (i, _), texts in zip(wanted, english_texts([key for _, key in wanted], translator, vocabulary)):
+        out[i] = texts
     return out
+
+
+_VOCABULARIES: dict[int, tuple[Any, Any]] = {}
+
+
+def vocabulary_of(catalogue: Any) -> Any:
+    """The catalogue's English words (lemmas.catalogue_words), read once per catalogue."""
+    from autofill.frameworks.lemmas import catalogue_words
+
+    held = _VOCABULARIES.get(id(catalogue))
+    if held is None or held[0] is not catalogue:
+        held = _VOCABULARIES[id(catalogue)] = (catalogue, catalogue_words(catalogue))
+    return held[1]
 
 
 def joined(original: Mapping, translated: Mapping) -> Mapping:
@@ -138,12 +242,17 @@ def joined(original: Mapping, translated: Mapping) -> Mapping:
     return Mapping(tuple(kept), tuple(dict.fromkeys((*original.quoted, *translated.quoted))))
 
 
-def map_texts(mapper: Mapper, questions: Sequence[str], contexts: Sequence[str], english: Sequence[str]) -> list[Mapping]:
-    """Each question's mapping, joined with its English words' where it has them."""
+def map_texts(mapper: Mapper, questions: Sequence[str], contexts: Sequence[str],
+              english: Sequence[str | Sequence[str]]) -> list[Mapping]:
+    """Each question's mapping, joined with its English words' where it has them (a text, or the readings
+    `english_texts` gives)."""
     out = []
     for question, context, words in zip(questions, contexts, english):
         mapping = mapper.map(question, context)
-        out.append(joined(mapping, mapper.map(words, context)) if words else mapping)
+        for text in ((words,) if isinstance(words, str) else words):
+            if text:
+                mapping = joined(mapping, mapper.map(text, context))
+        out.append(mapping)
     return out
 
 
@@ -154,5 +263,5 @@ def map_rows(settings, rows: Sequence[Any], mapper: Mapper, contexts: Sequence[s
     rows = list(rows)
     if translator == "settings":
         translator = translator_for(settings) if any(needs_translation(getattr(q, "language", "")) for q in rows) else None
-    english = english_questions(rows, translator)
+    english = english_questions(rows, translator, vocabulary_of(mapper.catalogue) if translator is not None else None)
     return map_texts(mapper, [q.question for q in rows], contexts, english)

@@ -45,7 +45,7 @@ def add(ctx, company, workbooks, as_json):
 @click.pass_context
 @_handled
 def list_cmd(ctx, company, as_json):
-    """List the approved answers in COMPANY's library."""
+    """List the approved answers in COMPANY's library, then its approved form values."""
     from autofill.library import manage
 
     _finish(ctx, as_json, lambda s: manage.list_entries(s, company))
@@ -58,7 +58,7 @@ def list_cmd(ctx, company, as_json):
 @click.pass_context
 @_handled
 def export(ctx, company, out, as_json):
-    """Export the library to an .xlsx workbook OUT (to review, edit and share)."""
+    """Export the library to an .xlsx workbook OUT (to review, edit and share); form values on their own sheet."""
     from autofill.library import manage
 
     _finish(ctx, as_json, lambda s: manage.export(s, company, out))
@@ -71,7 +71,7 @@ def export(ctx, company, out, as_json):
 @click.pass_context
 @_handled
 def import_cmd(ctx, company, workbook, as_json):
-    """Import a workbook written by `library export` (edited answers update their entries)."""
+    """Import a workbook written by `library export` (edited answers and form values update their entries)."""
     from autofill.library import manage
 
     _finish(ctx, as_json, lambda s: manage.import_(s, company, workbook))

@@ -17,6 +17,8 @@ from autofill.store.reading import find_for_reading
 from autofill.library.checking import EvidenceChecker
 from autofill.library.xlsx import export_workbook
 from autofill.library.xlsx import import_workbook
+from autofill.library.forms import FormLibrary, documents_of
+from autofill.library.form_sheet import add_form_sheet, import_form_values
 from autofill.checks.reviewed import failed_reasons
 from autofill.records import QuestionRow
 
@@ -114,45 +116,75 @@ def _short(text: str, n: int) -> str:
 
 
 def list_entries(settings: Settings, company: str) -> Done:
+    """The approved answers, then, apart, the approved form values (library/forms.py: by datapoint and
+    reporting period)."""
     lib = open_library(settings, company, create=False)
     entries = [] if lib is None else lib.entries()
     if lib is not None:
         lib.close()
+    values = FormLibrary(settings, company).values()
     data = {"company": company, "entries": [
         {"id": e.id, "question": e.question, "answer": e.answer, "approved": e.approved_at,
          "source_questionnaire": e.source_questionnaire, "sources": e.sources, "documents": e.documents,
          "checks": e.checks, "override": e.override}
-        for e in entries]}
-    if not entries:
+        for e in entries], "form_values": [
+        {"id": v.id, "datapoint": v.datapoint, "period": v.period, "value": v.value, "unit": v.unit,
+         "label": v.label, "approved": v.approved_at, "reviewer": v.reviewer, "source_form": v.source_form,
+         "source_cell": v.source_cell, "sources": v.sources, "documents": v.documents, "checks": v.checks}
+        for v in values]}
+    if not entries and not values:
         return Done(data, [f"{company}: the answer library is empty"])
-    lines = [f"{company}: {len(entries)} approved answers"]
+    lines = [f"{company}: {len(entries)} approved answers" if entries else f"{company}: no approved answers"]
     for e in entries:
         lines.append(f"  #{e.id} [{e.approved_at}] {_short(e.question, 70)}")
         lines.append(f"      {_short(e.answer, 90)}  ({e.source_questionnaire or 'imported'})")
         if e.checks:
             lines.append(f"      approved over failed checks: {_short('; '.join(e.checks), 80)}")
+    if values:
+        lines.append(f"{company}: {len(values)} approved form values (by datapoint and reporting period)")
+    for v in values:
+        lines.append(f"  {v.datapoint} ({v.period}): {_short(v.shown(), 60)}" + (f"  {_short(v.label, 60)}"
+                                                                                 if v.label else ""))
+        lines.append(f"      {_short(v.provenance(), 150)}")
+        if v.checks:
+            lines.append(f"      approved over failed checks: {_short(v.checks, 80)}")
     return Done(data, lines)
 
 
 def export(settings: Settings, company: str, out: Path) -> Done:
-
+    """The answers on the workbook's first sheet, the form values on a sheet of their own
+    (library/form_sheet.py)."""
     with _lib(settings, company) as lib:
         entries = lib.entries()
-    path = export_workbook(entries, Path(out), company)
-    return Done({"company": company, "file": str(path), "entries": len(entries)},
-                   [f"Exported {len(entries)} approved answers of {company} to {path}"])
+    values = FormLibrary(settings, company).values()
+    path = export_workbook(entries, Path(out), company, more=lambda wb: add_form_sheet(wb, values))
+    also = f" and {len(values)} form values" if values else ""
+    return Done({"company": company, "file": str(path), "entries": len(entries), "form_values": len(values)},
+                [f"Exported {len(entries)} approved answers{also} of {company} to {path}"])
 
 
 def import_(settings: Settings, company: str, path: Path) -> Done:
-
+    """A workbook `export` wrote, edited or not: its answers checked against today's evidence and
+    added or updated; its form values (sheet "Form values") added or updated by datapoint and period."""
     entries = import_workbook(Path(path), _now()[:10])
+    values = import_form_values(Path(path), _now()[:10])
     check_entries(entries, _checker(settings, company))
+    for v in values:
+        if not v.documents and v.sources:  # the cited documents' hashes as the store has them now
+            v.documents = documents_of(settings, company, v.sources)
     with _lib(settings, company, create=True) as lib:
         r = lib.add(entries, _now())
         size = len(lib)
-    return Done({"company": company, "file": str(path), **r.to_json(), "entries": size},
-                refused_lines(r.refused)
-                + [f"{company}: imported {Path(path).name}: {_counts(r)}; the answer library holds {size} answers"])
+    forms = FormLibrary(settings, company)
+    changed = forms.add(values, _now())
+    held = len(forms.values())
+    lines = refused_lines(r.refused) + [
+        f"{company}: imported {Path(path).name}: {_counts(r)}; the answer library holds {size} answers"]
+    if values or held:
+        lines.append(f"{company}: form values: {len(values)} read, {changed} added or updated; "
+                     f"the answer library holds {held} form values")
+    return Done({"company": company, "file": str(path), **r.to_json(), "entries": size,
+                 "form_values": {"read": len(values), "changed": changed, "held": held}}, lines)
 
 
 def check_entries(entries: list[Entry], checker) -> None:

@@ -9,6 +9,7 @@ import io
 import re
 from datetime import date, datetime
 from pathlib import Path
+from typing import Any, Callable
 
 from autofill.errors import InputError
 from autofill.fileio import atomic_write_bytes
@@ -23,11 +24,11 @@ WIDTHS = [60, 60, 60, 40, 40, 12, 30, 14, 20, 60, 40, 50]
 _DOC_LINE = re.compile(r"^(.*\S)\s+sha256:([0-9a-f]{64})$", re.IGNORECASE)
 
 
-def _documents_cell(documents: dict[str, str]) -> str:
+def documents_cell(documents: dict[str, str]) -> str:
     return "\n".join(f"{name} sha256:{sha}" for name, sha in sorted(documents.items()))
 
 
-def _documents(text: str) -> dict[str, str]:
+def documents_of_cell(text: str) -> dict[str, str]:
     out = {}
     for line in str(text or "").splitlines():
         m = _DOC_LINE.match(line.strip())
@@ -36,12 +37,29 @@ def _documents(text: str) -> dict[str, str]:
     return out
 
 
-def export_workbook(entries: list[Entry], out_path: Path, company: str) -> Path:
-    """Write the entries to `out_path` (.xlsx), atomically."""
-    from openpyxl import Workbook
+def fill_sheet(ws: Any, columns: list[str], widths: list[int], rows: list[list]) -> None:
+    """A sheet of the library workbook: bold headers, column widths, header row frozen, every value text
+    (set_text: "=..." stays text), wrapped and top-aligned."""
     from openpyxl.styles import Alignment, Font
     from openpyxl.utils import get_column_letter
 
+    for col, (name, width) in enumerate(zip(columns, widths), start=1):
+        cell = ws.cell(row=1, column=col, value=name)
+        cell.font = Font(bold=True)
+        ws.column_dimensions[get_column_letter(col)].width = width
+    ws.freeze_panes = "A2"
+    for r, values in enumerate(rows, start=2):
+        for c, value in enumerate(values, start=1):
+            cell = ws.cell(row=r, column=c)
+            set_text(cell, value)
+            cell.alignment = Alignment(vertical="top", wrap_text=True)
+
+
+def export_workbook(entries: list[Entry], out_path: Path, company: str,
+                    more: Callable[[Any], None] | None = None) -> Path:
+    """Write the entries to `out_path` (.xlsx), atomically. `more`: given the workbook before it is saved,
+    adds sheets of its own (the form values: library/form_sheet.add_form_sheet)."""
+    from openpyxl import Workbook
 
     out_path = Path(out_path)
     if out_path.suffix.lower() != ".xlsx":
@@ -49,19 +67,12 @@ def export_workbook(entries: list[Entry], out_path: Path, company: str) -> Path:
     wb = Workbook()
     ws = wb.active
     ws.title = SHEET
-    for col, (name, width) in enumerate(zip(COLUMNS, WIDTHS), start=1):
-        cell = ws.cell(row=1, column=col, value=name)
-        cell.font = Font(bold=True)
-        ws.column_dimensions[get_column_letter(col)].width = width
-    ws.freeze_panes = "A2"
-    for r, e in enumerate(entries, start=2):
-        values = [e.question, e.answer, e.reasoning, e.sources, e.reviewer_comment, e.approved_at,
-                  e.source_questionnaire, e.source_row, e.form_of_answer, _documents_cell(e.documents),
-                  "; ".join(e.checks or []), e.override]
-        for c, value in enumerate(values, start=1):
-            cell = ws.cell(row=r, column=c)
-            set_text(cell, value)
-            cell.alignment = Alignment(vertical="top", wrap_text=True)
+    fill_sheet(ws, COLUMNS, WIDTHS, [[e.question, e.answer, e.reasoning, e.sources, e.reviewer_comment, e.approved_at,
+                                      e.source_questionnaire, e.source_row, e.form_of_answer,
+                                      documents_cell(e.documents), "; ".join(e.checks or []), e.override]
+                                     for e in entries])
+    if more is not None:
+        more(wb)
     wb.properties.title = f"Answer library: {company}"
     buffer = io.BytesIO()
     guard_workbook(wb)
@@ -71,7 +82,7 @@ def export_workbook(entries: list[Entry], out_path: Path, company: str) -> Path:
     return out_path
 
 
-def _text(value) -> str:
+def cell_text(value) -> str:
     if value is None:
         return ""
     if isinstance(value, datetime):
@@ -81,7 +92,7 @@ def _text(value) -> str:
     return str(value).strip()
 
 
-def _approved(text: str, where: str) -> str:
+def approved_date(text: str, where: str) -> str:
     t = text.strip()[:10]
     try:
         return date.fromisoformat(t).isoformat()
@@ -98,8 +109,8 @@ def import_workbook(path: Path, today: str) -> list[Entry]:
         raise InputError(f"library workbook not found: {path}")
     wb = load_workbook_safely(path, data_only=True)
     ws = wb[SHEET] if SHEET in wb.sheetnames else wb.worksheets[0]
-    header = {_text(v).lower(): i for i, v in enumerate(next(ws.iter_rows(min_row=1, max_row=1, values_only=True), ()))
-              if _text(v)}
+    first = next(ws.iter_rows(min_row=1, max_row=1, values_only=True), ())
+    header = {cell_text(v).lower(): i for i, v in enumerate(first) if cell_text(v)}
     missing = [name for name in ("Question", "Answer") if name.lower() not in header]
     if missing:
         raise InputError(f"{path.name}: no {' or '.join(missing)} column in the first row of sheet {ws.title!r} "
@@ -109,7 +120,7 @@ def import_workbook(path: Path, today: str) -> list[Entry]:
     for r, values in enumerate(ws.iter_rows(min_row=2, values_only=True), start=2):
         def get(name: str) -> str:
             i = header.get(name.lower())
-            return _text(values[i]) if i is not None and i < len(values) else ""
+            return cell_text(values[i]) if i is not None and i < len(values) else ""
 
         question, answer = get("Question"), get("Answer")
         if not question and not answer:
@@ -119,8 +130,8 @@ def import_workbook(path: Path, today: str) -> list[Entry]:
         approved = get("Approved")
         out.append(Entry(question=question, answer=answer, reasoning=get("Reasoning"), sources=get("Sources"),
                          reviewer_comment=get("Reviewer comment"),
-                         approved_at=_approved(approved, f"{path.name} row {r}") if approved else today,
+                         approved_at=approved_date(approved, f"{path.name} row {r}") if approved else today,
                          source_questionnaire=get("Source questionnaire"), source_row=get("Source row"),
-                         form_of_answer=get("Form of answer"), documents=_documents(get("Documents")),
+                         form_of_answer=get("Form of answer"), documents=documents_of_cell(get("Documents")),
                          override=get("Override")))
     return out

@@ -24,8 +24,8 @@ from autofill.store.reading import find_for_reading
 
 
 def form_points(form: Form) -> list:
-    """The datapoints run_form answers (forms/run.py: answerable inputs, non-text computed totals)."""
-    from autofill.forms.run import answerable, with_units
+    """The datapoints run_form answers (forms/selection.py: answerable inputs, non-text computed totals)."""
+    from autofill.forms.selection import answerable, with_units
 
     return with_units(form, answerable(form) + [dp for dp in form.computed if dp.kind is not DatapointKind.TEXT])
 
@@ -39,7 +39,7 @@ def estimate_form(settings: Settings, company: str, form: Form, model: str | Non
     candidates a small store can return)."""
     from autofill.forms.answer import datapoint_row
     from autofill.forms.carry import plan_carry, read_state
-    from autofill.forms.run import plan_tables, reporting_period
+    from autofill.forms.selection import plan_tables, reporting_period
     from autofill.forms.tables import table_row
     from autofill.plan import resolve_plan
 

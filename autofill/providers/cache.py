@@ -91,7 +91,7 @@ class CachedChat:
         self.hits = 0
         self.misses = 0
         # Called once, just before the first call that is not in the cache goes out: work a run needs only
-        # when it calls the model can wait until then (answer/pipeline.py opens the store's Chroma then).
+        # when it calls the model can wait until then (answer/row_pool.py opens the store's Chroma then).
         self.on_miss: Any = None
 
     @property

@@ -19,7 +19,7 @@ from autofill.review.rows import EvidenceRow, ReviewQuestion, _int, _pages, _tex
 
 EVIDENCE_SHEET = "Evidence"
 RUN_INFO_SHEET = "Run info"
-RECORD_SHEET = "autofill record"  # workbook/carry.py: hashes of what autofill wrote, never a question sheet
+RECORD_SHEET = "autofill record"  # workbook/record.py: hashes of what autofill wrote, never a question sheet
 HEADER_SCAN_ROWS = 30
 FORM_EVIDENCE = {"named range", "cell", "label"}  # a filled form's Evidence sheet (workbook/evidence.py)
 

@@ -1,7 +1,7 @@
 """Decisions from the browser written into the workbook, by the rules a decision typed in Excel
 follows: the Review, Reviewer comment, Answer, Reasoning and Sources cells are set as a reviewer
 would set them (with the Tier and Checks the decision's checks gave the row: review_app/checking.py),
-and the record of what autofill wrote (workbook/carry.py) is left alone, so the next
+and the record of what autofill wrote (workbook/record.py) is left alone, so the next
 `autofill run` sees an edited Answer as a hand edit and keeps it, an Approved row as approved, and
 answers a Needs-changes row again with the comment as guidance.
 

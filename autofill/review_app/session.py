@@ -33,7 +33,7 @@ from autofill.review_app.apply import (FIELD_LABELS, STATUS_CELL, TRUST_CELLS, a
 from autofill.review_app.checking import RowChecker, gate
 from autofill.review.sidecar import FIELDS, Decision, DecisionStore, Stale, version_of
 from autofill.states import ReviewState, Tier, parse_review, parse_tier
-from autofill.workbook.carry import TRACKED_ROLES
+from autofill.workbook.record import TRACKED_ROLES
 from autofill.workbook.history import keep_previous
 from autofill.workbook.reviewer import edited_note
 from autofill.workbook.safety import replaced_reason, xml_safe

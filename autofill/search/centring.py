@@ -4,7 +4,7 @@ multilingual-e5-small puts every question of a German questionnaire near every o
 (their language, a questionnaire's wording, "Form of answer") weighs as much as what each asks, and
 English passages sit apart from all of them. Centring takes the shared part out: each of the
 questionnaire's search texts minus the mean of its kind (the rows' texts, and their English
-translations: search/translation.py; the question alone, which `retrieval.query_parts = "both"` also
+translations: translation/translator.py; the question alone, which `retrieval.query_parts = "both"` also
 searches, is searched plainly, as measured), and the index's passages minus theirs
 (store/multilingual.MultilingualIndex.centred_query), so that what is left is what this question asks
 and what this passage says. The centred list is fused with the plain one (reciprocal rank fusion,

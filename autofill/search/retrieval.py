@@ -12,7 +12,7 @@ from typing import Callable, Protocol, Sequence
 from autofill.search.query import lexical_query, term_names
 from autofill.choices import RETRIEVAL_MODES, RetrievalMode
 from autofill.language import ENGLISH
-from autofill.records import Passage, QuestionRow
+from autofill.records import Passage, QuestionRow, build_query  # noqa: F401 (importable from here as before)
 from autofill.search.searches import Index, QueryPart, Search, SearchKind, mode_of, row_searches
 from autofill.settings import Settings
 
@@ -34,15 +34,8 @@ class QueryEmbedder(Protocol):
     def embed_query(self, text: str) -> list[float]: ...
 
 
-def build_query(row: QuestionRow) -> str:
-    """The retrieval query without HyDE: the question plus its form of answer and explanation,
-    which often name the exact terms a report uses ("Scope 1 and Scope 2", "base year")."""
-    parts = [row.question.strip(), row.form_of_answer.strip(), row.explanation.strip()]
-    return "\n".join(p for p in parts if p)
-
-
 def translated_row(row: QuestionRow, translation: str) -> QuestionRow:
-    """The row as its English words (search/translation.py) for keyword search: English instruction words
+    """The row as its English words (translation/translator.py) for keyword search: English instruction words
     dropped and English synonyms added, as an English row's are."""
     return replace(row, question=translation, form_of_answer="", explanation="", language=ENGLISH)
 
@@ -151,7 +144,7 @@ def retrieve(settings: Settings, store: SearchableStore, embedder: QueryEmbedder
     dense lists weigh 1, BM25 lists `keyword_weight`), at most `PAGE_CHUNKS` passages per page.
     `extra_queries` (multi-query retrieval, search/multiquery.py): each is searched too (dense, plus BM25
     in the hybrid modes, weighted alike) and its lists join the fusion. `translation` (a row across
-    languages in its documents' words: search/translation.py) is searched last, dense and, in the hybrid
+    languages in its documents' words: translation/translator.py) is searched last, dense and, in the hybrid
     modes, by BM25 as an English row (`translated_row`, with the English names of the row's own terms:
     search/terms.py), weighted as the BM25 lists of all its query parts together; those names (with
     `retrieval.synonyms`) are also searched densely on their own. The row's own words are then not

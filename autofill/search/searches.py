@@ -29,7 +29,7 @@ class QueryPart(str, Enum):
     QUESTION = "question"  # the question alone (`retrieval.query_parts`)
     HYDE = "hyde"  # the hypothetical passage, in place of the first part's text (search/hyde.py)
     EXTRA = "extra query"  # multi-query's rewrites (search/multiquery.py)
-    TRANSLATION = "translation"  # the row in its documents' words (search/translation.py)
+    TRANSLATION = "translation"  # the row in its documents' words (translation/translator.py)
     TERMS = "terms"  # the English names of the row's own terms (search/terms.py)
 
 

@@ -80,7 +80,7 @@ def _stopwords(language: str) -> Any:
 
 @functools.lru_cache(maxsize=None)
 def stop_words(language: str) -> frozenset[str]:
-    """The stop words the index drops for `language`, as a set (search/translation.py drops them too)."""
+    """The stop words the index drops for `language`, as a set (translation/translator.py drops them too)."""
     import bm25s.stopwords
 
     words = _stopwords(language)

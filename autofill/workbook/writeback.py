@@ -27,7 +27,7 @@ from autofill.checks.tier import decide_tier
 from autofill.frameworks.coverage import ReportIndex
 from autofill.records import CheckResult, QuestionRow, RowResult, Severity
 from autofill.states import KEPT, REVIEW_CHOICES, Outcome, ReviewState, Tier, parse_review
-from autofill.workbook.carry import TRACKED_ROLES, read_record, write_record, written_row
+from autofill.workbook.record import TRACKED_ROLES, read_record, write_record, written_row
 from autofill.workbook.evidence import EvidenceRows, stream_evidence, write_evidence_sheet, write_run_info_sheet
 from autofill.workbook.hyperlinks import link_sources, pdf_links
 from autofill.workbook.model import SheetLayout, WorkbookLayout

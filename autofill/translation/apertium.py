@@ -1,6 +1,6 @@
 """Apertium's rule-based machine translation, as Debian installs it (the `apertium` package and its
 language pairs: apertium-eng-spa, apertium-fr-es, apertium-fra-cat, apertium-eng-cat), for questions
-searched in English reports' words too (search/translation.py). The only module that runs it.
+searched in English reports' words too (translation/translator.py). The only module that runs it.
 
 A pair is a mode file in `<data>/modes` ("spa-eng.mode", "fr-es.mode": older pairs name languages by two
 letters, newer by three). `routes` finds the ways a language goes into another: its own pair, or else
@@ -9,7 +9,7 @@ then spa-eng, and through Catalan, fra-cat then cat-eng). `translate` runs texts
 (`apertium -u`: no marks on unknown words, which stay as they are, names and figures with them), and joins
 the routes' translations: each pivot loses other words, and words both keep weigh twice in keyword search
 (French rows, MRR@6 0.673 -> 0.733 on three sets; README, "Other languages"). Nothing is downloaded;
-without the packages there is no route, and the dictionary (autofill/search/dictionaries.py) translates instead."""
+without the packages there is no route, and the dictionary (translation/dictionaries.py) translates instead."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
 """A question searched in its documents' language as well (issue 33): its words translated one by one
-with a bilingual dictionary (autofill/search/dictionaries.py), each word's translation the one the multilingual
-model finds nearest to the whole question, and the result searched beside the question (search/retrieval.
-retrieve's `translation`): dense, and by BM25 in place of the question's own words, which English
-documents do not hold (the translation keeps its names and figures).
+with a bilingual dictionary (translation/dictionaries.py, opened through dictionary_cache.py), each
+word's translation the one the multilingual model finds nearest to the whole question, and the result
+searched beside the question (search/retrieval.retrieve's `translation`): dense, and by BM25 in place of
+the question's own words, which English documents do not hold (the translation keeps its names and
+figures).
 
-Where Apertium has a route into English (autofill/search/apertium.py: Spanish, and French through Spanish and
+Where Apertium has a route into English (translation/apertium.py: Spanish, and French through Spanish and
 through Catalan, from Debian's apertium-eng-spa, apertium-fr-es, apertium-fra-cat and apertium-eng-cat),
 the row is machine-translated whole instead: its morphology and word order are read, not looked up word
 by word (BHP expert Spanish recall@6 0.658 -> 0.753). A questionnaire's rows are translated side by side
@@ -34,15 +35,15 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Collection, Sequence
 
-from autofill.search.apertium import Route, describe
-from autofill.search.apertium import routes as apertium_routes
-from autofill.search.apertium import translate as apertium_translate
-from autofill.search.dictionaries import Dictionary, find, open_dictionary, package
+from autofill.translation.apertium import Route, describe
+from autofill.translation.apertium import routes as apertium_routes
+from autofill.translation.apertium import translate as apertium_translate
+from autofill.translation.dictionaries import Dictionary, find, package
+from autofill.translation.dictionary_cache import open_dictionary
 from autofill.language import ENGLISH, LANGUAGES
-from autofill.records import QuestionRow
+from autofill.records import QuestionRow, build_query
 from autofill.store.bm25_index import stop_words
 from autofill.store import derived
-from autofill.search.retrieval import build_query
 
 log = logging.getLogger(__name__)
 _WORD = re.compile(r"[^\W_][\w\-]*", re.UNICODE)

@@ -2,18 +2,20 @@
 puts `freedict-deu-eng.index` and `freedict-deu-eng.dict.dz` in /usr/share/dictd), read without a
 dictd server: headword -> its senses, each sense the translations it lists.
 
-Used to search a question in the documents' language as well as its own (search/translation.py, issue
+Used to search a question in the documents' language as well as its own (translation/translator.py, issue
 33). Nothing is downloaded: a dictionary is there (scripts/install_dictionaries.sh installs the Debian
 packages) or the question is searched as before. The reader keeps single-word headwords only (a query
-is translated word by word), reads a dictionary once per process and keeps each sense's first translations."""
+is translated word by word) and each sense's first translations. Reading a large dictionary whole takes
+seconds (German-English: 95 MB of text); translation/dictionary_cache.py keeps what it reads in a compact
+file looked up word by word, and opens each dictionary once per process."""
 
 from __future__ import annotations
 
 import gzip
 import re
-import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 # ISO 639-1 (autofill/language.py) -> ISO 639-3, as FreeDict names its dictionaries.
 ISO3 = {"en": "eng", "de": "deu", "fr": "fra", "es": "spa", "it": "ita", "nl": "nld", "pt": "por",
@@ -22,7 +24,7 @@ _B64 = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqr
 # Labels and grammar in a translation line: "[envir.] emission <n>", "decrease (of sth.)".
 _MARKUP = re.compile(r"\[[^\]]*\]|<[^>]*>|\([^)]*\)|\{[^}]*\}")
 _NUMBERING = re.compile(r"^\s*\d+\.\s*")
-# Translations kept per sense: its first ones are its commonest (search/translation.py reads two).
+# Translations kept per sense: its first ones are its commonest (translation/translator.py reads two).
 KEEP = 2
 # Lines of an entry that are not its translations.
 _NOT_TRANSLATIONS = ("Note:", "Synonym", "see:", '"')
@@ -50,7 +52,7 @@ def package(source: str, target: str) -> str:
     return stem.replace("freedict-", "dict-freedict-", 1) if stem else ""
 
 
-def _text_of(index: Path) -> Path:
+def text_of(index: Path) -> Path:
     """The entries' file beside an index: `.dict.dz` (dictzip, gzip-readable) as Debian ships it, or `.dict`."""
     data = index.with_suffix(".dict.dz")
     return data if data.is_file() else index.with_suffix(".dict")
@@ -62,7 +64,7 @@ def find(folder: Path | str, source: str, target: str) -> Path | None:
     if not stem or not str(folder):
         return None
     index = Path(folder) / f"{stem}.index"
-    return index if index.is_file() and _text_of(index).is_file() else None
+    return index if index.is_file() and text_of(index).is_file() else None
 
 
 def translation_terms(line: str) -> list[str]:
@@ -74,40 +76,54 @@ def translation_terms(line: str) -> list[str]:
     return [t for t in terms if t and len(t) <= 40]
 
 
+class Senses(Protocol):
+    """word (lower case) -> its senses joined by "\n", a sense's translations by "\t": a dict, or the
+    compact file's lookups (translation/dictionary_cache.py)."""
+
+    def get(self, word: str, default: str = "") -> str: ...
+
+    def __contains__(self, word: object) -> bool: ...
+
+
+def read_senses(index: Path) -> dict[str, str]:
+    """The whole dictionary as `Senses`: single-word headwords (lower case) -> each sense's first `KEEP`
+    translations (the 95 MB of German-English text are read as a stream, not kept)."""
+    entries: list[tuple[int, int, str]] = []
+    with open(index, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) == 3 and " " not in parts[0] and not parts[0].startswith("00database"):
+                entries.append((_number(parts[1]), _number(parts[2]), parts[0].lower()))
+    entries.sort()
+    data = text_of(index)
+    found: dict[str, list[str]] = {}
+    with (gzip.open(data, "rb") if data.suffix == ".dz" else open(data, "rb")) as f:
+        at, last, body = 0, (-1, -1), b""
+        for offset, length, word in entries:
+            if (offset, length) != last:  # headwords sharing an entry read it once
+                if offset < at:
+                    continue  # overlapping the entry before: not in FreeDict's
+                if offset > at:
+                    f.seek(offset)  # forward only: a gzip stream reads up to it
+                body, at, last = f.read(length), offset + length, (offset, length)
+            lines = body.split(b"\n", 2)
+            terms = translation_terms(lines[1].decode("utf-8", "replace")) if len(lines) > 1 else []
+            if terms:
+                found.setdefault(word, []).append("\t".join(terms[:KEEP]))
+    return {word: "\n".join(senses) for word, senses in found.items()}
+
+
 @dataclass
 class Dictionary:
     """One dictd dictionary: `senses(word)` -> each sense's first `KEEP` translations, in the dictionary's
-    order. Held compactly (one string per headword; the German-English dictionary's 95 MB of text are read
-    as a stream, not kept)."""
+    order. Held compactly: one string per headword, in memory or in the compact file."""
 
     path: Path
-    _senses: dict[str, str]  # word -> senses joined by "\n", a sense's translations by "\t"
+    _senses: Senses
 
     @classmethod
     def read(cls, index: Path) -> "Dictionary":
-        entries: list[tuple[int, int, str]] = []
-        with open(index, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                parts = line.rstrip("\n").split("\t")
-                if len(parts) == 3 and " " not in parts[0] and not parts[0].startswith("00database"):
-                    entries.append((_number(parts[1]), _number(parts[2]), parts[0].lower()))
-        entries.sort()
-        data = _text_of(index)
-        found: dict[str, list[str]] = {}
-        with (gzip.open(data, "rb") if data.suffix == ".dz" else open(data, "rb")) as f:
-            at, last, body = 0, (-1, -1), b""
-            for offset, length, word in entries:
-                if (offset, length) != last:  # headwords sharing an entry read it once
-                    if offset < at:
-                        continue  # overlapping the entry before: not in FreeDict's
-                    if offset > at:
-                        f.seek(offset)  # forward only: a gzip stream reads up to it
-                    body, at, last = f.read(length), offset + length, (offset, length)
-                lines = body.split(b"\n", 2)
-                terms = translation_terms(lines[1].decode("utf-8", "replace")) if len(lines) > 1 else []
-                if terms:
-                    found.setdefault(word, []).append("\t".join(terms[:KEEP]))
-        return cls(index, {word: "\n".join(senses) for word, senses in found.items()})
+        return cls(index, read_senses(index))
 
     def __contains__(self, word: str) -> bool:
         return word.lower() in self._senses
@@ -115,15 +131,3 @@ class Dictionary:
     def senses(self, word: str) -> list[list[str]]:
         joined = self._senses.get(word.lower(), "")
         return [sense.split("\t") for sense in joined.split("\n")] if joined else []
-
-
-_lock = threading.Lock()
-_open: dict[Path, Dictionary] = {}
-
-
-def open_dictionary(index: Path) -> Dictionary:
-    """The dictionary of `index`, read once per process."""
-    with _lock:
-        if index not in _open:
-            _open[index] = Dictionary.read(index)
-        return _open[index]
