@@ -262,14 +262,21 @@ class Forked:
         self.send_signal(signal.SIGKILL)
 
     def communicate(self, input=None, timeout: float | None = None):
+        """As Popen.communicate: both pipes drained while the child runs (a child that fills one would
+        otherwise block on it)."""
         if self.stdin is not None:
             if input:
                 self.stdin.write(input)
             self.stdin.close()
+        read: dict[str, object] = {}
+        readers = [threading.Thread(target=lambda n=name, s=stream: read.__setitem__(n, s.read()), daemon=True)
+                   for name, stream in (("out", self.stdout), ("err", self.stderr)) if stream is not None]
+        for reader in readers:
+            reader.start()
         self.wait(timeout)
-        out = self.stdout.read() if self.stdout is not None else None
-        err = self.stderr.read() if self.stderr is not None else None
-        return out, err
+        for reader in readers:
+            reader.join()
+        return read.get("out"), read.get("err")
 
     def __enter__(self):
         return self
