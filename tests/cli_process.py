@@ -68,6 +68,7 @@ def _child(request: dict, fds: list[int]) -> None:
         sys.stderr = open(2, "w", errors="backslashreplace", closefd=False)
         os.environ.clear()
         os.environ.update(request["env"])
+        tempfile.tempdir = None  # read again from this command's TMPDIR, as a new interpreter would
         os.chdir(request["cwd"])
         import runpy
         sys.argv = [str(ROOT / "autofill" / "__main__.py"), *request["argv"]]
@@ -149,12 +150,14 @@ class _Zygote:
         self.lock = threading.Lock()
         self.proc: subprocess.Popen | None = None
         self.sock: socket.socket | None = None
-        self.root = Path(tempfile.mkdtemp(prefix="autofill-cli-"))
+        self.root: Path | None = None  # made when the zygote starts
         self.count = 0
 
     def _start(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             return
+        if self.root is None:
+            self.root = Path(tempfile.mkdtemp(prefix="autofill-cli-"))
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
                "ANONYMIZED_TELEMETRY": "False"}
@@ -175,7 +178,12 @@ class _Zygote:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
-        shutil.rmtree(self.root, ignore_errors=True)
+        if self.root is not None:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def start(self) -> None:
+        with self.lock:
+            self._start()
 
     def submit(self, argv: list[str], env: dict[str, str], cwd: str, fds: list[int]) -> Path:
         """Fork `python -m autofill ARGV` with stdin, stdout, stderr = `fds`; the request's folder."""
@@ -310,6 +318,7 @@ def run(args, *, env: dict[str, str] | None = None, cwd=None, timeout: float = 3
     if _cold_wanted(env):
         return subprocess.run(_argv(args), env=env, cwd=cwd, input=input, capture_output=True, text=True,
                               timeout=timeout)
+    _ZYGOTE.start()
     scratch = Path(tempfile.mkdtemp(prefix="io-", dir=_ZYGOTE.root))
     (scratch / "stdin").write_text(input or "")
     with open(scratch / "stdin", "rb") as i, open(scratch / "stdout", "wb") as o, open(scratch / "stderr", "wb") as e:
