@@ -10,10 +10,10 @@ import json
 import multiprocessing as mp
 import os
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from tests import cli_process
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,8 +29,7 @@ def cli_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 def cli(args: list[str], env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
     """`python -m autofill ARGS` in a fresh interpreter (cold imports)."""
-    return subprocess.run([sys.executable, "-m", "autofill", *args], env=cli_env(env), cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+    return cli_process.run(args, env=cli_env(env), cwd=ROOT, timeout=timeout)
 
 
 _INGESTED: list[Path] = []  # the folder this process's one CLI ingest of the sample went into

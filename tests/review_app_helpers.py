@@ -10,8 +10,8 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 from pathlib import Path
+from tests import cli_process
 
 CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
@@ -52,10 +52,9 @@ class ReviewServer:
 
     def __init__(self, workspace: Path, target: Path, env: dict[str, str] | None = None, args: tuple = (),
                  global_args: tuple = ()):
-        cmd = [sys.executable, "-m", "autofill", "--workspace", str(workspace), *global_args, "review", str(target),
-               "--no-browser", "--json", "--port", "0", *args]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     env=env or server_env())
+        cmd = ["--workspace", str(workspace), *global_args, "review", str(target), "--no-browser", "--json", "--port",
+               "0", *args]
+        self.proc = cli_process.popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env or server_env())
         line = self.proc.stdout.readline()
         if not line:
             self.proc.wait(timeout=30)

@@ -9,9 +9,9 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
+from tests import cli_process
 from tests.answer_helpers import passages_in
 from tests.llm_server import by_marker, last_user_text
 from tests.pdf_factory import make_text_pdf
@@ -66,8 +66,7 @@ def env_for(server, offline: bool = False, **extra: str) -> dict[str, str]:
 
 def cli(workspace: Path, env: dict[str, str], *args: str, timeout: float = 240) -> subprocess.CompletedProcess:
     """`autofill --workspace WS ARGS...` in a fresh interpreter."""
-    return subprocess.run([sys.executable, "-m", "autofill", "--workspace", str(workspace), *map(str, args)],
-                          env=env, capture_output=True, text=True, timeout=timeout, cwd=str(workspace))
+    return cli_process.run(["--workspace", str(workspace), *args], env=env, timeout=timeout, cwd=workspace)
 
 
 def last_json(proc: subprocess.CompletedProcess) -> dict:

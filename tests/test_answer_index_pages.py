@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from autofill.plan import resolve_plan
 from autofill.records import QuestionRow
 from autofill.settings import Settings
 from autofill.store.chroma_store import open_store
+from tests import cli_process
 from tests.fakes import FakeEmbedder
 from tests.pdf_factory import make_pdf
 
@@ -102,8 +102,7 @@ def test_off_without_datapoints_or_without_an_index_the_candidates_stay_as_retri
 
 def _cli(workspace: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "AUTOFILL_LLM__PROVIDER": "none"}
-    return subprocess.run([sys.executable, "-m", "autofill", "--workspace", str(workspace), *args],
-                          env=env, capture_output=True, text=True, timeout=240, cwd=str(workspace))
+    return cli_process.run(["--workspace", str(workspace), *args], env=env, timeout=240, cwd=workspace)
 
 
 def test_forget_removes_the_content_index_of_a_document_and_of_the_company(tmp_path):

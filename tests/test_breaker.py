@@ -12,13 +12,13 @@ Nothing waits on the wall clock, so a loaded machine cannot move the point the s
 from __future__ import annotations
 
 import subprocess
-import sys
 import threading
 import time
 
 import pytest
 
 from autofill.providers.breaker import Breaker, EndpointDown, host_of
+from tests import cli_process
 
 
 def test_consecutive_connection_failures_across_callers_open_the_breaker():
@@ -98,14 +98,14 @@ def test_cli_run_stops_soon_after_its_server_dies_and_keeps_finished_rows(tmp_pa
     questionnaire = many_rows(tmp_path, 60)
     out = tmp_path / "out"
     concurrency = 8
-    args = [sys.executable, "-m", "autofill", *ws, "run", "--company", COMPANY, "--questionnaire",
+    args = [*ws, "run", "--company", COMPANY, "--questionnaire",
             str(questionnaire), "--llm", "openai", "--concurrency", str(concurrency), "--out", str(out), "--yes"]
     model = {"OPENAI_API_KEY": "sk-breaker-secret", "AUTOFILL_LLM__MODEL": "gpt-4o-mini", "AUTOFILL_LLM__CACHE": "false"}
     server = LLMServer(latency_s=0.5).start()
     freeze = server.responder = _FreezeAfter(rows=4)
     host = f"127.0.0.1:{server.port}"
-    proc = subprocess.Popen(args, env=cli_env({**model, "OPENAI_BASE_URL": server.base_url}), cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = cli_process.popen(args, env=cli_env({**model, "OPENAI_BASE_URL": server.base_url}), cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         # Waits on the run's progress, not on the clock: 4 rows answered, the rest held (the limit only
         # keeps a run that never gets there from hanging the suite).

@@ -10,12 +10,12 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import openpyxl
 import pytest
 
+from tests import cli_process
 from tests.answer_helpers import SAMPLE, make_questionnaire
 from tests.pdf_factory import make_sample_company_pdf
 from tests.portfolio_helpers import (COMPANIES, QUESTIONS, entries, model_env, price_loopback, responder,
@@ -28,8 +28,8 @@ COMPANY = "Northwind Metals"
 def autofill(workspace: Path, env: dict[str, str], *args) -> subprocess.CompletedProcess:
     """One fresh `python -m autofill` process, with none of the caller's provider settings."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("AUTOFILL_", "OPENAI_", "COHERE_"))}
-    return subprocess.run([sys.executable, "-m", "autofill", "--workspace", str(workspace), *map(str, args)],
-                          env={**clean, "PYTHONPATH": str(ROOT), **env}, capture_output=True, text=True, timeout=300)
+    return cli_process.run(["--workspace", str(workspace), *args], env={**clean, "PYTHONPATH": str(ROOT), **env},
+                           timeout=300)
 
 
 def last_json(proc: subprocess.CompletedProcess) -> dict:

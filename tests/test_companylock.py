@@ -18,6 +18,7 @@ from types import SimpleNamespace
 import pytest
 
 from autofill.companylock import EXCLUSIVE, SHARED, CompanyBusy, CompanyTurn, holders
+from tests import cli_process
 from tests.llm_server import LLMServer, by_marker
 from tests.race_helpers import ROOT, cli, cli_env, ingested_workspace, many_rows
 
@@ -36,10 +37,10 @@ def test_forget_refuses_while_a_run_of_the_company_answers_and_the_run_loses_not
         server.responder = by_marker(MARKERS)
         env = cli_env({"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-turns",
                        "AUTOFILL_LLM__MODEL": "gpt-4o-mini"})
-        run = subprocess.Popen(
-            [sys.executable, "-m", "autofill", *ws, "run", "--company", COMPANY, "--questionnaire", str(questionnaire),
+        run = cli_process.popen(
+            [*ws, "run", "--company", COMPANY, "--questionnaire", str(questionnaire),
              "--llm", "openai", "--concurrency", "2", "--out", str(tmp_path / "out"), "--yes", "--json"],
-            env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             deadline = time.monotonic() + 120
             while len(server.chat_requests()) < 3 and run.poll() is None and time.monotonic() < deadline:

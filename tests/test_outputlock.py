@@ -15,6 +15,7 @@ import pytest
 
 from autofill.outputlock import OutputLock, lock_path
 from autofill.errors import InputError
+from tests import cli_process
 from tests.rows_helpers import ROOT, cli, company_reports, env_for, last_json, questionnaire, responder
 
 COMPANY = "Lock Test Co"
@@ -55,9 +56,9 @@ def test_a_second_concurrent_run_makes_no_model_call(tmp_path, llm_server):
     env = env_for(llm_server, AUTOFILL_LLM__CONCURRENCY="1")
     assert cli(tmp_path, env, "ingest", "--company", COMPANY, "reports").returncode == 0
     llm_server.latency_s = 3.0  # the first run (6 calls, one at a time) is still answering when the second starts
-    args = [sys.executable, "-m", "autofill", "--workspace", str(tmp_path), "run", "--company", COMPANY,
+    args = ["--workspace", str(tmp_path), "run", "--company", COMPANY,
             "--questionnaire", "q.xlsx", "--json"]
-    first = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = cli_process.popen(args, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     while not llm_server.chat_requests() and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -13,6 +13,7 @@ from autofill.errors import InputError
 from autofill.plan import NO_MODEL, needs_model_warnings, resolve_plan
 from autofill.records import Passage, QuestionRow
 from autofill.settings import Settings, load_settings
+from tests import cli_process
 
 
 def settings_with(tmp_path, environ=None, **sections) -> Settings:
@@ -234,14 +235,12 @@ def test_the_offline_default_loads_no_second_stage_model(tmp_path, llm_server):
 
 def test_an_old_settings_file_naming_a_retired_second_stage_gets_one_line(tmp_path):
     import os
-    import subprocess
-    import sys
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     (tmp_path / "autofill.toml").write_text('[retrieval]\nsecond_stage = "pages"\n', encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "autofill", "--workspace", str(tmp_path), "config"],
-                          env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True, text=True, timeout=120)
+    proc = cli_process.run(["--workspace", str(tmp_path), "config"], env={**os.environ, "PYTHONPATH": str(root)},
+                           timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1, proc.stderr
     assert "retrieval.second_stage 'pages'" in proc.stderr and "retired" in proc.stderr

@@ -9,7 +9,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from autofill.records import LLM_STAGES
 from autofill.cli import cli
 from autofill.review.reader import read_filled_workbook
 from autofill.states import parse_tier
+from tests import cli_process
 from tests.answer_helpers import FACTS
 from tests.pdf_factory import make_corrupt_pdf
 from tests.portfolio_helpers import (COMPANIES, QUESTIONS, check_unreadable_rows, entries, model_env, price_loopback,
@@ -209,8 +209,8 @@ def test_resume_after_the_process_is_killed(workspace, llm_server, tmp_path):
     llm_server.latency_s = 0.3
     manifest = write_manifest(workspace, entries(workspace))
     env = {**os.environ, **model_env(llm_server, AUTOFILL_LLM__CONCURRENCY="2"), "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "autofill", "--workspace", str(workspace), "batch", str(manifest), "--json"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    cmd = ["--workspace", str(workspace), "batch", str(manifest), "--json"]
+    proc = cli_process.popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=False)
     checkpoints = workspace / "reports_out" / ".checkpoints"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:

@@ -8,8 +8,6 @@ PDF text or answers holding HTML shown as text."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import openpyxl
 import pytest
@@ -26,6 +24,7 @@ from autofill.settings import Settings
 from autofill.workbook.record import read_state
 from autofill.workbook.layout import read_questions
 from autofill.workbook.reviewer import rows_to_answer
+from tests import cli_process
 from tests.answer_helpers import COMPANY, FACTS, make_questionnaire, make_workspace
 from tests.review_fixtures import HOSTILE_TEXT, PDF_NAME, make_output_workbook, make_report_pdf
 
@@ -186,11 +185,11 @@ def test_a_workbook_open_in_excel_waits_and_apply_writes_it(server, filled):
     server.state.close()  # stops with the workbook still open: nothing lost, nothing written
     assert path.read_bytes() == before and sidecar_path(path).is_file()
 
-    cli = [sys.executable, "-m", "autofill", "--workspace", str(filled[0]), "review", str(path), "--apply", "--json"]
-    refused = subprocess.run(cli, capture_output=True, text=True, timeout=120)
+    cli = ["--workspace", str(filled[0]), "review", str(path), "--apply", "--json"]
+    refused = cli_process.run(cli, timeout=120)
     assert refused.returncode == 2 and "close" in refused.stderr and refused.stderr.count("\n") == 1
     lock.unlink()
-    done = subprocess.run(cli, capture_output=True, text=True, timeout=120)
+    done = cli_process.run(cli, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["applied"][0]["decisions_written"] == 1
     q, _, _ = _cells(path, key)

@@ -8,8 +8,6 @@ saves (the real server's reply held back in the browser) with typing in between:
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import urllib.error
 import urllib.request
 
@@ -17,6 +15,7 @@ import pytest
 
 from autofill.settings import Settings
 from autofill.workbook.layout import read_questions
+from tests import cli_process
 from tests.answer_helpers import FACTS, MARKERS
 from tests.llm_server import LLMServer, by_marker, message_text
 from tests.review_app_helpers import CHROMIUM_ARGS, ReviewServer, chromium_path, fill_offline, server_env
@@ -166,8 +165,7 @@ def test_kill_9_right_after_a_save_loses_nothing(browser, workbook):
         context.close()
     assert _row(path, question).review == ""  # nothing written while Excel had it open
     lock.unlink()
-    done = subprocess.run([sys.executable, "-m", "autofill", "--workspace", str(root), "review", str(path), "--apply"],
-                          capture_output=True, text=True, timeout=120, env=server_env())
+    done = cli_process.run(["--workspace", str(root), "review", str(path), "--apply"], timeout=120, env=server_env())
     # The edit (saved when the Answer lost focus) and the approval.
     assert done.returncode == 0 and "2 decisions written" in done.stdout, done.stderr
     row = _row(path, question)

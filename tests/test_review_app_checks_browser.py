@@ -14,8 +14,6 @@ real run from a test-generated PDF report:
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import openpyxl
 import pytest
@@ -23,6 +21,7 @@ import pytest
 from autofill.library.store import open_library
 from autofill.review_app.apply import read_log
 from autofill.settings import Settings
+from tests import cli_process
 from tests.answer_helpers import COMPANY, FACTS
 from tests.review_app_helpers import ReviewServer, fill_offline, server_env
 from tests.test_review_app_browser import browser  # noqa: F401 - Debian's Chromium, as the other browser tests
@@ -110,9 +109,8 @@ def test_a_reviewers_answer_is_checked_and_an_approval_over_a_failed_check_is_co
     assert f"Approved over failed checks, confirmed by the reviewer:\n- {FAILED}" in approvals[0]["Note"]
 
     # The next run (the CLI, no model: evidence-only) keeps the approval and lists the failed check.
-    done = subprocess.run([sys.executable, "-m", "autofill", "--workspace", str(root), "run", "--company", COMPANY,
-                           "--questionnaire", str(root / "questionnaire.xlsx"), "--json"],
-                          capture_output=True, text=True, timeout=600, env=server_env())
+    done = cli_process.run(["--workspace", str(root), "run", "--company", COMPANY,
+                            "--questionnaire", str(root / "questionnaire.xlsx"), "--json"], timeout=600, env=server_env())
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1])["output"] == str(out)
     figure = _cells(out, FIGURE_ROW.question)

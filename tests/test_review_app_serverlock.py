@@ -6,21 +6,19 @@ stale row version is a 409 with both versions, as two reviewers on one server ge
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
 
 from autofill.review_app.apply import read_log
 from autofill.review_app.serverlock import server_lock_path
 from autofill.settings import Settings
+from tests import cli_process
 from tests.review_app_helpers import ReviewServer, server_env
 from tests.review_fixtures import make_output_workbook
 from tests.test_review_app import Server, _cells, filled  # noqa: F401 - `filled` is the module's fixture
 
 
 def _second(workspace, path):
-    cmd = [sys.executable, "-m", "autofill", "--workspace", str(workspace), "review", str(path), "--no-browser",
-           "--json", "--port", "0"]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=server_env())
+    cmd = ["--workspace", str(workspace), "review", str(path), "--no-browser", "--json", "--port", "0"]
+    return cli_process.run(cmd, timeout=120, env=server_env())
 
 
 def test_a_second_review_server_on_the_same_workbook_stops_with_one_line(tmp_path, workspace):

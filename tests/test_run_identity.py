@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from autofill.records import DocumentRecord
 from autofill.run_identity import (_RESOLVED as RESOLVED, NOT_ANSWERS, SETTINGS_ROW, answer_settings, changes_answers, declare,
                                    recorded_settings, setting_names)
 from autofill.settings import Secret, Settings
+from tests import cli_process
 from tests.llm_server import Reply, last_user_text
 from tests.rows_helpers import cli, company_reports, env_for, questionnaire, responder
 
@@ -179,9 +179,9 @@ def _killed_after_first_row(ws: Path, env: dict, q: Path) -> None:
     """`autofill run` killed (-9) once its first row is in the checkpoint, while the second row's answer
     is still on its way: nothing written but the checkpoint, as after a crash or a lost machine."""
     folder = ws / "reports_out" / ".checkpoints"
-    cmd = [sys.executable, "-m", "autofill", "--workspace", str(ws), "run", "--company", "Acme",
+    cmd = ["--workspace", str(ws), "run", "--company", "Acme",
            "--questionnaire", str(q), "--out", str(ws / "out1"), "--no-cache"]
-    proc = subprocess.Popen(cmd, env=env, cwd=ws, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = cli_process.popen(cmd, env=env, cwd=ws, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 240
         while time.monotonic() < deadline and proc.poll() is None:

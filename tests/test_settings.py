@@ -5,6 +5,7 @@ import pytest
 
 from autofill.errors import InputError
 from autofill.settings import Secret, Settings, load_settings
+from tests import cli_process
 
 
 def test_defaults_offline_resolve_to_hybrid_without_rerank(tmp_path):
@@ -162,13 +163,10 @@ def test_not_found_errors_name_the_folder_they_looked_in(tmp_path, monkeypatch):
 
 
 def _autofill(*args, env=None):
-    import subprocess
-    import sys
 
     from tests.review_app_helpers import server_env
 
-    return subprocess.run([sys.executable, "-m", "autofill", *args], capture_output=True, text=True, timeout=120,
-                          env=server_env(**(env or {})))
+    return cli_process.run(args, timeout=120, env=server_env(**(env or {})))
 
 
 def test_a_renamed_setting_names_its_new_key_through_the_cli(tmp_path):

@@ -5,8 +5,6 @@ no `ZipFile.__del__` traceback behind."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from autofill.errors import InputError
 from autofill.settings import Settings
 from autofill.workbook.layout import read_questions
 from autofill.workbook.safety import csv_encoding, decode_csv
+from tests import cli_process
 from tests.ole_builder import build_ole
 from tests.workbook_builders import build_questionnaire, rewrite_zip
 
@@ -120,8 +119,8 @@ def test_xlsm_leaves_no_zipfile_traceback(tmp_path):
     <function ZipFile.__del__>` and a traceback on stderr."""
     xlsm = _xlsm(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    out = subprocess.run([sys.executable, "-m", "autofill", "--workspace", str(tmp_path), "run", "--company", "Nobody",
-                          "--questionnaire", str(xlsm)], capture_output=True, text=True, env=env, cwd=tmp_path)
+    out = cli_process.run(["--workspace", str(tmp_path), "run", "--company", "Nobody", "--questionnaire", str(xlsm)],
+                          env=env, cwd=tmp_path)
     assert out.returncode == 2 and "no evidence store" in out.stderr
     assert "Exception ignored" not in out.stderr and "Traceback" not in out.stderr
     assert out.stderr.count("\n") == 1
