@@ -8,6 +8,8 @@
 #   bash scripts/test.sh tests/test_x.py  one file (extra arguments go to pytest)
 #   bash scripts/test.sh -n 0             in one process (e.g. to debug with --pdb)
 #   AUTOFILL_TEST_WORKERS=4 bash scripts/test.sh   another number of workers (default: one per CPU)
+#   AUTOFILL_TEST_COLD=1 bash scripts/test.sh      every CLI command in a cold interpreter (by default the
+#                                         tests fork them from one pre-imported process: tests/cli_process.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=()
