@@ -221,6 +221,11 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         # formula with the report's figure; they are never written.
         computed = {dp.key for dp in form.computed}
         points = with_units(form, answerable(form) + [dp for dp in form.computed if dp.kind is not DatapointKind.TEXT])
+        # Datapoints in another language than the reports are searched relative to the whole form, as a
+        # questionnaire's rows are (search/centring.py): every row the form is answered as, kept ones too,
+        # so that a datapoint is searched the same way whatever an earlier output left to answer.
+        opened.centre_on([*(datapoint_row(dp, period, form.language) for dp in points),
+                          *(table_row(form, t, period, form.language) for t in answerable_tables(form))])
 
         state = read_state(out, form)
         carry = plan_carry(form, points, state, fresh)
