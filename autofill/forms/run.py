@@ -80,6 +80,19 @@ class FormReport:
         return f"Filled {self.output} ({self.datapoints} datapoints: {parts or 'none'}) in {self.seconds:.1f}s"
 
 
+def answered_points(form: Form) -> list[Datapoint]:
+    """The datapoints a run answers one by one, with their units: the answerable inputs and the computed
+    totals that are not text (answered for the reviewer to compare, never written)."""
+    return with_units(form, answerable(form) + [dp for dp in form.computed if dp.kind is not DatapointKind.TEXT])
+
+
+def form_rows(form: Form, points: list[Datapoint], period: str) -> list:
+    """Every question row a run of `form` answers: each of `points` (answered_points) and each open table;
+    what a form across languages is centred on (answer/opening.OpenedRun.centre_on)."""
+    return [*(datapoint_row(dp, period, form.language) for dp in points),
+            *(table_row(form, t, period, form.language) for t in answerable_tables(form))]
+
+
 def answerable(form: Form) -> list[Datapoint]:
     """The datapoints a run answers one by one: not formula cells, not the reporting period (the run's, not
     the documents'), not open table columns (a table is answered as one question: forms/tables.py)."""
@@ -220,12 +233,11 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         # Computed datapoints (the form's totals) are answered too, for the reviewer to compare the form's
         # formula with the report's figure; they are never written.
         computed = {dp.key for dp in form.computed}
-        points = with_units(form, answerable(form) + [dp for dp in form.computed if dp.kind is not DatapointKind.TEXT])
+        points = answered_points(form)
         # Datapoints in another language than the reports are searched relative to the whole form, as a
         # questionnaire's rows are (search/centring.py): every row the form is answered as, kept ones too,
         # so that a datapoint is searched the same way whatever an earlier output left to answer.
-        opened.centre_on([*(datapoint_row(dp, period, form.language) for dp in points),
-                          *(table_row(form, t, period, form.language) for t in answerable_tables(form))])
+        opened.centre_on(form_rows(form, points, period))
 
         state = read_state(out, form)
         carry = plan_carry(form, points, state, fresh)
