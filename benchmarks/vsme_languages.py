@@ -3,8 +3,7 @@ each datapoint of the VSME development set (benchmarks/vsme_devset.py: 6 generat
 FY2021 datapoints, `BHP_PAGES`: gold pages checked against the page text, a quote each) searched with its
 label in English, German and French, the EFRAG VSME Digital Template's own translations (its translation
 table, read by forms.reader.read_form with `language=`, the `--form-language` path), as the question row a
-form run builds for it
-(forms/answer.datapoint_row) and answers offline (answer/opening.OpenedRun.answer, no model), the searches
+form run builds for it (forms/answer.datapoint_row) and answers offline (answer/opening.OpenedRun.answer, no model), the searches
 centred on the whole form as a form run centres them (forms/run.form_rows; `--no-centre`: uncentred, as form
 runs were before issue 46 item 3.4).
 
@@ -16,7 +15,8 @@ pages) and MRR (1 / rank of the first passage on a gold page, 0 if none), and Ge
 as a ratio of English's (the bar: 0.9) with the paired counts (datapoints where the language finds fewer
 gold pages in its first six than English, and more), for all datapoints and for BHP's alone (real
 reports). `--workspace`: reuse the stores ingested there (a copy of a vsme_devset.py workspace serves: the
-generated reports are the same, seeded); the template's datapoints per language are kept there too (`forms-<lang>.pickle`), so a second invocation reads no workbook.
+generated reports are the same, seeded); the template's datapoints per language are kept there too
+(`forms-<lang>.pickle`), so a second invocation reads no workbook.
 
 Measured 2026-11-28 (2 CPU cores shared with 7 other sessions, load 5-13; bge-small ONNX store embedder, the
 multilingual index for German and French rows; default second stage, none; 36 datapoints: 6 generated
