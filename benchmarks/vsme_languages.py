@@ -3,9 +3,9 @@ each datapoint of the VSME development set (benchmarks/vsme_devset.py: 6 generat
 FY2021 datapoints, `BHP_PAGES`: gold pages checked against the page text, a quote each) searched with its
 label in English, German and French, the EFRAG VSME Digital Template's own translations (its translation
 table, read by forms.reader.read_form with `language=`, the `--form-language` path), as the question row a
-form run builds for it (forms/answer.datapoint_row) and answers offline (answer/opening.OpenedRun.answer, no model), the searches
-centred on the whole form as a form run centres them (forms/run.form_rows; `--no-centre`: uncentred, as form
-runs were before issue 46 item 3.4).
+form run builds for it (forms/answer.datapoint_row) and answers offline (answer/opening.OpenedRun.answer,
+no model), the searches centred on the whole form as a form run centres them (forms/run.form_rows;
+`--no-centre`: uncentred, as form runs were before issue 46 item 3.4).
 
     PYTHONPATH=. python3 benchmarks/vsme_languages.py [--workspace DIR] [--companies 6] [--no-bhp]
         [--languages en,de,fr] [--second-stage NAME] [--no-centre] [--json OUT.json]
