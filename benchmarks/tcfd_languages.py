@@ -17,7 +17,7 @@ workspace whose BHP store is ingested (incremental otherwise). Skips (exit 0) wi
 
 Measured 2026-11-28 at 17f0134 + this benchmark (2 CPU cores shared with 7 other sessions; bge-small ONNX
 store embedder; German and French rows searched on the multilingual index, translated and centred on the
-11 questions; the default second stage, none; 11 questions, 34 gold pages):
+11 questions; the default second stage, none; 11 questions, 39 gold pages):
 
   language | hit@6 | recall@6 | MRR   | recall@6 / English | questions with fewer / more gold pages than English
   en       | 0.727 | 0.484    | 0.515 | -                  | -
