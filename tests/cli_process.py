@@ -103,6 +103,14 @@ def _child(request: dict, fds: list[int]) -> None:
 
 # ---------------------------------------------------------------------------------------------- the zygote
 
+def _signal_all(children, sig: int) -> None:
+    for pid in list(children):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
 def zygote(sock_fd: int) -> None:
     for name in PRELOAD:
         __import__(name)
@@ -111,13 +119,16 @@ def zygote(sock_fd: int) -> None:
     sys.stdout.flush()
     children: dict[int, Path] = {}
     open_ = True
+    closed_at = 0.0
     while open_ or children:
         if open_:
             readable, _, _ = select.select([sock], [], [], 0.02)
             if readable:
                 data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 20, 3)
-                if not data:
-                    open_ = False
+                if not data:  # the test process is gone or done: what it left running goes too,
+                    open_ = False  # as its own children would with their process group
+                    closed_at = time.monotonic()
+                    _signal_all(children, signal.SIGTERM)
                 else:
                     request = json.loads(data)
                     pid = os.fork()
@@ -130,6 +141,9 @@ def zygote(sock_fd: int) -> None:
                     _write_atomic(Path(request["folder"]) / "pid", str(pid))
         else:
             time.sleep(0.02)
+            if children and time.monotonic() - closed_at > 10:
+                _signal_all(children, signal.SIGKILL)
+                closed_at = time.monotonic()
         while children:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)

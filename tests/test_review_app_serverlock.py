@@ -5,7 +5,9 @@ stale row version is a 409 with both versions, as two reviewers on one server ge
 
 from __future__ import annotations
 
+import json
 import signal
+import subprocess
 
 from autofill.review_app.apply import read_log
 from autofill.review_app.serverlock import server_lock_path
@@ -106,3 +108,21 @@ def test_a_stale_save_is_a_conflict_across_processes(tmp_path, workspace):
         assert served.stop() == 0  # the served one writes what waits in the sidecar as it stops
     q, _, _ = _cells(path, key)
     assert q.existing_answer == "Ana's answer"
+
+
+def test_a_server_stopped_as_soon_as_it_prints_its_url_ends(tmp_path, workspace):
+    """A SIGTERM that came after the URL was printed but before uvicorn put in its own handlers was only
+    noted, and the server then ran until killed (seen with servers that start fast, as forked ones do)."""
+    path = make_output_workbook(tmp_path / "filled.xlsx")
+    args = ["--workspace", str(workspace), "review", str(path), "--no-browser", "--json", "--port", "0"]
+    for _ in range(6):
+        server = cli_process.popen(args, env=server_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert json.loads(server.stdout.readline())["url"]
+        server.terminate()
+        try:
+            out, err = server.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.communicate()
+            raise AssertionError("the server went on serving after SIGTERM")
+        assert server.returncode == 0, err

@@ -20,7 +20,7 @@ from typing import Any
 
 from autofill.forms.answer import Decision, FormAnswer, assess, datapoint_row
 from autofill.forms.carry import CarryPlan, Kept
-from autofill.forms.model import DatapointKind, Form
+from autofill.forms.model import Datapoint, DatapointKind, Form
 from autofill.forms.tables import TableAnswer, answerable_tables, assess_table, table_evidence_rows, table_row
 from autofill.records import RowResult, StageUsage
 from autofill.reporting import as_reporter
@@ -76,6 +76,19 @@ class FormReport:
     def summary(self) -> str:
         parts = ", ".join(f"{n} {k}" for k, n in self.counts.items() if n)
         return f"Filled {self.output} ({self.datapoints} datapoints: {parts or 'none'}) in {self.seconds:.1f}s"
+
+
+def answered_points(form: Form) -> list[Datapoint]:
+    """The datapoints a run answers one by one, with their units: the answerable inputs and the computed
+    totals that are not text (answered for the reviewer to compare, never written)."""
+    return with_units(form, answerable(form) + [dp for dp in form.computed if dp.kind is not DatapointKind.TEXT])
+
+
+def form_rows(form: Form, points: list[Datapoint], period: str) -> list:
+    """Every question row a run of `form` answers: each of `points` (answered_points) and each open table;
+    what a form across languages is centred on (answer/opening.OpenedRun.centre_on)."""
+    return [*(datapoint_row(dp, period, form.language) for dp in points),
+            *(table_row(form, t, period, form.language) for t in answerable_tables(form))]
 
 
 def form_of(path: Path, explicit: bool = False, settings: Settings | None = None) -> Form | None:
@@ -150,7 +163,11 @@ def run_form(settings: Settings, company: str, path: Path, out_dir: Path | None 
         # Computed datapoints (the form's totals) are answered too, for the reviewer to compare the form's
         # formula with the report's figure; they are never written.
         computed = {dp.key for dp in form.computed}
-        points = with_units(form, answerable(form) + [dp for dp in form.computed if dp.kind is not DatapointKind.TEXT])
+        points = answered_points(form)
+        # Datapoints in another language than the reports are searched relative to the whole form, as a
+        # questionnaire's rows are (search/centring.py): every row the form is answered as, kept ones too,
+        # so that a datapoint is searched the same way whatever an earlier output left to answer.
+        opened.centre_on(form_rows(form, points, period))
 
         state = read_state(out, form)
         carry = plan_carry(form, points, state, fresh)

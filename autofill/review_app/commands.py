@@ -151,8 +151,14 @@ def _serve(settings, sessions, host: str, port: int, no_browser: bool, as_json: 
     import signal
 
     stopped: list[int] = []
-    previous = {sig: signal.signal(sig, lambda n, _frame: stopped.append(n))
-                for sig in (signal.SIGINT, signal.SIGTERM)}
+    servers: list = []  # the uvicorn server once made: a signal before it installs its own handlers stops it
+
+    def note(signum: int, _frame) -> None:
+        stopped.append(signum)
+        for server in servers:
+            server.should_exit = True
+
+    previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
     state.port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{state.port}/?token={state.token}"
@@ -183,9 +189,11 @@ def _serve(settings, sessions, host: str, port: int, no_browser: bool, as_json: 
 
     app = build_app(state, lifespan=lifespan)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    server = uvicorn.Server(config)
+    servers.append(server)
     try:
-        if not stopped:
-            uvicorn.Server(config).run(sockets=[sock])
+        if not stopped:  # a signal from here on sets should_exit, which uvicorn reads before serving
+            server.run(sockets=[sock])
     finally:
         state.close()
         for sig, handler in previous.items():
