@@ -12,7 +12,8 @@ from typing import Any, Sequence
 
 from autofill.errors import InputError
 from autofill.library.forms import FormValue
-from autofill.library.xlsx import approved_date, cell_text, documents_cell, documents_of_cell, fill_sheet
+from autofill.library.xlsx import (approved_date, documents_cell, documents_of_cell, fill_sheet,
+                                   row_reader, sheet_columns)
 from autofill.workbook.safety import load_workbook_safely
 
 FORM_SHEET = "Form values"
@@ -40,18 +41,11 @@ def import_form_values(path: Path, today: str) -> list[FormValue]:
     if FORM_SHEET not in wb.sheetnames:
         return []
     ws = wb[FORM_SHEET]
-    header = {cell_text(v).lower(): i for i, v in enumerate(next(ws.iter_rows(min_row=1, max_row=1, values_only=True),
-                                                                 ())) if cell_text(v)}
     required = ("Datapoint", "Period", "Value")
-    missing = [column for column in required if column.lower() not in header]
-    if missing:
-        raise InputError(f"{name}: no {' or '.join(missing)} column in the first row of sheet {FORM_SHEET!r} "
-                         f"(expected the columns `library export` writes: {', '.join(FORM_COLUMNS)})")
+    header = sheet_columns(ws, required, FORM_COLUMNS, name)
     out = []
     for r, values in enumerate(ws.iter_rows(min_row=2, values_only=True), start=2):
-        def get(column: str) -> str:
-            i = header.get(column.lower())
-            return cell_text(values[i]) if i is not None and i < len(values) else ""
+        get = row_reader(header, values)
 
         if not any(get(column) for column in required):
             continue

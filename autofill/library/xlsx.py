@@ -9,7 +9,7 @@ import io
 import re
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from autofill.errors import InputError
 from autofill.fileio import atomic_write_bytes
@@ -92,6 +92,26 @@ def cell_text(value) -> str:
     return str(value).strip()
 
 
+def sheet_columns(ws: Any, required: Sequence[str], columns: Sequence[str], file_name: str) -> dict[str, int]:
+    """The first row's columns by lower-case name; one InputError naming what is missing."""
+    first = next(ws.iter_rows(min_row=1, max_row=1, values_only=True), ())
+    header = {cell_text(v).lower(): i for i, v in enumerate(first) if cell_text(v)}
+    missing = [name for name in required if name.lower() not in header]
+    if missing:
+        raise InputError(f"{file_name}: no {' or '.join(missing)} column in the first row of sheet {ws.title!r} "
+                         f"(expected the columns `library export` writes: {', '.join(columns)})")
+    return header
+
+
+def row_reader(header: dict[str, int], values: Sequence) -> Callable[[str], str]:
+    """A row's cell text by column name ("" where the row is shorter or the column is absent)."""
+    def get(name: str) -> str:
+        i = header.get(name.lower())
+        return cell_text(values[i]) if i is not None and i < len(values) else ""
+
+    return get
+
+
 def approved_date(text: str, where: str) -> str:
     t = text.strip()[:10]
     try:
@@ -109,18 +129,10 @@ def import_workbook(path: Path, today: str) -> list[Entry]:
         raise InputError(f"library workbook not found: {path}")
     wb = load_workbook_safely(path, data_only=True)
     ws = wb[SHEET] if SHEET in wb.sheetnames else wb.worksheets[0]
-    first = next(ws.iter_rows(min_row=1, max_row=1, values_only=True), ())
-    header = {cell_text(v).lower(): i for i, v in enumerate(first) if cell_text(v)}
-    missing = [name for name in ("Question", "Answer") if name.lower() not in header]
-    if missing:
-        raise InputError(f"{path.name}: no {' or '.join(missing)} column in the first row of sheet {ws.title!r} "
-                         f"(expected the columns `library export` writes: {', '.join(COLUMNS)})")
-
+    header = sheet_columns(ws, ("Question", "Answer"), COLUMNS, path.name)
     out = []
     for r, values in enumerate(ws.iter_rows(min_row=2, values_only=True), start=2):
-        def get(name: str) -> str:
-            i = header.get(name.lower())
-            return cell_text(values[i]) if i is not None and i < len(values) else ""
+        get = row_reader(header, values)
 
         question, answer = get("Question"), get("Answer")
         if not question and not answer:
