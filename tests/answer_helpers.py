@@ -162,3 +162,18 @@ def read_output(path: Path, sheet: str = "Questionnaire") -> dict:
     evidence = [dict(zip(ev_head, [c.value for c in row])) for row in ev.iter_rows(min_row=2)]
     info = {ws_row[0].value: ws_row[1].value for ws_row in wb["Run info"].iter_rows(min_row=2)}
     return {"rows": rows, "evidence": evidence, "info": info}
+
+
+def centred_searches(monkeypatch) -> dict[str, object]:
+    """{text: the mean it was centred on} of every search through a centre (CentredSearch.search_text)."""
+    from autofill.search.centring import CentredSearch
+
+    seen: dict[str, object] = {}
+    search_text = CentredSearch.search_text
+
+    def recording(self, text, embedder, n):
+        seen[text] = self.centre.mean_for(text)
+        return search_text(self, text, embedder, n)
+
+    monkeypatch.setattr(CentredSearch, "search_text", recording)
+    return seen

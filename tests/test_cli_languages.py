@@ -264,21 +264,14 @@ def test_a_run_centres_every_row_across_languages_on_its_questionnaire(workspace
     and each still cites its page."""
     import numpy as np
 
-    from autofill.search.centring import CentredSearch
+    from tests.answer_helpers import centred_searches
     from autofill.answer.pipeline import run_questionnaire
     from autofill.settings import load_settings
 
     root, _, _, _ = workspace
     settings = load_settings(root / "ws", environ={})
     q = questionnaire(tmp_path / "de.xlsx", GERMAN_HEADER, GERMAN_QUESTIONS, "Klima", "Kurzer Text")
-    centred: dict[str, object] = {}
-    search_text = CentredSearch.search_text
-
-    def recording(self, text, embedder, n):
-        centred[text] = self.centre.mean_for(text)
-        return search_text(self, text, embedder, n)
-
-    monkeypatch.setattr(CentredSearch, "search_text", recording)
+    centred = centred_searches(monkeypatch)
     report = run_questionnaire(settings, "Anglo English-only", q, out_dir=tmp_path / "out", resume=False)
     means = [centred.get(f"{question}\nKurzer Text") for question, _ in GERMAN_QUESTIONS]
     assert all(m is not None for m in means), sorted(centred)

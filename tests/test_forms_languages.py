@@ -12,6 +12,7 @@ import openpyxl
 import pytest
 
 from autofill.settings import Settings
+from tests.answer_helpers import centred_searches
 from tests.form_builders import build_named_form
 from tests.forms_answer_helpers import build_report
 
@@ -26,21 +27,6 @@ def workspace(tmp_path_factory):
     report = ingest_paths(Settings(workspace=root), COMPANY, [build_report(root / "docs")])
     assert report.count("failed") == 0, report.files
     return root
-
-
-def centred_searches(monkeypatch) -> dict[str, object]:
-    """{text: the mean it was centred on} of every search through a centre (CentredSearch.search_text)."""
-    from autofill.search.centring import CentredSearch
-
-    seen: dict[str, object] = {}
-    search_text = CentredSearch.search_text
-
-    def recording(self, text, embedder, n):
-        seen[text] = self.centre.mean_for(text)
-        return search_text(self, text, embedder, n)
-
-    monkeypatch.setattr(CentredSearch, "search_text", recording)
-    return seen
 
 
 def test_a_french_form_is_centred_on_all_its_datapoints(workspace, tmp_path, monkeypatch):
