@@ -182,6 +182,12 @@ def main(argv=None) -> int:
     ap.add_argument("--errors", action="store_true", help="list the questions whose top-1 differs from English")
     ap.add_argument("--apertium", action="store_true",
                     help="translate through Apertium where it has a route (French: about 3 s a question here)")
+    ap.add_argument("--machine", action="store_true",
+                    help="also the whole question through Apertium, as the search translates it: its mapping "
+                         "alone (joined with the original's), joined with the current mapping, and joined only "
+                         "where the current mapping is unsure")
+    ap.add_argument("--machine-cache", type=Path, default=Path("/tmp/frameworks_languages_apertium.sqlite"),
+                    help="where --machine keeps Apertium's translations between invocations")
     ap.add_argument("--without", action="append", default=[], choices=("forms", "compounds", "senses", "cognates", "order"),
                     help="leave out one of lemmas.Lookup's mechanisms (measure what each adds)")
     ap.add_argument("--json", type=Path)
@@ -190,7 +196,7 @@ def main(argv=None) -> int:
         print("skipped: the shared question data is not under /work/shared")
         return 0
     from autofill.frameworks.catalogue import load_catalogue
-    from autofill.frameworks.crosslingual import english_texts, map_texts, translator_for, vocabulary_of
+    from autofill.frameworks.crosslingual import english_texts, joined, map_texts, translator_for, unsure, vocabulary_of
     from autofill.frameworks.lemmas import Lookup
     from autofill.frameworks.mapping import Mapper
     from autofill.settings import load_settings
@@ -225,6 +231,14 @@ def main(argv=None) -> int:
     settings = load_settings(None)
     translator = translator_for(settings, apertium=args.apertium)
     methods = ("as-is", "translated") if args.method == "both" else (args.method,)
+    machine = None
+    if args.machine:
+        from autofill.sqlite_cache import BlobCache
+        from autofill.translation.translator import QueryTranslator
+
+        machine = QueryTranslator(settings.retrieval.dictionaries, None, ["en"], settings.retrieval.apertium,
+                                  BlobCache(args.machine_cache, "benchmark translation cache"))
+        methods = (*methods, "apertium", "joined", "unsure")
     out: dict = {}
     for part in parts:
         sel = [r for r in rows if r["part"] == part]
@@ -240,6 +254,19 @@ def main(argv=None) -> int:
                 words = [""] * len(questions)
                 if method == "as-is":
                     maps = mapper.map_many(questions)
+                elif method in ("apertium", "joined", "unsure"):
+                    t1 = time.time()
+                    machine_texts = machine.for_texts([(lang, q) for q in questions])
+                    t0 += time.time() - t1  # translating counted apart (cached between invocations)
+                    print(f"  [{lang} Apertium: {time.time() - t1:.1f} s for {len(questions)} questions]")
+                    words = machine_texts
+                    if method == "apertium":
+                        maps = map_texts(mapper, questions, [""] * len(questions), machine_texts)
+                    else:
+                        current = map_texts(mapper, questions, [""] * len(questions),
+                                            english_texts([(lang, q) for q in questions], translator, vocabulary_of(cat)))
+                        maps = [joined(m, mapper.map(t)) if t and (method == "joined" or unsure(m)) else m
+                                for m, t in zip(current, machine_texts)]
                 else:
                     words = english_texts([(lang, q) for q in questions], translator, vocabulary_of(cat))
                     maps = map_texts(mapper, questions, [""] * len(questions), words)
@@ -252,7 +279,8 @@ def main(argv=None) -> int:
                     for r, a, b, q, w in zip(sel, maps, base, questions, words):
                         if first(a) != first(b):
                             print(f"[{part} {name}] {r['source']}:{r['key']} en={first(b) or '-'} got={list(a.concepts[:3])}"
-                                  f"  {q[:100]}" + (f"\n      -> {' | '.join(w)[:200]}" if method != "as-is" else ""))
+                                  f"  {q[:100]}" + (f"\n      -> {' | '.join([w] if isinstance(w, str) else w)[:200]}"
+                                                    if method != "as-is" else ""))
         counts = ", ".join(f"{s} {sum(1 for r in sel if r['source'] == s)}" for s in sources)
         print(f"\n{part}: {len(sel)} questions ({counts}); English mapping {english_digest(keys, base)}")
         if part in ("seen", "unseen"):
