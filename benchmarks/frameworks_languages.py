@@ -71,6 +71,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -196,7 +197,8 @@ def main(argv=None) -> int:
         print("skipped: the shared question data is not under /work/shared")
         return 0
     from autofill.frameworks.catalogue import load_catalogue
-    from autofill.frameworks.crosslingual import english_texts, joined, map_texts, translator_for, unsure, vocabulary_of
+    from autofill.frameworks.crosslingual import (english_texts, joined, map_texts, translator_for, vocabulary_of,
+                                                 with_machine)
     from autofill.frameworks.lemmas import Lookup
     from autofill.frameworks.mapping import Mapper
     from autofill.settings import load_settings
@@ -265,8 +267,12 @@ def main(argv=None) -> int:
                     else:
                         current = map_texts(mapper, questions, [""] * len(questions),
                                             english_texts([(lang, q) for q in questions], translator, vocabulary_of(cat)))
-                        maps = [joined(m, mapper.map(t)) if t and (method == "joined" or unsure(m)) else m
-                                for m, t in zip(current, machine_texts)]
+                        if method == "joined":
+                            maps = [joined(m, mapper.map(t)) if t else m for m, t in zip(current, machine_texts)]
+                        else:  # what inspect and run do (crosslingual.with_machine)
+                            maps = with_machine(current, [SimpleNamespace(language=lang, question=q, form_of_answer="",
+                                                                          explanation="") for q in questions],
+                                                mapper, [""] * len(questions), machine)
                 else:
                     words = english_texts([(lang, q) for q in questions], translator, vocabulary_of(cat))
                     maps = map_texts(mapper, questions, [""] * len(questions), words)
