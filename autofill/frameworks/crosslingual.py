@@ -6,7 +6,13 @@ cognates), with the original's own mapping joined in (quoted codes, "Scope 1", a
 same in any language): per concept the stronger of the two. A head-first language's phrases are read in
 English order too ("produits bas carbone" -> "low carbon products"), and that reading joined as well.
 
-No multilingual model is loaded here (inspect stays offline and quick). A row whose language has no
+A row the rules then leave unsure (no datapoint, or a weak first one) whose language Apertium reads (French
+through Spanish and Catalan: translation/apertium.py) is joined with the mapping of its Apertium translation,
+the row's whole text as the search translates it, kept in the workspace's translation cache, so that a run
+translates it once (`with_machine`): the dictionary lacks many words Apertium knows ("cible", "leviers",
+"portefeuille"). About 0.5-1 s a row so read, where it is not cached.
+
+No multilingual model is loaded here (inspect stays offline). A row whose language has no
 dictionary is read by the translator (Apertium where it is asked for and has a route); a row whose language
 has neither, or `retrieval.translate_queries` off, is mapped as it is. Pure but for the translator the
 caller may pass (tests pass their own)."""
