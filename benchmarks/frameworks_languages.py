@@ -197,8 +197,8 @@ def main(argv=None) -> int:
         print("skipped: the shared question data is not under /work/shared")
         return 0
     from autofill.frameworks.catalogue import load_catalogue
-    from autofill.frameworks.crosslingual import (english_texts, joined, map_texts, translator_for, vocabulary_of,
-                                                 with_machine)
+    from autofill.frameworks.crosslingual import (english_texts, joined, map_texts, translator_for, unmapped,
+                                                 unsure, vocabulary_of, with_machine)
     from autofill.frameworks.lemmas import Lookup
     from autofill.frameworks.mapping import Mapper
     from autofill.settings import load_settings
@@ -240,7 +240,7 @@ def main(argv=None) -> int:
 
         machine = QueryTranslator(settings.retrieval.dictionaries, None, ["en"], settings.retrieval.apertium,
                                   BlobCache(args.machine_cache, "benchmark translation cache"))
-        methods = (*methods, "apertium", "joined", "unsure")
+        methods = (*methods, "apertium", "joined", "unsure", "nothing")
     out: dict = {}
     for part in parts:
         sel = [r for r in rows if r["part"] == part]
@@ -256,7 +256,7 @@ def main(argv=None) -> int:
                 words = [""] * len(questions)
                 if method == "as-is":
                     maps = mapper.map_many(questions)
-                elif method in ("apertium", "joined", "unsure"):
+                elif method in ("apertium", "joined", "unsure", "nothing"):
                     t1 = time.time()
                     machine_texts = machine.for_texts([(lang, q) for q in questions])
                     t0 += time.time() - t1  # translating counted apart (cached between invocations)
@@ -272,7 +272,8 @@ def main(argv=None) -> int:
                         else:  # what inspect and run do (crosslingual.with_machine)
                             maps = with_machine(current, [SimpleNamespace(language=lang, question=q, form_of_answer="",
                                                                           explanation="") for q in questions],
-                                                mapper, [""] * len(questions), machine)
+                                                mapper, [""] * len(questions), machine,
+                                                unmapped if method == "nothing" else unsure)
                 else:
                     words = english_texts([(lang, q) for q in questions], translator, vocabulary_of(cat))
                     maps = map_texts(mapper, questions, [""] * len(questions), words)

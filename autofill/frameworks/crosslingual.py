@@ -6,7 +6,7 @@ cognates), with the original's own mapping joined in (quoted codes, "Scope 1", a
 same in any language): per concept the stronger of the two. A head-first language's phrases are read in
 English order too ("produits bas carbone" -> "low carbon products"), and that reading joined as well.
 
-A row the rules then leave unsure (no datapoint, or a weak first one) whose language Apertium reads (French
+A row the rules then leave with no datapoint at all whose language Apertium reads (French
 through Spanish and Catalan: translation/apertium.py) is joined with the mapping of its Apertium translation,
 the row's whole text as the search translates it, kept in the workspace's translation cache, so that a run
 translates it once (`with_machine`): the dictionary lacks many words Apertium knows ("cible", "leviers",
@@ -24,7 +24,7 @@ import os
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from autofill.frameworks.mapping import Mapper, Mapping, Match, MAX_MATCHES
 from autofill.translation.translator import QueryTranslator
@@ -240,8 +240,14 @@ UNSURE = 0.6  # a mapping whose first datapoint is weaker (the floor of the work
 
 
 def unsure(mapping: Mapping) -> bool:
-    """Whether a row's mapping names no datapoint the workbook's cell would show."""
+    """Whether a row's mapping names no datapoint the workbook's cell would show (measured, not used:
+    benchmarks/frameworks_languages.py --machine)."""
     return not mapping.matches or mapping.matches[0].strength < UNSURE
+
+
+def unmapped(mapping: Mapping) -> bool:
+    """Whether a row's mapping names no datapoint at all, not even a weak one (`with_machine`'s rows)."""
+    return not mapping.matches
 
 
 def joined(original: Mapping, translated: Mapping) -> Mapping:
@@ -304,18 +310,20 @@ _MACHINES: dict[tuple[str, str, str], Any] = {}
 
 
 def with_machine(mappings: Sequence[Mapping], rows: Sequence[Any], mapper: Mapper, contexts: Sequence[str],
-                 machine: Any) -> list[Mapping]:
-    """Each mapping the rules leave `unsure` (no datapoint, or a weak first one) of a row whose language
-    Apertium reads joined with the mapping of the row's Apertium translation: the row's whole text
+                 machine: Any, when: Callable[[Mapping], bool] = unmapped) -> list[Mapping]:
+    """Each mapping the rules leave with no datapoint (`when`: `unmapped`) of a row whose language Apertium
+    reads joined with the mapping of the row's Apertium translation: the row's whole text
     (records.build_query), as the search translates it, so a run translates it once (the translation
-    cache). The dictionary lacks many French words Apertium knows ("cible", "portefeuille", "leviers"):
-    French development halves, same top-1 as English 86 -> 87 of 121 (benchmarks/frameworks_languages.py
-    --machine). Apertium on every row and joined where the rules are sure gained nothing more."""
+    cache). The dictionary lacks many French words Apertium knows ("cible", "leviers"). French, same top-1
+    as English (benchmarks/frameworks_languages.py --machine): development halves 86 -> 88 of 121, old seen
+    part 69 -> 70 of 84. Joined on every row, or on rows whose first datapoint is under 0.6 (`unsure`), it
+    gained less on the development halves (87) and lost on the seen part (63, 65): a weak right datapoint
+    was put behind a stronger wrong one."""
     mappings = list(mappings)
     if machine is None:
         return mappings
     todo = [i for i, (q, m) in enumerate(zip(rows, mappings))
-            if unsure(m) and needs_translation(getattr(q, "language", "")) and str(q.question or "").strip()
+            if when(m) and needs_translation(getattr(q, "language", "")) and str(q.question or "").strip()
             and machine.routes_for(q.language)]
     if not todo:
         return mappings
@@ -328,7 +336,7 @@ def with_machine(mappings: Sequence[Mapping], rows: Sequence[Any], mapper: Mappe
 def map_rows(settings, rows: Sequence[Any], mapper: Mapper, contexts: Sequence[str],
              translator: Any = "settings", machine: Any = "settings") -> list[Mapping]:
     """Each QuestionRow's mapping (`contexts`: each row's number and section, coverage.row_context); rows in
-    another language through their English words, and those left unsure through Apertium's translation
+    another language through their English words, and those left with no datapoint through Apertium's translation
     where it reads their language (`with_machine`; `machine`: a QueryTranslator with Apertium, None for
     none)."""
     rows = list(rows)
