@@ -193,7 +193,7 @@ def _apertium_reads_french() -> bool:
 @pytest.mark.skipif(not _apertium_reads_french(), reason="Apertium and its French pairs are not installed")
 def test_inspect_tags_a_french_row_only_apertium_reads_like_its_english_version(tmp_path):
     ws = ["--workspace", str(tmp_path / "ws")]
-    got = {}
+    got, cells = {}, {}
     for i, language in ((0, "en"), (1, "fr")):
         q = build_questionnaire(tmp_path / f"{language}.xlsx",
                                 questions=[("Questions", pair[i], "Text", False) for pair in APERTIUM_ONLY])
@@ -201,8 +201,11 @@ def test_inspect_tags_a_french_row_only_apertium_reads_like_its_english_version(
         assert done.returncode == 0, done.stderr[-2000:]
         rows = json.loads(done.stdout)["datapoints"]["rows"]
         got[language] = [r["datapoints"][0]["concept"] if r["datapoints"] else "" for r in rows]
+        _, questions = read_questions(Settings(workspace=tmp_path / "ws"), q)  # the cell run writes
+        cells[language] = [cell_labels(row.datapoints)[:1] for row in questions]
     assert got["en"] == ["target.ghg", "actions.decarbonisation"]
     assert got["fr"] == got["en"]
+    assert cells["en"][0] and cells["fr"] == cells["en"]
 
 
 @pytest.mark.slow
