@@ -10,7 +10,7 @@ A row the rules then leave with no datapoint at all whose language Apertium read
 through Spanish and Catalan: translation/apertium.py) is joined with the mapping of its Apertium translation,
 the row's whole text as the search translates it, kept in the workspace's translation cache, so that a run
 translates it once (`with_machine`): the dictionary lacks many words Apertium knows ("cible", "leviers",
-"portefeuille"). About 0.5-1 s a row so read, where it is not cached.
+"portefeuille"). About 0.5 s a row so read where it is not cached (1.2-1.8 s on a loaded 2-core machine).
 
 No multilingual model is loaded here (inspect stays offline). A row whose language has no
 dictionary is read by the translator (Apertium where it is asked for and has a route); a row whose language
@@ -336,9 +336,9 @@ def with_machine(mappings: Sequence[Mapping], rows: Sequence[Any], mapper: Mappe
 def map_rows(settings, rows: Sequence[Any], mapper: Mapper, contexts: Sequence[str],
              translator: Any = "settings", machine: Any = "settings") -> list[Mapping]:
     """Each QuestionRow's mapping (`contexts`: each row's number and section, coverage.row_context); rows in
-    another language through their English words, and those left with no datapoint through Apertium's translation
-    where it reads their language (`with_machine`; `machine`: a QueryTranslator with Apertium, None for
-    none)."""
+    another language through their English words, and those left with no datapoint through Apertium's
+    translation where it reads their language (`with_machine`; `machine`: a QueryTranslator with Apertium,
+    None for none)."""
     rows = list(rows)
     crossing = any(needs_translation(getattr(q, "language", "")) for q in rows)
     if translator == "settings":
