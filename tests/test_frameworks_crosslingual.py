@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from autofill.frameworks.catalogue import load_catalogue
 from autofill.frameworks.coverage import cell_labels
 from types import SimpleNamespace
@@ -172,3 +174,57 @@ def test_a_words_sense_is_its_cognate_then_a_catalogue_word_then_the_dictionarys
     # phrases: a stop word ends one, a figure stays with the word before it
     assert lookup.pieces("produits bas carbone 2030 de la chaîne")[0] == [
         ("produits", False), ("low", True), ("carbon 2030", True), ("chaîne", False)]
+
+
+# French rows whose telling words the French-English dictionary lacks ("cible", "leviers"): the rules and the
+# dictionary leave them with no datapoint; Apertium reads them (issue 46).
+APERTIUM_ONLY = [("Description of the target linked to a policy", "Description de la cible liée à une politique"),
+                 ("Which levers does the company rely on to reduce its emissions?",
+                  "Sur quels leviers l'entreprise s'appuie-t-elle pour réduire ses émissions ?")]
+
+
+def _apertium_reads_french() -> bool:
+    from autofill.translation.apertium import routes
+
+    return bool(routes(Settings().retrieval.apertium, "fr", "en"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _apertium_reads_french(), reason="Apertium and its French pairs are not installed")
+def test_inspect_tags_a_french_row_only_apertium_reads_like_its_english_version(tmp_path):
+    ws = ["--workspace", str(tmp_path / "ws")]
+    got, cells = {}, {}
+    for i, language in ((0, "en"), (1, "fr")):
+        q = build_questionnaire(tmp_path / f"{language}.xlsx",
+                                questions=[("Questions", pair[i], "Text", False) for pair in APERTIUM_ONLY])
+        done = cli([*ws, "inspect", str(q), "--json"], timeout=240)
+        assert done.returncode == 0, done.stderr[-2000:]
+        rows = json.loads(done.stdout)["datapoints"]["rows"]
+        got[language] = [r["datapoints"][0]["concept"] if r["datapoints"] else "" for r in rows]
+        _, questions = read_questions(Settings(workspace=tmp_path / "ws"), q)  # the cell run writes
+        cells[language] = [cell_labels(row.datapoints)[:1] for row in questions]
+    assert got["en"] == ["target.ghg", "actions.decarbonisation"]
+    assert got["fr"] == got["en"]
+    assert cells["en"][0] and cells["fr"] == cells["en"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _apertium_reads_french(), reason="Apertium and its French pairs are not installed")
+def test_the_rows_translation_is_the_searchs_and_is_made_once(tmp_path):
+    from autofill.sqlite_cache import BlobCache
+    from autofill.translation.translator import QueryTranslator, cache_key, cache_path
+
+    settings = Settings(workspace=tmp_path)
+    settings.vectordb_dir.mkdir()
+    mapper = Mapper(load_catalogue())
+    english, french = APERTIUM_ONLY[0]
+    row = SimpleNamespace(language="fr", question=french, form_of_answer="", explanation="")
+    assert map_rows(settings, [row], mapper, [""])[0].concepts[:1] == mapper.map(english).concepts[:1] == ("target.ghg",)
+    # the translation is in the workspace's cache, under the key the run's search translator reads
+    cache = BlobCache(cache_path(settings.vectordb_dir), "translation cache")
+    search = QueryTranslator(settings.retrieval.dictionaries, None, ["en"], settings.retrieval.apertium, cache)
+    key = cache_key(settings.retrieval.apertium, search.routes_for("fr"), "fr", french)
+    kept = cache.get_blobs([key])[key].decode("utf-8")
+    assert "target" in kept.lower()
+    cache.put_blobs({key: b"Description of the target linked to a policy (from the cache)"})
+    assert search.for_row(row) == "Description of the target linked to a policy (from the cache)"  # not translated again

@@ -6,7 +6,13 @@ cognates), with the original's own mapping joined in (quoted codes, "Scope 1", a
 same in any language): per concept the stronger of the two. A head-first language's phrases are read in
 English order too ("produits bas carbone" -> "low carbon products"), and that reading joined as well.
 
-No multilingual model is loaded here (inspect stays offline and quick). A row whose language has no
+A row the rules then leave with no datapoint at all whose language Apertium reads (French
+through Spanish and Catalan: translation/apertium.py) is joined with the mapping of its Apertium translation,
+the row's whole text as the search translates it, kept in the workspace's translation cache, so that a run
+translates it once (`with_machine`): the dictionary lacks many words Apertium knows ("cible", "leviers",
+"portefeuille"). About 0.5 s a row so read where it is not cached (1.2-1.8 s on a loaded 2-core machine).
+
+No multilingual model is loaded here (inspect stays offline). A row whose language has no
 dictionary is read by the translator (Apertium where it is asked for and has a route); a row whose language
 has neither, or `retrieval.translate_queries` off, is mapped as it is. Pure but for the translator the
 caller may pass (tests pass their own)."""
@@ -14,9 +20,11 @@ caller may pass (tests pass their own)."""
 from __future__ import annotations
 
 import logging
+import os
 import re
 from functools import lru_cache
-from typing import Any, Sequence
+from pathlib import Path
+from typing import Any, Callable, Sequence
 
 from autofill.frameworks.mapping import Mapper, Mapping, Match, MAX_MATCHES
 from autofill.translation.translator import QueryTranslator
@@ -228,6 +236,20 @@ def vocabulary_of(catalogue: Any) -> Any:
     return held[1]
 
 
+UNSURE = 0.6  # a mapping whose first datapoint is weaker (the floor of the workbook's cell: coverage.SHOWN)
+
+
+def unsure(mapping: Mapping) -> bool:
+    """Whether a row's mapping names no datapoint the workbook's cell would show (measured, not used:
+    benchmarks/frameworks_languages.py --machine)."""
+    return not mapping.matches or mapping.matches[0].strength < UNSURE
+
+
+def unmapped(mapping: Mapping) -> bool:
+    """Whether a row's mapping names no datapoint at all, not even a weak one (`with_machine`'s rows)."""
+    return not mapping.matches
+
+
 def joined(original: Mapping, translated: Mapping) -> Mapping:
     """Per concept the stronger match of the row as written and of its English words, strongest first;
     the codes the original quotes kept."""
@@ -256,12 +278,73 @@ def map_texts(mapper: Mapper, questions: Sequence[str], contexts: Sequence[str],
     return out
 
 
+def machine_for(settings) -> Any:
+    """The translator that reads a row whole with Apertium, as the search does (translation/apertium.py),
+    with the workspace's translation cache (`vectordb/.query-cache/translations.sqlite`, the search's:
+    what one translated the other reads); None where query translation is off. One per workspace and
+    process (inspect maps its rows twice)."""
+    retrieval = getattr(settings, "retrieval", None)
+    if retrieval is None or not getattr(retrieval, "translate_queries", True) or not retrieval.apertium:
+        return None
+    vectordb = getattr(settings, "vectordb_dir", None)
+    path = None
+    if vectordb is not None and getattr(getattr(settings, "embedding", None), "query_cache", False):
+        from autofill.translation.translator import cache_path
+
+        path = cache_path(Path(vectordb))
+        folder = path.parent if path.parent.is_dir() else Path(vectordb)
+        if not (folder.is_dir() and os.access(folder, os.W_OK)):  # no workspace, or a read-only one
+            path = None
+    key = (retrieval.dictionaries, retrieval.apertium, str(path or ""))
+    if key not in _MACHINES:
+        cache = None
+        if path is not None:
+            from autofill.sqlite_cache import BlobCache
+
+            cache = BlobCache(path, "translation cache")
+        _MACHINES[key] = QueryTranslator(retrieval.dictionaries, None, [ENGLISH], retrieval.apertium, cache)
+    return _MACHINES[key]
+
+
+_MACHINES: dict[tuple[str, str, str], Any] = {}
+
+
+def with_machine(mappings: Sequence[Mapping], rows: Sequence[Any], mapper: Mapper, contexts: Sequence[str],
+                 machine: Any, when: Callable[[Mapping], bool] = unmapped) -> list[Mapping]:
+    """Each mapping the rules leave with no datapoint (`when`: `unmapped`) of a row whose language Apertium
+    reads joined with the mapping of the row's Apertium translation: the row's whole text
+    (records.build_query), as the search translates it, so a run translates it once (the translation
+    cache). The dictionary lacks many French words Apertium knows ("cible", "leviers"). French, same top-1
+    as English (benchmarks/frameworks_languages.py --machine): development halves 86 -> 88 of 121, old seen
+    part 69 -> 70 of 84. Joined on every row, or on rows whose first datapoint is under 0.6 (`unsure`), it
+    gained less on the development halves (87) and lost on the seen part (63, 65): a weak right datapoint
+    was put behind a stronger wrong one."""
+    mappings = list(mappings)
+    if machine is None:
+        return mappings
+    todo = [i for i, (q, m) in enumerate(zip(rows, mappings))
+            if when(m) and needs_translation(getattr(q, "language", "")) and str(q.question or "").strip()
+            and machine.routes_for(q.language)]
+    if not todo:
+        return mappings
+    for i, text in zip(todo, machine.for_rows([rows[i] for i in todo])):
+        if text.strip():
+            mappings[i] = joined(mappings[i], mapper.map(text, contexts[i]))
+    return mappings
+
+
 def map_rows(settings, rows: Sequence[Any], mapper: Mapper, contexts: Sequence[str],
-             translator: Any = "settings") -> list[Mapping]:
+             translator: Any = "settings", machine: Any = "settings") -> list[Mapping]:
     """Each QuestionRow's mapping (`contexts`: each row's number and section, coverage.row_context); rows in
-    another language through their English words."""
+    another language through their English words, and those left with no datapoint through Apertium's
+    translation where it reads their language (`with_machine`; `machine`: a QueryTranslator with Apertium,
+    None for none)."""
     rows = list(rows)
+    crossing = any(needs_translation(getattr(q, "language", "")) for q in rows)
     if translator == "settings":
-        translator = translator_for(settings) if any(needs_translation(getattr(q, "language", "")) for q in rows) else None
+        translator = translator_for(settings) if crossing else None
+    if isinstance(machine, str):
+        machine = machine_for(settings) if crossing else None
     english = english_questions(rows, translator, vocabulary_of(mapper.catalogue) if translator is not None else None)
-    return map_texts(mapper, [q.question for q in rows], contexts, english)
+    return with_machine(map_texts(mapper, [q.question for q in rows], contexts, english), rows, mapper, contexts,
+                        machine)
