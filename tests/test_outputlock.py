@@ -55,7 +55,7 @@ def test_a_second_concurrent_run_makes_no_model_call(tmp_path, llm_server):
     llm_server.responder = responder()
     env = env_for(llm_server, AUTOFILL_LLM__CONCURRENCY="1")
     assert cli(tmp_path, env, "ingest", "--company", COMPANY, "reports").returncode == 0
-    llm_server.latency_s = 3.0  # the first run (6 calls, one at a time) is still answering when the second starts
+    llm_server.latency_s = 1.5  # the first run (6 calls, one at a time, 9 s) is still answering when the second starts
     args = ["--workspace", str(tmp_path), "run", "--company", COMPANY,
             "--questionnaire", "q.xlsx", "--json"]
     first = cli_process.popen(args, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
