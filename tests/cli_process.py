@@ -21,6 +21,7 @@ so commands may run concurrently from threads of the test process."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -105,10 +106,8 @@ def _child(request: dict, fds: list[int]) -> None:
 
 def _signal_all(children, sig: int) -> None:
     for pid in list(children):
-        try:
+        with contextlib.suppress(ProcessLookupError):  # reaped in the meantime
             os.kill(pid, sig)
-        except ProcessLookupError:
-            pass
 
 
 def zygote(sock_fd: int) -> None:
@@ -272,10 +271,8 @@ class Forked:
 
     def send_signal(self, sig: int) -> None:
         if self.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):  # it ended after the poll
                 os.kill(self.pid, sig)
-            except ProcessLookupError:
-                pass
 
     def terminate(self) -> None:
         self.send_signal(signal.SIGTERM)
