@@ -313,3 +313,39 @@ def test_form_values_are_listed_apart_exported_on_their_own_sheet_and_imported_b
         assert {f: getattr(back[(v.datapoint, v.period)], f) for f in fields} == want
     again = json.loads(cli([*ws_args, "import", "--company", "Acme", str(out), "--json"]).stdout.strip().splitlines()[-1])
     assert again["form_values"] == {"read": 3, "changed": 0, "held": 3}
+
+
+def test_remove_takes_form_values_out_by_datapoint_and_period_and_all_empties_answers_and_values(workspace,
+                                                                                                 tmp_path):
+    from autofill.library.forms import FormLibrary, FormValue
+
+    s = Settings(workspace=workspace)
+    report_store(s)
+    assert invoke(workspace, "library", "add", "--company", "Acme", str(filled_workbook(tmp_path / "f.xlsx"))
+                  ).exit_code == 0
+    forms = FormLibrary(s, "Acme")
+    forms.add([FormValue("ScopeOneEmissions", "2023", "1,050", "2024-03-01", unit="tCO2e"),
+               FormValue("ScopeOneEmissions", "FY2024", "1,120", "2025-03-01", unit="tCO2e"),
+               FormValue("WaterWithdrawal", "2024", "12.4", "2025-03-01", unit="GL")], "2025-03-01")
+
+    def held():
+        return sorted((v.datapoint, v.period) for v in forms.values())
+
+    # One period of one datapoint ("FY2024" is keyed as 2024, as the library keys it when it learns).
+    one = json.loads(invoke(workspace, "library", "remove", "--company", "Acme", "--datapoint", "ScopeOneEmissions",
+                            "--period", "FY2024", "--json").output.strip().splitlines()[-1])
+    assert (one["removed"], one["form_values_removed"], one["entries"], one["form_values"]) == (0, 1, 2, 2)
+    assert held() == [("ScopeOneEmissions", "2023"), ("WaterWithdrawal", "2024")]
+    missing = invoke(workspace, "library", "remove", "--company", "Acme", "--datapoint", "NoSuchDatapoint")
+    assert missing.exit_code == 2 and "nothing matched" in missing.output and "datapoints" in missing.output
+    alone = invoke(workspace, "library", "remove", "--company", "Acme", "--period", "2023")
+    assert alone.exit_code == 2 and "--datapoint" in alone.output and held() == [("ScopeOneEmissions", "2023"),
+                                                                               ("WaterWithdrawal", "2024")]
+
+    # --all empties the library: its answers and its form values, both said.
+    everything = invoke(workspace, "library", "remove", "--company", "Acme", "--all")
+    assert everything.exit_code == 0
+    assert "removed 2 answers and 2 form values; the answer library holds 0 answers and 0 form values" in \
+        everything.output
+    assert held() == []
+    assert "the answer library is empty" in invoke(workspace, "library", "list", "--company", "Acme").output

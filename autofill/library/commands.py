@@ -81,12 +81,16 @@ def import_cmd(ctx, company, workbook, as_json):
 @_company
 @click.option("--id", "ids", type=int, multiple=True, help="Entry id (see `library list`); may be repeated.")
 @click.option("--question", "questions", multiple=True, help="Question text (case and punctuation ignored).")
-@click.option("--all", "everything", is_flag=True, help="Empty the library.")
+@click.option("--datapoint", "datapoints", multiple=True,
+              help="A form value's datapoint (see `library list`), every period; may be repeated.")
+@click.option("--period", default="", help="Only the --datapoint values of this reporting period (e.g. 2024).")
+@click.option("--all", "everything", is_flag=True, help="Empty the library: answers and form values.")
 @_json
 @click.pass_context
 @_handled
-def remove(ctx, company, ids, questions, everything, as_json):
-    """Remove approved answers from the library."""
+def remove(ctx, company, ids, questions, datapoints, period, everything, as_json):
+    """Remove approved answers and form values from the library."""
     from autofill.library import manage
 
-    _finish(ctx, as_json, lambda s: manage.remove(s, company, list(ids), list(questions), everything))
+    _finish(ctx, as_json, lambda s: manage.remove(s, company, list(ids), list(questions), everything,
+                                                   list(datapoints), period))

@@ -170,6 +170,27 @@ class FormLibrary:
                 sql, args = sql + " AND source_cell = ?", [*args, source_cell]
             return conn.execute(sql, args).rowcount
 
+    def remove_datapoints(self, datapoints: Sequence[str], period: str = "") -> int:
+        """Take out every value of `datapoints` (`library remove --datapoint`): of every period, or of
+        `period` alone when it is given (keyed as `period_key` keys it)."""
+        conn = self._connect(create=False)
+        if conn is None or not datapoints:
+            return 0
+        with closing(conn):
+            marks = ", ".join("?" for _ in datapoints)
+            sql, args = f"DELETE FROM form_values WHERE datapoint IN ({marks})", list(datapoints)
+            if period:
+                sql, args = sql + " AND period = ?", [*args, period_key(period)]
+            return conn.execute(sql, args).rowcount
+
+    def clear(self) -> int:
+        """Take out every value (`library remove --all`)."""
+        conn = self._connect(create=False)
+        if conn is None:
+            return 0
+        with closing(conn):
+            return conn.execute("DELETE FROM form_values").rowcount
+
     def values(self) -> list[FormValue]:
         conn = self._connect(create=False)
         if conn is None:

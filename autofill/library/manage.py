@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from autofill.errors import InputError
 from autofill.library.harvest import approved_entries, override_hint
@@ -199,14 +200,30 @@ def check_entries(entries: list[Entry], checker) -> None:
         e.checks = failed_reasons(checker.check(row, e.answer, e.sources))
 
 
-def remove(settings: Settings, company: str, ids: list[int], questions: list[str], everything: bool) -> Done:
-    if not (ids or questions or everything):
-        raise InputError("say what to remove: --id N, --question TEXT or --all")
-    with _lib(settings, company) as lib:
-        n = lib.clear() if everything else lib.remove(questions=questions, ids=ids)
-        size = len(lib)
-    if not n:
+def remove(settings: Settings, company: str, ids: list[int], questions: list[str], everything: bool,
+           datapoints: Sequence[str] = (), period: str = "") -> Done:
+    """Approved answers (by id or question) and form values (by datapoint, of one period or all) out of the
+    library; `everything` empties both."""
+    if not (ids or questions or everything or datapoints):
+        raise InputError("say what to remove: --id N, --question TEXT, --datapoint NAME or --all")
+    if period and not datapoints:
+        raise InputError("--period names the period of a --datapoint's values: add --datapoint NAME")
+    n = 0
+    if everything or ids or questions:
+        with _lib(settings, company) as lib:
+            n = lib.clear() if everything else lib.remove(questions=questions, ids=ids)
+    forms = FormLibrary(settings, company)
+    m = forms.clear() if everything else forms.remove_datapoints(list(datapoints), period)
+    if not (n or m):
         raise InputError(f"nothing matched in the answer library of {company!r} "
-                         "(see `autofill library list` for ids and questions)")
-    return Done({"company": company, "removed": n, "entries": size, "library": str(library_path(settings, company))},
-                   [f"{company}: removed {n} answers; the answer library holds {size}"])
+                         "(see `autofill library list` for ids, questions and datapoints)")
+    lib = open_library(settings, company, create=False)
+    size = 0 if lib is None else len(lib)
+    if lib is not None:
+        lib.close()
+    held = len(forms.values())
+    removed = f"{n} answers" + (f" and {m} form values" if m or datapoints or everything else "")
+    holds = f"{size} answers" + (f" and {held} form values" if held or m else "")
+    return Done({"company": company, "removed": n, "entries": size, "form_values_removed": m, "form_values": held,
+                 "library": str(library_path(settings, company))},
+                [f"{company}: removed {removed}; the answer library holds {holds}"])
