@@ -22,8 +22,8 @@ datapoints, and the same-top-1 rate: the share of questions whose first datapoin
 and `translated` (frameworks/crosslingual.py: through the row's English words, as `inspect` and `run` map rows
 now). Each part's line gives a fingerprint of the English texts' mappings: English tagging must not change.
 
-    python benchmarks/frameworks_languages.py [--part seen|unseen|dev|held|old|all] [--source vsme+|bhp|bhpx]
-        [--language de|fr] [--method as-is|translated|both] [--without forms|compounds|senses|cognates|order]
+    python benchmarks/frameworks_languages.py [--part seen|unseen|dev|held|fresh|old|all ...] [--source vsme+|bhp|bhpx]
+        [--language de|fr] [--method as-is|translated|both] [--encoder] [--without forms|compounds|senses|cognates|order]
         [--errors] [--machine [--machine-cache FILE]] [--json OUT]
 
 Skips when the shared data is absent. `--apertium` measures the French route through Apertium instead of
@@ -88,6 +88,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -107,6 +108,12 @@ SOURCES = ("vsme", "ra")
 # datapoint label gold.tsv lacks, "bhp" and "bhpx" the BHP customer questionnaire and the BHP expert set with
 # their hand translations (made for retrieval). Each cut into a development and a held-out half by `half`.
 NEW_SOURCES = ("vsme+", "bhp", "bhpx")
+# A fresh part nobody tuned on (the encoder's session, issue 46): the VSME template's other translated texts
+# (its Translations sheet: headings, table and column labels, Scope 3 categories) that read as a label, by a
+# fixed rule (`fresh_texts`), all held out.
+FRESH = "vsmet"
+_NOT_A_LABEL = re.compile(r"cell|\{\{|https?:|@|^[\W\u2139]|^\d+\.\s+(?:in|then|finally|the|provide|fill|find|for|validate|convert)\b"
+                          r"|:$|^indicates\b", re.IGNORECASE)
 
 
 def texts_in(language: str, english: dict) -> dict[tuple[str, str], str]:
@@ -163,6 +170,34 @@ def parallel_texts(gold_keys: set) -> dict[str, dict[tuple[str, str], str]]:
     return {lang: {k: out[lang][k] for k in keys} for lang in LANGUAGES}
 
 
+def fresh_texts(used: set[str]) -> dict[str, dict[tuple[str, str], str]]:
+    """language -> ("vsmet", label id) -> text: each entry of the VSME template's Translations sheet with an
+    English, German and French text that differ, whose English reads as a label (2 to 12 words, not in
+    capitals, not an instruction, a warning or a heading ending in ":": `_NOT_A_LABEL`) and is none of the
+    other parts' English texts (`used`, lower-case), each English text once."""
+    import openpyxl
+
+    wb = openpyxl.load_workbook(VSME, read_only=True)
+    rows = list(wb["Translations"].iter_rows(values_only=True))
+    head = next(r for r in rows[:6] if "en" in r)
+    at = {lang: head.index(lang) for lang in LANGUAGES}
+    out: dict[str, dict] = {lang: {} for lang in LANGUAGES}
+    seen = {" ".join(_CODE.sub("", u).split()).lower() for u in used}
+    for r in rows:
+        if not str(r[0] or "").startswith("template_"):
+            continue
+        text = {lang: " ".join(str(r[i] or "").split()) for lang, i in at.items()}
+        english = text["en"]
+        key = " ".join(_CODE.sub("", english).split()).lower()
+        if (not 2 <= len(english.split()) <= 12 or english.isupper() or _NOT_A_LABEL.search(english)
+                or key in seen or any(not text[lang] or text[lang] == english for lang in LANGUAGES[1:])):
+            continue
+        seen.add(key)
+        for lang in LANGUAGES:
+            out[lang][(FRESH, str(r[0]))] = text[lang]
+    return out
+
+
 def english_digest(keys, maps) -> str:
     """A fingerprint of the English texts' mappings (top 3): English tagging must not change."""
     lines = "\n".join(f"{s}:{k}\t{','.join(m.concepts[:3])}" for (s, k), m in zip(keys, maps))
@@ -194,9 +229,10 @@ def split_line(maps, base) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--part", choices=("seen", "unseen", "dev", "held", "old", "all"), default="all",
-                    help="seen/unseen: gold.tsv's questions (old parts); dev/held: the halves of the new "
-                         "parallel parts; old: seen and unseen")
+    ap.add_argument("--part", choices=("seen", "unseen", "dev", "held", "fresh", "old", "all"),
+                    action="append", help="seen/unseen: gold.tsv's questions (old parts); dev/held: the halves of "
+                    "the new parallel parts; fresh: the VSME template's other labels (`fresh_texts`); old: seen "
+                    "and unseen")
     ap.add_argument("--source", choices=NEW_SOURCES, action="append", help="new parts: only these sources")
     ap.add_argument("--method", choices=("as-is", "translated", "both"), default="both")
     ap.add_argument("--language", choices=LANGUAGES[1:], action="append")
@@ -211,6 +247,10 @@ def main(argv=None) -> int:
                     help="where --machine keeps Apertium's translations between invocations")
     ap.add_argument("--without", action="append", default=[], choices=("forms", "compounds", "senses", "cognates", "order"),
                     help="leave out one of lemmas.Lookup's mechanisms (measure what each adds)")
+    ap.add_argument("--encoder", action="store_true",
+                    help="also multilingual-e5-small on the shipped mapping (translated, French rows with no "
+                         "datapoint through Apertium: needs --machine-cache or Apertium): "
+                         "benchmarks/frameworks_encoder.py's methods")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     if not (QUESTIONSETS.is_dir() and VSME.exists() and GOLD.exists()):
@@ -227,7 +267,9 @@ def main(argv=None) -> int:
     cat = load_catalogue()
     mapper = Mapper(cat)
     languages = tuple(args.language or LANGUAGES[1:])
-    parts = {"all": ("seen", "unseen", "dev", "held"), "old": ("seen", "unseen")}.get(args.part, (args.part,))
+    asked = args.part or ["all"]
+    parts = tuple(dict.fromkeys(p for a in asked for p in {"all": ("seen", "unseen", "dev", "held", "fresh"),
+                                                            "old": ("seen", "unseen")}.get(a, (a,))))
     gold_rows = read_gold()
     texts: dict[str, dict] = {}
     rows = []
@@ -240,12 +282,17 @@ def main(argv=None) -> int:
         if missing:
             print(f"questions without a text: {missing[:10]}")
             return 1
-    if {"dev", "held"} & set(parts):
+    if {"dev", "held", "fresh"} & set(parts):
         new = parallel_texts({(r["source"], r["key"]) for r in gold_rows})
         for lang in ("en", *languages):
             texts.setdefault(lang, {}).update(new[lang])
         rows += [{"source": s, "key": k, "groups": [], "part": half(s, k)} for s, k in new["en"]
                  if not args.source or s in args.source]
+    if "fresh" in parts:
+        fresh = fresh_texts(set(new["en"].values()) | set(texts_in("en", question_texts()).values()))
+        for lang in ("en", *languages):
+            texts.setdefault(lang, {}).update(fresh[lang])
+        rows += [{"source": s, "key": k, "groups": [], "part": "fresh"} for s, k in fresh["en"]]
     Lookup.MECHANISMS = Lookup.MECHANISMS - set(args.without)
     if "order" in args.without:
         import autofill.frameworks.crosslingual as crosslingual
@@ -254,20 +301,27 @@ def main(argv=None) -> int:
     translator = translator_for(settings, apertium=args.apertium)
     methods = ("as-is", "translated") if args.method == "both" else (args.method,)
     machine = None
-    if args.machine:
+    if args.machine or args.encoder:
         from autofill.sqlite_cache import BlobCache
         from autofill.translation.translator import QueryTranslator
 
         machine = QueryTranslator(settings.retrieval.dictionaries, None, ["en"], settings.retrieval.apertium,
                                   BlobCache(args.machine_cache, "benchmark translation cache"))
-        methods = (*methods, "apertium", "joined", "unsure", "nothing")
+        methods = (*methods, "apertium", "joined", "unsure", "nothing") if args.machine else methods
+    encoder = None
+    if args.encoder:
+        from benchmarks import frameworks_encoder
+
+        encoder = frameworks_encoder.Encoder()
+        print(f"  [multilingual-e5-small loaded in {encoder.load_s:.1f} s]")
     out: dict = {}
     for part in parts:
         sel = [r for r in rows if r["part"] == part]
-        sources = SOURCES if part in ("seen", "unseen") else NEW_SOURCES
+        sources = SOURCES if part in ("seen", "unseen") else (FRESH,) if part == "fresh" else NEW_SOURCES
         keys = [(r["source"], r["key"]) for r in sel]
         base = mapper.map_many([texts["en"][k] for k in keys])
         results = {"en": score(cat, sel, base)}
+        encoded: dict = {}  # --encoder's methods (scored against gold on the old parts: --json only)
         same: dict[str, str] = {}
         for lang in languages:
             questions = [texts[lang][k] for k in keys]
@@ -300,7 +354,7 @@ def main(argv=None) -> int:
                 name = f"{lang} {method}"
                 results[name] = score(cat, sel, maps)
                 same[name] = same_line(maps, base, sel, sources) + f"  [{time.time() - t0:.1f} s]"
-                if part in ("dev", "held"):
+                if part not in ("seen", "unseen"):
                     same[name] += "\n" + " " * 17 + split_line(maps, base)
                 if args.errors:
                     for r, a, b, q, w in zip(sel, maps, base, questions, words):
@@ -308,14 +362,41 @@ def main(argv=None) -> int:
                             print(f"[{part} {name}] {r['source']}:{r['key']} en={first(b) or '-'} got={list(a.concepts[:3])}"
                                   f"  {q[:100]}" + (f"\n      -> {' | '.join([w] if isinstance(w, str) else w)[:200]}"
                                                     if method != "as-is" else ""))
+            if encoder is not None:
+                readings = english_texts([(lang, q) for q in questions], translator, vocabulary_of(cat))
+                shipped = with_machine(
+                    map_texts(mapper, questions, [""] * len(questions), readings),
+                    [SimpleNamespace(language=lang, question=q, form_of_answer="", explanation="") for q in questions],
+                    mapper, [""] * len(questions), machine, unmapped)
+                whole = machine.for_texts([(lang, q) for q in questions]) if machine.routes_for(lang) else []
+                t0 = time.time()
+                variants = {"shipped": shipped, **frameworks_encoder.methods(encoder, cat, questions, shipped,
+                                                                             readings, whole, mapper)}
+                print(f"  [{lang} e5: {time.time() - t0:.1f} s for {len(questions)} questions and their methods]")
+                for method, maps in variants.items():
+                    name = f"{lang} {method}"
+                    encoded[name] = score(cat, sel, maps)
+                    same[name] = same_line(maps, base, sel, sources)
+                    if part not in ("seen", "unseen"):
+                        same[name] += "\n" + " " * 24 + split_line(maps, base)
+        if encoder is not None:  # how well e5 alone finds the rules' datapoint of the English text itself
+            alone = frameworks_encoder.methods(encoder, cat, [texts["en"][k] for k in keys], base)
+            for method in ("desc e5-alone", "reqs e5-alone"):
+                encoded[f"en {method}"] = score(cat, sel, alone[method])
+                same[f"en {method}"] = split_line(alone[method], base)
+            english = encoder.vectors([texts["en"][k] for k in keys], True)
+            for lang in languages:  # whether e5 lines the rows up with their English versions at all
+                near = (encoder.vectors([texts[lang][k] for k in keys], True) @ english.T).argmax(axis=1)
+                hits = sum(int(n) == i for i, n in enumerate(near))
+                same[f"{lang} e5 row->English"] = f"its own English version the nearest English row {hits}/{len(keys)}"
         counts = ", ".join(f"{s} {sum(1 for r in sel if r['source'] == s)}" for s in sources)
         print(f"\n{part}: {len(sel)} questions ({counts}); English mapping {english_digest(keys, base)}")
         if part in ("seen", "unseen"):
             print(table(results))
         print("same top-1 as the English version:")
         for name, line in same.items():
-            print(f"  {name:<14} {line}")
-        out[part] = {"scores": results, "same_top1": same}
+            print(f"  {name:<{21 if encoder else 14}} {line}")
+        out[part] = {"scores": results, "same_top1": same, **({"encoder": encoded} if encoded else {})}
     if args.json:
         args.json.write_text(json.dumps(out, indent=1, ensure_ascii=False))
     return 0
