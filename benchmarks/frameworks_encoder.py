@@ -19,15 +19,21 @@ Methods (each on the shipped mapping; `e5-alone` on nothing):
                   dictionary readings, crosslingual.english_texts, and for French Apertium's translation of
                   the whole row) map to different first datapoints, the row as written is joined with the
                   one reading nearest it (instead of all of them); `pick-dict` the dictionary readings only
+    words@T       e5 as a dictionary for the words FreeDict lacks: a word of 4 letters or more that
+                  lemmas.Lookup reads under none of its forms, compounds or cognates is read as the
+                  catalogue's word nearest it (whole words of lemmas.catalogue_words, both "query: ") when
+                  their cosine is T or more ("cible", "amont"); the row then mapped as shipped
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import replace
 from typing import Any, Sequence
 
 FILL = (0.82, 0.84, 0.86)
+WORDS = (0.9, 0.93)
 VETO = (0.76, 0.78)
 CLOSE = 0.1
 TOP = 3
@@ -129,3 +135,27 @@ def picked(encoder: Encoder, mapper: Any, questions: Sequence[str], shipped: Seq
         cos = encoder.vectors(candidates, True) @ encoder.vectors([question], True)[0]
         out.append(joined(mapper.map(question), mapper.map(candidates[int(cos.argmax())])))
     return out
+
+
+@contextlib.contextmanager
+def unknown_words(encoder: Encoder, vocabulary: Any, floor: float):
+    """While open, lemmas.Lookup reads a word it finds no translation of (4 letters or more) as the
+    catalogue's whole word e5 puts nearest it, when their cosine is `floor` or more (`words@T`)."""
+    from autofill.frameworks.lemmas import Lookup
+
+    english = sorted({w for w in vocabulary.by_stem.values() if w})
+    table = encoder.vectors(english, True)
+    plain = Lookup._translated
+
+    def translated(self, word: str) -> list[str]:
+        found = plain(self, word)
+        if found or len(word) < 4:
+            return found
+        cos = table @ encoder.vectors([word], True)[0]
+        return [english[int(cos.argmax())]] if float(cos.max()) >= floor else []
+
+    Lookup._translated = translated
+    try:
+        yield
+    finally:
+        Lookup._translated = plain

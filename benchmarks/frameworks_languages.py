@@ -373,6 +373,14 @@ def main(argv=None) -> int:
                 t0 = time.time()
                 variants = {"shipped": shipped, **frameworks_encoder.methods(encoder, cat, questions, shipped,
                                                                              readings, whole, mapper)}
+                for floor in frameworks_encoder.WORDS:
+                    with frameworks_encoder.unknown_words(encoder, vocabulary_of(cat), floor):
+                        variants[f"words@{floor}"] = with_machine(
+                            map_texts(mapper, questions, [""] * len(questions),
+                                      english_texts([(lang, q) for q in questions], translator_for(settings),
+                                                    vocabulary_of(cat))),
+                            [SimpleNamespace(language=lang, question=q, form_of_answer="", explanation="")
+                             for q in questions], mapper, [""] * len(questions), machine, unmapped)
                 print(f"  [{lang} e5: {time.time() - t0:.1f} s for {len(questions)} questions and their methods]")
                 reordered.update({(lang, m): variants[m] for m in ("desc rerank", "reqs rerank")})
                 for method, maps in variants.items():
