@@ -111,7 +111,8 @@ top-1 as the English version, German / French (desc, reqs: the concept texts, fr
     Reordering only where the first two datapoints are within 0.1 (rerank-close) gives the same as reordering
     (cosines of a row's candidates lie within 0.1). fill@0.82 loses up to 74 rows a part (0 to 5 on the seen
     part, whose rows English mostly tags). Nothing gains on dev + seen together, so nothing is shipped:
-    crosslingual.py loads no model.
+    crosslingual.py loads no model. (Reordering French gained 2 of the 46 unseen rows and lost or tied on
+    every other part.)
     Why: e5 lines a row up with its English version well (the row's nearest English row is its own version:
     German 78/84 seen, 109/121 dev, 103/110 held, 43/46 unseen, 136/152 fresh; French 79, 103, 99, 45, 141),
     but tells the catalogue's 96 concepts apart poorly: even on the English texts its nearest concept is the
