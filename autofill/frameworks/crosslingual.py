@@ -18,9 +18,10 @@ missing dictionary words) brought German and French no closer to English on the 
 the seen part, nor on the held-out halves or the fresh part (benchmarks/frameworks_languages.py --encoder:
 it lines a row up with its English version well but tells the catalogue's concepts apart poorly; French
 reordered gained 2 of the 46 unseen rows only) and would cost inspect about twice its time and 3.4 times its
-memory. A row whose language has no
-dictionary is read by the translator (Apertium where it is asked for and has a route); a row whose language
-has neither, or `retrieval.translate_queries` off, is mapped as it is. Pure but for the translator the
+memory.
+
+A row whose language has no dictionary is read by the translator (Apertium where it is asked for and has a
+route); a row whose language has neither, or `retrieval.translate_queries` off, is mapped as it is. Pure but for the translator the
 caller may pass (tests pass their own)."""
 
 from __future__ import annotations
