@@ -22,7 +22,7 @@ Methods (each on the shipped mapping; `e5-alone` on nothing):
     words@T       e5 as a dictionary for the words FreeDict lacks: a word of 4 letters or more that
                   lemmas.Lookup reads under none of its forms, compounds or cognates is read as the
                   catalogue's word nearest it (whole words of lemmas.catalogue_words, both "query: ") when
-                  their cosine is T or more ("cible", "amont"); the row then mapped as shipped
+                  their cosine is T or more (FreeDict lacks "cible", "amont"); the row then mapped as shipped
 """
 
 from __future__ import annotations
