@@ -309,6 +309,11 @@ def main(argv=None) -> int:
                     help="also multilingual-e5-small on the shipped mapping (translated, French rows with no "
                          "datapoint through Apertium: needs --machine-cache or Apertium): "
                          "benchmarks/frameworks_encoder.py's methods")
+    ap.add_argument("--words", choices=("none", "lacks", "after", "senses"),
+                    help="Apertium's single words (translation/apertium_words.py) in lemmas.Lookup: none; for "
+                         "the words FreeDict lacks, before their cognate (lacks) or after it (after); also for "
+                         "FreeDict words whose senses hold neither their cognate nor a catalogue word "
+                         "(senses); default: lemmas.Lookup.MORE as shipped")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     if not (QUESTIONSETS.is_dir() and VSME.exists() and GOLD.exists()):
@@ -352,6 +357,9 @@ def main(argv=None) -> int:
             texts.setdefault(lang, {}).update(fresh[lang])
         rows += [{"source": s, "key": k, "groups": [], "part": "fresh"} for s, k in fresh["en"]]
     Lookup.MECHANISMS = Lookup.MECHANISMS - set(args.without)
+    if args.words:
+        Lookup.MORE = "" if args.words == "none" else args.words
+    print(f"  [Apertium's single words: {Lookup.MORE or 'none'}]")
     if "order" in args.without:
         import autofill.frameworks.crosslingual as crosslingual
         crosslingual.HEAD_FIRST = frozenset()

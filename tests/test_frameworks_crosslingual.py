@@ -219,7 +219,10 @@ def test_the_rows_translation_is_the_searchs_and_is_made_once(tmp_path):
     mapper = Mapper(load_catalogue())
     english, french = APERTIUM_ONLY[0]
     row = SimpleNamespace(language="fr", question=french, form_of_answer="", explanation="")
-    assert map_rows(settings, [row], mapper, [""])[0].concepts[:1] == mapper.map(english).concepts[:1] == ("target.ghg",)
+    # without the row's words (which Apertium's single words now read: test_frameworks_lemmas.py) the rules
+    # leave it with no datapoint, and its whole text is read by Apertium
+    assert map_rows(settings, [row], mapper, [""], translator=None)[0].concepts[:1] == \
+        mapper.map(english).concepts[:1] == ("target.ghg",)
     # the translation is in the workspace's cache, under the key the run's search translator reads
     cache = BlobCache(cache_path(settings.vectordb_dir), "translation cache")
     search = QueryTranslator(settings.retrieval.dictionaries, None, ["en"], settings.retrieval.apertium, cache)
@@ -228,3 +231,20 @@ def test_the_rows_translation_is_the_searchs_and_is_made_once(tmp_path):
     assert "target" in kept.lower()
     cache.put_blobs({key: b"Description of the target linked to a policy (from the cache)"})
     assert search.for_row(row) == "Description of the target linked to a policy (from the cache)"  # not translated again
+
+
+@pytest.mark.skipif(not _apertium_reads_french(), reason="Apertium and its French pairs are not installed")
+def test_a_french_word_the_dictionary_lacks_is_read_from_apertiums_dictionaries(tmp_path):
+    # A FreeDict-like dictionary without "cible": the row's telling word is found through Apertium's own
+    # dictionaries (translation/apertium_words.py), word by word, with no whole-sentence translation.
+    write_dictd(tmp_path / "dictd", "freedict-fra-eng", [("description", "description <n>"), ("lier", "link <v>"),
+                                                        ("politique", "policy <n>, politics <n>")])
+    settings = Settings(workspace=tmp_path / "ws")
+    settings.retrieval.dictionaries = str(tmp_path / "dictd")
+    mapper = Mapper(load_catalogue())
+    english, french = APERTIUM_ONLY[0]
+    row = SimpleNamespace(language="fr", question=french, form_of_answer="", explanation="")
+    assert map_rows(settings, [row], mapper, [""], machine=None)[0].concepts[:1] == \
+        mapper.map(english).concepts[:1] == ("target.ghg",)
+    settings.retrieval.apertium = ""  # no Apertium: the word stays French, the row has no datapoint
+    assert map_rows(settings, [row], mapper, [""], machine=None)[0].concepts[:1] == ()

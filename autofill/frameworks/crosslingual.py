@@ -52,7 +52,8 @@ def translator_for(settings, apertium: bool = False) -> Any:
     if retrieval is None or not getattr(retrieval, "translate_queries", True):
         return None
 
-    return QueryTranslator(retrieval.dictionaries, None, [ENGLISH], retrieval.apertium if apertium else "")
+    return QueryTranslator(retrieval.dictionaries, None, [ENGLISH], retrieval.apertium if apertium else "",
+                           words=getattr(retrieval, "apertium", ""))
 
 
 _LETTER = r"[^\W\d_]"
@@ -198,7 +199,9 @@ def english_order(units: Sequence[tuple[str, bool]]) -> list[str]:
 
 
 def _lookups(todo: Sequence[tuple[str, str]], translator: Any, vocabulary: Any) -> dict[str, Any]:
-    """A lemmas.Lookup for each language the translator has a dictionary for and no Apertium route."""
+    """A lemmas.Lookup for each language the translator has a dictionary for and no Apertium route, with
+    Apertium's single words for the words the dictionary lacks where the translator has them (`words_for`:
+    translation/apertium_words.py), looked up at once for all of `todo`'s texts."""
     from autofill.frameworks.lemmas import Lookup
     from autofill.store.bm25_index import stop_words
 
@@ -206,7 +209,10 @@ def _lookups(todo: Sequence[tuple[str, str]], translator: Any, vocabulary: Any) 
     for language in dict.fromkeys(language for language, _ in todo):
         dictionary = _dictionary(translator, language)
         if dictionary is not None:
-            out[language] = Lookup(dictionary, language, vocabulary, stop_words(language))
+            words = getattr(translator, "words_for", None)
+            out[language] = Lookup(dictionary, language, vocabulary, stop_words(language),
+                                   words(language) if words is not None else None)
+            out[language].prefetch(text for lang, text in todo if lang == language)
     return out
 
 

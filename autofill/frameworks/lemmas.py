@@ -131,16 +131,30 @@ def cognates(word: str, language: str) -> list[str]:
 
 class Lookup:
     """One language's words in English: `english(text)`. `dictionary`: a search.dictionaries.Dictionary (or
-    anything with `in` and `senses`); `vocabulary`: the catalogue's words; `stopwords`: dropped."""
+    anything with `in` and `senses`); `vocabulary`: the catalogue's words; `stopwords`: dropped; `more`: a
+    second source of words (`in`, `senses`, `prefetch(words)`: translation/apertium_words.ApertiumWords)
+    for the words the dictionary lacks under every form."""
 
     # What it does beyond a plain look-up (the benchmark measures each by leaving it out).
     MECHANISMS = frozenset({"forms", "compounds", "senses", "cognates"})
+    # When `more` is read (benchmarks/frameworks_languages.py --words): "lacks" for a word the dictionary
+    # lacks, before its cognate; "after" after its cognate; "senses" also for a word whose senses hold
+    # neither its cognate nor a catalogue word; "" never.
+    MORE = "lacks"
 
     def __init__(self, dictionary: Any, language: str, vocabulary: Vocabulary | None,
-                 stopwords: Collection[str] = ()) -> None:
+                 stopwords: Collection[str] = (), more: Any = None) -> None:
         self.dictionary, self.language, self.stopwords = dictionary, language, frozenset(stopwords)
         self.vocabulary = vocabulary or Vocabulary(())
+        self.more = more if self.MORE else None
         self._words: dict[str, list[str]] = {}
+
+    def prefetch(self, texts: Iterable[str]) -> None:
+        """Has `more` look up at once the words of `texts` it may be asked for."""
+        if self.more is None:
+            return
+        words = {w for text in texts for w in re.findall(r"[^\W\d_]+", text.lower()) if w not in self.stopwords}
+        self.more.prefetch(sorted(w for w in words if self.MORE == "senses" or not self._known(w)))
 
     def english(self, text: str) -> str:
         return " ".join(words for words, _ in self.pieces(text)[0])
@@ -190,8 +204,14 @@ class Lookup:
         for form in self._forms(word):
             if form in self.dictionary:
                 chosen = self._sense(word, form)
+                if chosen and self.more is not None and self.MORE == "senses" and not self._fits(word, chosen):
+                    chosen = self._more(word, fitting=True) or chosen
                 if chosen:
                     return [chosen]
+        if self.more is not None and self.MORE == "lacks":
+            found = self._more(word)
+            if found:
+                return [found]
         if self.language != "fr" and "compounds" in self.MECHANISMS:  # French does not close compounds
             for link in ("s", "es", "n", "en") if self.language == "de" else ():  # the rest of "(emission)sintensität"
                 if word.startswith(link) and len(word) - len(link) >= MIN_PART and self._known(word[len(link):]):
@@ -199,8 +219,21 @@ class Lookup:
             parts = self._compound(word)
             if parts:
                 return [w for p in parts for w in self.word(p)]
-        found = self._cognate(word)
+        found = self._cognate(word) or (self._more(word) if self.more is not None and self.MORE != "lacks" else "")
         return [found] if found else []
+
+    def _fits(self, word: str, english: str) -> bool:
+        """Whether a chosen translation is the word's cognate or a catalogue word."""
+        return english in self.vocabulary or stem(english) in {stem(c) for c in cognates(word, self.language)}
+
+    def _more(self, word: str, fitting: bool = False) -> str:
+        """`word` in `more`: its translation chosen as a dictionary sense is (`_chosen`); "" when it has
+        none (`fitting`: none that is the word's cognate or a catalogue word)."""
+        if word not in self.more:
+            return ""
+        candidates = [t for sense in self.more.senses(word) for t in sense]
+        chosen = self._chosen(word, candidates)
+        return chosen if chosen and (not fitting or self._fits(word, chosen)) else ""
 
     def _cognate(self, word: str) -> str:
         """The first English cognate of `word` the catalogue uses, "" when none."""
@@ -213,7 +246,9 @@ class Lookup:
         """Of the form's translations, the first that is a cognate of the word ("activité": "activity", not
         "action"), else the first the catalogue uses, else the word's own cognate the catalogue uses
         ("service", whose translations are "favor", "favour"), else the first."""
-        candidates = [t for sense in self.dictionary.senses(form) for t in sense]
+        return self._chosen(word, [t for sense in self.dictionary.senses(form) for t in sense])
+
+    def _chosen(self, word: str, candidates: list[str]) -> str:
         if "senses" in self.MECHANISMS:
             alike = {stem(c) for c in cognates(word, self.language)}
             for chosen in (next((t for t in candidates if stem(t) in alike), ""),

@@ -123,11 +123,13 @@ class QueryTranslator:
     `embedder`: the multilingual index's (its query vectors choose among a word's translations; None: a
     word's first translation);
     `apertium`: Apertium's data folder ("" not used); `cache`: a sqlite_cache.BlobCache for Apertium's
-    translations (None: kept for the run only)."""
+    translations (None: kept for the run only); `words`: Apertium's data folder for single words the
+    dictionary lacks (`words_for`: translation/apertium_words.py; "" none)."""
 
     def __init__(self, folder: str, embedder: Any, document_languages: Sequence[str], apertium: str = "",
-                 cache: Any = None) -> None:
-        self.folder, self.embedder, self.apertium, self.cache = folder, embedder, apertium, cache
+                 cache: Any = None, words: str = "") -> None:
+        self.folder, self.embedder, self.apertium, self.cache, self.words = folder, embedder, apertium, cache, words
+        self._words: dict[str, Any] = {}
         self.target = target_language(document_languages)
         self._guard = threading.Lock()
         self._done: dict[tuple[str, str], str] = {}
@@ -148,6 +150,19 @@ class QueryTranslator:
             return None
         with self._guard:
             return self._dictionary_unlocked(language)
+
+    def words_for(self, language: str) -> Any:
+        """Apertium's single words of `language` in the target language (apertium_words.ApertiumWords), None
+        where `words` is not set or Apertium has no route for it; looked for once per language."""
+        if not self.words or not self.target or not language or language == self.target:
+            return None
+        with self._guard:
+            if language not in self._words:
+                from autofill.translation.apertium_words import ApertiumWords
+
+                found = ApertiumWords(self.words, language, self.target)
+                self._words[language] = found if found else None
+            return self._words[language]
 
     def _dictionary_unlocked(self, language: str) -> Dictionary | None:
         if language not in self._dictionaries:

@@ -1,0 +1,46 @@
+"""autofill/frameworks/lemmas.py's second source of words (issue 46): a word the dictionary lacks under every
+form is read from `more` (Apertium's single words, translation/apertium_words.py), its translation chosen as
+a dictionary sense is; a word the dictionary has is never asked of it. Pure: the dictionary and the second
+source are given (tests/test_apertium_words.py runs the real one)."""
+
+from __future__ import annotations
+
+from autofill.frameworks.lemmas import Lookup, Vocabulary
+
+
+class Words:
+    """A dictionary-like source: `senses`, `in`, and `prefetch` (recorded)."""
+
+    def __init__(self, senses: dict[str, list[list[str]]]) -> None:
+        self.senses_of, self.prefetched, self.asked = senses, [], []
+
+    def __contains__(self, word):
+        self.asked.append(word)
+        return word in self.senses_of
+
+    def senses(self, word):
+        return self.senses_of.get(word, [])
+
+    def prefetch(self, words):
+        self.prefetched += list(words)
+
+
+FREEDICT = {"description": [["description"]], "politique": [["policy"]], "bas": [["stocking"], ["low"]]}
+APERTIUM = {"cible": [["white", "target"]], "portefeuille": [["wallet"]], "bas": [["down"]]}
+
+
+def test_a_word_the_dictionary_lacks_is_read_from_the_second_source_with_the_catalogues_sense():
+    more = Words(APERTIUM)
+    lookup = Lookup(Words(FREEDICT), "fr", Vocabulary(["target", "policy", "low", "description"]), {"de", "la", "à", "une"},
+                    more)
+    lookup.prefetch(["Description de la cible liée à une politique", "bas"])
+    assert sorted(more.prefetched) == ["cible", "liée"]  # the words the dictionary lacks, at once
+    assert lookup.english("Description de la cible liée à une politique") == "description target liée policy"
+    assert lookup.english("portefeuille bas") == "wallet low"  # no catalogue sense: the first; "bas" from FreeDict
+    assert "bas" not in more.asked and "description" not in more.asked
+
+
+def test_without_a_second_source_such_words_stay_as_written():
+    lookup = Lookup(Words(FREEDICT), "fr", Vocabulary(["target", "policy"]), {"de", "la"})
+    lookup.prefetch(["la cible"])  # nothing to ask
+    assert lookup.english("la cible") == "cible"
