@@ -314,6 +314,8 @@ def main(argv=None) -> int:
                          "the words FreeDict lacks, before their cognate (lacks) or after it (after); also for "
                          "FreeDict words whose senses hold neither their cognate nor a catalogue word "
                          "(senses); default: lemmas.Lookup.MORE as shipped")
+    ap.add_argument("--pivot", choices=("spa", "cat", "all"),
+                    help="--words through this pivot only, or every route (default: apertium_words.ApertiumWords.ROUTES)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     if not (QUESTIONSETS.is_dir() and VSME.exists() and GOLD.exists()):
@@ -359,7 +361,12 @@ def main(argv=None) -> int:
     Lookup.MECHANISMS = Lookup.MECHANISMS - set(args.without)
     if args.words:
         Lookup.MORE = "" if args.words == "none" else args.words
-    print(f"  [Apertium's single words: {Lookup.MORE or 'none'}]")
+    if args.pivot:
+        from autofill.translation.apertium_words import ApertiumWords
+        ApertiumWords.ROUTES = None
+        if args.pivot != "all":
+            ApertiumWords.THROUGH = (args.pivot, args.pivot[:2])  # "spa-eng" and the like, "ca-en" for older pairs
+    print(f"  [Apertium's single words: {Lookup.MORE or 'none'}{f', through {args.pivot}' if args.pivot else ''}]")
     if "order" in args.without:
         import autofill.frameworks.crosslingual as crosslingual
         crosslingual.HEAD_FIRST = frozenset()

@@ -56,13 +56,14 @@ def test_french_words_freedict_lacks_are_found_through_apertiums_dictionaries(mo
     run = apertium_words.subprocess.run
     monkeypatch.setattr(apertium_words.subprocess, "run", lambda args, **kw: calls.append(args) or run(args, **kw))
     words = ApertiumWords(DATA, "fr")
-    assert words  # a route: fr-es then spa-eng, fra-cat then cat-eng
+    assert words  # a route: fr-es then spa-eng (the first of Apertium's routes; fra-cat then cat-eng the second)
+    assert [bil[-1].rsplit("/", 1)[-1] for _, bil in words.routes] == ["spa-eng.autobil.bin"]
     words.prefetch(["cibles", "portefeuille", "achetés", "leviers", "zqxwv", "bas-carbone"])
     looked_up = len(calls)
     assert looked_up == sum(1 + len(bil) for _, bil in words.routes)  # all at once: one lt-proc per transducer
     assert "target" in words.translations("cibles")  # plural, through the analyser's lemma
     assert words.senses("achetés") == [["buy"]]  # a participle, through its infinitive
-    assert "lever" in words.translations("leviers")
+    assert words.translations("leviers") == ["crowbar"]  # every sense: the caller chooses
     assert "zqxwv" not in words and words.senses("zqxwv") == []
     assert "bas-carbone" not in words  # not a single word: never sent
     assert len(calls) == looked_up  # asked once
@@ -80,6 +81,14 @@ def test_a_failing_lt_proc_is_one_warning_and_no_word(tmp_path, caplog):
     with caplog.at_level(logging.WARNING):
         assert "cible" not in words
     assert sum("failed" in r.getMessage() for r in caplog.records) == 1
+
+
+@installed
+def test_every_route_may_be_read(monkeypatch):
+    monkeypatch.setattr(ApertiumWords, "ROUTES", None)
+    words = ApertiumWords(DATA, "fr")
+    assert len(words.routes) == len(routes(DATA, "fr", "en"))
+    assert words.translations("leviers")[:2] == ["crowbar", "lever"]  # the first route's first, each once
 
 
 def test_without_lt_proc_there_is_no_route(monkeypatch):

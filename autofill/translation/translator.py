@@ -158,9 +158,9 @@ class QueryTranslator:
             return None
         with self._guard:
             if language not in self._words:
-                from autofill.translation.apertium_words import ApertiumWords
+                from autofill.translation.apertium_words import words_of
 
-                found = ApertiumWords(self.words, language, self.target)
+                found = words_of(self.words, language, self.target)
                 self._words[language] = found if found else None
             return self._words[language]
 
