@@ -27,7 +27,8 @@ now). Each part's line gives a fingerprint of the English texts' mappings: Engli
 
     python benchmarks/frameworks_languages.py [--part seen|unseen|dev|held|fresh|old|all ...] [--source vsme+|bhp|bhpx]
         [--language de|fr] [--method as-is|translated|both] [--encoder] [--without forms|compounds|senses|cognates|order]
-        [--errors] [--machine [--machine-cache FILE]] [--json OUT]
+        [--errors] [--machine [--machine-cache FILE]] [--words none|lacks|after|senses [--pivot spa|cat|all]]
+        [--json OUT]
 
 Skips when the shared data is absent. `--apertium` measures the French route through Apertium instead of
 the dictionary (slower: 410 s for 84 French questions on the shared 2-core machine, same-top-1 61% before the
@@ -139,6 +140,39 @@ top-1 as the English version, German / French (desc, reqs: the concept texts, fr
     vectors) and 265 MB peak RSS in all (load, 100 rows, the concept texts): about twice inspect's time with
     the concept vectors shipped (4 times without) and 3.4 times its memory, wherever crosslingual.map_rows
     runs (inspect, run, a form's inspect).
+
+Measured 2026-11-28, Apertium's words session (`--words`: translation/apertium_words.py, the words FreeDict
+lacks read word by word through Apertium's own dictionaries, lemmas.Lookup's `more`; decided on the dev
+halves and the old seen part; the held-out halves, the old unseen part and the fresh part run at the end).
+Same top-1 as English, French, the shipped mapping (translated, rows with no datapoint through Apertium's
+whole translation: `--machine`'s "nothing"; in brackets "translated" alone):
+                                          dev (121)  seen (84)  |  held (110)  unseen (46)  fresh (152)
+    none (before)                         88 (86)    70 (69)    |  83 (78)     34 (31)      128 (127)
+    lacks, both routes (es and ca)        97 (97)    70 (70)    |  92 (88)     34 (33)      130 (129)
+    after (the word's cognate first)      97 (97)    70 (70)    |
+    senses (also FreeDict words whose     97 (98)    70 (70)    |
+      senses hold neither their cognate nor a catalogue word)
+    lacks, through Spanish only (shipped) 98 (98)    70 (70)    |  92 (88)     34 (33)      130 (129)
+    lacks, through Catalan only           97 (97)    70 (70)    |
+    The held-out, unseen and fresh parts were first run with both routes; the first route alone (Spanish) was
+    then chosen on dev + seen (one row more, and fra-cat's bilingual dictionary takes lt-proc 100 MB and
+    0.16 s to load) and those parts run a second time: the same figures. German unchanged on every part (no
+    Apertium route: dev 99, seen 72, held 89, unseen 39, fresh 137). English mappings unchanged (dev
+    dafc09919847, seen 63010b0cfdea, held cc03a31416e4, unseen a22b7051bf48, fresh dc00c006e671).
+    Per source, before -> after: dev vsme+ 70 -> 80/97, bhp 4 -> 4/5, bhpx 14 -> 14/19 (English tagged
+    38 -> 48/65, English none 50/56 either way); held vsme+ 63 -> 71/86, bhp 8 -> 8/10, bhpx 12 -> 13/14
+    (English tagged 44 -> 53/69, none 39/41 either way); seen vsme 39/46, ra 31/38 either way; unseen vsme
+    17/23, ra 17/23 either way; fresh English tagged 49 -> 51/70, none 79/82 either way. Unseen against
+    gold, French: shipped top-1 / top-3 65% / 74% either way; "translated" alone 59% / 67% -> 63% / 72%.
+    What French still misses: words neither has ("amont", "rejets"), senses a word has in both ("biens" is
+    FreeDict's "well", "quel" its "who"), and Apertium's first or only sense where the catalogue uses
+    another ("portefeuille" -> "wallet", "leviers" -> "crowbar", "achetés" -> "buy", not "purchased").
+    Cost, `autofill inspect` of a 100-row French questionnaire (dev and held rows) on the shared, loaded
+    2-core machine: with the workspace's translation cache filled 1.9-2.5 s -> 2.4-3.1 s, peak RSS 77 MB
+    either way (both routes: 3.0-4.1 s, and lt-proc's 100 MB on fra-cat's dictionary); an empty cache 67 s ->
+    71 s (Apertium's whole translation of the rows left with no datapoint, 31 -> 30 of 100, dominates). No
+    one-time build: the words are looked up once per process, three lt-proc runs (the analyser and two
+    bilingual dictionaries, about 0.2 s), nothing written.
 """
 
 from __future__ import annotations

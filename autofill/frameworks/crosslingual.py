@@ -2,7 +2,8 @@
 rules read English, so a German or French row is mapped through its English words: its language's glossary
 terms, and the rest read from the bilingual dictionary the search's translator holds
 (search/translation.QueryTranslator) by frameworks/lemmas.py (word forms, compounds, the catalogue's senses,
-cognates), with the original's own mapping joined in (quoted codes, "Scope 1", acronyms and names read the
+cognates; the words the dictionary lacks from Apertium's own dictionaries, word by word, where Apertium reads
+the language: translation/apertium_words.py, `words_for`), with the original's own mapping joined in (quoted codes, "Scope 1", acronyms and names read the
 same in any language): per concept the stronger of the two. A head-first language's phrases are read in
 English order too ("produits bas carbone" -> "low carbon products"), and that reading joined as well.
 
@@ -10,7 +11,8 @@ A row the rules then leave with no datapoint at all whose language Apertium read
 through Spanish and Catalan: translation/apertium.py) is joined with the mapping of its Apertium translation,
 the row's whole text as the search translates it, kept in the workspace's translation cache, so that a run
 translates it once (`with_machine`): the dictionary lacks many words Apertium knows ("cible", "leviers",
-"portefeuille"). About 0.5 s a row so read where it is not cached (1.2-1.8 s on a loaded 2-core machine).
+"portefeuille"; now mostly read word by word first). About 0.5 s a row so read where it is not cached (1.2-1.8 s
+on a loaded 2-core machine).
 
 No multilingual model is loaded here: multilingual-e5-small as a second reader (reordering the rules'
 datapoints, filling rows left with none, dropping weak ones, choosing between readings, standing in for

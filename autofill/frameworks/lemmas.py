@@ -13,7 +13,10 @@ glossary of phrasings:
   that is the word's cognate ("activité": "activity", not "action"), else the first whose English stem the
   catalogue uses ("bas": "low", not "stocking"), else the word's own cognate the catalogue uses, else
   the first;
-- a word the dictionary has under none of its forms is read as a cognate (`cognates`: accents dropped
+- a word the dictionary has under none of its forms is read from a second source where one is given
+  (`more`: Apertium's own dictionaries word by word, translation/apertium_words.py, for French; "cible" ->
+  "target", "portefeuille" -> "wallet"), its translation chosen as a sense is; else
+- it is read as a cognate (`cognates`: accents dropped
   and the regular French/German-English suffix correspondences, "-ité" -> "-ity", "-ique" -> "-ic",
   "-ie" -> "-y") when that English word is one the catalogue uses ("méthodologie" -> "methodology");
 - the words are given back as phrases (`pieces`), so that a head-first language's noun phrases can be read
