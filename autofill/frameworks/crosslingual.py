@@ -3,8 +3,8 @@ rules read English, so a German or French row is mapped through its English word
 terms, and the rest read from the bilingual dictionary the search's translator holds
 (search/translation.QueryTranslator) by frameworks/lemmas.py (word forms, compounds, the catalogue's senses,
 cognates; the words the dictionary lacks from Apertium's own dictionaries, word by word, where Apertium reads
-the language: translation/apertium_words.py, `words_for`), with the original's own mapping joined in (quoted codes, "Scope 1", acronyms and names read the
-same in any language): per concept the stronger of the two. A head-first language's phrases are read in
+the language: translation/apertium_words.py, `words_for`), with the original's own mapping joined in (quoted
+codes, "Scope 1", acronyms and names read the same in any language): per concept the stronger of the two. A head-first language's phrases are read in
 English order too ("produits bas carbone" -> "low carbon products"), and that reading joined as well.
 
 A row the rules then leave with no datapoint at all whose language Apertium reads (French

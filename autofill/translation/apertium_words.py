@@ -2,9 +2,10 @@
 FreeDict's French-English has 8,511 headwords and lacks "cible", "amont", "biens", "rejet", "acheter",
 "portefeuille"; Apertium's French analysers and its bilingual dictionaries know most of them.
 
-A word goes through each of Apertium's routes into English (translation/apertium.routes: French through
-Spanish, fr-es then spa-eng, and through Catalan, fra-cat then cat-eng) word by word, with the transducers
-the routes' mode files name, run by `lt-proc` (Debian's lttoolbox, which apertium depends on):
+A word goes through the first of Apertium's routes into English (translation/apertium.routes: French
+through Spanish, fr-es then spa-eng; `ApertiumWords.ROUTES`: the second, through Catalan, was measured and
+adds nothing) word by word, with the transducers the route's mode files name, run by `lt-proc` (Debian's
+lttoolbox, which apertium depends on):
 
 - the route's analyser (the first pair's `automorf`) gives each of the word's readings, lemma and tags
   ("cibles" -> cible<n><f><pl>, cibler<vblex><pri><p2><sg>);
@@ -14,8 +15,8 @@ the routes' mode files name, run by `lt-proc` (Debian's lttoolbox, which apertiu
 
 No tagger, no transfer, no lexical selection: the word is alone, so every reading counts (the caller
 chooses among them, as it chooses among a dictionary's senses: frameworks/lemmas.py). The words of a
-questionnaire are looked up together (`prefetch`): one `lt-proc` process per transducer and route, for all
-of them at once (about 0.1 s). Nothing is kept between processes. Without Apertium, its pairs or lt-proc
+questionnaire are looked up together (`prefetch`): one `lt-proc` process per transducer, for all of them at
+once (about 0.2 s), and kept for the process (`words_of`). Nothing is written. Without Apertium, its pairs or lt-proc
 there is no route and no word is found. OSError or subprocess.SubprocessError from a failing lt-proc is one
 warning, and no word found."""
 
