@@ -11,7 +11,6 @@ import logging
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from click.testing import CliRunner
 
 from autofill.cli import cli
 from autofill.review.reader import read_filled_workbook
+from tests import cli_process
 from tests.pdf_factory import make_corrupt_pdf, make_text_pdf
 from tests.portfolio_helpers import (COMPANIES, QUESTIONS, check_unreadable_rows, entries, model_env, price_loopback,
                                      responder, write_manifest)
@@ -36,7 +36,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def local_ray():
     """One local Ray for the whole session (starting one takes seconds); the engine joins it."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", logging_level=logging.WARNING)
+    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", logging_level=logging.WARNING,
+             _system_config={"idle_worker_killing_time_threshold_ms": 3_600_000, "num_workers_soft_limit": 16})
     yield
     ray.shutdown()
 
@@ -223,9 +224,10 @@ def test_ctrl_c_leaves_no_ray_process_behind(workspace, llm_server):
     manifest = write_manifest(workspace, entries(workspace))
     env = {**os.environ, **model_env(llm_server, AUTOFILL_LLM__CONCURRENCY="1"), "PYTHONPATH": str(ROOT)}
     env.pop("RAY_ADDRESS", None)  # this session's Ray (ray.init sets it here): the driver is to start its own
-    cmd = [sys.executable, "-m", "autofill", "--workspace", str(workspace), "batch", str(manifest), "--json",
-           "--engine", "ray"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Forked from the pre-imported process (tests/cli_process.py): this test is about the driver's own Ray
+    # instance and Ctrl-C, not the interpreter's start; the driver still starts Ray, its raylet and workers.
+    cmd = ["--workspace", str(workspace), "batch", str(manifest), "--json", "--engine", "ray"]
+    proc = cli_process.popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=False)
 
     def alive(pids: set[int]) -> set[int]:
         out = subprocess.run(["ps", "-ww", "-eo", "pid,args"], capture_output=True, text=True).stdout
