@@ -46,7 +46,10 @@ def batch(workspace, server, *args, **env):
 @pytest.mark.parametrize("fmt", ["csv", "xlsx", "toml"])
 def test_three_companies_then_a_rerun_that_redoes_nothing(workspace, llm_server, fmt):
     llm_server.responder = responder()
-    rows = entries(workspace)
+    # The .csv batch ingests the three reports; the others find them stored (a copy of the test process's one
+    # ingest, ingested_entries): a manifest's format changes how its entries are read, not the ingest.
+    ingests = fmt == "csv"
+    rows = entries(workspace) if ingests else ingested_entries(workspace)
     # The third company answers the same questions in another order and spelling: matched by text.
     variant = workspace / "questionnaire_v2.xlsx"
     build_questionnaire(variant, questions=[("Climate", f.question.lower().rstrip("?") + " ?", f.form, f.dropdown)
@@ -57,7 +60,7 @@ def test_three_companies_then_a_rerun_that_redoes_nothing(workspace, llm_server,
 
     code, data, result = batch(workspace, llm_server, manifest)
     assert code == 0 and list(data) == BATCH_KEYS, result.output
-    assert (data["companies"], data["succeeded"], data["failed"], data["new_documents"]) == (3, 3, 0, 3)
+    assert (data["companies"], data["succeeded"], data["failed"], data["new_documents"]) == (3, 3, 0, 3 if ingests else 0)
     assert (data["rows"], data["answered"], data["drafted"], data["failed_rows"], data["pending_rows"]) == \
         (3 * QUESTIONS, 3 * QUESTIONS, 0, 0, 0)
     assert data["cost_usd"] > 0 and data["estimated_cost_usd"] > 0
@@ -103,7 +106,7 @@ def test_three_companies_then_a_rerun_that_redoes_nothing(workspace, llm_server,
 
 def test_a_failing_company_does_not_stop_the_others(workspace, llm_server):
     llm_server.responder = responder()
-    rows = entries(workspace)
+    rows = ingested_entries(workspace)  # the good reports stored: what fails is what this batch ingests or reads
     make_corrupt_pdf(workspace / "reports" / "beta" / "Beta scan.pdf")  # Beta's folder now holds a bad PDF
     rows[1]["reports"] = "reports/beta"
     (workspace / "broken.xlsx").write_bytes(b"PK\x03\x04 not really a workbook")
