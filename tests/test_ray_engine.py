@@ -27,6 +27,7 @@ from tests.portfolio_helpers import (COMPANIES, QUESTIONS, check_unreadable_rows
                                      responder, write_manifest)
 
 ray = pytest.importorskip("ray")  # the `ray` extra, which scripts/test.sh installs
+from ray._private import state as ray_state  # noqa: E402 - the cluster's actor table, dead actors included
 
 pytestmark = pytest.mark.ray
 ROOT = Path(__file__).resolve().parents[1]
@@ -176,8 +177,11 @@ def test_one_budget_and_one_slot_limit_across_workers(workspace, llm_server):
     prepared = prepare(settings, manifest)
     per_row = prepared.estimate.total("cost_usd") / prepared.estimate.total("rows")
     cap = per_row * 1.5  # rows cost less than estimated: a few are answered, then the cap is reached
+    actors = set(ray_state.actors())
     report = run_portfolio(settings, prepared, max_cost=cap, engine=make_engine(settings))
     data = report.to_json()
+    # The budget and the slots are held by one actor: each actor is a Ray worker process of its own (~0.8 CPU-s).
+    assert [a["ActorClassName"] for k, a in ray_state.actors().items() if k not in actors] == ["SharedActor"]
     assert data["engine"] == "ray" and report.cap_reached, (data, report.extra, cap, per_row)
     assert 0 < data["answered"] < 3 * QUESTIONS and data["answered"] + data["pending_rows"] == 3 * QUESTIONS
     figures = report.extra
