@@ -40,6 +40,43 @@ def entries(root: Path, companies=COMPANIES) -> list[dict[str, str]]:
     return out
 
 
+_INGESTED: list[Path] = []  # this process's one workspace with the three companies ingested, kept until it exits
+
+
+def ingested_entries(workspace: Path, companies=COMPANIES) -> list[dict[str, str]]:
+    """entries(workspace, companies), with the reports of all three companies already in the store.
+
+    The reports, the questionnaire and vectordb/ of a workspace where the three companies were ingested
+    (`autofill ingest`, embeddings from a loopback server of its own as model_env sets them: the batch's
+    own embedder, so batch finds each report stored and ingests nothing), made once per test process and
+    copied into `workspace` for each caller: the same PDFs' bytes and names (the store records the first
+    folder's paths); a company the manifest leaves out is never opened. For tests about what batch does
+    with ingested companies; tests about its ingest (new_documents, a bad report, contextualising, a
+    worker killed mid-document) ingest their own. Each ingest cost a parse helper with PyMuPDF's layout
+    model over the sample's tables (~1.8 CPU-s a company)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from click.testing import CliRunner
+
+    from autofill.cli import cli
+    from tests.llm_server import LLMServer
+
+    if not _INGESTED:
+        first = Path(tempfile.mkdtemp(prefix="af-portfolio-"))
+        atexit.register(shutil.rmtree, first, True)
+        with LLMServer() as server:
+            for row in entries(first):
+                folder = first / "reports" / row["company"].split()[0].lower()
+                result = CliRunner(env=model_env(server)).invoke(
+                    cli, ["--workspace", str(first), "ingest", "--company", row["company"], str(folder)])
+                assert result.exit_code == 0, result.output
+        _INGESTED.append(first)
+    shutil.copytree(_INGESTED[0], workspace, dirs_exist_ok=True)
+    return entries(workspace, companies)
+
+
 def write_manifest(root: Path, rows: list[dict[str, str]], fmt: str = "csv") -> Path:
     path = root / f"portfolio.{fmt}"
     if fmt == "csv":
@@ -143,16 +180,16 @@ def invoke(workspace: Path, env: dict[str, str], *args: Any, as_json: bool = Tru
     return result.exit_code, json.loads(lines[-1]) if as_json else None, result
 
 
-def check_unreadable_rows(workspace: Path, server, engine: str) -> None:
+def check_unreadable_rows(workspace: Path, server, engine: str, stored: bool = False) -> None:
     """Batch (on `engine`) with the model's answers to two of the five rows unreadable, as a tester ran it.
     Checks that batch counts and words those rows as `autofill run` does and exits 1; that the next batch
     asks the model again for exactly those rows; that a third, finished batch leaves the overview's counts
     as they were; that a reviewer's decisions in the company's workbook (the one `run` writes) reach the
-    overview."""
+    overview. `stored`: the company's report already stored (ingested_entries), else the first batch ingests it."""
     from autofill.answer.checkpoint import safe_name
 
     company = COMPANIES[0]
-    manifest = write_manifest(workspace, entries(workspace, companies=(company,)))
+    manifest = write_manifest(workspace, (ingested_entries if stored else entries)(workspace, companies=(company,)))
     bad = [FACTS[1].question, FACTS[3].question]
     server.responder = unreadable_for(bad)
 

@@ -16,13 +16,12 @@ import openpyxl
 import pytest
 
 from tests import cli_process
-from tests.answer_helpers import SAMPLE, make_questionnaire
-from tests.pdf_factory import make_sample_company_pdf
-from tests.portfolio_helpers import (COMPANIES, QUESTIONS, entries, model_env, price_loopback, responder,
-                                     write_manifest)
+from tests.answer_helpers import make_questionnaire
+from tests.portfolio_helpers import (COMPANIES, QUESTIONS, entries, ingested_entries, model_env, price_loopback,
+                                     responder, write_manifest)
 
 ROOT = Path(__file__).resolve().parents[1]
-COMPANY = "Northwind Metals"
+COMPANY = COMPANIES[0]
 
 
 def autofill(workspace: Path, env: dict[str, str], *args) -> subprocess.CompletedProcess:
@@ -40,10 +39,9 @@ def last_json(proc: subprocess.CompletedProcess) -> dict:
 
 @pytest.fixture
 def ingested(workspace, llm_server):
-    pdf = make_sample_company_pdf(workspace / SAMPLE)
-    proc = autofill(workspace, model_env(llm_server), "ingest", "--company", COMPANY, pdf, "--json")
-    assert proc.returncode == 0, proc.stderr
-    llm_server.reset()
+    """The sample report ingested for COMPANY (`autofill ingest`, the loopback embeddings), a copy of the
+    test process's one ingest: these tests are about what runs cost, not about the ingest."""
+    ingested_entries(workspace, companies=(COMPANY,))
     llm_server.responder = responder()
     return workspace
 
@@ -114,7 +112,9 @@ def test_batch_estimate_and_cap_with_an_unknown_price(workspace, llm_server):
     assert "[cost.prices]" in proc.stderr and "nothing was spent" in proc.stderr
     assert llm_server.chat_requests() == [] and llm_server.embedding_requests() == []
 
-    # Without a cap it runs, and every place that shows money says the cost is unknown.
+    # Without a cap it runs, and every place that shows money says the cost is unknown. (The reports stored
+    # first, a copy of the test process's one ingest: the refusal above ran before anything was stored.)
+    ingested_entries(workspace)
     llm_server.responder = responder()
     serial = {**env, "AUTOFILL_LLM__CONCURRENCY": "1", "AUTOFILL_PORTFOLIO__COMPANIES_AT_ONCE": "1"}  # see above
     proc = autofill(workspace, serial, "batch", manifest, "--json")
@@ -151,7 +151,7 @@ def test_estimate_without_a_model_says_nothing_to_pay(workspace):
 def test_batch_says_the_same_counts_on_stderr_and_stdout(workspace, llm_server):
     """Evidence-only drafts (embeddings from the loopback server, no chat model): the per-company line on
     stderr used to say "15 rows answered" while the summary said "0 answered, 15 drafted"."""
-    manifest = write_manifest(workspace, entries(workspace))
+    manifest = write_manifest(workspace, ingested_entries(workspace))  # the counts' words, not the ingest
     env = model_env(llm_server, AUTOFILL_LLM__PROVIDER="none")
     proc = autofill(workspace, env, "batch", manifest)
     assert proc.returncode == 0, proc.stderr

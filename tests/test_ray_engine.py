@@ -11,7 +11,6 @@ import logging
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -22,11 +21,13 @@ from click.testing import CliRunner
 
 from autofill.cli import cli
 from autofill.review.reader import read_filled_workbook
+from tests import cli_process
 from tests.pdf_factory import make_corrupt_pdf, make_text_pdf
 from tests.portfolio_helpers import (COMPANIES, QUESTIONS, check_unreadable_rows, entries, model_env, price_loopback,
                                      responder, write_manifest)
 
 ray = pytest.importorskip("ray")  # the `ray` extra, which scripts/test.sh installs
+from ray._private import state as ray_state  # noqa: E402 - the cluster's actor table, dead actors included
 
 pytestmark = pytest.mark.ray
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,7 +37,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def local_ray():
     """One local Ray for the whole session (starting one takes seconds); the engine joins it."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", logging_level=logging.WARNING)
+    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", logging_level=logging.WARNING,
+             _system_config={"idle_worker_killing_time_threshold_ms": 3_600_000, "num_workers_soft_limit": 16})
     yield
     ray.shutdown()
 
@@ -175,8 +177,11 @@ def test_one_budget_and_one_slot_limit_across_workers(workspace, llm_server):
     prepared = prepare(settings, manifest)
     per_row = prepared.estimate.total("cost_usd") / prepared.estimate.total("rows")
     cap = per_row * 1.5  # rows cost less than estimated: a few are answered, then the cap is reached
+    actors = set(ray_state.actors())
     report = run_portfolio(settings, prepared, max_cost=cap, engine=make_engine(settings))
     data = report.to_json()
+    # The budget and the slots are held by one actor: each actor is a Ray worker process of its own (~0.8 CPU-s).
+    assert [a["ActorClassName"] for k, a in ray_state.actors().items() if k not in actors] == ["SharedActor"]
     assert data["engine"] == "ray" and report.cap_reached, (data, report.extra, cap, per_row)
     assert 0 < data["answered"] < 3 * QUESTIONS and data["answered"] + data["pending_rows"] == 3 * QUESTIONS
     figures = report.extra
@@ -223,9 +228,10 @@ def test_ctrl_c_leaves_no_ray_process_behind(workspace, llm_server):
     manifest = write_manifest(workspace, entries(workspace))
     env = {**os.environ, **model_env(llm_server, AUTOFILL_LLM__CONCURRENCY="1"), "PYTHONPATH": str(ROOT)}
     env.pop("RAY_ADDRESS", None)  # this session's Ray (ray.init sets it here): the driver is to start its own
-    cmd = [sys.executable, "-m", "autofill", "--workspace", str(workspace), "batch", str(manifest), "--json",
-           "--engine", "ray"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Forked from the pre-imported process (tests/cli_process.py): this test is about the driver's own Ray
+    # instance and Ctrl-C, not the interpreter's start; the driver still starts Ray, its raylet and workers.
+    cmd = ["--workspace", str(workspace), "batch", str(manifest), "--json", "--engine", "ray"]
+    proc = cli_process.popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=False)
 
     def alive(pids: set[int]) -> set[int]:
         out = subprocess.run(["ps", "-ww", "-eo", "pid,args"], capture_output=True, text=True).stdout

@@ -9,8 +9,9 @@ Units of work, as the engine seam (portfolio/engine.py, runner.run_portfolio) ha
   (runner._run_company). It runs where the driver runs, so workbooks, review reports, checkpoints and an
   embedded store are written on the driver's disk, by one process per company; with `--chroma-url` the
   store is the server's. Its arguments are the document tasks' results, so Ray starts it when they are done.
-All model calls of all companies pass through one `_Slots` actor (llm.concurrency calls in flight across
-the cluster) and every row through one `BudgetActor`, which reserves and settles as budget.Budget does.
+All model calls of all companies pass through the slots (llm.concurrency calls in flight across the cluster)
+and every row through the budget, which reserves and settles as budget.Budget does: both held by one actor
+(ray_shared.SharedActor).
 
 Faults: a worker killed mid-document or mid-company is retried by Ray (max_retries): the document is
 parsed again and stored once; the company's finished rows come back from its checkpoint. A company whose
@@ -39,7 +40,7 @@ from autofill.portfolio.budget import Budget, SerialEmbedder
 from autofill.portfolio.estimate import PortfolioEstimate
 from autofill.portfolio.interrupts import Interrupts
 from autofill.portfolio.outcome import FAILED, CompanyOutcome
-from autofill.portfolio.ray_shared import BudgetActor, BudgetProxy, SlotsActor, SlotsProxy
+from autofill.portfolio.ray_shared import BudgetProxy, SharedActor, SlotsProxy
 from autofill.portfolio.runner import EngineRun, Prepared, _run_company, _Shared, company_done
 from autofill.providers.factory import make_embedder
 from autofill.settings import Settings
@@ -151,10 +152,10 @@ class _RayShared(_Shared):
     """runner._Shared for one company task: the cluster's slots and budget, this worker's embedder, and
     an ingest that stores the documents the document tasks embedded."""
 
-    def __init__(self, settings: Settings, budget: Any, slots: Any, documents: tuple[EmbeddedDocument, ...]) -> None:
+    def __init__(self, settings: Settings, shared: Any, documents: tuple[EmbeddedDocument, ...]) -> None:
         from filelock import FileLock
 
-        super().__init__(settings, BudgetProxy(budget), limiter=SlotsProxy(slots))
+        super().__init__(settings, BudgetProxy(shared), limiter=SlotsProxy(shared))
         self.documents = documents
         # One ingest at a time across the company tasks' processes, as runner's thread lock is within one:
         # two processes writing one embedded Chroma database met SQLite's "database is locked" (CI saw a
@@ -176,10 +177,10 @@ class _RayShared(_Shared):
 
 
 @ray.remote(num_cpus=COMPANY_CPUS, max_retries=TASK_RETRIES)
-def _company_task(settings: Settings, prepared: Prepared, budget: Any, slots: Any,
+def _company_task(settings: Settings, prepared: Prepared, shared_actor: Any,
                   *documents: EmbeddedDocument) -> tuple[CompanyOutcome, dict[str, Any] | None, dict[str, float]]:
     _warm_imports()
-    shared = _RayShared(settings, budget, slots, documents)
+    shared = _RayShared(settings, shared_actor, documents)
     outcome = _run_company(shared, prepared, prepared.plans[0])
     figures = {"documents": len(documents), "cpu_s": sum(d.cpu_s for d in documents),
                "wall_s": sum(d.wall_s for d in documents),
@@ -239,8 +240,7 @@ class RayEngine:
         (task_manager.cc "Tried to complete task that was not pending": exit 1, not 130; 1 run in 12)."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        budget_actor = ray.remote(num_cpus=0)(BudgetActor).remote(budget.cap)
-        slots = ray.remote(num_cpus=0)(SlotsActor).remote(settings.llm.concurrency)
+        shared = ray.remote(num_cpus=0)(SharedActor).remote(budget.cap, settings.llm.concurrency)
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         settings_ref = ray.put(settings)
         window = max(settings.portfolio.companies_at_once, int(ray.cluster_resources().get("CPU", 1)))
@@ -262,7 +262,7 @@ class RayEngine:
                     one = dataclasses.replace(prepared, plans=[plan], state=_StateRecord(),
                                               estimate=PortfolioEstimate([plan.estimate]))
                     ref = _company_task.options(scheduling_strategy=here).remote(
-                        settings_ref, one, budget_actor, slots, *refs)
+                        settings_ref, one, shared, *refs)
                     outstanding[ref] = ("company", plan, "")
                     active += 1
                 ready, _ = ray.wait(list(outstanding), num_returns=1, fetch_local=False, timeout=WAIT_S)
@@ -288,9 +288,9 @@ class RayEngine:
             bar.close()
             if docs_bar is not None:
                 docs_bar.close()
-        self.last = {"slots": ray.get(slots.stats.remote()), "budget": ray.get(budget_actor.totals.remote()),
+        self.last = {"slots": ray.get(shared.stats.remote()), "budget": ray.get(shared.totals.remote()),
                      "documents": figures}
-        return EngineRun(outcomes, ray.get(budget_actor.is_exhausted.remote()))
+        return EngineRun(outcomes, ray.get(shared.is_exhausted.remote()))
 
 
 def _documents_of(settings: Settings, plan: Any) -> tuple[str, list[str]]:

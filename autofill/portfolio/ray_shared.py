@@ -1,7 +1,8 @@
 """What every task of `autofill batch --engine ray` shares across the cluster (portfolio/ray_engine.py):
-the budget (`BudgetActor`: budget.Budget in one actor process, so reserve-then-settle stays atomic) and
-the model-call slots (`SlotsActor`: llm.concurrency calls in flight), and the proxies a worker's rows use
-in their place (`BudgetProxy`, `SlotsProxy`). With ray_engine.py, the only modules that import ray."""
+the budget (`ClusterBudget`: budget.Budget, so reserve-then-settle stays atomic) and the model-call slots
+(`Slots`: llm.concurrency calls in flight), both held by one actor process (`SharedActor`: every actor is
+a Ray worker process of its own, ~0.8 CPU-s to start), and the proxies a worker's rows use in their place
+(`BudgetProxy`, `SlotsProxy`). With ray_engine.py, the only modules that import ray."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ import ray
 from autofill.portfolio.budget import Budget
 
 
-class BudgetActor(Budget):
-    """budget.Budget in one actor process: every worker's rows reserve and settle here (an actor runs one
-    call at a time, so reserve-then-settle is as atomic as the local Budget's lock makes it)."""
+class ClusterBudget(Budget):
+    """budget.Budget with the rows in flight counted: every worker's rows reserve and settle here, in the
+    shared actor (whose methods never interleave inside one: see SharedActor)."""
 
     def __init__(self, cap_usd: float | None) -> None:
         super().__init__(cap_usd)
@@ -40,7 +41,7 @@ class BudgetActor(Budget):
                 "peak_rows_in_flight": self.peak_rows_in_flight}
 
 
-class SlotsActor:
+class Slots:
     """llm.concurrency model calls in flight across the cluster (an asyncio semaphore: waiting callers
     hold no thread of the actor)."""
 
@@ -64,8 +65,39 @@ class SlotsActor:
         return {"in_use": self.in_use, "peak": self.peak}
 
 
+class SharedActor:
+    """The budget and the slots in one actor (one process for a run's both). An async actor: its methods
+    are coroutines on one event loop, so a caller waiting for a slot holds no thread, and the budget's
+    methods, which never await, run whole, one at a time: reserve-then-settle stays atomic."""
+
+    def __init__(self, cap_usd: float | None, slots: int) -> None:
+        self._budget = ClusterBudget(cap_usd)
+        self._slots = Slots(slots)
+
+    async def reserve(self, estimate_usd: float) -> bool:
+        return self._budget.reserve(estimate_usd)
+
+    async def settle(self, estimate_usd: float, actual_usd: float) -> None:
+        self._budget.settle(estimate_usd, actual_usd)
+
+    async def is_exhausted(self) -> bool:
+        return self._budget.is_exhausted()
+
+    async def totals(self) -> dict[str, float]:
+        return self._budget.totals()
+
+    async def acquire(self) -> None:
+        await self._slots.acquire()
+
+    async def release(self) -> None:
+        await self._slots.release()
+
+    async def stats(self) -> dict[str, int]:
+        return await self._slots.stats()
+
+
 class BudgetProxy:
-    """The Budget interface RowGate and runner use, answered by the budget actor."""
+    """The Budget interface RowGate and runner use, answered by the shared actor."""
 
     def __init__(self, actor: Any) -> None:
         self._actor = actor
@@ -82,7 +114,7 @@ class BudgetProxy:
 
 
 class SlotsProxy:
-    """A context-manager semaphore (budget.LimitedChat's limiter) backed by the slots actor."""
+    """A context-manager semaphore (budget.LimitedChat's limiter) backed by the shared actor's slots."""
 
     def __init__(self, actor: Any) -> None:
         self._actor = actor
