@@ -100,6 +100,19 @@ def sources(output: Path) -> dict[str, str]:
             for r in range(2, ws.max_row + 1)}
 
 
+def ingested(ws: Path, company: str, pdf: Path, embedding_model: str = "") -> None:
+    """`autofill --workspace WS ingest --company COMPANY PDF [--embedding-model M]`, in this process: the
+    same settings and ingest_paths the command runs (none of these tests is about the ingest; each CLI
+    ingest cost a forked process its own parse server and model loads, ~1.3 CPU-s more)."""
+    from autofill.ingest.pipeline import ingest_paths
+    from autofill.settings import Settings
+
+    settings = Settings(workspace=ws)
+    settings.embedding.model = embedding_model
+    report = ingest_paths(settings, company, [pdf])
+    assert report.count("failed") == 0 and report.count("new") == 1, report.files
+
+
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
     root = tmp_path_factory.mktemp("languages")
@@ -107,12 +120,9 @@ def workspace(tmp_path_factory):
     english = make_pdf(root / "Climate Report 2023.pdf", ENGLISH_PAGES)
     german = make_pdf(root / "Nachhaltigkeitsbericht 2023.pdf", GERMAN_PAGES)
     for company, pdf in (("Anglo", english), ("Teuto", german)):
-        done = cli([*ws, "ingest", "--company", company, str(pdf), "--embedding-model", "multilingual-e5-small",
-                    "--json"])
-        assert done.returncode == 0, done.stderr[-3000:]
+        ingested(root / "ws", company, pdf, "multilingual-e5-small")
     for company, pdf in (("Anglo English-only", english), ("Teuto English-only", german)):  # the default embedder
-        done = cli([*ws, "ingest", "--company", company, str(pdf), "--json"])
-        assert done.returncode == 0, done.stderr[-3000:]
+        ingested(root / "ws", company, pdf)
     return root, ws, english, german
 
 
@@ -398,9 +408,7 @@ def test_french_accounting_terms_are_searched_in_their_english_names(workspace, 
     if not routes(DATA, "fr", "en"):
         pytest.skip("Apertium has no fr-en route here (bash scripts/install_dictionaries.sh)")
     root, ws, _, _ = workspace
-    filing = make_pdf(root / "Annual Report 2023.pdf", FILING_PAGES)
-    done = cli([*ws, "ingest", "--company", "Ledger", str(filing), "--json"])
-    assert done.returncode == 0, done.stderr[-3000:]
+    ingested(root / "ws", "Ledger", make_pdf(root / "Annual Report 2023.pdf", FILING_PAGES))
     q = questionnaire(tmp_path / "fr-filing.xlsx", FRENCH_HEADER, FRENCH_FILING_QUESTIONS, "Comptes",
                       "Réponse courte avec chiffres et unités")
     output, said = run(ws, "Ledger", q, tmp_path / "out-fr-filing")
