@@ -199,16 +199,16 @@ open(__import__("os").environ["MODULES_OUT"], "w").write(
 """
 
 
-def _ingested(ws, llm_server) -> None:
-    """Acme's reports ingested into `ws` (forked from the test's CLI process: the ingest's modules are not
-    what is checked) and the questionnaire beside them."""
-    from tests.rows_helpers import company_reports, env_for, questionnaire
+def _ingested(ws) -> None:
+    """Acme's reports ingested into `ws` in this process (as `autofill ingest` does: the ingest's modules
+    are not what is checked) and the questionnaire beside them."""
+    from autofill.ingest.pipeline import ingest_paths
+    from tests.rows_helpers import company_reports, questionnaire
 
     company_reports(ws / "docs", "Acme", 41, 1200)
     questionnaire(ws / "q.xlsx")
-    done = cli_process.run(["--workspace", str(ws), "ingest", "--company", "Acme", "docs"],
-                           env=env_for(llm_server, offline=True), cwd=ws, timeout=300)
-    assert done.returncode == 0, done.stderr
+    report = ingest_paths(Settings(workspace=ws), "Acme", [ws / "docs"])
+    assert report.count("failed") == 0 and report.count("new") == 1, report.files
 
 
 def _offline_run_modules(ws, llm_server, **env_extra) -> set[str]:
@@ -239,7 +239,7 @@ def test_the_offline_default_loads_no_second_stage_model(tmp_path, llm_server):
     import shutil
 
     assert resolve_plan(settings_with(tmp_path)).second_stage.name == "none"
-    _ingested(tmp_path / "default", llm_server)
+    _ingested(tmp_path / "default")
     shutil.copytree(tmp_path / "default", tmp_path / "chosen")
     assert not _offline_run_modules(tmp_path / "default", llm_server) & SECOND_STAGE_MODELS
     chosen = _offline_run_modules(tmp_path / "chosen", llm_server,
