@@ -85,6 +85,29 @@ def make_workspace(root: Path, settings: Settings | None = None, filler: bool = 
     return settings, emb
 
 
+_INGESTED: dict[bool, Path] = {}  # this process's one make_workspace per `filler`, kept until it exits
+
+
+def copied_workspace(root: Path, filler: bool = True) -> tuple[Settings, FakeEmbedder]:
+    """make_workspace(root), ingested once per test process and copied into `root` for each caller.
+
+    The same store, snapshot and documents (the store records the first folder's PDF paths, the same
+    bytes, kept until the process exits): for tests about what is done with an ingested store, not
+    about ingesting it. Each ingest cost a parse helper with PyMuPDF's layout models over 36 pages."""
+    import atexit
+    import shutil
+    import tempfile
+
+    if filler not in _INGESTED:
+        first = Path(tempfile.mkdtemp(prefix="af-workspace-")) / "ws"
+        atexit.register(shutil.rmtree, first.parent, True)
+        first.mkdir()
+        make_workspace(first, filler=filler)
+        _INGESTED[filler] = first
+    shutil.copytree(_INGESTED[filler], root, dirs_exist_ok=True)
+    return Settings(workspace=root), FakeEmbedder()
+
+
 def make_questionnaire(path: Path, facts=FACTS) -> Path:
     return build_questionnaire(path, questions=[("Climate", f.question, f.form, f.dropdown) for f in facts],
                                extras=False)

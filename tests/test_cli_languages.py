@@ -100,6 +100,19 @@ def sources(output: Path) -> dict[str, str]:
             for r in range(2, ws.max_row + 1)}
 
 
+def ingested(ws: Path, company: str, pdf: Path, embedding_model: str = "") -> None:
+    """`autofill --workspace WS ingest --company COMPANY PDF [--embedding-model M]`, in this process: the
+    same settings and ingest_paths the command runs (none of these tests is about the ingest; each CLI
+    ingest cost a forked process its own parse server and model loads, ~1.3 CPU-s more)."""
+    from autofill.ingest.pipeline import ingest_paths
+    from autofill.settings import Settings
+
+    settings = Settings(workspace=ws)
+    settings.embedding.model = embedding_model
+    report = ingest_paths(settings, company, [pdf])
+    assert report.count("failed") == 0 and report.count("new") == 1, report.files
+
+
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
     root = tmp_path_factory.mktemp("languages")
@@ -107,12 +120,9 @@ def workspace(tmp_path_factory):
     english = make_pdf(root / "Climate Report 2023.pdf", ENGLISH_PAGES)
     german = make_pdf(root / "Nachhaltigkeitsbericht 2023.pdf", GERMAN_PAGES)
     for company, pdf in (("Anglo", english), ("Teuto", german)):
-        done = cli([*ws, "ingest", "--company", company, str(pdf), "--embedding-model", "multilingual-e5-small",
-                    "--json"])
-        assert done.returncode == 0, done.stderr[-3000:]
+        ingested(root / "ws", company, pdf, "multilingual-e5-small")
     for company, pdf in (("Anglo English-only", english), ("Teuto English-only", german)):  # the default embedder
-        done = cli([*ws, "ingest", "--company", company, str(pdf), "--json"])
-        assert done.returncode == 0, done.stderr[-3000:]
+        ingested(root / "ws", company, pdf)
     return root, ws, english, german
 
 
@@ -122,6 +132,22 @@ def run(ws: list[str], company: str, q: Path, out: Path, *options: str) -> tuple
     assert done.returncode == 0, done.stderr[-3000:]
     (output,) = out.glob("*.xlsx")
     return output, done.stdout + done.stderr
+
+
+_ANSWERED: dict[tuple, tuple[Path, str]] = {}
+
+
+def answered(workspace, company: str, header: list[str], questions, section: str, form: str) -> tuple[Path, str]:
+    """run() of that questionnaire against `company` in the module's workspace, once per module: the same
+    run (same store, questionnaire and settings) is asked for by the test about its language and by the
+    test that compares a mixed sheet's rows with it; the second reads the first's workbook and output."""
+    root, ws, _, _ = workspace
+    key = (company, tuple(header), tuple(questions), section, form)
+    if key not in _ANSWERED:
+        n = len(_ANSWERED)
+        q = questionnaire(root / f"answered-{n}.xlsx", header, questions, section, form)
+        _ANSWERED[key] = run(ws, company, q, root / f"out-answered-{n}")
+    return _ANSWERED[key]
 
 
 ACROSS = [("Anglo", "Climate Report 2023.pdf", GERMAN_HEADER, GERMAN_QUESTIONS, "Klima", "Kurzer Text",
@@ -147,18 +173,22 @@ def test_questions_in_one_language_cite_the_right_pages_of_a_report_in_another(
 
 
 def test_the_multilingual_index_is_built_once_and_forgotten_with_the_store(workspace, tmp_path):
-    root, ws, english, _ = workspace
-    index = root / "ws" / "vectordb" / ".multilingual"
-    done = cli([*ws, "ingest", "--company", "Anglo Forgotten", str(english), "--json"])
-    assert done.returncode == 0, done.stderr[-3000:]
+    """In a copy of the module's workspace (its stores as the CLI ingested them), so that the English-only
+    store can be forgotten here without another ingest and without taking it from the other tests."""
+    import shutil
+
+    root, _, _, _ = workspace
+    shutil.copytree(root / "ws", tmp_path / "ws")
+    ws = ["--workspace", str(tmp_path / "ws")]
+    index = tmp_path / "ws" / "vectordb" / ".multilingual"
     q = questionnaire(tmp_path / "de.xlsx", GERMAN_HEADER, GERMAN_QUESTIONS, "Klima", "Kurzer Text")
-    run(ws, "Anglo Forgotten", q, tmp_path / "out-1")
+    run(ws, "Anglo English-only", q, tmp_path / "out-1")
     stamps = {p: p.stat().st_mtime_ns for p in index.glob("*.npz")}  # one per English-only store run so far
-    output, said = run(ws, "Anglo Forgotten", q, tmp_path / "out-2")
+    output, said = run(ws, "Anglo English-only", q, tmp_path / "out-2")
     assert "building the multilingual index" not in said  # kept, not built again
     assert {p: p.stat().st_mtime_ns for p in index.glob("*.npz")} == stamps
     assert sources(output)[GERMAN_QUESTIONS[0][0]].startswith("Climate Report 2023.pdf p. 2")
-    done = cli([*ws, "forget", "--company", "Anglo Forgotten", "--yes"])
+    done = cli([*ws, "forget", "--company", "Anglo English-only", "--yes"])
     assert done.returncode == 0, done.stderr[-3000:]
     assert len(set(stamps) - set(index.glob("*.npz"))) == 1  # its own, not the other company's
 
@@ -303,7 +333,7 @@ MACHINE = {"es": ("Spanish", SPANISH_HEADER, SPANISH_QUESTIONS, "Clima", "Texto 
 
 @pytest.mark.parametrize("language", sorted(MACHINE))
 def test_questions_apertium_has_a_route_for_are_machine_translated_and_cite_the_right_pages(
-        workspace, tmp_path, language):
+        workspace, language):
     """With Debian's Apertium and its pairs (scripts/install_dictionaries.sh), Spanish rows (spa-eng) and
     French ones (through Spanish and through Catalan) against the English-only store are searched in
     Apertium's English too; the run names the routes once."""
@@ -313,9 +343,7 @@ def test_questions_apertium_has_a_route_for_are_machine_translated_and_cite_the_
     if not found:
         pytest.skip(f"Apertium has no {language}-en route here (bash scripts/install_dictionaries.sh)")
     name, header, questions, section, form = MACHINE[language]
-    root, ws, _, _ = workspace
-    q = questionnaire(tmp_path / f"{language}.xlsx", header, questions, section, form)
-    output, said = run(ws, "Anglo English-only", q, tmp_path / f"out-{language}")
+    output, said = answered(workspace, "Anglo English-only", header, questions, section, form)
     assert f"questionnaire in {name}" in said and said.count(f"(Apertium {describe(found)})") == 1, said[-3000:]
     cited = sources(output)
     for question, page in questions:
@@ -332,12 +360,11 @@ ITALIAN_QUESTIONS = [
 ITALIAN_HEADER = ["N.", "Sezione", "Domanda", "Forma di risposta", "Risposta", "Commenti"]
 
 
-def test_an_italian_questionnaire_is_read_by_its_own_headers_and_cites_the_right_pages(workspace, tmp_path):
+def test_an_italian_questionnaire_is_read_by_its_own_headers_and_cites_the_right_pages(workspace):
     """Italian headers ("Domanda", "Risposta") are read as German, French and Spanish ones are (before, the
     run stopped: no question column found), and its rows find their pages in the English-only store."""
-    root, ws, _, _ = workspace
-    q = questionnaire(tmp_path / "it.xlsx", ITALIAN_HEADER, ITALIAN_QUESTIONS, "Clima", "Testo breve e cifre")
-    output, said = run(ws, "Anglo English-only", q, tmp_path / "out-it")
+    output, said = answered(workspace, "Anglo English-only", ITALIAN_HEADER, ITALIAN_QUESTIONS, "Clima",
+                            "Testo breve e cifre")
     assert "questionnaire in Italian" in said, said[-3000:]
     cited = sources(output)
     for question, page in ITALIAN_QUESTIONS:
@@ -381,9 +408,7 @@ def test_french_accounting_terms_are_searched_in_their_english_names(workspace, 
     if not routes(DATA, "fr", "en"):
         pytest.skip("Apertium has no fr-en route here (bash scripts/install_dictionaries.sh)")
     root, ws, _, _ = workspace
-    filing = make_pdf(root / "Annual Report 2023.pdf", FILING_PAGES)
-    done = cli([*ws, "ingest", "--company", "Ledger", str(filing), "--json"])
-    assert done.returncode == 0, done.stderr[-3000:]
+    ingested(root / "ws", "Ledger", make_pdf(root / "Annual Report 2023.pdf", FILING_PAGES))
     q = questionnaire(tmp_path / "fr-filing.xlsx", FRENCH_HEADER, FRENCH_FILING_QUESTIONS, "Comptes",
                       "Réponse courte avec chiffres et unités")
     output, said = run(ws, "Ledger", q, tmp_path / "out-fr-filing")
@@ -403,11 +428,10 @@ def test_a_questionnaire_in_three_languages_is_read_row_by_row(workspace, tmp_pa
     root, ws, _, _ = workspace
     groups = [(ENGLISH_QUESTIONS, "Short text"), (SPANISH_QUESTIONS, "Texto breve y cifras"),
               (ITALIAN_QUESTIONS, "Testo breve e cifre")]
-    alone: dict[str, str] = {}
+    alone: dict[str, str] = {}  # each group's own questionnaire's run (the Spanish and Italian tests' runs)
     for (questions, form), header, section in zip(groups, (ENGLISH_HEADER, SPANISH_HEADER, ITALIAN_HEADER),
                                                   ("Climate", "Clima", "Clima")):
-        q = questionnaire(tmp_path / f"alone-{section}-{len(alone)}.xlsx", header, questions, section, form)
-        output, _ = run(ws, "Anglo English-only", q, tmp_path / f"out-alone-{len(alone)}")
+        output, _ = answered(workspace, "Anglo English-only", header, questions, section, form)
         alone.update(sources(output))
     wb = openpyxl.Workbook()
     sheet = wb.active

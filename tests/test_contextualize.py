@@ -72,7 +72,9 @@ def server():
 def settings_for(workspace, server, model: str = "gpt-4o-mini", on: bool = True) -> Settings:
     s = Settings(workspace=workspace)
     s.ingest.contextualize = on
-    s.ingest.ocr = False
+    # Neither OCR nor table detection is what these tests check: the pages hold no image, and their figures
+    # in columns made every ingest load PyMuPDF's layout model (~2 CPU-s each) to find no table.
+    s.ingest.ocr = s.ingest.extract_tables = False
     s.llm.provider = "openai"
     s.llm.base_url = server.base_url
     s.llm.api_key = "sk-test"
@@ -219,7 +221,7 @@ def test_estimate_prices_only_what_will_be_ingested(workspace, server, report_pd
 def invoke(workspace, server, *args, **env):
     price_loopback(workspace)
     environ = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test", "AUTOFILL_INGEST__OCR": "false",
-               **env}
+               "AUTOFILL_INGEST__EXTRACT_TABLES": "false", **env}
     return CliRunner().invoke(cli, ["--workspace", str(workspace), *map(str, args)], env=environ)
 
 

@@ -84,9 +84,9 @@ def test_the_package_itself_is_never_imported(reranker):
 @pytest.mark.slow
 def test_offline_run_reranks_with_it(registered, tmp_path):
     from autofill.answer.pipeline import run_questionnaire
-    from tests.answer_helpers import COMPANY, FACTS, SAMPLE, make_questionnaire, make_workspace, read_output
+    from tests.answer_helpers import COMPANY, FACTS, SAMPLE, copied_workspace, make_questionnaire, read_output
 
-    _, emb = make_workspace(tmp_path)
+    _, emb = copied_workspace(tmp_path)  # the process's one ingest of the sample: this test is about the run
     questionnaire = make_questionnaire(tmp_path / "q.xlsx", FACTS[:3])
     s = Settings(workspace=tmp_path)
     s.retrieval.reranker = "cross-encoder"

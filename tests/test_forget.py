@@ -17,8 +17,8 @@ from tests.answer_helpers import COMPANY as OTHER
 from tests.answer_helpers import SAMPLE, passages_in, rerank_reply
 from tests.grep_helpers import every_file
 from tests.llm_server import Reply, last_user_text
-from tests.pdf_factory import make_sample_company_pdf, make_text_pdf
-from tests.race_helpers import cli
+from tests.pdf_factory import make_text_pdf
+from tests.race_helpers import cli, ingested_workspace
 from tests.workbook_builders import build_questionnaire
 
 OLD = "Old Harbour Mining"
@@ -69,7 +69,8 @@ def test_forget_leaves_nothing_of_the_company_in_the_workspace(tmp_path, llm_ser
            "AUTOFILL_LLM__MAX_RETRIES": "0"}
     ws, out, docs = tmp_path / "ws", tmp_path / "out", tmp_path / "docs"
     docs.mkdir()
-    wsa = ["--workspace", str(ws)]
+    wsa = ingested_workspace(tmp_path)  # the other company's sample report, ingested through the CLI
+    assert wsa == ["--workspace", str(ws)]
 
     def run(*args: str, code: int = 0):
         done = cli([*wsa, *args], env)
@@ -79,7 +80,6 @@ def test_forget_leaves_nothing_of_the_company_in_the_workspace(tmp_path, llm_ser
     annual = _report(docs / "old_annual_2024.pdf", WORD, "smelter")
     water = _report(docs / "old_water_note.pdf", DOC_WORD, "desalination plant")
     run("ingest", "--company", OLD, str(annual), str(water))
-    run("ingest", "--company", OTHER, str(make_sample_company_pdf(docs / SAMPLE)))
 
     def companies() -> dict:
         return {c["company"]: (c["documents"], c["chunks"], c["files"])

@@ -8,17 +8,37 @@ Undo of the approval takes it out of the library; `forget` forgets it."""
 
 from __future__ import annotations
 
+import shutil
+
 import openpyxl
+import pytest
 
 from autofill.library.forms import FormLibrary, period_key
 from autofill.settings import Settings
 from tests.forms_answer_helpers import ENV, build_form, build_report, responder
+from tests.llm_server import LLMServer
 from tests.review_app_helpers import ReviewServer, server_env
 from tests.rows_helpers import cli, env_for, last_json
 from tests.test_review_app_forms import SCOPE2, Client
 
 COMPANY = "Acme Fabrication"
 KEY = "GrossLocationBasedScope2GreenhouseGasEmissions"
+
+
+@pytest.fixture(scope="module")
+def ingested(tmp_path_factory):
+    """Acme's report ingested once through the CLI for the file (a loopback server's embeddings: the same
+    hashed vectors from any of them); each test works in its own copy of that workspace."""
+    root = tmp_path_factory.mktemp("library-forms")
+    build_report(root / "reports")
+    with LLMServer() as server:
+        done = cli(root, env_for(server), "ingest", "--company", COMPANY, "reports")
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+def _copy(ingested, tmp_path) -> None:
+    shutil.copytree(ingested, tmp_path, dirs_exist_ok=True)
 
 
 def _run(tmp_path, env, out: str, year: str, *extra: str) -> dict:
@@ -42,12 +62,11 @@ def _scope2_prompts(server) -> int:
     return len(server.chat_requests("location-based Scope 2"))
 
 
-def test_an_approved_form_value_is_reused_for_its_datapoint_and_period_only(tmp_path, llm_server):
+def test_an_approved_form_value_is_reused_for_its_datapoint_and_period_only(ingested, tmp_path, llm_server):
     llm_server.responder = responder()
-    build_report(tmp_path / "reports")
+    _copy(ingested, tmp_path)
     build_form(tmp_path / "form.xlsx")
     env = env_for(llm_server)
-    assert cli(tmp_path, env, "ingest", "--company", COMPANY, "reports").returncode == 0
     first = _run(tmp_path, env, "out", "2024")["output"]
     assert openpyxl.load_workbook(first)[ENV]["D6"].value is None  # Scope 2's invented 640 waits
     settings = Settings(workspace=tmp_path)
@@ -93,13 +112,12 @@ def test_an_approved_form_value_is_reused_for_its_datapoint_and_period_only(tmp_
     assert FormLibrary(settings, COMPANY).values() == []
 
 
-def test_forget_forgets_the_form_values_and_keep_library_keeps_them(tmp_path, llm_server):
+def test_forget_forgets_the_form_values_and_keep_library_keeps_them(ingested, tmp_path, llm_server):
     from autofill.library.forms import FormValue
 
     llm_server.responder = responder()
-    build_report(tmp_path / "reports")
+    _copy(ingested, tmp_path)
     env = env_for(llm_server)
-    assert cli(tmp_path, env, "ingest", "--company", COMPANY, "reports").returncode == 0
     settings = Settings(workspace=tmp_path)
     lib = FormLibrary(settings, COMPANY)
     assert lib.add([FormValue(KEY, period_key("FY2024"), "700", "2026-01-05", unit="tCO2e")], "2026-01-05") == 1

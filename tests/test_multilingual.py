@@ -83,13 +83,11 @@ from tests.race_helpers import cli  # noqa: E402
 
 @pytest.fixture(scope="module")
 def english_store(tmp_path_factory):
-    from tests.test_cli_languages import ENGLISH_PAGES, GERMAN_HEADER, GERMAN_QUESTIONS, questionnaire
+    from tests.test_cli_languages import ENGLISH_PAGES, GERMAN_HEADER, GERMAN_QUESTIONS, ingested, questionnaire
 
     root = tmp_path_factory.mktemp("damaged")
     ws = ["--workspace", str(root / "ws")]
-    pdf = make_pdf(root / "Climate Report 2023.pdf", ENGLISH_PAGES)
-    done = cli([*ws, "ingest", "--company", "Anglo", str(pdf), "--json"])  # the default, English-only embedder
-    assert done.returncode == 0, done.stderr[-3000:]
+    ingested(root / "ws", "Anglo", make_pdf(root / "Climate Report 2023.pdf", ENGLISH_PAGES))  # English only
     q = questionnaire(root / "Fragebogen.xlsx", GERMAN_HEADER, GERMAN_QUESTIONS, "Klima", "Kurzer Text")
     done = cli([*ws, "run", "--company", "Anglo", "--questionnaire", str(q), "--out", str(root / "first")])
     assert done.returncode == 0, done.stderr[-3000:]

@@ -137,3 +137,37 @@ def test_the_watchdog_ends_a_process_when_the_watched_one_ends(tmp_path):
         for p in (watched, watcher):
             if p.poll() is None:
                 p.kill()
+
+
+def _layout_after_parsing(path: str) -> tuple[bool, list[str]]:
+    """In a process forked from the forkserver, as the parse helper is: parse `path` as the helper does;
+    whether PyMuPDF's layout model was loaded, and the kinds of the blocks read."""
+    from autofill.ingest.parse_helper import stream_file
+    from autofill.settings import IngestSettings
+
+    kinds = [block.kind for msg in stream_file(Path(path), IngestSettings(ocr=False)) if msg[0] == "pages"
+             for page in msg[1] for block in page.blocks]
+    return "pymupdf.layout" in sys.modules, kinds
+
+
+def test_the_helper_builds_the_layout_model_only_for_a_page_that_may_hold_a_table(tmp_path):
+    """The layout model (about 0.8 CPU-s per helper, one helper per ingest) serves table detection alone:
+    a report with no page that looks tabular is parsed without it; the sample's table is still found.
+    Before, the helper's first `import pymupdf` built it for every ingest."""
+    import importlib.util
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tests.answer_helpers import filler_texts
+    from tests.pdf_factory import make_sample_company_pdf, make_text_pdf
+
+    if importlib.util.find_spec("pymupdf.layout") is None:
+        pytest.skip("pymupdf-layout is not installed: no layout model to defer")
+    text = make_text_pdf(tmp_path / "text.pdf", filler_texts(3))
+    sample = make_sample_company_pdf(tmp_path / "sample.pdf")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["autofill.ingest.parse_helper"])  # as Parser._start
+    for pdf, layout in ((text, False), (sample, True)):
+        with ProcessPoolExecutor(1, mp_context=ctx) as pool:  # a fresh process for each file
+            loaded, kinds = pool.submit(_layout_after_parsing, str(pdf)).result(timeout=300)
+        assert loaded is layout and ("table" in kinds) is layout, (pdf.name, loaded, kinds)

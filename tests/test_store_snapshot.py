@@ -18,7 +18,7 @@ from autofill.store import chroma_store
 from autofill.store.reading import find_for_reading, open_for_reading
 from autofill.store.snapshot import (ReadStore, read_snapshot,
                                      snapshot_path)
-from tests.answer_helpers import COMPANY, MARKERS, make_questionnaire, make_workspace
+from tests.answer_helpers import COMPANY, MARKERS, copied_workspace, make_questionnaire
 from tests.fakes import FakeEmbedder
 from tests.llm_server import by_marker
 from tests.pdf_factory import make_text_pdf
@@ -26,9 +26,9 @@ from tests.pdf_factory import make_text_pdf
 
 @pytest.fixture
 def ws(tmp_path):
-    (tmp_path / "ws").mkdir()
-    settings, emb = make_workspace(tmp_path / "ws")
-    return settings, emb
+    """Each test's own copy of one ingested workspace (the sample and the filler, FakeEmbedder vectors):
+    the tests write, ingest into and forget their copy; none is about the ingest that made it."""
+    return copied_workspace(tmp_path / "ws")
 
 
 def no_chroma(monkeypatch):

@@ -24,6 +24,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from autofill.pdflib import import_pymupdf
 from autofill.records import ParsedDocument
 from autofill.settings import IngestSettings
 
@@ -41,7 +42,7 @@ def quiet_pdf_library() -> None:
     with _quiet_lock:
         if _quiet:
             return
-        import pymupdf
+        pymupdf = import_pymupdf()  # its layout model built on the first table search, not at import
 
         pymupdf.TOOLS.mupdf_display_errors(False)
         pymupdf.TOOLS.mupdf_display_warnings(False)
