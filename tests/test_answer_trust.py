@@ -14,7 +14,7 @@ import pytest
 from autofill.answer.pipeline import run_questionnaire
 from autofill.states import Tier
 from tests.answer_helpers import COMPANY, FACTS, MARKERS, answer_reply, fact_for, make_questionnaire, \
-    make_workspace, read_output
+    copied_workspace, read_output
 from tests.llm_server import by_marker, last_user_text
 from tests.portfolio_helpers import LOOPBACK_PRICES
 from tests.test_pipeline_openai import providers, settings_for
@@ -27,7 +27,7 @@ VERIFY_MARKER = "Check an answer to a sustainability questionnaire"
 @pytest.fixture(scope="module")
 def ingested(tmp_path_factory):
     root = tmp_path_factory.mktemp("ws")
-    settings, emb = make_workspace(root)
+    settings, emb = copied_workspace(root)
     return root, emb, make_questionnaire(root / "questionnaire.xlsx")
 
 

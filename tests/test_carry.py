@@ -18,7 +18,7 @@ from autofill.workbook.record import RECORD_SHEET, read_record, read_state, valu
 from autofill.workbook.history import keep_previous, versions
 from autofill.workbook.layout import read_questions
 from tests.answer_helpers import COMPANY, FACTS, MARKERS, SAMPLE, fact_for, kind_of, make_questionnaire, \
-    make_workspace
+    copied_workspace
 from tests.fakes import RecordingReporter
 from tests.llm_server import by_marker, last_user_text
 
@@ -28,7 +28,7 @@ GUIDANCE = "Guidance from a reviewer of an earlier draft:"
 @pytest.fixture(scope="module")
 def ingested(tmp_path_factory):
     root = tmp_path_factory.mktemp("ws")
-    _, emb = make_workspace(root)
+    _, emb = copied_workspace(root)
     return root, emb, make_questionnaire(root / "questionnaire.xlsx")
 
 

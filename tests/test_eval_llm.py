@@ -10,7 +10,7 @@ from autofill.evaluate.runner import run_eval
 from autofill.providers.base import Providers
 from autofill.providers.factory import make_chat
 from autofill.settings import load_settings
-from tests.answer_helpers import COMPANY, FACTS, MARKERS, SAMPLE, make_questionnaire, make_workspace
+from tests.answer_helpers import COMPANY, FACTS, MARKERS, SAMPLE, make_questionnaire, copied_workspace
 from tests.loopback import by_marker
 from tests.portfolio_helpers import LOOPBACK_PRICES
 from tests.test_eval_judge import judge_responder
@@ -28,7 +28,7 @@ def test_llm_eval_scores_answers_and_counts_tokens(tmp_path, llm_server):
                 "max_retries": 0, "cache": False, "concurrency": 2},
         "eval": {"judge_model": "judge-model"}, "cost": {"prices": LOOPBACK_PRICES}})
     (tmp_path / "ws").mkdir()
-    _, embedder = make_workspace(tmp_path / "ws", settings)
+    _, embedder = copied_workspace(tmp_path / "ws")
     questionnaire = make_questionnaire(tmp_path / "questionnaire.xlsx")
     gold = tmp_path / "gold.json"
     gold.write_text(json.dumps([

@@ -14,7 +14,7 @@ from autofill.providers.base import Providers
 from autofill.settings import Settings
 from autofill.states import Outcome, Tier
 from autofill.store.chroma_store import open_store
-from tests.answer_helpers import COMPANY, FACTS, MARKERS, SAMPLE, fact_for, make_questionnaire, make_workspace, \
+from tests.answer_helpers import COMPANY, FACTS, MARKERS, SAMPLE, fact_for, make_questionnaire, copied_workspace, \
     read_output
 from tests.llm_server import by_marker, last_user_text
 from tests.test_pipeline_openai import providers as llm_providers
@@ -27,7 +27,7 @@ COMMITTEE, RENEWABLE, SCOPE1, TCFD = FACTS[1], FACTS[2], FACTS[3], FACTS[4]
 @pytest.fixture(scope="module")
 def ingested(tmp_path_factory):
     root = tmp_path_factory.mktemp("ws")
-    _, emb = make_workspace(root)
+    _, emb = copied_workspace(root)
     return root, emb, make_questionnaire(root / "questionnaire.xlsx")
 
 

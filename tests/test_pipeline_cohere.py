@@ -10,14 +10,14 @@ from autofill.providers.base import Providers
 from autofill.providers.factory import make_chat, make_reranker
 from autofill.settings import Settings
 from tests.answer_helpers import COMPANY, FACTS, MARKERS, SAMPLE, kind_of, make_questionnaire, \
-    make_workspace, passages_in, read_output
+    copied_workspace, passages_in, read_output
 from tests.llm_server import by_marker, last_user_text
 
 
 @pytest.fixture(scope="module")
 def ingested(tmp_path_factory):
     root = tmp_path_factory.mktemp("ws")
-    _, emb = make_workspace(root)
+    _, emb = copied_workspace(root)
     return root, emb, make_questionnaire(root / "questionnaire.xlsx")
 
 

@@ -11,7 +11,7 @@ from autofill.answer.pipeline import run_questionnaire
 from autofill.errors import InputError
 from autofill.providers.base import Providers
 from autofill.settings import Settings
-from tests.answer_helpers import COMPANY, FACTS, SAMPLE, Fact, make_questionnaire, make_workspace, read_output
+from tests.answer_helpers import COMPANY, FACTS, SAMPLE, Fact, make_questionnaire, copied_workspace, read_output
 
 OFFLINE_FACTS = FACTS + [
     Fact("Have the emission reduction targets been validated by the Science Based Targets initiative (SBTi)?",
@@ -26,7 +26,7 @@ OFFLINE_FACTS = FACTS + [
 @pytest.fixture(scope="module")
 def ingested(tmp_path_factory):
     root = tmp_path_factory.mktemp("ws")
-    _, emb = make_workspace(root)
+    _, emb = copied_workspace(root)
     return root, emb, make_questionnaire(root / "questionnaire.xlsx", OFFLINE_FACTS)
 
 

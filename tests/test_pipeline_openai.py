@@ -20,7 +20,7 @@ from autofill.providers.base import Providers
 from autofill.providers.factory import make_chat
 from autofill.settings import Settings
 from tests.answer_helpers import COMPANY, FACTS, MARKERS, SAMPLE, fact_for, kind_of, make_questionnaire, \
-    make_workspace, passages_in, read_output
+    copied_workspace, passages_in, read_output
 from tests.llm_server import Reply, by_marker, last_user_text
 
 
@@ -28,7 +28,7 @@ from tests.llm_server import Reply, by_marker, last_user_text
 def ingested(tmp_path_factory):
     """One ingested workspace for the module (ingest is the slow part); each test copies settings."""
     root = tmp_path_factory.mktemp("ws")
-    settings, emb = make_workspace(root)
+    settings, emb = copied_workspace(root)
     questionnaire = make_questionnaire(root / "questionnaire.xlsx")
     return root, emb, questionnaire
 

@@ -14,13 +14,13 @@ from autofill.errors import InputError
 from autofill.fileio import ensure_writable_dir
 from autofill.providers.base import Providers
 from autofill.settings import Settings
-from tests.answer_helpers import COMPANY, FACTS, make_questionnaire, make_workspace
+from tests.answer_helpers import COMPANY, FACTS, make_questionnaire, copied_workspace
 
 
 @pytest.fixture(scope="module")
 def ingested(tmp_path_factory):
     root = tmp_path_factory.mktemp("ws")
-    _, emb = make_workspace(root)
+    _, emb = copied_workspace(root)
     return root, emb, make_questionnaire(root / "questionnaire.xlsx", FACTS[:2])
 
 

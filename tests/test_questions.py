@@ -123,13 +123,13 @@ def test_a_new_version_respelling_an_approved_question_keeps_the_reviewers_work(
     identical texts and are carried too: identical text is paired before the rule."""
     from dataclasses import replace
 
-    from tests.answer_helpers import FACTS, MARKERS, make_questionnaire, make_workspace
+    from tests.answer_helpers import FACTS, MARKERS, make_questionnaire, copied_workspace
     from tests.llm_server import by_marker
     from tests.test_carry import Sheet, run, settings_for
     from tests.workbook_builders import build_questionnaire
 
     root = tmp_path_factory.mktemp("ws")
-    _, emb = make_workspace(root)
+    _, emb = copied_workspace(root)
     llm_server.responder = by_marker(MARKERS)
     s = settings_for(root, llm_server)
     a, b, c, new = FACTS[0], FACTS[1], FACTS[2], FACTS[4]

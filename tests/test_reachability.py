@@ -19,7 +19,7 @@ from autofill.providers.base import Providers
 from autofill.providers.factory import make_chat
 from autofill.providers.reachability import connect_failure
 from autofill.settings import Settings
-from tests.answer_helpers import COMPANY, FACTS, SAMPLE, make_questionnaire, make_workspace
+from tests.answer_helpers import COMPANY, FACTS, SAMPLE, make_questionnaire, copied_workspace
 from tests.llm_server import LLMServer
 from tests.pdf_factory import make_sample_company_pdf
 
@@ -35,7 +35,7 @@ def closed_port_url() -> str:
 @pytest.fixture(scope="module")
 def ingested(tmp_path_factory):
     root = tmp_path_factory.mktemp("ws")
-    _, emb = make_workspace(root, filler=False)
+    _, emb = copied_workspace(root, filler=False)
     return root, emb, make_questionnaire(root / "questionnaire.xlsx")
 
 

@@ -25,7 +25,7 @@ from autofill.workbook.record import read_state
 from autofill.workbook.layout import read_questions
 from autofill.workbook.reviewer import rows_to_answer
 from tests import cli_process
-from tests.answer_helpers import COMPANY, FACTS, make_questionnaire, make_workspace
+from tests.answer_helpers import COMPANY, FACTS, make_questionnaire, copied_workspace
 from tests.review_fixtures import HOSTILE_TEXT, PDF_NAME, make_output_workbook, make_report_pdf
 
 PORT = 8765
@@ -36,7 +36,7 @@ BASE = f"http://127.0.0.1:{PORT}"
 def filled(tmp_path_factory):
     """A workbook filled offline (evidence-only drafts) by a real run over the sample PDF."""
     root = tmp_path_factory.mktemp("ws")
-    settings, emb = make_workspace(root, filler=False)
+    settings, emb = copied_workspace(root, filler=False)
     questionnaire = make_questionnaire(root / "questionnaire.xlsx", FACTS[:3])
     report = run_questionnaire(settings, COMPANY, questionnaire, providers=Providers(embedder=emb))
     RUN[root] = (questionnaire, emb)

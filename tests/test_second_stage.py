@@ -13,7 +13,7 @@ from autofill.errors import InputError
 from autofill.plan import resolve_plan
 from autofill.records import Passage, QuestionRow
 from autofill.settings import Settings, validate
-from tests.answer_helpers import COMPANY, FACTS, SAMPLE, make_workspace
+from tests.answer_helpers import COMPANY, FACTS, SAMPLE, copied_workspace
 
 
 def _passage(i: int, text: str, page: int | None = None) -> Passage:
@@ -113,7 +113,7 @@ def test_each_cross_encoder_signal_reads_its_own_query_and_colbert_reads_the_sea
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
-    return make_workspace(tmp_path_factory.mktemp("ws"))
+    return copied_workspace(tmp_path_factory.mktemp("ws"))
 
 
 def test_page_evidence_reads_the_whole_page_from_the_store(workspace):

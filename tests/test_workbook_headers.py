@@ -14,7 +14,7 @@ from autofill.providers.base import Providers
 from autofill.settings import Settings
 from autofill.workbook import headers as H
 from autofill.workbook.layout import inspect_workbook, read_questions
-from tests.answer_helpers import COMPANY, FACTS, make_workspace
+from tests.answer_helpers import COMPANY, FACTS, copied_workspace
 from tests.test_review_app import Server
 
 HEADER = ["No.", "Question", "Answer", "Reviewer comment", "Status"]
@@ -40,7 +40,7 @@ def test_a_lone_reviewer_column_is_the_customers_and_a_lone_status_is_not_ours()
 
 
 def test_the_customers_reviewer_comment_column_is_used_from_run_to_review(tmp_path):
-    settings, emb = make_workspace(tmp_path, filler=False)
+    settings, emb = copied_workspace(tmp_path, filler=False)
     questionnaire = customer_questionnaire(tmp_path / "questionnaire.xlsx")
     sheet = inspect_workbook(settings, questionnaire).sheets[0]
     assert (sheet.columns["reviewer_comment"].letter, sheet.columns["reviewer_comment"].added) == ("D", False)
