@@ -1,4 +1,4 @@
-"""`autofill batch --engine ray` (portfolio/ray_engine.py) on one local Ray instance that the test session
+"""`autofill batch --engine ray` (portfolio/ray_engine.py) on one local Ray instance that this file
 starts once (num_cpus=2) and shuts down at its end: the same workbooks as the local engine, a Ray worker
 killed mid-document, one budget and one slot limit across workers, a failing company among good ones,
 and Ctrl-C of a driver that started its own Ray. Real PDFs, real Chroma stores, real workbooks; models
@@ -33,9 +33,11 @@ pytestmark = pytest.mark.ray
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def local_ray():
-    """One local Ray for the whole session (starting one takes seconds); the engine joins it."""
+    """One local Ray for this file's tests (starting one takes seconds); the engine joins it. Shut down
+    when the file is done: its raylet, GCS and warm idle workers otherwise kept using CPU and memory
+    beside every later file of the worker's session."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", logging_level=logging.WARNING,
              _system_config={"idle_worker_killing_time_threshold_ms": 3_600_000, "num_workers_soft_limit": 16})

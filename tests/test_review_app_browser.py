@@ -183,7 +183,12 @@ def test_typing_in_a_tab_that_is_closed_is_not_lost(browser, workbook):
         page.close(run_before_unload=True)
         for _ in range(40):
             again = context.new_page()
-            again.goto(server.url)
+            try:
+                again.goto(server.url)
+            except sync_api.Error as exc:  # say what became of the server (seen: connection refused)
+                code = server.proc.poll()
+                server.stop(timeout=10)
+                raise AssertionError(f"{exc}; server exit code {code}; its stderr: {server.stderr[-3000:]}") from exc
             box = _article(again, question).get_by_label("Reviewer comment")
             if box.input_value() == "Typed, then the tab was closed":
                 break
