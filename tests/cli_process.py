@@ -57,9 +57,11 @@ def _child(request: dict, fds: list[int]) -> None:
     """In the forked child: become `python -m autofill ARGS` and exit with its status."""
     code = 1
     try:
-        for sig in (signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
-            signal.signal(sig, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        # Signals: the child keeps the zygote's dispositions, those the interpreter set when the zygote
+        # started as a cold command starts (SIGINT raises KeyboardInterrupt; SIGPIPE and SIGXFSZ are
+        # ignored, so a write to a closed pipe or socket is an OSError), and the zygote changes none.
+        # SIGPIPE set back to its default here once let a review server be killed when a browser tab
+        # that was closed left a reply with nowhere to go (test_cli_process checks the kernel's masks).
         for fd, target in zip(fds, (0, 1, 2)):
             os.dup2(fd, target)
         for fd in fds:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -92,3 +93,30 @@ def test_a_forked_server_streams_its_output_takes_a_signal_and_a_timeout_kills_i
     finally:
         again.terminate()
         again.communicate(timeout=60)
+
+
+def _dispositions(pid: int) -> dict[str, str]:
+    """The signals a process ignores, catches and blocks (the kernel's masks in /proc/PID/status)."""
+    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return dict(line.split(":\t", 1) for line in lines if line.startswith(("SigIgn", "SigCgt", "SigBlk")))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_forked_server_ignores_catches_and_blocks_the_signals_a_cold_one_does(tmp_path, workspace):
+    """The interpreter ignores SIGPIPE (a write to a closed pipe or socket is an error, not the end of
+    the process); a forked child once set it back to the default, and a review server whose browser
+    tab went away while a reply was on its way was killed by it."""
+    path = make_output_workbook(tmp_path / "filled.xlsx")
+    seen = {}
+    for how, extra in (("forked", {}), ("cold", {cli_process.COLD: "1"})):
+        args = ["--workspace", str(workspace), "review", str(path), "--no-browser", "--json", "--port", "0"]
+        server = cli_process.popen(args, env={**server_env(), **extra}, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+        try:
+            assert json.loads(server.stdout.readline())["url"]  # serving: its handlers are in place
+            seen[how] = _dispositions(server.pid)
+        finally:
+            server.terminate()
+            _, err = server.communicate(timeout=60)
+        assert server.returncode == 0, err
+    assert seen["forked"] == seen["cold"]

@@ -101,6 +101,29 @@ def test_a_streamed_body_is_refused_once_it_passes_the_limit(process):
     assert status.status == 200 and json.loads(status.read())["pending"] == 0
 
 
+def test_clients_that_go_away_before_their_reply_leave_the_server_serving(tmp_path, workspace):
+    """A browser tab closed while its requests wait (its keep-alive save, a status poll): the connection is
+    gone when the reply is written. The server goes on serving and stops with 0. (A forked server with
+    SIGPIPE at its default was killed by the second write of a reply, as `autofill review` never is.)"""
+    import socket
+    import time
+
+    with ReviewServer(workspace, make_output_workbook(tmp_path / "filled.xlsx")) as srv:
+        host, port, token = _address(srv)
+        for path in ("/api/status", "/api/row?key=Questionnaire!6", "/api/status", f"/?token={token}"):
+            with socket.create_connection((host, port), timeout=30) as sock:
+                sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nX-Review-Token: {token}\r\n"
+                             "\r\n".encode())
+            time.sleep(0.2)  # the reply written to a closed connection
+            assert srv.proc.poll() is None, f"the server stopped after a client left {path}: exit code " \
+                                            f"{srv.proc.poll()}"
+        conn = http.client.HTTPConnection(host, port, timeout=30)
+        conn.request("GET", "/api/status", headers={"X-Review-Token": token})
+        assert conn.getresponse().status == 200
+        conn.close()
+        assert srv.stop() == 0, srv.stderr
+
+
 @pytest.mark.parametrize("path, expected", [("//evil.example/x", "/"), ("/\\evil.example/x", "/"),
                                             ("/", "/"), ("/img", "/img")])
 def test_the_token_redirect_stays_on_this_server(process, path, expected):
