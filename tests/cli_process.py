@@ -15,9 +15,10 @@ that forking hides nothing).
 
 Protocol: the test process sends one message per command over a Unix socket (argv, env, cwd and a fresh
 folder, as JSON) with the child's stdin, stdout and stderr as file descriptors (SCM_RIGHTS: files for `run`,
-pipes for `popen`); the zygote forks, writes the child's pid to `folder/pid`, and when it reaps the child
-writes its exit status to `folder/rc`. The zygote is single-threaded and polls its socket and its children,
-so commands may run concurrently from threads of the test process."""
+pipes for `popen`); the zygote forks, writes the child's pid to `folder/pid`, and once the child has ended
+writes its exit status to `folder/rc` before it reaps it (the test side signals it through a pidfd opened
+while `rc` is absent: never another process later given the same pid). The zygote is single-threaded and
+polls its socket and its children, so commands may run concurrently from threads of the test process."""
 
 from __future__ import annotations
 
@@ -146,16 +147,19 @@ def zygote(sock_fd: int) -> None:
                 _signal_all(children, signal.SIGKILL)
                 closed_at = time.monotonic()
         while children:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
+            try:  # an ended child, left unreaped (WNOWAIT) until its exit status is written
+                ended = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
             except ChildProcessError:
                 children.clear()
                 break
-            if pid == 0:
+            if ended is None:
                 break
+            pid = ended.si_pid
             folder = children.pop(pid, None)
             if folder is not None:
-                _write_atomic(folder / "rc", str(os.waitstatus_to_exitcode(status)))
+                code = ended.si_status if ended.si_code == os.CLD_EXITED else -ended.si_status
+                _write_atomic(folder / "rc", str(code))
+            os.waitpid(pid, 0)  # only now may the kernel give its pid to another process
 
 
 # ---------------------------------------------------------------------------------------------- the test side
@@ -255,11 +259,25 @@ class Forked:
         while not pid_file.exists():
             time.sleep(0.002)
         self.pid = int(pid_file.read_text())
+        # A handle on this very process, never on a later one given the same pid: the zygote writes `rc`
+        # before it reaps, so a pidfd opened while `rc` is absent was opened on our unreaped child.
+        self._pidfd: int | None = None
+        with contextlib.suppress(AttributeError, OSError):  # no pidfd (not Linux 5.3+): os.kill below
+            pidfd = os.pidfd_open(self.pid)
+            if (self.folder / "rc").exists():
+                os.close(pidfd)
+            else:
+                self._pidfd = pidfd
 
     def poll(self) -> int | None:
         if self.returncode is None and (self.folder / "rc").exists():
             self.returncode = int((self.folder / "rc").read_text())
         return self.returncode
+
+    def __del__(self) -> None:  # not before: another thread may be signalling through it
+        pidfd, self._pidfd = getattr(self, "_pidfd", None), None
+        if pidfd is not None:
+            os.close(pidfd)
 
     def wait(self, timeout: float | None = None) -> int:
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -272,9 +290,14 @@ class Forked:
         return self.returncode
 
     def send_signal(self, sig: int) -> None:
+        """Signal this command's process while it runs; once it has ended, nothing (no other process that
+        was given its pid)."""
         if self.poll() is None:
             with contextlib.suppress(ProcessLookupError):  # it ended after the poll
-                os.kill(self.pid, sig)
+                if self._pidfd is not None:
+                    signal.pidfd_send_signal(self._pidfd, sig)
+                else:
+                    os.kill(self.pid, sig)
 
     def terminate(self) -> None:
         self.send_signal(signal.SIGTERM)
