@@ -204,6 +204,11 @@ NEW_SOURCES = ("vsme+", "bhp", "bhpx")
 # (its Translations sheet: headings, table and column labels, Scope 3 categories) that read as a label, by a
 # fixed rule (`fresh_texts`), all held out.
 FRESH = "vsmet"
+# A second fresh part (the word-senses session, issue 46), added before any choice of that session and run
+# only at its end: the 35 FinanceBench questions (financial filings' questions written by others) with
+# their hand translations (benchmarks/devsets/translations/financebench.<lang>.json, made for retrieval).
+FINANCE = "fb"
+FINANCEBENCH = Path("/work/shared/datasets/financebench-dev")
 _NOT_A_LABEL = re.compile(r"cell|\{\{|https?:|@|^[\W\u2139]|^\d+\.\s+(?:in|then|finally|the|provide|fill|find|for|validate|convert)\b"
                           r"|:$|^indicates\b", re.IGNORECASE)
 
@@ -290,6 +295,20 @@ def fresh_texts(used: set[str]) -> dict[str, dict[tuple[str, str], str]]:
     return out
 
 
+def finance_texts() -> dict[str, dict[tuple[str, str], str]]:
+    """language -> ("fb", "COMPANY:no") -> the FinanceBench question (English: its gold.json) and its hand
+    translations; empty when the shared set is absent."""
+    out: dict[str, dict] = {lang: {} for lang in LANGUAGES}
+    for gold in sorted(FINANCEBENCH.glob("*/gold.json")):
+        for item in json.loads(gold.read_text(encoding="utf-8")):
+            out["en"][(FINANCE, f"{gold.parent.name}:{item['no']}")] = " ".join(str(item["question"]).split())
+    for lang in LANGUAGES[1:]:
+        for item in json.loads((TRANSLATIONS / f"financebench.{lang}.json").read_text(encoding="utf-8")):
+            out[lang][(FINANCE, f"{item['company']}:{item['no']}")] = " ".join(str(item["question"]).split())
+    keys = [k for k in out["en"] if all(k in out[lang] for lang in LANGUAGES[1:])]
+    return {lang: {k: out[lang][k] for k in keys} for lang in LANGUAGES}
+
+
 def english_digest(keys, maps) -> str:
     """A fingerprint of the English texts' mappings (top 3): English tagging must not change."""
     lines = "\n".join(f"{s}:{k}\t{','.join(m.concepts[:3])}" for (s, k), m in zip(keys, maps))
@@ -321,10 +340,10 @@ def split_line(maps, base) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--part", choices=("seen", "unseen", "dev", "held", "fresh", "old", "all"),
+    ap.add_argument("--part", choices=("seen", "unseen", "dev", "held", "fresh", "fb", "old", "all"),
                     action="append", help="seen/unseen: gold.tsv's questions (old parts); dev/held: the halves of "
-                    "the new parallel parts; fresh: the VSME template's other labels (`fresh_texts`); old: seen "
-                    "and unseen")
+                    "the new parallel parts; fresh: the VSME template's other labels (`fresh_texts`); fb: the "
+                    "FinanceBench questions (`finance_texts`); old: seen and unseen")
     ap.add_argument("--source", choices=NEW_SOURCES, action="append", help="new parts: only these sources")
     ap.add_argument("--method", choices=("as-is", "translated", "both"), default="both")
     ap.add_argument("--language", choices=LANGUAGES[1:], action="append")
@@ -343,7 +362,7 @@ def main(argv=None) -> int:
                     help="also multilingual-e5-small on the shipped mapping (translated, French rows with no "
                          "datapoint through Apertium: needs --machine-cache or Apertium): "
                          "benchmarks/frameworks_encoder.py's methods")
-    ap.add_argument("--words", choices=("none", "lacks", "after", "senses"),
+    ap.add_argument("--words", choices=("none", "lacks", "after", "senses", "first", "merge"),
                     help="Apertium's single words (translation/apertium_words.py) in lemmas.Lookup: none; for "
                          "the words FreeDict lacks, before their cognate (lacks) or after it (after); also for "
                          "FreeDict words whose senses hold neither their cognate nor a catalogue word "
@@ -367,7 +386,7 @@ def main(argv=None) -> int:
     mapper = Mapper(cat)
     languages = tuple(args.language or LANGUAGES[1:])
     asked = args.part or ["all"]
-    parts = tuple(dict.fromkeys(p for a in asked for p in {"all": ("seen", "unseen", "dev", "held", "fresh"),
+    parts = tuple(dict.fromkeys(p for a in asked for p in {"all": ("seen", "unseen", "dev", "held", "fresh", "fb"),
                                                             "old": ("seen", "unseen")}.get(a, (a,))))
     gold_rows = read_gold()
     texts: dict[str, dict] = {}
@@ -392,6 +411,11 @@ def main(argv=None) -> int:
         for lang in ("en", *languages):
             texts.setdefault(lang, {}).update(fresh[lang])
         rows += [{"source": s, "key": k, "groups": [], "part": "fresh"} for s, k in fresh["en"]]
+    if "fb" in parts:
+        finance = finance_texts()
+        for lang in ("en", *languages):
+            texts.setdefault(lang, {}).update(finance[lang])
+        rows += [{"source": s, "key": k, "groups": [], "part": "fb"} for s, k in finance["en"]]
     Lookup.MECHANISMS = Lookup.MECHANISMS - set(args.without)
     if args.words:
         Lookup.MORE = "" if args.words == "none" else args.words
@@ -429,7 +453,8 @@ def main(argv=None) -> int:
     out: dict = {}
     for part in parts:
         sel = [r for r in rows if r["part"] == part]
-        sources = SOURCES if part in ("seen", "unseen") else (FRESH,) if part == "fresh" else NEW_SOURCES
+        sources = (SOURCES if part in ("seen", "unseen") else (FRESH,) if part == "fresh" else (FINANCE,) if part == "fb"
+                   else NEW_SOURCES)
         keys = [(r["source"], r["key"]) for r in sel]
         base = mapper.map_many([texts["en"][k] for k in keys])
         results = {"en": score(cat, sel, base)}

@@ -44,3 +44,17 @@ def test_without_a_second_source_such_words_stay_as_written():
     lookup = Lookup(Words(FREEDICT), "fr", Vocabulary(["target", "policy"]), {"de", "la"})
     lookup.prefetch(["la cible"])  # nothing to ask
     assert lookup.english("la cible") == "cible"
+
+
+def test_of_a_words_senses_its_own_cognate_comes_before_a_word_of_the_same_stem_and_a_look_alike_before_the_catalogues():
+    from autofill.frameworks.lemmas import looks_like
+
+    german = Words({"intensität": [["intensiveness"], ["intensity"]],
+                    "produktion": [["stage show", "show"], ["amount produced"], ["production"]],
+                    "zertifikat": [["cert"], ["certificate"]]})
+    # "intensiveness" and "intensity" share the stem "intens"; the word's own cognate ("-ität" -> "-ity") wins.
+    # "amount produced" is made of catalogue words, but "production" is spelt as "Produktion" (k read as c).
+    lookup = Lookup(german, "de", Vocabulary(["intensity", "intensiveness", "amount", "produced", "show"]), set())
+    assert lookup.english("Intensität der Produktion Zertifikat") == "intensity der production certificate"
+    assert looks_like("produktion", "production") and looks_like("Zertifikat", "certificate")
+    assert not looks_like("produktion", "products") and not looks_like("kohle", "coal")

@@ -10,7 +10,9 @@ glossary of phrasings:
   its endings and linking letters ("Kohleumsätze" -> kohle + umsatz), recursively; the rest of a compound
   whose first part the glossary read loses its linking letters ("(Emissions)sziel" -> ziel);
 - of a word's translations (its senses are in the dictionary's order, not the reporting one) the first
-  that is the word's cognate ("activité": "activity", not "action"), else the first whose English stem the
+  that is the word's cognate ("activité": "activity", not "action"; its own cognate before another word of
+  the same stem: "Intensität": "intensity", not "intensiveness"), else the first spelt nearly as the word
+  (`looks_like`: "Produktion": "production", not "amount produced"), else the first whose English stem the
   catalogue uses ("bas": "low", not "stocking"), else the word's own cognate the catalogue uses, else
   the first;
 - a word the dictionary has under none of its forms is read from a second source where one is given
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Any, Collection, Iterable
 
@@ -130,6 +133,19 @@ def cognates(word: str, language: str) -> list[str]:
             if w.endswith(end) and len(w) - len(end) >= 3:
                 out += [fold(w[:len(w) - len(end)] + e) for e in english]
     return list(dict.fromkeys(o for o in out if o))
+
+
+LOOKS_LIKE = 0.85  # how alike a word and a translation are spelt to count as its cognate (difflib ratio)
+_SPELLING = str.maketrans({"k": "c", "z": "c"})  # "Produktion" / "production", "Zertifikat" / "certificate"
+
+
+def looks_like(word: str, english: str) -> bool:
+    """Whether a one-word translation is spelt nearly as the word itself ("produktion": "production"),
+    accents dropped and k, z read as c."""
+    if " " in english or len(english) < 5:
+        return False
+    a, b = fold(word.lower()).translate(_SPELLING), fold(english.lower()).translate(_SPELLING)
+    return a == b or SequenceMatcher(None, a, b).ratio() >= LOOKS_LIKE
 
 
 class Lookup:
@@ -253,8 +269,11 @@ class Lookup:
 
     def _chosen(self, word: str, candidates: list[str]) -> str:
         if "senses" in self.MECHANISMS:
-            alike = {stem(c) for c in cognates(word, self.language)}
-            for chosen in (next((t for t in candidates if stem(t) in alike), ""),
+            own = cognates(word, self.language)
+            alike = {stem(c) for c in own}
+            for chosen in (next((t for t in candidates if t in own), "")
+                           or next((t for t in candidates if stem(t) in alike), "")
+                           or next((t for t in candidates if looks_like(word, t)), ""),
                            next((t for t in candidates if t in self.vocabulary), ""), self._cognate(word)):
                 if chosen:
                     return chosen
