@@ -356,7 +356,8 @@ def main(argv=None) -> int:
                          "where the current mapping is unsure")
     ap.add_argument("--machine-cache", type=Path, default=Path("/tmp/frameworks_languages_apertium.sqlite"),
                     help="where --machine keeps Apertium's translations between invocations")
-    ap.add_argument("--without", action="append", default=[], choices=("forms", "compounds", "senses", "cognates", "order"),
+    ap.add_argument("--without", action="append", default=[],
+                    choices=("forms", "compounds", "senses", "cognates", "order", "loose"),
                     help="leave out one of lemmas.Lookup's mechanisms (measure what each adds)")
     ap.add_argument("--encoder", action="store_true",
                     help="also multilingual-e5-small on the shipped mapping (translated, French rows with no "
@@ -425,6 +426,9 @@ def main(argv=None) -> int:
         if args.pivot != "all":
             ApertiumWords.THROUGH = (args.pivot, args.pivot[:2])  # "spa-eng" and the like, "ca-en" for older pairs
     print(f"  [Apertium's single words: {Lookup.MORE or 'none'}{f', through {args.pivot}' if args.pivot else ''}]")
+    if "loose" in args.without:  # the translated words' phrases matched as written only (frameworks/loose.py)
+        import autofill.frameworks.crosslingual as crosslingual
+        crosslingual.LOOSELY = False
     if "order" in args.without:
         import autofill.frameworks.crosslingual as crosslingual
         crosslingual.HEAD_FIRST = frozenset()

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from autofill.frameworks import loose
 from autofill.frameworks.catalogue import Catalogue, Concept, Requirement
 from autofill.frameworks.contrast import SPECIFIC, conflicts, question_labels, unmatched, without_negations
 
@@ -64,7 +65,7 @@ class Mapper:
     embedder: object | None = None
     _vectors: dict[str, list[float]] = field(default_factory=dict)
     _quotes: list[tuple[Requirement, re.Pattern]] = field(default_factory=list)
-    _cache: dict[tuple[str, str], Mapping] = field(default_factory=dict)  # offline mappings (library entries recur)
+    _cache: dict[tuple[str, str, bool], Mapping] = field(default_factory=dict)  # offline mappings (library entries recur)
 
     def __post_init__(self):
         self._quotes = [(r, code_pattern(r)) for r in self.catalogue.requirements.values()]
@@ -94,15 +95,17 @@ class Mapper:
             cosines = [dict(zip(ids, row.tolist())) for row in q @ m.T]
         return [self.map(q, c, cos) for q, c, cos in zip(questions, contexts, cosines)]
 
-    def map(self, question: str, context: str = "", cosine: dict[str, float] | None = None) -> Mapping:
+    def map(self, question: str, context: str = "", cosine: dict[str, float] | None = None,
+            loosely: bool = False) -> Mapping:
         if cosine:
-            return map_question(self.catalogue, question, self.quoted(f"{question} {context}"), cosine, context)
-        key = (question, context)
+            return map_question(self.catalogue, question, self.quoted(f"{question} {context}"), cosine, context,
+                                loosely)
+        key = (question, context, loosely)
         if key not in self._cache:
             if len(self._cache) >= CACHE_SIZE:
                 self._cache.clear()
             self._cache[key] = map_question(self.catalogue, question, self.quoted(f"{question} {context}"), {},
-                                            context)
+                                            context, loosely)
         return self._cache[key]
 
 
@@ -162,16 +165,19 @@ def quoted_requirements(quotes: list[tuple[Requirement, re.Pattern]], text: str)
 
 
 def rule_score(concept: Concept, text: str, labels: dict[str, frozenset[str]], quoted: bool,
-               context: str = "") -> float:
+               context: str = "", words: Sequence[str] | None = None) -> float:
     """0 when the concept is not proposed; else about 0.5-1. A telling label both name (market-based,
-    financed, net-zero) counts most: it is what sets a concept apart from its siblings."""
+    financed, net-zero) counts most: it is what sets a concept apart from its siblings. `words`: the
+    text's stems when its patterns may also match in any word order (a translated row: loose.py)."""
     if conflicts(labels, concept.labels):
         return 0.0
-    if not quoted and not (concept.needs_any and concept.needs_any.search(text)) and not names_scope(concept, labels):
+    if (not quoted and not (concept.needs_any and concept.needs_any.search(text))
+            and not names_scope(concept, labels) and not (words and loose.any_matches(concept.needs, words))):
         return 0.0
-    if not quoted and concept.within_any and not concept.within_any.search(f"{text} {context}"):
+    if (not quoted and concept.within_any and not concept.within_any.search(f"{text} {context}")
+            and not (words and loose.any_matches(concept.within, words))):
         return 0.0
-    hits = sum(1 for p in concept.cues if p.search(text))
+    hits = sum(1 for p in concept.cues if p.search(text) or (words and loose.matches(p, words)))
     agree = [name for name, label in concept.labels if label in labels.get(name, ())]
     telling = sum(1 for name in agree if name in SPECIFIC)
     score = (0.5 + 0.08 * min(hits, 4) + 0.06 * min(len(agree) - telling, 3) + 0.15 * telling
@@ -191,8 +197,11 @@ def names_scope(concept: Concept, labels: dict[str, frozenset[str]]) -> bool:
 
 
 def map_question(cat: Catalogue, question: str, quoted: Sequence[Requirement] = (),
-                 cosine: dict[str, float] | None = None, context: str = "") -> Mapping:
+                 cosine: dict[str, float] | None = None, context: str = "", loosely: bool = False) -> Mapping:
+    """`loosely`: the catalogue's phrases also match in any word order (the English words of a row in
+    another language: loose.py)."""
     text = without_negations(question)
+    words = loose.text_stems(text) if loosely else None
     context = " ".join(str(context or "").lower().split())
     labels = question_labels(text)
     by_quote: dict[str, str] = {}
@@ -208,7 +217,7 @@ def map_question(cat: Catalogue, question: str, quoted: Sequence[Requirement] = 
             scored.append(Match(concept.id, QUOTED, "quoted", by_quote[concept.id]))
             continue
         is_quoted = concept.id in by_quote
-        s = rule_score(concept, text, labels, is_quoted, context)
+        s = rule_score(concept, text, labels, is_quoted, context, words)
         how = "quoted" if is_quoted else "rules"
         if cosine and concept.id in cosine and not conflicts(labels, concept.labels):
             e = embed_score(cosine[concept.id])
