@@ -482,7 +482,8 @@ def main(argv=None) -> int:
                         maps = map_texts(mapper, questions, [""] * len(questions), machine_texts)
                     else:
                         current = map_texts(mapper, questions, [""] * len(questions),
-                                            english_texts([(lang, q) for q in questions], translator, vocabulary_of(cat)))
+                                            english_texts([(lang, q) for q in questions], translator, vocabulary_of(cat)),
+                                            [lang] * len(questions))
                         if method == "joined":
                             maps = [joined(m, mapper.map(t)) if t else m for m, t in zip(current, machine_texts)]
                         else:  # what inspect and run do (crosslingual.with_machine)
@@ -492,7 +493,7 @@ def main(argv=None) -> int:
                                                 unmapped if method == "nothing" else unsure)
                 else:
                     words = english_texts([(lang, q) for q in questions], translator, vocabulary_of(cat))
-                    maps = map_texts(mapper, questions, [""] * len(questions), words)
+                    maps = map_texts(mapper, questions, [""] * len(questions), words, [lang] * len(questions))
                 name = f"{lang} {method}"
                 results[name] = score(cat, sel, maps)
                 same[name] = same_line(maps, base, sel, sources) + f"  [{time.time() - t0:.1f} s]"

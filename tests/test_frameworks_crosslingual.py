@@ -248,3 +248,21 @@ def test_a_french_word_the_dictionary_lacks_is_read_from_apertiums_dictionaries(
         mapper.map(english).concepts[:1] == ("target.ghg",)
     settings.retrieval.apertium = ""  # no Apertium: the word stays French, the row has no datapoint
     assert map_rows(settings, [row], mapper, [""], machine=None)[0].concepts[:1] == ()
+
+
+def test_a_negated_aside_is_left_out_of_a_german_or_french_rows_mapping_as_of_an_english_ones(tmp_path):
+    from autofill.frameworks.crosslingual import without_negated
+
+    german = "3. Brennstoff- und energiebezogene Tätigkeiten (nicht in Scope 1 oder Scope 2 enthalten)"
+    french = "3. Activités liées aux combustibles et à l'énergie (non incluses dans les scopes 1 et 2)"
+    assert without_negated(german, "de").strip() == "3. Brennstoff- und energiebezogene Tätigkeiten"
+    assert without_negated(french, "fr").strip() == "3. Activités liées aux combustibles et à l'énergie"
+    assert without_negated("Émissions de GES (scope 1 et 2), hors compensations", "fr") == \
+        "Émissions de GES (scope 1 et 2), hors compensations"  # "hors" outside an aside of its own: kept
+    assert without_negated("Share of (non-renewable) energy", "en") == "Share of (non-renewable) energy"
+    english = "Fuel- and energy-related activities (not included in Scope 1 or Scope 2)"
+    # Through map_rows, as run and inspect map rows: English names no scope, nor do German and French now
+    # (the row's own text and its English words named Scope 1 and 2).
+    assert _map_pairs(tmp_path, [(english, ("de", german)), (english, ("fr", french))]) == [((), ()), ((), ())]
+    (before,) = map_texts(Mapper(load_catalogue()), [german], [""], [("",)])  # without the row's language
+    assert "ghg.scope1" in before.concepts

@@ -53,10 +53,12 @@ def label_context(dp: Datapoint) -> str:
     return " ".join(x for x in (dp.section, dp.heading) if x)
 
 
-def datapoint_requirements(cat, mapper, dp: Datapoint, gate_label: str = "", english: str = "") -> list[str]:
+def datapoint_requirements(cat, mapper, dp: Datapoint, gate_label: str = "", english: str = "",
+                           language: str = "") -> list[str]:
     """The requirement ids a datapoint corresponds to, VSME first; `gate_label`: the question of the
     boolean that opens it (what a breakdown row is about); `english`: the label question in English words
-    for a form in another language (crosslingual.english_words), "" for an English form."""
+    for a form in another language (crosslingual.english_words), "" for an English form; `language`: the
+    form's (its negated asides left out of the label's own mapping)."""
 
     name = _lookup_name(dp)
     out: list[str] = []
@@ -70,7 +72,8 @@ def datapoint_requirements(cat, mapper, dp: Datapoint, gate_label: str = "", eng
                 out += [r for r in specific_requirements(cat, concept) if not r.startswith("VSME ")]
         out += list(also)
     elif dp.label:
-        (mapping,) = map_texts(mapper, [label_question(dp, gate_label)], [label_context(dp)], [english])
+        (mapping,) = map_texts(mapper, [label_question(dp, gate_label)], [label_context(dp)], [english],
+                               [language] if language else [])
         for m in shown(mapping):
             out += specific_requirements(cat, m.concept)
     return list(dict.fromkeys(out))
@@ -93,7 +96,7 @@ def form_mapping(settings, form: Form, translator: Any = "settings") -> dict[str
         words = english_words([(form.language, label_question(dp, gates[dp.key])) for dp in todo], translator)
         english.update({dp.key: w for dp, w in zip(todo, words)})
     for dp in form.datapoints:
-        reqs = datapoint_requirements(cat, mapper, dp, gates[dp.key], english[dp.key])
+        reqs = datapoint_requirements(cat, mapper, dp, gates[dp.key], english[dp.key], form.language or "")
         if reqs:
             out[dp.key] = reqs
     return out

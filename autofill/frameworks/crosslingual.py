@@ -69,6 +69,19 @@ def _normal(text: str) -> str:
 
 
 @lru_cache(maxsize=None)
+@lru_cache(maxsize=None)
+def _negated(language: str) -> re.Pattern | None:
+    lang = REGISTRY.get(language)
+    return re.compile(lang.negated, re.IGNORECASE) if lang is not None and lang.negated else None
+
+
+def without_negated(text: str, language: str) -> str:
+    """`text` without its negated asides as its language writes them (`Language.negated`: "(nicht in Scope 1
+    oder Scope 2 enthalten)"), as English rows' are left out of their mapping (contrast.without_negations)."""
+    pattern = _negated(language)
+    return pattern.sub(" ", text) if pattern is not None else text
+
+
 def glossary_of(language: str) -> dict[str, str]:
     """The language's terms in English: its reporting glossary (languages/<code>.py `glossary`) and its
     financial and GHG term names (`terms`: "chiffre d'affaires" is revenue, not "cipher stuff") but those
@@ -151,7 +164,7 @@ def english_texts(pairs: Sequence[tuple[str, str]], translator: Any, vocabulary:
     `vocabulary`, lemmas.catalogue_words), or through the translator itself where it has no dictionary for
     the language or translates with Apertium (("",) where neither gives a word). A head-first language's
     text has a second reading, its phrases in English order (`HEAD_FIRST`, `english_order`)."""
-    cut = [glossary_parts(text, language) for language, text in pairs]
+    cut = [glossary_parts(without_negated(text, language), language) for language, text in pairs]
     todo = [(language, part) for (language, _), parts in zip(pairs, cut) for part, english in parts
             if not english and part.strip(_PUNCT)]
     lookups = _lookups(todo, translator, vocabulary) if translator is not None else {}
@@ -288,12 +301,13 @@ LOOSELY = True
 
 
 def map_texts(mapper: Mapper, questions: Sequence[str], contexts: Sequence[str],
-              english: Sequence[str | Sequence[str]]) -> list[Mapping]:
+              english: Sequence[str | Sequence[str]], languages: Sequence[str] = ()) -> list[Mapping]:
     """Each question's mapping, joined with its English words' where it has them (a text, or the readings
-    `english_texts` gives; the first matched loosely: `LOOSELY`)."""
+    `english_texts` gives; the first matched loosely: `LOOSELY`). `languages`: each question's, whose
+    negated asides its own mapping leaves out (`without_negated`)."""
     out = []
-    for question, context, words in zip(questions, contexts, english):
-        mapping = mapper.map(question, context)
+    for i, (question, context, words) in enumerate(zip(questions, contexts, english)):
+        mapping = mapper.map(without_negated(question, languages[i]) if i < len(languages) else question, context)
         for i, text in enumerate((words,) if isinstance(words, str) else words):
             if text:
                 mapping = joined(mapping, mapper.map(text, context, loosely=LOOSELY and i == 0))
@@ -369,5 +383,6 @@ def map_rows(settings, rows: Sequence[Any], mapper: Mapper, contexts: Sequence[s
     if isinstance(machine, str):
         machine = machine_for(settings) if crossing else None
     english = english_questions(rows, translator, vocabulary_of(mapper.catalogue) if translator is not None else None)
-    return with_machine(map_texts(mapper, [q.question for q in rows], contexts, english), rows, mapper, contexts,
+    return with_machine(map_texts(mapper, [q.question for q in rows], contexts, english,
+                                  [str(getattr(q, "language", "") or "") for q in rows]), rows, mapper, contexts,
                         machine)

@@ -62,6 +62,10 @@ class Language:
     inflections: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
     # Letters a dictionary form may have without their marks, tried last ("ä" -> "a": umlaut plurals).
     letter_folds: tuple[tuple[str, str], ...] = ()
+    # A negated aside as this language writes it (a regex, case ignored): what a row says it does not ask
+    # for ("(nicht in Scope 1 oder 2 enthalten)"), left out before its words are read into English for the
+    # datapoint mapping, as English rows' are (frameworks/contrast.py `without_negations`).
+    negated: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "markers", _words(self.markers))

@@ -327,6 +327,8 @@ LANGUAGE = Language(
                       ("ation", ("ation",)), ("ion", ("ion",)), ("isch", ("ic", "ical")), ("ismus", ("ism",)),
                       ("ist", ("ist",)), ("ie", ("y",)), ("ieren", ("ise", "ize", "ate")), ("iv", ("ive",)),
                       ("ell", ("al",)), ("al", ("al",)), ("", ("",))),
+    negated=r"\([^()]*\b(?:nicht|kein|keine|keinen|keiner|keines|ohne)\b[^()]*\)"
+            r"|,\s*(?:aber |und )?(?:nicht|kein\w*|statt|anstatt)\b[^.;?]*|\b(?:statt|anstatt|anstelle)\b[^.;?]*",
     inflections=(("after", tuple((end, "") for end in ("ern", "en", "er", "es", "em", "ns", "e", "n", "s"))),),
     letter_folds=(("ä", "a"), ("ö", "o"), ("ü", "u")),
 )

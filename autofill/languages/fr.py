@@ -311,6 +311,8 @@ LANGUAGE = Language(
                       ("ive", ("ive",)), ("elle", ("al",)), ("el", ("al",)), ("logie", ("logy",)), ("gie", ("gy",)),
                       ("ie", ("y",)), ("ée", ("ed", "ee")), ("é", ("ed", "e", "")), ("iser", ("ise", "ize")),
                       ("ifier", ("ify",)), ("er", ("e", "")), ("e", ("", "e")), ("", ("",))),
+    negated=r"\([^()]*\b(?:non|pas|hors|sans)\b[^()]*\)"
+            r"|,\s*(?:mais |et )?(?:non|pas)\b[^.;?]*|\b(?:plutôt que|au lieu de)\b[^.;?]*",
     inflections=(("after", (("aux", "al"), ("aux", "ail"), ("s", ""), ("x", ""))),  # plurals
                  ("each", (("ive", "if"), ("euse", "eux"), ("elle", "el"), ("enne", "en"), ("ère", "er"),
                            ("ète", "et"), ("ée", "é"), ("e", ""))),  # feminines
