@@ -12,7 +12,7 @@ import pytest
 
 from autofill.translation import apertium_words
 from autofill.translation.apertium import DATA, routes
-from autofill.translation.apertium_words import ApertiumWords, lemma, readings, transducers, translations
+from autofill.translation.apertium_words import ApertiumWords, generator, lemma, readings, transducers, translations
 
 
 def test_an_analysers_null_flushed_stream_is_each_words_readings():
@@ -44,6 +44,8 @@ def test_a_routes_transducers_are_read_from_its_mode_files(tmp_path):
                                                           ["/d/fr-es.autobil.bin", "/e/spa-eng.autobil.bin"])
     assert transducers(tmp_path, ("fr-es", "bad-eng")) is None  # no bilingual dictionary named
     assert transducers(tmp_path, ("fr-es", "missing")) is None
+    assert generator(tmp_path, ("spa-eng", "fr-es")) == "/d/fr-es.autogen.bin"  # the last pair's
+    assert generator(tmp_path, ("fr-es", "spa-eng")) == "" and generator(tmp_path, ("fr-es", "missing")) == ""
 
 
 installed = pytest.mark.skipif(shutil.which("lt-proc") is None or not routes(DATA, "fr", "en"),
@@ -95,3 +97,20 @@ def test_without_lt_proc_there_is_no_route(monkeypatch):
     monkeypatch.setattr(apertium_words.shutil, "which", lambda name: None)
     words = ApertiumWords(DATA, "fr")
     assert not words and "cible" not in words
+
+
+@installed
+def test_a_past_participle_is_found_by_the_analyser_and_given_in_english_by_the_generator(monkeypatch):
+    calls = []
+    run = apertium_words.subprocess.run
+    monkeypatch.setattr(apertium_words.subprocess, "run", lambda args, **kw: calls.append(args) or run(args, **kw))
+    words = ApertiumWords(DATA, "fr")
+    assert words.generator.endswith("spa-eng.autogen.bin")
+    words.analyse(["vendus", "achetés", "produits", "émissions", "zqxwv"])
+    assert len(calls) == 1  # every word at once
+    assert words.is_participle("vendus") and words.is_participle("achetés")
+    assert not words.is_participle("produits")  # first a noun ("product"), then produire's participle
+    assert not words.is_participle("émissions") and not words.is_participle("zqxwv")
+    assert len(calls) == 1  # already read
+    assert [words.participle(v) for v in ("sell", "buy", "generate")] == ["sold", "bought", "generated"]
+    assert words.participle("zqxwv") == "" and words.participle("dispose of") == ""  # no such verb; not one word

@@ -58,3 +58,31 @@ def test_of_a_words_senses_its_own_cognate_comes_before_a_word_of_the_same_stem_
     assert lookup.english("Intensität der Produktion Zertifikat") == "intensity der production certificate"
     assert looks_like("produktion", "production") and looks_like("Zertifikat", "certificate")
     assert not looks_like("produktion", "products") and not looks_like("kohle", "coal")
+
+
+
+class Participles(Words):
+    """A second source that also reads past participles (as translation/apertium_words.ApertiumWords)."""
+
+    def __init__(self, senses, participles, english):
+        super().__init__(senses)
+        self.participles, self.english, self.analysed = participles, english, []
+
+    def analyse(self, words):
+        self.analysed += list(words)
+
+    def is_participle(self, word):
+        return word in self.participles
+
+    def participle(self, verb):
+        return self.english.get(verb, "")
+
+
+def test_a_past_participle_is_given_as_the_english_verbs_participle():
+    more = Participles({}, {"vendus", "achetés"}, {"sell": "sold"})
+    lookup = Lookup(Words({"vendre": [["sell"]], "produit": [["product"]], "acheter": [["buy"]]}), "fr",
+                    Vocabulary(["products", "sold"]), {"des"}, more)
+    lookup.prefetch(["Transformation des produits vendus"])
+    assert "vendus" in more.analysed and "produits" in more.analysed  # every word, not only those it lacks
+    assert lookup.english("produits vendus") == "product sold"
+    assert lookup.english("achetés") == "buy"  # no participle known for the verb: as it was

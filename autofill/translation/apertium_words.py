@@ -13,6 +13,10 @@ lttoolbox, which apertium depends on):
   with all the translations it lists (cible<n><f> -> blanco<n><m>, blanco<n><m> -> target, white);
 - the English lemmas at the end are the word's translations, the first reading's first, each once.
 
+A word's first reading also says whether it is a verb's past participle (`analyse`, `is_participle`:
+"vendus" -> vendre<vblex><pp><m><pl>), and the route's English generator (its last pair's `autogen`) gives
+an English verb's participle (`participle`: "sell" -> "sold"; `lt-proc -g`, about 35 ms a verb, once).
+
 No tagger, no transfer, no lexical selection: the word is alone, so every reading counts (the caller
 chooses among them, as it chooses among a dictionary's senses: frameworks/lemmas.py). The words of a
 questionnaire are looked up together (`prefetch`): one `lt-proc` process per transducer, for all of them at
@@ -66,6 +70,16 @@ def transducers(data: Path | str, route: Sequence[str]) -> tuple[tuple[list[str]
             return None
         bilingual.append(bil)
     return (analyser, bilingual) if analyser is not None else None
+
+
+def generator(data: Path | str, route: Sequence[str]) -> str:
+    """The English generator of a route (its last pair's last `lt-proc` step, an `autogen` file), "" when
+    its mode file names none."""
+    path = Path(data) / "modes" / f"{route[-1]}.mode"
+    if not path.is_file():
+        return ""
+    steps = [file for flags, file in _files(path) if "autogen" in Path(file).name]
+    return steps[-1] if steps else ""
 
 
 def readings(stream: str, words: Sequence[str]) -> list[list[str]] | None:
@@ -144,7 +158,10 @@ class ApertiumWords:
             found = tuple(route for route in found if any(mode.startswith(self.THROUGH) for mode in route[1:]))
         found = found[:self.ROUTES] if self.ROUTES else found
         self.routes = [t for t in (transducers(self.data, route) for route in found) if t is not None]
+        self.generator = generator(self.data, found[0]) if found and self.routes else ""
         self._known: dict[str, list[str]] = {}
+        self._first: dict[str, str] = {}  # word -> its first reading ("vendre<vblex><pp><m><pl>"), "" for none
+        self._participles: dict[str, str] = {}  # English verb -> its past participle, "" for none
         self._lock = threading.Lock()
 
     def __bool__(self) -> bool:
@@ -167,6 +184,45 @@ class ApertiumWords:
                 for w, english in per_word.items():
                     got[w] += [e for e in english if e not in got[w]]
             self._known.update(got)
+
+    def analyse(self, words: Iterable[str]) -> None:
+        """Reads every word not yet read with the first route's analyser, all in one pass: each word's first
+        reading (`is_participle`)."""
+        with self._lock:
+            todo = [w for w in dict.fromkeys(w.lower() for w in words) if w.isalpha() and w not in self._first]
+            if not todo or not self.routes:
+                return
+            (flags, file), _ = self.routes[0]
+            try:
+                found = readings(_run(["-z", *flags], file, "".join(f"{w}\0" for w in todo)), todo)
+            except (OSError, subprocess.SubprocessError) as exc:
+                log.warning("Apertium's analyser (lt-proc %s) failed (%s); participles are read as verbs", file, exc)
+                found = None
+            for w, rs in zip(todo, found or [[] for _ in todo]):
+                self._first[w] = rs[0] if rs else ""
+
+    def is_participle(self, word: str) -> bool:
+        """Whether the word's first reading is a verb's past participle ("vendus", "achetés"; not "produits",
+        first a noun)."""
+        word = word.lower()
+        if word not in self._first:
+            self.analyse([word])
+        return "<vblex><pp>" in self._first.get(word, "")
+
+    def participle(self, english: str) -> str:
+        """An English verb's past participle by the route's English generator ("sell" -> "sold"), "" where
+        it has none (not a verb it knows)."""
+        if not self.generator or not english.isalpha():
+            return ""
+        with self._lock:
+            if english not in self._participles:
+                try:
+                    out = _run(["-g"], self.generator, f"^{english}<vblex><pp>$\n").strip()
+                except (OSError, subprocess.SubprocessError) as exc:
+                    log.warning("Apertium's generator (lt-proc %s) failed (%s)", self.generator, exc)
+                    out = ""
+                self._participles[english] = out if out.isalpha() else ""
+            return self._participles[english]
 
     def translations(self, word: str) -> list[str]:
         word = word.lower()
