@@ -60,6 +60,14 @@ def test_a_question_listing_scopes_gets_every_scope(mapper, question):
     assert "ghg.financed" not in got  # a part of Scope 3, not named
 
 
+def test_a_translated_list_of_scopes_without_its_and_gets_every_scope(mapper):
+    # "Wie hoch sind die Scope-1-, 2- und 3-Emissionen?" word by word, "und" a stop word: "scope 1 2 3".
+    got = set(mapper.map("how high scope 1 2 3 emissions").concepts)
+    assert {"ghg.scope1", "ghg.scope3"} <= got and got & {"ghg.scope2-location", "ghg.scope2-market"}, got
+    assert set(mapper.map("scope 1 2022 emissions").concepts) & {"ghg.scope1"}  # a year is not a scope
+    assert not set(mapper.map("scope 1 2022 emissions").concepts) & {"ghg.scope2-location", "ghg.scope2-market"}
+
+
 @pytest.mark.parametrize("question, never", [
     ("What targets have you set to reduce water use?", "target.ghg"),
     ("What is your target for reducing waste sent to landfill?", "target.ghg"),

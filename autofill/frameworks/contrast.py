@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-_SCOPE = re.compile(r"\bscopes?\s*((?:[123])(?:\s*(?:,\s*(?:and|or|&)?|\+|&|/|and|or|-|–)\s*(?:scope\s*)?[123])*)")
+_SCOPE = re.compile(r"\bscopes?\s*((?:[123])(?:\s*(?:,\s*(?:and|or|&)?|\+|&|/|and|or|-|–)\s*(?:scope\s*)?[123]"
+                    r"|\s+[123](?![\d.,]))*)")  # "scopes 1 2 3": a translation's words, "and" dropped
 
 # set -> [(label, pattern)] over the lower-cased question.
 DETECTORS: dict[str, list[tuple[str, re.Pattern]]] = {
