@@ -52,11 +52,17 @@ installed = pytest.mark.skipif(shutil.which("lt-proc") is None or not routes(DAT
                                reason="Apertium with its French pairs not installed (bash scripts/install_dictionaries.sh)")
 
 
-@installed
-def test_french_words_freedict_lacks_are_found_through_apertiums_dictionaries(monkeypatch):
-    calls = []
+@pytest.fixture
+def calls(monkeypatch):
+    """The lt-proc commands run (the real ones), in order."""
+    made = []
     run = apertium_words.subprocess.run
-    monkeypatch.setattr(apertium_words.subprocess, "run", lambda args, **kw: calls.append(args) or run(args, **kw))
+    monkeypatch.setattr(apertium_words.subprocess, "run", lambda args, **kw: made.append(args) or run(args, **kw))
+    return made
+
+
+@installed
+def test_french_words_freedict_lacks_are_found_through_apertiums_dictionaries(calls):
     words = ApertiumWords(DATA, "fr")
     assert words  # a route: fr-es then spa-eng (the first of Apertium's routes; fra-cat then cat-eng the second)
     assert [bil[-1].rsplit("/", 1)[-1] for _, bil in words.routes] == ["spa-eng.autobil.bin"]
@@ -100,10 +106,7 @@ def test_without_lt_proc_there_is_no_route(monkeypatch):
 
 
 @installed
-def test_a_past_participle_is_found_by_the_analyser_and_given_in_english_by_the_generator(monkeypatch):
-    calls = []
-    run = apertium_words.subprocess.run
-    monkeypatch.setattr(apertium_words.subprocess, "run", lambda args, **kw: calls.append(args) or run(args, **kw))
+def test_a_past_participle_is_found_by_the_analyser_and_given_in_english_by_the_generator(calls):
     words = ApertiumWords(DATA, "fr")
     assert words.generator.endswith("spa-eng.autogen.bin")
     words.analyse(["vendus", "achetés", "produits", "émissions", "zqxwv"])
