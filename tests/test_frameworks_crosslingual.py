@@ -266,3 +266,15 @@ def test_a_negated_aside_is_left_out_of_a_german_or_french_rows_mapping_as_of_an
     assert _map_pairs(tmp_path, [(english, ("de", german)), (english, ("fr", french))]) == [((), ()), ((), ())]
     (before,) = map_texts(Mapper(load_catalogue()), [german], [""], [("",)])  # without the row's language
     assert "ghg.scope1" in before.concepts
+
+
+@pytest.mark.skipif(not _apertium_reads_french(), reason="Apertium and its French pairs are not installed")
+def test_a_french_past_participle_is_read_as_the_english_one(tmp_path):
+    # "vendus": Apertium's analyser reads vendre<vblex><pp>, its English generator gives "sold", not "sell",
+    # so the row's words hold the catalogue's phrase "sold products" (with FreeDict and Apertium installed).
+    mapper = Mapper(load_catalogue())
+    rows = [SimpleNamespace(language="en", question="End-of-life treatment of sold products"),
+            SimpleNamespace(language="fr", question="Traitement en fin de vie des produits vendus")]
+    settings = Settings(workspace=tmp_path / "ws")
+    english, french = map_rows(settings, rows, mapper, ["", ""])
+    assert english.concepts[:1] == french.concepts[:1] == ("energy.products",)
