@@ -136,9 +136,10 @@ def questionnaire_language(rows: Sequence[Any]) -> str:
     search, translation, centring and the answer prompt use it): the rows read together, or, where the
     rows are in several languages, each row's own (`row_languages`). Returns the rows read together ("" for
     a questionnaire of several languages none of which has most of its words: `questionnaire_languages`
-    names them)."""
-    language = detect_many(row_text(r) for r in rows)
+    names them). The questions are read first, the whole rows where they cannot tell: a form of answer or
+    an explanation in another language (English guidance beside French questions) does not outvote them."""
     texts = [row_text(r) for r in rows]
+    language = detect_many(str(r.question or "") for r in rows) or detect_many(texts)
     own = [detect(text, ROW_MIN_MARKERS) for text in texts]
     counts = [markers(text) for text in texts] if len(set(own) - {""}) > 1 else []
     for r, code in zip(rows, row_languages(own, language, counts)):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from autofill.language import (LANGUAGES, detect, detect_many, languages_clause, name, prompt_languages,
-                               questionnaire_language, questionnaire_languages, report_language, row_languages)
+                               questionnaire_language, questionnaire_languages, report_language, row_languages, row_text)
 from autofill.records import QuestionRow
 
 SAMPLES = {
@@ -75,6 +75,19 @@ def test_a_questionnaire_is_read_whole_and_every_row_gets_its_language():
     assert questionnaire_language(rows) == "de"
     assert {r.language for r in rows} == {"de"}
     assert detect_many(["The board", "and the committee", "of the group", "is in charge of the risks"]) == "en"
+
+
+def test_a_questionnaires_questions_outvote_guidance_in_another_language():
+    rows = [QuestionRow("Q", i, q, form_of_answer="Text", explanation=f"Guidance for question {i}.") for i, q in
+            enumerate(["Description de la cible liée à une politique",
+                       "Sur quels leviers l'entreprise s'appuie-t-elle pour réduire ses émissions ?",
+                       "Comment l'entreprise décrit-elle le traitement en fin de vie de ses produits vendus ?"], start=1)]
+    # Read whole, the English guidance's "for" (English, Danish and Norwegian) leaves no language most words.
+    assert detect_many(row_text(r) for r in rows) == ""
+    assert questionnaire_language(rows) == "fr"
+    assert {r.language for r in rows} == {"fr"}
+    short = [QuestionRow("Q", 1, "Scope 3", explanation="Bitte geben Sie die Emissionen an, die das Unternehmen für das letzte Jahr und für die Gruppe nennt.")]
+    assert questionnaire_language(short) == "de"  # questions that cannot tell: the whole rows
 
 
 @dataclass
