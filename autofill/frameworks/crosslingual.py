@@ -308,9 +308,9 @@ def map_texts(mapper: Mapper, questions: Sequence[str], contexts: Sequence[str],
     out = []
     for i, (question, context, words) in enumerate(zip(questions, contexts, english)):
         mapping = mapper.map(without_negated(question, languages[i]) if i < len(languages) else question, context)
-        for i, text in enumerate((words,) if isinstance(words, str) else words):
+        for reading, text in enumerate((words,) if isinstance(words, str) else words):
             if text:
-                mapping = joined(mapping, mapper.map(text, context, loosely=LOOSELY and i == 0))
+                mapping = joined(mapping, mapper.map(text, context, loosely=LOOSELY and reading == 0))
         out.append(mapping)
     return out
 
