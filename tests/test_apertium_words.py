@@ -117,3 +117,12 @@ def test_a_past_participle_is_found_by_the_analyser_and_given_in_english_by_the_
     assert len(calls) == 1  # already read
     assert [words.participle(v) for v in ("sell", "buy", "generate")] == ["sold", "bought", "generated"]
     assert words.participle("zqxwv") == "" and words.participle("dispose of") == ""  # no such verb; not one word
+
+
+@installed
+def test_a_questionnaires_participles_are_generated_at_once(calls):
+    words = ApertiumWords(DATA, "fr")
+    words.prefetch_participles(["sell", "buy", "zqxwv", "generate", "sell"])
+    assert len(calls) == 1  # one lt-proc for every verb
+    assert [words.participle(v) for v in ("sell", "buy", "zqxwv", "generate")] == ["sold", "bought", "", "generated"]
+    assert len(calls) == 1  # already known

@@ -170,6 +170,7 @@ class Lookup:
         self.vocabulary = vocabulary or Vocabulary(())
         self.more = more if self.MORE else None
         self._words: dict[str, list[str]] = {}
+        self._untouched: dict[str, list[str]] = {}  # word -> `_translated`, before `word` reads participles
 
     def prefetch(self, texts: Iterable[str]) -> None:
         """Has `more` look up at once the words of `texts` it may be asked for."""
@@ -180,6 +181,11 @@ class Lookup:
         analyse = getattr(self.more, "analyse", None)
         if analyse is not None and "participles" in self.MECHANISMS:
             analyse(sorted(words))
+            participles = getattr(self.more, "prefetch_participles", None)
+            if participles is not None:  # their English verbs' participles, all at once
+                verbs = [found[0] for found in (self._plain(w) for w in sorted(words) if self.more.is_participle(w))
+                         if len(found) == 1]
+                participles(verbs)
 
     def english(self, text: str) -> str:
         return " ".join(words for words, _ in self.pieces(text)[0])
@@ -218,12 +224,18 @@ class Lookup:
         past participle ("vendus": `more.is_participle`) is given as the English verb's ("sold", not "sell":
         `more.participle`), as the catalogue's phrases write it ("use of sold products")."""
         if word not in self._words:
-            found = self._translated(word)
+            found = self._plain(word)
             if (len(found) == 1 and "participles" in self.MECHANISMS and self.more is not None
                     and hasattr(self.more, "is_participle") and self.more.is_participle(word)):
                 found = [self.more.participle(found[0]) or found[0]]
             self._words[word] = found
         return self._words[word]
+
+    def _plain(self, word: str) -> list[str]:
+        """`word`'s translation as the dictionaries give it (`word` then makes a participle of it)."""
+        if word not in self._untouched:
+            self._untouched[word] = self._translated(word)
+        return self._untouched[word]
 
     def _forms(self, word: str) -> list[str]:
         return forms(word, self.language) if "forms" in self.MECHANISMS else [word]

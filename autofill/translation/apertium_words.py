@@ -15,7 +15,8 @@ lttoolbox, which apertium depends on):
 
 A word's first reading also says whether it is a verb's past participle (`analyse`, `is_participle`:
 "vendus" -> vendre<vblex><pp><m><pl>), and the route's English generator (its last pair's `autogen`) gives
-an English verb's participle (`participle`: "sell" -> "sold"; `lt-proc -g`, about 35 ms a verb, once).
+an English verb's participle (`participle`: "sell" -> "sold"; `lt-proc -g`, a questionnaire's verbs at once:
+`prefetch_participles`).
 
 No tagger, no transfer, no lexical selection: the word is alone, so every reading counts (the caller
 chooses among them, as it chooses among a dictionary's senses: frameworks/lemmas.py). The words of a
@@ -209,20 +210,35 @@ class ApertiumWords:
             self.analyse([word])
         return "<vblex><pp>" in self._first.get(word, "")
 
+    def prefetch_participles(self, verbs: Iterable[str]) -> None:
+        """Has the route's English generator give every English verb not yet asked its past participle, all
+        in one pass (`participle`)."""
+        verbs = list(verbs)  # read before the lock: the caller's iterable may look words up
+        if not self.generator:
+            return
+        with self._lock:
+            todo = [v for v in dict.fromkeys(verbs) if v.isalpha() and v not in self._participles]
+            if not todo:
+                return
+            try:
+                lines = _run(["-g"], self.generator, "".join(f"^{v}<vblex><pp>$\n" for v in todo)).split("\n")
+            except (OSError, subprocess.SubprocessError) as exc:
+                log.warning("Apertium's generator (lt-proc %s) failed (%s)", self.generator, exc)
+                lines = []
+            if len(lines) < len(todo):
+                lines = [""] * len(todo)
+            for verb, out in zip(todo, lines):
+                out = out.strip()
+                self._participles[verb] = out if out.isalpha() else ""
+
     def participle(self, english: str) -> str:
         """An English verb's past participle by the route's English generator ("sell" -> "sold"), "" where
         it has none (not a verb it knows)."""
         if not self.generator or not english.isalpha():
             return ""
-        with self._lock:
-            if english not in self._participles:
-                try:
-                    out = _run(["-g"], self.generator, f"^{english}<vblex><pp>$\n").strip()
-                except (OSError, subprocess.SubprocessError) as exc:
-                    log.warning("Apertium's generator (lt-proc %s) failed (%s)", self.generator, exc)
-                    out = ""
-                self._participles[english] = out if out.isalpha() else ""
-            return self._participles[english]
+        if english not in self._participles:
+            self.prefetch_participles([english])
+        return self._participles.get(english, "")
 
     def translations(self, word: str) -> list[str]:
         word = word.lower()
