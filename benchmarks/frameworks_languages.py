@@ -225,6 +225,15 @@ FRESH = "vsmet"
 # their hand translations (benchmarks/devsets/translations/financebench.<lang>.json, made for retrieval).
 FINANCE = "fb"
 FINANCEBENCH = Path("/work/shared/datasets/financebench-dev")
+# A third fresh part (the XBRL session, issue 46), added before any choice of that session and run at its
+# start and at its end only: the labels and documentation of EFRAG's VSME XBRL taxonomy (the converter's
+# taxonomy JSON: EFRAG's own English, German and French, written for XBRL filers, not for the template),
+# each English text none of the other parts' (`xbrl_texts`); cut by `half` into `xdev`, whose errors that
+# session read, and `xheld`, run only at its start and end.
+XBRL = "xbrl"
+TAXONOMY = VSME.parent / "converter" / "src" / "mireport" / "data" / "taxonomies" / "vsme-2026-05-01.json"
+_XBRL_KIND = re.compile(r"\s*\[(member|abstract|axis|table|line items|domain|text block)\]\s*$", re.IGNORECASE)
+_XBRL_LEFT_OUT = ("axis", "table", "line items", "domain")  # the taxonomy's scaffolding, not a reporting label
 _NOT_A_LABEL = re.compile(r"cell|\{\{|https?:|@|^[\W\u2139]|^\d+\.\s+(?:in|then|finally|the|provide|fill|find|for|validate|convert)\b"
                           r"|:$|^indicates\b", re.IGNORECASE)
 
@@ -311,6 +320,40 @@ def fresh_texts(used: set[str]) -> dict[str, dict[tuple[str, str], str]]:
     return out
 
 
+def xbrl_texts(used: set[str]) -> dict[str, dict[tuple[str, str], str]]:
+    """language -> ("xbrl", "concept|label" or "concept|documentation") -> text: each concept of EFRAG's VSME
+    XBRL taxonomy with its label (its kind, "[member]", "[abstract]", cut off; axes, tables, line items and
+    domains left out) and its documentation in English, German and French, where the three differ and none
+    of the three (lower-case, codes cut off) is one of the other parts' texts in any language (`used`: the
+    template's own German labels are often the taxonomy's), each English text once; empty when the
+    converter's taxonomy is absent."""
+    out: dict[str, dict] = {lang: {} for lang in LANGUAGES}
+    if not TAXONOMY.exists():
+        return out
+    seen = {" ".join(_CODE.sub("", u).split()).lower() for u in used}
+    for name, concept in json.loads(TAXONOMY.read_text(encoding="utf-8"))["concepts"].items():
+        labels = concept.get("labels", {})
+        if not all(lang in labels for lang in LANGUAGES):
+            continue
+        for role in ("label", "documentation"):
+            text = {}
+            for lang in LANGUAGES:
+                value = next((v for r, v in labels[lang].items() if r.rsplit("/", 1)[-1] == role), "")
+                kind = _XBRL_KIND.search(value)
+                if kind and kind.group(1).lower() in _XBRL_LEFT_OUT:
+                    value = ""
+                text[lang] = " ".join(_XBRL_KIND.sub("", value).split())
+            english = text["en"]
+            keys = {" ".join(_CODE.sub("", t).split()).lower() for t in text.values()}
+            if (not english or keys & seen
+                    or any(not text[lang] or text[lang] == english for lang in LANGUAGES[1:])):
+                continue
+            seen |= keys
+            for lang in LANGUAGES:
+                out[lang][(XBRL, f"{name}|{role}")] = text[lang]
+    return out
+
+
 def finance_texts() -> dict[str, dict[tuple[str, str], str]]:
     """language -> ("fb", "COMPANY:no") -> the FinanceBench question (English: its gold.json) and its hand
     translations; empty when the shared set is absent."""
@@ -356,7 +399,7 @@ def split_line(maps, base) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--part", choices=("seen", "unseen", "dev", "held", "fresh", "fb", "old", "all"),
+    ap.add_argument("--part", choices=("seen", "unseen", "dev", "held", "fresh", "fb", "xbrl", "xdev", "xheld", "old", "all"),
                     action="append", help="seen/unseen: gold.tsv's questions (old parts); dev/held: the halves of "
                     "the new parallel parts; fresh: the VSME template's other labels (`fresh_texts`); fb: the "
                     "FinanceBench questions (`finance_texts`); old: seen and unseen")
@@ -403,7 +446,8 @@ def main(argv=None) -> int:
     mapper = Mapper(cat)
     languages = tuple(args.language or LANGUAGES[1:])
     asked = args.part or ["all"]
-    parts = tuple(dict.fromkeys(p for a in asked for p in {"all": ("seen", "unseen", "dev", "held", "fresh", "fb"),
+    parts = tuple(dict.fromkeys(p for a in asked for p in {"all": ("seen", "unseen", "dev", "held", "fresh", "fb", "xdev", "xheld"),
+                                                            "xbrl": ("xdev", "xheld"),
                                                             "old": ("seen", "unseen")}.get(a, (a,))))
     gold_rows = read_gold()
     texts: dict[str, dict] = {}
@@ -433,6 +477,17 @@ def main(argv=None) -> int:
         for lang in ("en", *languages):
             texts.setdefault(lang, {}).update(finance[lang])
         rows += [{"source": s, "key": k, "groups": [], "part": "fb"} for s, k in finance["en"]]
+    if {"xdev", "xheld"} & set(parts):
+        english = question_texts()
+        others = [{lang: texts_in(lang, english) for lang in LANGUAGES},
+                  parallel_texts({(r["source"], r["key"]) for r in gold_rows})]
+        others.append(fresh_texts({t for o in others for t in o["en"].values()}))
+        others.append(finance_texts())
+        used = {t for o in others for by_key in o.values() for t in by_key.values()}
+        taxonomy = xbrl_texts(used)
+        for lang in ("en", *languages):
+            texts.setdefault(lang, {}).update(taxonomy[lang])
+        rows += [{"source": s, "key": k, "groups": [], "part": "x" + half(s, k)} for s, k in taxonomy["en"]]
     Lookup.MECHANISMS = Lookup.MECHANISMS - set(args.without)
     if args.words:
         Lookup.MORE = "" if args.words == "none" else args.words
@@ -474,6 +529,7 @@ def main(argv=None) -> int:
     for part in parts:
         sel = [r for r in rows if r["part"] == part]
         sources = (SOURCES if part in ("seen", "unseen") else (FRESH,) if part == "fresh" else (FINANCE,) if part == "fb"
+                   else (XBRL,) if part in ("xdev", "xheld")
                    else NEW_SOURCES)
         keys = [(r["source"], r["key"]) for r in sel]
         base = mapper.map_many([texts["en"][k] for k in keys])
