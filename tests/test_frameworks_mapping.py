@@ -88,6 +88,19 @@ def test_near_misses_never_cross(mapper, question, concept, never):
     assert not never & set(m.concepts), m
 
 
+@pytest.mark.parametrize("question", [
+    "Welche Investitionen hat das Unternehmen in CCUS und DAC getätigt?",  # the acronyms, in any language
+    "Quels investissements dans le CCS ?",
+    "How many tonnes did BECCS and DACCS projects remove?",
+])
+def test_removal_technologies_named_by_their_acronyms_are_removals(mapper, question):
+    assert top(mapper, question) == "ghg.removals-credits"
+
+
+def test_an_acronym_inside_a_word_is_not_a_removal(mapper):
+    assert "ghg.removals-credits" not in mapper.map("What is the access to success of the daccord scheme?").concepts
+
+
 def test_a_question_about_nothing_in_the_catalogue_maps_to_none(mapper):
     for q in ("What share of the board is independent?", "What is your credit rating?",
               "Please provide your VAT number and registered address."):
