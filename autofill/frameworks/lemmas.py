@@ -205,9 +205,9 @@ class Lookup:
         if analyse is not None and "participles" in self.MECHANISMS:
             analyse(sorted(words))
             participles = getattr(self.more, "prefetch_participles", None)
-            if participles is not None:  # their English verbs' participles, all at once
-                verbs = [found[0] for found in (self._plain(w) for w in sorted(words) if self.more.is_participle(w))
-                         if len(found) == 1]
+            if participles is not None:  # their English verbs' participles (and their options'), all at once
+                verbs = [verb for w in sorted(words) if self.more.is_participle(w) and len(self._plain(w)) == 1
+                         for verb in self._options.get(w, self._plain(w))]
                 participles(verbs)
 
     def english(self, text: str) -> str:
