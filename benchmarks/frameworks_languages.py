@@ -416,7 +416,8 @@ def main(argv=None) -> int:
     ap.add_argument("--machine-cache", type=Path, default=Path("/tmp/frameworks_languages_apertium.sqlite"),
                     help="where --machine keeps Apertium's translations between invocations")
     ap.add_argument("--without", action="append", default=[],
-                    choices=("forms", "compounds", "senses", "cognates", "participles", "order", "loose"),
+                    choices=("forms", "compounds", "senses", "cognates", "participles", "phrases", "order",
+                             "loose"),
                     help="leave out one of lemmas.Lookup's mechanisms (measure what each adds)")
     ap.add_argument("--encoder", action="store_true",
                     help="also multilingual-e5-small on the shipped mapping (translated, French rows with no "

@@ -126,3 +126,15 @@ def test_a_questionnaires_participles_are_generated_at_once(calls):
     assert len(calls) == 1  # one lt-proc for every verb
     assert [words.participle(v) for v in ("sell", "buy", "zqxwv", "generate")] == ["sold", "bought", "", "generated"]
     assert len(calls) == 1  # already known
+
+
+@installed
+def test_words_looked_up_are_already_analysed(calls):
+    words = ApertiumWords(DATA, "fr")
+    words.prefetch(["vendus", "produits", "biens"])
+    looked_up = len(calls)
+    words.analyse(["vendus", "produits", "biens"])
+    assert len(calls) == looked_up  # the look-up's analysis gave each word's first reading
+    assert words.is_participle("vendus") and not words.is_participle("produits")
+    words.analyse(["achetés"])
+    assert len(calls) == looked_up + 1 and words.is_participle("achetés")  # a word not looked up: read

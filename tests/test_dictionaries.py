@@ -42,3 +42,17 @@ def test_finding_a_dictionary_and_naming_its_package(tmp_path):
     assert find(tmp_path, "de", "en") == index and find(tmp_path, "fr", "en") is None
     (tmp_path / "freedict-deu-eng.dict.dz").unlink()  # half a dictionary is none
     assert find(tmp_path, "de", "en") is None and find("", "de", "en") is None
+
+
+def test_an_english_dictionary_read_the_other_way_gives_each_translation_its_headwords(tmp_path):
+    from autofill.translation.dictionaries import Dictionary, read_reverse
+
+    index = write_dictd(tmp_path, "freedict-eng-fra", [
+        ("buy", "1. acheter, acquérir\n2. achat"),
+        ("purchase", "1. achat, emplette\n2. acheter, acquérir"),
+        ("take over", "acheter"),  # a phrase: not a word's translation
+    ])
+    reverse = Dictionary(index, read_reverse(index))
+    assert reverse.senses("acheter") == [["buy", "purchase"]]  # every numbered sense, the entries' order
+    assert reverse.senses("achat") == [["buy", "purchase"]] and "emplette" in reverse
+    assert "beispiel" not in reverse  # a synonym line is not a translation

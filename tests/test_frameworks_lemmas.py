@@ -1,6 +1,7 @@
 """autofill/frameworks/lemmas.py's second source of words (issue 46): a word the dictionary lacks under every
 form is read from `more` (Apertium's single words, translation/apertium_words.py), its translation chosen as
-a dictionary sense is; a word the dictionary has is never asked of it. Pure: the dictionary and the second
+a dictionary sense is; a word the dictionary has is never read from it (its senses there are only options
+of the sense chosen by the words around it). Pure: the dictionary and the second
 source are given (tests/test_apertium_words.py runs the real one)."""
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ def test_a_word_the_dictionary_lacks_is_read_from_the_second_source_with_the_cat
     lookup = Lookup(Words(FREEDICT), "fr", Vocabulary(["target", "policy", "low", "description"]), {"de", "la", "à", "une"},
                     more)
     lookup.prefetch(["Description de la cible liée à une politique", "bas"])
-    assert sorted(more.prefetched) == ["cible", "liée"]  # the words the dictionary lacks, at once
+    # every word at once: those the dictionary lacks to be read, the others for their options (`_in_context`)
+    assert sorted(more.prefetched) == ["bas", "cible", "description", "liée", "politique"]
     assert lookup.english("Description de la cible liée à une politique") == "description target liée policy"
     assert lookup.english("portefeuille bas") == "wallet low"  # no catalogue sense: the first; "bas" from FreeDict
     assert "bas" not in more.asked and "description" not in more.asked
@@ -86,3 +88,50 @@ def test_a_past_participle_is_given_as_the_english_verbs_participle():
     assert "vendus" in more.analysed and "produits" in more.analysed  # every word, not only those it lacks
     assert lookup.english("produits vendus") == "product sold"
     assert lookup.english("achetés") == "buy"  # no participle known for the verb: as it was
+
+
+# The catalogue's rule phrases, as lemmas.catalogue_words reads them from its patterns.
+PHRASES = [["purchased", "goods", "and", "services"], ["use", "of", "sold", "products"],
+           ["short", "medium", "long", "term"]]
+
+
+def test_two_words_one_rule_phrase_holds_go_together():
+    vocabulary = Vocabulary(["goods", "services", "purchased"], {"and", "of"}, (), PHRASES)
+    assert vocabulary.together("good", ["services", "purchase", "well"]) == 2  # by stem: "goods", "purchased"
+    assert vocabulary.together("well", ["services", "purchase"]) == 0
+    assert vocabulary.together("and", ["services"]) == 0  # stop words make no pair
+
+
+def test_a_words_sense_is_chosen_by_the_rule_phrases_it_makes_with_its_neighbours():
+    # FreeDict's "bien" is "well" first and has no "goods"; Apertium's "biens" has "good"; FreeDict lacks
+    # "acheter", Apertium gives "buy" and the English-French dictionary read the other way "purchase" too.
+    more = Participles({"biens": [["sake", "good"]], "achetés": [["buy"]]}, {"achetés"},
+                       {"buy": "bought", "purchase": "purchased"})
+    reverse = Words({"acheter": [["acquire", "buy", "purchase"]]})
+    vocabulary = Vocabulary(["goods", "services", "purchased", "well"], {"and", "of"}, (), PHRASES)
+    lookup = Lookup(Words({"bien": [["okay", "well"], ["estate", "farm"]], "service": [["services"]]}), "fr",
+                    vocabulary, {"et"}, more, reverse)
+    lookup.prefetch(["Biens et services achetés"])
+    assert "biens" in more.prefetched  # a word the dictionary has is asked too: its options
+    assert lookup.english("Biens et services achetés") == "good services purchased"
+    assert lookup.english("biens") == "well"  # alone, nothing chooses otherwise
+    assert lookup.english("services achetés") == "services bought"  # one neighbour is too weak a sign
+
+
+def test_a_capitalised_german_stop_word_inside_a_sentence_is_a_noun_where_its_sense_makes_a_rule_phrase():
+    german = Words({"eingekaufte": [["purchased"]], "dienstleistungen": [["services"]],
+                    "waren": [["items"], ["products"], ["goods"], ["ware"]], "sie": [["you"]]})
+    vocabulary = Vocabulary(["goods", "services", "purchased", "products", "sold"], {"and", "of"}, (), PHRASES)
+    lookup = Lookup(german, "de", vocabulary, {"waren", "und", "sie", "da"})
+    # "ware", the word's own cognate, is not what the catalogue says; "products" makes one phrase, "goods" two
+    assert lookup.english("1. Eingekaufte Waren und Dienstleistungen") == "1 purchased goods services"
+    assert lookup.english("Waren Sie da?") == ""  # a sentence's first word, and "Sie" makes no phrase
+    assert lookup.english("Eingekaufte waren") == "purchased"  # not capitalised: the verb, a stop word
+
+
+def test_without_the_phrases_mechanism_the_first_choice_stays(monkeypatch):
+    monkeypatch.setattr(Lookup, "MECHANISMS", Lookup.MECHANISMS - {"phrases"})
+    german = Words({"eingekaufte": [["purchased"]], "dienstleistungen": [["services"]],
+                    "waren": [["items"], ["goods"]]})
+    lookup = Lookup(german, "de", Vocabulary(["goods"], (), (), PHRASES), {"waren", "und"})
+    assert lookup.english("Eingekaufte Waren und Dienstleistungen") == "purchased services"

@@ -117,3 +117,13 @@ def test_a_row_searched_with_the_multilingual_index_is_searched_in_its_translati
     answer_row(ctx, row("Ziel", "de"))
     answer_row(ctx, row("Target", "en"))
     assert seen == [(index, [], "target"), (store, [], "")]
+
+
+def test_the_english_dictionary_of_a_language_is_read_the_other_way_where_it_is_small(tmp_path):
+    from autofill.translation.translator import QueryTranslator
+    from tests.dictd_factory import write_dictd
+
+    write_dictd(tmp_path, "freedict-eng-fra", [("purchase", "1. achat\n2. acheter"), ("buy", "acheter")])
+    translator = QueryTranslator(str(tmp_path), None, ["en"])
+    assert translator.reverse_for("fr").senses("acheter") == [["purchase", "buy"]]
+    assert translator.reverse_for("de") is None and translator.reverse_for("en") is None  # none there; English

@@ -216,7 +216,8 @@ def english_order(units: Sequence[tuple[str, bool]]) -> list[str]:
 def _lookups(todo: Sequence[tuple[str, str]], translator: Any, vocabulary: Any) -> dict[str, Any]:
     """A lemmas.Lookup for each language the translator has a dictionary for and no Apertium route, with
     Apertium's single words for the words the dictionary lacks where the translator has them (`words_for`:
-    translation/apertium_words.py), looked up at once for all of `todo`'s texts."""
+    translation/apertium_words.py), looked up at once for all of `todo`'s texts, and the English-to-language
+    dictionary read the other way where it is small (`reverse_for`)."""
     from autofill.frameworks.lemmas import Lookup
     from autofill.store.bm25_index import stop_words
 
@@ -224,9 +225,10 @@ def _lookups(todo: Sequence[tuple[str, str]], translator: Any, vocabulary: Any) 
     for language in dict.fromkeys(language for language, _ in todo):
         dictionary = _dictionary(translator, language)
         if dictionary is not None:
-            words = getattr(translator, "words_for", None)
+            words, reverse = getattr(translator, "words_for", None), getattr(translator, "reverse_for", None)
             out[language] = Lookup(dictionary, language, vocabulary, stop_words(language),
-                                   words(language) if words is not None else None)
+                                   words(language) if words is not None else None,
+                                   reverse(language) if reverse is not None else None)
             out[language].prefetch(text for lang, text in todo if lang == language)
     return out
 

@@ -24,6 +24,11 @@ glossary of phrasings:
 - a French verb's past participle (Apertium's analyser reads "vendus" as vendre<vblex><pp>: `more`) is given
   as the English verb's, by Apertium's English generator ("sold", not "sell": the catalogue's phrases say
   "use of sold products"); French same top-1 as English dev 98 -> 101 of 121, held-out 91 -> 94 of 110;
+- a word's sense is chosen again by the words around it (`pieces`, frameworks/context.py): of its
+  translations (the dictionary's, `more`'s, and those of `reverse`, the English dictionary read the other
+  way: "acheter" -> purchase), the one that makes the catalogue's rule phrases with its neighbours ("Biens et
+  services achetés" -> "good services purchased", not "well services bought"); a German stop word written
+  capitalised inside a sentence is a noun ("Waren": goods, not "were") where its sense makes such phrases;
 - the words are given back as phrases (`pieces`), so that a head-first language's noun phrases can be read
   in English order as well (crosslingual.py: "produits bas carbone" -> "low carbon products").
 
@@ -38,6 +43,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Any, Collection, Iterable
 
+from autofill.frameworks.context import TOGETHER, around
 from autofill.languages import REGISTRY
 
 _WORD = re.compile(r"[^\W_][\w\-]*", re.UNICODE)
@@ -63,11 +69,17 @@ def stem(word: str) -> str:
 class Vocabulary:
     """The English words a catalogue uses (its labels, descriptions and rule patterns), by English stem."""
 
-    def __init__(self, words: Iterable[str], stopwords: Collection[str] = (), fragments: Iterable[str] = ()) -> None:
+    def __init__(self, words: Iterable[str], stopwords: Collection[str] = (), fragments: Iterable[str] = (),
+                 phrases: Iterable[Iterable[str]] = ()) -> None:
         """`words`: whole words (their spelling is given back); `fragments`: pieces of rule patterns
-        ("methodolog"), whose stems count but not their spelling."""
+        ("methodolog"), whose stems count but not their spelling; `phrases`: the rules' phrases, each as its
+        words ("purchased goods services"), whose words go together (`together`)."""
         self.by_stem: dict[str, str] = {}  # stem -> a whole word of that stem ("" when only fragments have it)
         self.words: set[str] = set()
+        self.pairs: set[frozenset[str]] = set()  # two stems one phrase holds
+        for phrase in phrases:
+            stems = sorted({stem(w) for w in phrase if w.isalpha() and w.lower() not in stopwords})
+            self.pairs.update(frozenset((a, b)) for i, a in enumerate(stems) for b in stems[i + 1:])
         for kind, source in ((True, words), (False, fragments)):
             for word in source:
                 word = word.lower()
@@ -86,6 +98,10 @@ class Vocabulary:
         return all(stem(w) in self.by_stem for w in word.lower().split() if w.isalpha()) and any(
             w.isalpha() for w in word.split())
 
+    def together(self, english: str, others: Iterable[str]) -> int:
+        """How many of the words `others` a phrase of the rules holds with a word of `english`."""
+        own = {stem(w) for w in english.split() if w.isalpha()}
+        return sum(any(frozenset((a, stem(o))) in self.pairs for a in own) for o in others if o.isalpha())
 
 
 def catalogue_words(catalogue: Any) -> Vocabulary:
@@ -101,7 +117,10 @@ def catalogue_words(catalogue: Any) -> Vocabulary:
     def words(texts: list[str]) -> list[str]:
         return [w for text in texts for w in re.findall(r"[a-z]+", text.lower())]
 
-    return Vocabulary(words(prose), stop_words("en"), words(patterns))
+    from autofill.frameworks.loose import phrases
+
+    rules = [re.findall(r"[a-z]+", phrase) for p in patterns for phrase in phrases(p)]
+    return Vocabulary(words(prose), stop_words("en"), words(patterns), rules)
 
 
 def forms(word: str, language: str) -> list[str]:
@@ -155,36 +174,40 @@ class Lookup:
     """One language's words in English: `english(text)`. `dictionary`: a search.dictionaries.Dictionary (or
     anything with `in` and `senses`); `vocabulary`: the catalogue's words; `stopwords`: dropped; `more`: a
     second source of words (`in`, `senses`, `prefetch(words)`: translation/apertium_words.ApertiumWords)
-    for the words the dictionary lacks under every form."""
+    for the words the dictionary lacks under every form, and of a word's options (`_in_context`); `reverse`:
+    the English-to-language dictionary read the other way (`senses`, `in`), more options."""
 
     # What it does beyond a plain look-up (the benchmark measures each by leaving it out).
-    MECHANISMS = frozenset({"forms", "compounds", "senses", "cognates", "participles"})
+    MECHANISMS = frozenset({"forms", "compounds", "senses", "cognates", "participles", "phrases"})
     # When `more` is read (benchmarks/frameworks_languages.py --words): "lacks" for a word the dictionary
     # lacks, before its cognate; "after" after its cognate; "senses" also for a word whose senses hold
     # neither its cognate nor a catalogue word; "" never.
     MORE = "lacks"
 
     def __init__(self, dictionary: Any, language: str, vocabulary: Vocabulary | None,
-                 stopwords: Collection[str] = (), more: Any = None) -> None:
+                 stopwords: Collection[str] = (), more: Any = None, reverse: Any = None) -> None:
         self.dictionary, self.language, self.stopwords = dictionary, language, frozenset(stopwords)
+        self.reverse = reverse
         self.vocabulary = vocabulary or Vocabulary(())
         self.more = more if self.MORE else None
         self._words: dict[str, list[str]] = {}
         self._untouched: dict[str, list[str]] = {}  # word -> `_translated`, before `word` reads participles
+        self._options: dict[str, list[str]] = {}  # word -> its translations, the chosen first (`_in_context`)
 
     def prefetch(self, texts: Iterable[str]) -> None:
         """Has `more` look up at once the words of `texts` it may be asked for."""
         if self.more is None:
             return
         words = {w for text in texts for w in re.findall(r"[^\W\d_]+", text.lower()) if w not in self.stopwords}
-        self.more.prefetch(sorted(w for w in words if self.MORE == "senses" or not self._known(w)))
+        self.more.prefetch(sorted(w for w in words if self.MORE == "senses" or "phrases" in self.MECHANISMS
+                                  or not self._known(w)))
         analyse = getattr(self.more, "analyse", None)
         if analyse is not None and "participles" in self.MECHANISMS:
             analyse(sorted(words))
             participles = getattr(self.more, "prefetch_participles", None)
-            if participles is not None:  # their English verbs' participles, all at once
-                verbs = [found[0] for found in (self._plain(w) for w in sorted(words) if self.more.is_participle(w))
-                         if len(found) == 1]
+            if participles is not None:  # their English verbs' participles (and their options'), all at once
+                verbs = [verb for w in sorted(words) if self.more.is_participle(w) and len(self._plain(w)) == 1
+                         for verb in self._options.get(w, self._plain(w))]
                 participles(verbs)
 
     def english(self, text: str) -> str:
@@ -194,30 +217,65 @@ class Lookup:
         """`text`'s words in English, each with whether it continues the phrase before it (nothing but spaces
         between, no stop word: "produits bas carbone" is one phrase, "émissions de GES" two); a figure stays
         with the word before it ("scope 3"). `joins`: whether the text's start continues a phrase before it;
-        returned with whether its end may be continued. Elided articles (l', d', qu') are stop words."""
-        out: list[tuple[str, bool]] = []
-        at = 0
+        returned with whether its end may be continued. Elided articles (l', d', qu') are stop words. A
+        word's sense is chosen among its translations by the words around it (`_in_context`)."""
+        parts: list[tuple[str, bool, bool]] = []  # (word or figure, continues the phrase before, a noun
+        at = 0                                    # spelt as a stop word: `_noun`)
         for m in _WORD.finditer(text):
             joins = joins and not text[at:m.start()].strip()
-            at = m.end()
+            noun, at = self._noun(m.group(0), text[:m.start()]), m.end()
             token, word = m.group(0), m.group(0).lower()
-            if word in self.stopwords:
+            if word in self.stopwords and not noun:
                 joins = False
                 continue
             if any(c.isdigit() for c in word) and "-" not in word:
-                parts = [token]
+                split = [token]
             else:
-                parts = [word] if self._known(word) or "-" not in word else [p for p in word.split("-") if p]
-            for part in parts:
-                if part in self.stopwords:
+                split = [word] if self._known(word) or "-" not in word else [p for p in word.split("-") if p]
+            for part in split:
+                if part in self.stopwords and not noun:
                     continue
-                english = part if any(c.isdigit() for c in part) else " ".join(self.word(part) or [part])
-                if any(c.isdigit() for c in part) and joins and out:
-                    out[-1] = (f"{out[-1][0]} {english}", out[-1][1])
-                else:
-                    out.append((english, joins))
+                parts.append((part, joins, part in self.stopwords))
                 joins = True
-        return out, joins and not text[at:].strip(" ")
+        english = [part if any(c.isdigit() for c in part) else " ".join(self.word(part) or [part])
+                   for part, _, _ in parts]
+        if "phrases" in self.MECHANISMS:
+            english = self._in_context([part for part, _, _ in parts], english)
+        out: list[tuple[str, bool]] = []
+        dropped = False
+        for i, ((part, continues, noun), words) in enumerate(zip(parts, english)):
+            continues = continues and not dropped
+            dropped = noun and self.vocabulary.together(words, around(english, i)) < TOGETHER
+            if dropped:  # a stop word read as a noun only where its sense makes one of the catalogue's phrases
+                continue
+            if any(c.isdigit() for c in part) and continues and out:
+                out[-1] = (f"{out[-1][0]} {words}", out[-1][1])
+            else:
+                out.append((words, continues))
+        return out, joins and not text[at:].strip(" ") and not dropped
+
+    def _noun(self, token: str, before: str) -> bool:
+        """Whether a stop word is a noun here: written capitalised inside a sentence, in a language that
+        capitalises its nouns (German "Eingekaufte Waren": goods, not "were")."""
+        lang = REGISTRY.get(self.language)
+        if "phrases" not in self.MECHANISMS or lang is None or not lang.capitalised_nouns:
+            return False
+        return token[:1].isupper() and not token.isupper() and bool(before.strip()) and \
+            before.rstrip()[-1] not in ".!?:;" and any(c.isalpha() for c in before)
+
+    def _in_context(self, parts: list[str], english: list[str]) -> list[str]:
+        """Each word's translation re-chosen among its options by the words around it (context.in_context);
+        a past participle's as the English participle of the verb chosen."""
+        from autofill.frameworks.context import in_context
+
+        options = [self._options[part] if part in self._options and self._plain(part)[:1] == self._options[part][:1]
+                   else [] for part in parts]
+
+        def form(i: int, option: str) -> str:
+            participle = self.word(parts[i]) != self._plain(parts[i])
+            return self.more.participle(option) if participle else option
+
+        return in_context(english, options, self.vocabulary, form)
 
     def word(self, word: str) -> list[str]:
         """`word` in English: one translation (a compound's: one per part); [] when nothing serves. A verb's
@@ -276,6 +334,7 @@ class Lookup:
             return ""
         candidates = [t for sense in self.more.senses(word) for t in sense]
         chosen = self._chosen(word, candidates)
+        self._keep_options(word, chosen, candidates)
         return chosen if chosen and (not fitting or self._fits(word, chosen)) else ""
 
     def _cognate(self, word: str) -> str:
@@ -288,8 +347,23 @@ class Lookup:
     def _sense(self, word: str, form: str) -> str:
         """Of the form's translations, the first that is a cognate of the word ("activité": "activity", not
         "action"), else the first the catalogue uses, else the word's own cognate the catalogue uses
-        ("service", whose translations are "favor", "favour"), else the first."""
-        return self._chosen(word, [t for sense in self.dictionary.senses(form) for t in sense])
+        ("service", whose translations are "favor", "favour"), else the first. Its translations and `more`'s
+        are the word's options (`_in_context`)."""
+        candidates = [t for sense in self.dictionary.senses(form) for t in sense]
+        chosen = self._chosen(word, candidates)
+        more = self.more.senses(word) if self.more is not None and "phrases" in self.MECHANISMS else []
+        self._keep_options(word, chosen, [*candidates, *(t for sense in more for t in sense)])
+        return chosen
+
+    def _keep_options(self, word: str, chosen: str, candidates: list[str]) -> None:
+        """The word's options (`_in_context`): the translation chosen, the others, and the English words the
+        English-to-language dictionary gives the word (or its first dictionary form it has) as a translation
+        of (`reverse`: "acheter" -> buy, acquire, purchase)."""
+        if word in self._options or not chosen or "phrases" not in self.MECHANISMS:
+            return
+        reverse = next((self.reverse.senses(f) for f in self._forms(word) if f in self.reverse), []) \
+            if self.reverse is not None else []
+        self._options[word] = list(dict.fromkeys([chosen, *candidates, *(t for sense in reverse for t in sense)]))
 
     def _chosen(self, word: str, candidates: list[str]) -> str:
         if "senses" in self.MECHANISMS:

@@ -66,6 +66,9 @@ class Language:
     # for ("(nicht in Scope 1 oder 2 enthalten)"), left out before its words are read into English for the
     # datapoint mapping, as English rows' are (frameworks/contrast.py `without_negations`).
     negated: str = ""
+    # Whether the language writes its nouns capitalised (German): such a word inside a sentence is a noun,
+    # even where a stop word is spelt so ("Waren": goods, "waren": were; frameworks/lemmas.py).
+    capitalised_nouns: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "markers", _words(self.markers))

@@ -331,4 +331,5 @@ LANGUAGE = Language(
             r"|,\s*(?:aber |und )?(?:nicht|kein\w*|statt|anstatt)\b[^.;?]*|\b(?:statt|anstatt|anstelle)\b[^.;?]*",
     inflections=(("after", tuple((end, "") for end in ("ern", "en", "er", "es", "em", "ns", "e", "n", "s"))),),
     letter_folds=(("ä", "a"), ("ö", "o"), ("ü", "u")),
+    capitalised_nouns=True,
 )

@@ -117,14 +117,18 @@ def _run(flags: list[str], file: str, text: str) -> str:
                           timeout=TIMEOUT_S).stdout
 
 
-def through_route(words: Sequence[str], analyser: tuple[list[str], str], bilingual: Sequence[str]) -> dict[str, list[str]]:
-    """Each word's English lemmas through one route, its readings' order kept."""
+def through_route(words: Sequence[str], analyser: tuple[list[str], str], bilingual: Sequence[str],
+                  first: dict[str, str] | None = None) -> dict[str, list[str]]:
+    """Each word's English lemmas through one route, its readings' order kept; `first`, where given, gets
+    each word's first reading ("" for none)."""
     if not words:
         return {}
     analysed = readings(_run(["-z", *analyser[0]], analyser[1], "".join(f"{w}\0" for w in words)), words)
     if analysed is None:  # the stream did not come back one chunk a word: none trusted
         log.warning("Apertium's analyser %s did not give one answer a word", analyser[1])
         return {}
+    if first is not None:
+        first.update((w, rs[0] if rs else "") for w, rs in zip(words, analysed))
     step = {r: [r] for r in dict.fromkeys(r for rs in analysed for r in rs)}  # reading -> its forms so far
     for file in bilingual:
         units = list(dict.fromkeys(x for xs in step.values() for x in xs))
@@ -175,9 +179,9 @@ class ApertiumWords:
             if not todo:
                 return
             got: dict[str, list[str]] = {w: [] for w in todo}
-            for analyser, bilingual in self.routes:
-                try:
-                    per_word = through_route(todo, analyser, bilingual)
+            for i, (analyser, bilingual) in enumerate(self.routes):
+                try:  # the first route's analysis is also each word's first reading (`analyse`)
+                    per_word = through_route(todo, analyser, bilingual, self._first if i == 0 else None)
                 except (OSError, subprocess.SubprocessError) as exc:
                     log.warning("Apertium's dictionaries (lt-proc %s) failed (%s); those words are read without "
                                 "them", analyser[1], exc)

@@ -113,6 +113,31 @@ def read_senses(index: Path) -> dict[str, str]:
     return {word: "\n".join(senses) for word, senses in found.items()}
 
 
+def read_reverse(index: Path) -> dict[str, str]:
+    """A dictionary read the other way, as `Senses`: each single-word translation (lower case) of the
+    `target` -> `source` dictionary of `index` -> the single-word headwords that list it among their senses
+    (each sense, numbered or not), one sense of up to `REVERSE_KEEP` of them, the entries' order kept:
+    FreeDict's English-French gives "acheter" -> buy, acquire, purchase, where its French-English lacks
+    "acheter". Read whole: meant for a small dictionary."""
+    found: dict[str, list[str]] = {}
+    with open(index, encoding="utf-8", errors="replace") as f:
+        entries = [(_number(p[1]), _number(p[2]), p[0].lower()) for p in (line.rstrip("\n").split("\t") for line in f)
+                   if len(p) == 3 and p[0].isalpha() and not p[0].startswith("00database")]
+    data = text_of(index)
+    with (gzip.open(data, "rb") if data.suffix == ".dz" else open(data, "rb")) as f:
+        body = f.read()
+    for offset, length, headword in sorted(entries):
+        for line in body[offset:offset + length].decode("utf-8", "replace").split("\n")[1:]:
+            for term in translation_terms(line):
+                term = term.lower()
+                if term.isalpha() and headword not in found.setdefault(term, []):
+                    found[term].append(headword)
+    return {term: "\t".join(words[:REVERSE_KEEP]) for term, words in found.items()}
+
+
+REVERSE_KEEP = 6  # headwords kept per word read the other way
+
+
 @dataclass
 class Dictionary:
     """One dictd dictionary: `senses(word)` -> each sense's first `KEEP` translations, in the dictionary's

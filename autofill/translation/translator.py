@@ -134,6 +134,7 @@ class QueryTranslator:
         self._guard = threading.Lock()
         self._done: dict[tuple[str, str], str] = {}
         self._dictionaries: dict[str, Dictionary | None] = {}  # looked for once per language
+        self._reverse: dict[str, Dictionary | None] = {}
         self._routes: dict[str, tuple[Route, ...]] = {}
 
     def routes_for(self, language: str) -> tuple[Route, ...]:
@@ -150,6 +151,22 @@ class QueryTranslator:
             return None
         with self._guard:
             return self._dictionary_unlocked(language)
+
+    def reverse_for(self, language: str) -> Dictionary | None:
+        """The target -> `language` dictionary read the other way (dictionaries.read_reverse: FreeDict's
+        English-French for French), None where there is none or it is too large to read whole in a moment
+        (dictionary_cache.COMPACT_FROM); read once per language."""
+        if not self.target or not language or language == self.target:
+            return None
+        with self._guard:
+            if language not in self._reverse:
+                from autofill.translation.dictionaries import read_reverse, text_of
+                from autofill.translation.dictionary_cache import COMPACT_FROM
+
+                index = find(self.folder, self.target, language)
+                small = index is not None and text_of(index).stat().st_size < COMPACT_FROM
+                self._reverse[language] = Dictionary(index, read_reverse(index)) if small else None
+            return self._reverse[language]
 
     def words_for(self, language: str) -> Any:
         """Apertium's single words of `language` in the target language (apertium_words.ApertiumWords), None
