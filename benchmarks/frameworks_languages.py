@@ -436,8 +436,8 @@ def main(argv=None) -> int:
         print("skipped: the shared question data is not under /work/shared")
         return 0
     from autofill.frameworks.catalogue import load_catalogue
-    from autofill.frameworks.crosslingual import (english_texts, joined, map_texts, translator_for, unmapped,
-                                                 unsure, vocabulary_of, with_machine)
+    from autofill.frameworks.crosslingual import (english_texts, joined, map_texts, read_word_by_word, translator_for,
+                                                 unmapped, unsure, vocabulary_of, with_machine)
     from autofill.frameworks.lemmas import Lookup
     from autofill.frameworks.mapping import Mapper
     from autofill.settings import load_settings
@@ -514,7 +514,7 @@ def main(argv=None) -> int:
 
         machine = QueryTranslator(settings.retrieval.dictionaries, None, ["en"], settings.retrieval.apertium,
                                   BlobCache(args.machine_cache, "benchmark translation cache"))
-        methods = (*methods, "apertium", "joined", "unsure", "nothing") if args.machine else methods
+        methods = (*methods, "apertium", "joined", "unsure", "nothing", "shipped") if args.machine else methods
     encoder = None
     if args.encoder:
         from autofill.store.multilingual import available
@@ -545,7 +545,7 @@ def main(argv=None) -> int:
                 words = [""] * len(questions)
                 if method == "as-is":
                     maps = mapper.map_many(questions)
-                elif method in ("apertium", "joined", "unsure", "nothing"):
+                elif method in ("apertium", "joined", "unsure", "nothing", "shipped"):
                     t1 = time.time()
                     machine_texts = machine.for_texts([(lang, q) for q in questions])
                     t0 += time.time() - t1  # translating counted apart (cached between invocations)
@@ -563,7 +563,9 @@ def main(argv=None) -> int:
                             maps = with_machine(current, [SimpleNamespace(language=lang, question=q, form_of_answer="",
                                                                           explanation="") for q in questions],
                                                 mapper, [""] * len(questions), machine,
-                                                unmapped if method == "nothing" else unsure)
+                                                unsure if method == "unsure" else unmapped,
+                                                skip=(lambda language: read_word_by_word(translator, language))
+                                                if method == "shipped" else (lambda language: False))
                 else:
                     words = english_texts([(lang, q) for q in questions], translator, vocabulary_of(cat))
                     maps = map_texts(mapper, questions, [""] * len(questions), words, [lang] * len(questions))

@@ -7,12 +7,12 @@ the language: translation/apertium_words.py, `words_for`), with the original's o
 codes, "Scope 1", acronyms and names read the same in any language): per concept the stronger of the two. A head-first language's phrases are read in
 English order too ("produits bas carbone" -> "low carbon products"), and that reading joined as well.
 
-A row the rules then leave with no datapoint at all whose language Apertium reads (French
-through Spanish and Catalan: translation/apertium.py) is joined with the mapping of its Apertium translation,
-the row's whole text as the search translates it, kept in the workspace's translation cache, so that a run
-translates it once (`with_machine`): the dictionary lacks many words Apertium knows ("cible", "leviers",
-"portefeuille"; now mostly read word by word first). About 0.5 s a row so read where it is not cached (1.2-1.8 s
-on a loaded 2-core machine).
+A row the rules then leave with no datapoint at all whose language Apertium reads but whose words are not
+read from a dictionary with Apertium's single words (`read_word_by_word`: French is, so no French row is) is
+joined with the mapping of its Apertium translation, the row's whole text as the search translates it, kept
+in the workspace's translation cache, so that a run translates it once (`with_machine`). For French that
+second reading now costs more than it gains (dev 102 -> 100 of 121 with it, seen 76 -> 75, xdev 63 -> 62,
+fb 33 -> 32: "durabilité" -> durability, "biens" -> sakes) and took about 0.5 s a row where not cached.
 
 No multilingual model is loaded here: multilingual-e5-small as a second reader (reordering the rules'
 datapoints, filling rows left with none, dropping weak ones, choosing between readings, standing in for
@@ -348,8 +348,22 @@ def machine_for(settings) -> Any:
 _MACHINES: dict[tuple[str, str, str], Any] = {}
 
 
+def read_word_by_word(translator: Any, language: str) -> bool:
+    """Whether `translator` reads `language`'s words from its dictionary with Apertium's single words for the
+    words the dictionary lacks (`_lookups`): such a row is not read again through Apertium's whole
+    translation (`with_machine`). French, same top-1 as English with and without that second reading of
+    the rows left with no datapoint (benchmarks/frameworks_languages.py, `nothing` against `translated`):
+    dev 100 -> 102 of 121, seen 75 -> 76 of 84, xdev 62 -> 63 of 78, fb 32 -> 33 of 35: the whole
+    translation's words ("durabilité" -> durability, "rejets" -> poured, "biens" -> sakes) now add more
+    wrong datapoints than right ones, and it took most of inspect's time on a French questionnaire."""
+    words = getattr(translator, "words_for", None)
+    return (translator is not None and _dictionary(translator, language) is not None and words is not None
+            and words(language) is not None)
+
+
 def with_machine(mappings: Sequence[Mapping], rows: Sequence[Any], mapper: Mapper, contexts: Sequence[str],
-                 machine: Any, when: Callable[[Mapping], bool] = unmapped) -> list[Mapping]:
+                 machine: Any, when: Callable[[Mapping], bool] = unmapped,
+                 skip: Callable[[str], bool] = lambda language: False) -> list[Mapping]:
     """Each mapping the rules leave with no datapoint (`when`: `unmapped`) of a row whose language Apertium
     reads joined with the mapping of the row's Apertium translation: the row's whole text
     (records.build_query), as the search translates it, so a run translates it once (the translation
@@ -363,7 +377,7 @@ def with_machine(mappings: Sequence[Mapping], rows: Sequence[Any], mapper: Mappe
         return mappings
     todo = [i for i, (q, m) in enumerate(zip(rows, mappings))
             if when(m) and needs_translation(getattr(q, "language", "")) and str(q.question or "").strip()
-            and machine.routes_for(q.language)]
+            and not skip(q.language) and machine.routes_for(q.language)]
     if not todo:
         return mappings
     for i, text in zip(todo, machine.for_rows([rows[i] for i in todo])):
@@ -387,4 +401,4 @@ def map_rows(settings, rows: Sequence[Any], mapper: Mapper, contexts: Sequence[s
     english = english_questions(rows, translator, vocabulary_of(mapper.catalogue) if translator is not None else None)
     return with_machine(map_texts(mapper, [q.question for q in rows], contexts, english,
                                   [str(getattr(q, "language", "") or "") for q in rows]), rows, mapper, contexts,
-                        machine)
+                        machine, skip=lambda language: read_word_by_word(translator, language))
