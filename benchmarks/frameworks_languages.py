@@ -193,7 +193,7 @@ hour). Same top-1 as English, shipped (French: `--machine`'s "nothing"):
 Measured 2026-11-29, XBRL session (`--part xbrl`: `xdev` and `xheld`, EFRAG's VSME XBRL taxonomy labels,
 added before any choice; xheld run at the start and the end only; chosen on dev, seen, xdev and fb; before
 = fe90d16; `shipped` is what inspect and run do: French rows no longer read through Apertium's whole
-translation, crosslingual.read_word_by_word; `nothing` is that second reading kept). Same top-1 as English:
+translation, crosslingual.read_whole; `nothing` is that second reading kept). Same top-1 as English:
                  seen  unseen  dev  held  fresh  fb  xdev  xheld  all (690)
     German before  75    41    106    96   142   35    69    56   620 (90%)
            after   75    41    109    96   143   35    69    56   624 (90%)
@@ -452,7 +452,7 @@ def main(argv=None) -> int:
         print("skipped: the shared question data is not under /work/shared")
         return 0
     from autofill.frameworks.catalogue import load_catalogue
-    from autofill.frameworks.crosslingual import (english_texts, joined, map_texts, read_word_by_word, translator_for,
+    from autofill.frameworks.crosslingual import (english_texts, joined, map_texts, read_whole, translator_for,
                                                  unmapped, unsure, vocabulary_of, with_machine)
     from autofill.frameworks.lemmas import Lookup
     from autofill.frameworks.mapping import Mapper
@@ -580,7 +580,7 @@ def main(argv=None) -> int:
                                                                           explanation="") for q in questions],
                                                 mapper, [""] * len(questions), machine,
                                                 unsure if method == "unsure" else unmapped,
-                                                skip=(lambda language: read_word_by_word(translator, language))
+                                                skip=(lambda language: not read_whole(translator, machine, language))
                                                 if method == "shipped" else (lambda language: False))
                 else:
                     words = english_texts([(lang, q) for q in questions], translator, vocabulary_of(cat))

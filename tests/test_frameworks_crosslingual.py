@@ -283,13 +283,14 @@ def test_a_french_past_participle_is_read_as_the_english_one(tmp_path):
 
 
 class _Machine:
-    """A whole-row translator that records the rows it is asked for (crosslingual.with_machine's)."""
+    """A whole-row translator that records the rows it is asked for (crosslingual.with_machine's): French
+    through Spanish, Spanish and Catalan straight into English."""
 
     def __init__(self):
         self.asked = []
 
     def routes_for(self, language):
-        return [("route",)]
+        return (("fr-es", "spa-eng"),) if language == "fr" else ((f"{language}-eng",),)
 
     def for_rows(self, rows):
         self.asked += [r.language for r in rows]
@@ -297,36 +298,38 @@ class _Machine:
 
 
 class _Words:
-    """A translator with a dictionary for French and Apertium's single words for it, none for Catalan."""
+    """A translator with a dictionary and Apertium's single words for French and Spanish, none for Catalan."""
 
     def dictionary_for(self, language):
-        return {} if language == "fr" else None
+        return {} if language in ("fr", "es") else None
 
     def routes_for(self, language):
-        return []
+        return ()
 
     def words_for(self, language):
-        return object() if language == "fr" else None
+        return object() if language in ("fr", "es") else None
 
 
-def test_a_row_read_word_by_word_is_not_read_again_through_a_whole_translation():
-    from autofill.frameworks.crosslingual import read_word_by_word, unmapped, with_machine
+def test_a_row_read_word_by_word_through_a_pivot_is_not_read_again_through_a_whole_translation():
+    from autofill.frameworks.crosslingual import pivoted, read_whole, read_word_by_word, unmapped, with_machine
 
     mapper = Mapper(load_catalogue())
+    languages = ("fr", "es", "ca")
     rows = [SimpleNamespace(language=lang, question="Rien à voir", form_of_answer="", explanation="")
-            for lang in ("fr", "ca")]
+            for lang in languages]
     translator, machine = _Words(), _Machine()
-    assert read_word_by_word(translator, "fr") and not read_word_by_word(translator, "ca")
-    assert not read_word_by_word(None, "fr")
-    got = with_machine([Mapping(), Mapping()], rows, mapper, ["", ""], machine, unmapped,
-                       skip=lambda language: read_word_by_word(translator, language))
-    # French words are read from the dictionary and Apertium's single words: no whole translation; a
-    # language with no dictionary is still read whole
-    assert machine.asked == ["ca"]
-    assert got[0].concepts == () and got[1].concepts[:1] == ("ghg.scope1",)
+    assert [read_word_by_word(translator, lang) for lang in languages] == [True, True, False]
+    assert [pivoted(machine, lang) for lang in languages] == [True, False, False]
+    assert not read_word_by_word(None, "fr") and not pivoted(None, "fr")
+    got = with_machine([Mapping()] * 3, rows, mapper, [""] * 3, machine, unmapped,
+                       skip=lambda language: not read_whole(translator, machine, language))
+    # French words are read from the dictionary and Apertium's single words, and its whole translation goes
+    # through Spanish: not read again; Spanish (a direct pair) and a language with no dictionary still are
+    assert machine.asked == ["es", "ca"]
+    assert got[0].concepts == () and got[1].concepts[:1] == got[2].concepts[:1] == ("ghg.scope1",)
     machine.asked = []
-    with_machine([Mapping(), Mapping()], rows, mapper, ["", ""], machine, unmapped)
-    assert machine.asked == ["fr", "ca"]  # without `skip`, as before
+    with_machine([Mapping()] * 3, rows, mapper, [""] * 3, machine, unmapped)
+    assert machine.asked == ["fr", "es", "ca"]  # without `skip`, as before
 
 
 def test_reducing_emissions_asks_for_the_actions_in_any_language(tmp_path):
