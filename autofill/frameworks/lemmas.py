@@ -43,7 +43,8 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Any, Collection, Iterable
 
-from autofill.frameworks.context import TOGETHER, around
+from autofill.frameworks.context import TOGETHER, around, in_context
+from autofill.frameworks.loose import phrases
 from autofill.languages import REGISTRY
 
 _WORD = re.compile(r"[^\W_][\w\-]*", re.UNICODE)
@@ -116,8 +117,6 @@ def catalogue_words(catalogue: Any) -> Vocabulary:
 
     def words(texts: list[str]) -> list[str]:
         return [w for text in texts for w in re.findall(r"[a-z]+", text.lower())]
-
-    from autofill.frameworks.loose import phrases
 
     rules = [re.findall(r"[a-z]+", phrase) for p in patterns for phrase in phrases(p)]
     return Vocabulary(words(prose), stop_words("en"), words(patterns), rules)
@@ -266,8 +265,6 @@ class Lookup:
     def _in_context(self, parts: list[str], english: list[str]) -> list[str]:
         """Each word's translation re-chosen among its options by the words around it (context.in_context);
         a past participle's as the English participle of the verb chosen."""
-        from autofill.frameworks.context import in_context
-
         options = [self._options[part] if part in self._options and self._plain(part)[:1] == self._options[part][:1]
                    else [] for part in parts]
 
