@@ -72,7 +72,8 @@ def english_texts(pairs: Sequence[tuple[str, str]], translator: Any, vocabulary:
     `vocabulary`, lemmas.catalogue_words), or through the translator itself where it has no dictionary for
     the language or translates with Apertium (("",) where neither gives a word). A head-first language's
     text has a second reading, its phrases in English order (`HEAD_FIRST`, `english_order`)."""
-    cut = [glossary_parts(without_negated(text, language), language) for language, text in pairs]
+    cut = [glossary_parts(_whole(without_negated(text, language), language, translator, vocabulary), language)
+           for language, text in pairs]
     todo = [(language, part) for (language, _), parts in zip(pairs, cut) for part, english in parts
             if not english and part.strip(_PUNCT)]
     lookups = _lookups(todo, translator, vocabulary) if translator is not None else {}
@@ -102,6 +103,27 @@ def english_texts(pairs: Sequence[tuple[str, str]], translator: Any, vocabulary:
             texts.append(_joined(english_order(units)))
         out.append(tuple(dict.fromkeys(texts)))
     return out
+
+
+def _whole(text: str, language: str, translator: Any, vocabulary: Any) -> str:
+    """`text` with its compounds cut short made whole (truncated.py), where the language closes compounds
+    and the translator has its dictionary."""
+    if "-" not in text or language in HEAD_FIRST or translator is None or not SHORTENED:
+        return text
+    dictionary = _dictionary(translator, language)
+    if dictionary is None:
+        return text
+    from autofill.frameworks.lemmas import Lookup
+    from autofill.frameworks.truncated import completed
+    from autofill.store.bm25_index import stop_words
+
+    return completed(text, Lookup(dictionary, language, vocabulary, stop_words(language)))
+
+
+# German compounds cut short made whole (truncated.py): same top-1 as English, German dev 109 -> 110 of 121
+# ("Stein- und Braunkohle": hard coal), seen, xdev, fb and the held-out parts unchanged (37 of 1,080 German
+# texts of all parts hold such a compound).
+SHORTENED = True
 
 
 def _joined(words) -> str:

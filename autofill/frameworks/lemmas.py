@@ -374,6 +374,9 @@ class Lookup:
                     return chosen
         return candidates[0] if candidates else ""
 
+    def compound(self, word: str) -> list[str] | None:
+        return self._compound(word) if "compounds" in self.MECHANISMS and self.language != "fr" else None
+
     def _compound(self, word: str, depth: int = 0) -> list[str] | None:
         """A German compound as parts the dictionary has (the longest head first), the modifier split again."""
         if depth > 2 or len(word) < 2 * MIN_PART:
