@@ -201,8 +201,8 @@ translation, crosslingual.read_whole; `nothing` is that second reading kept). Sa
            after   76    37    103    94   136   33    63    47   589 (85%)  (`nothing` now: 75 37 100 94 138
                                                                           32 62 49 = 587)
     German dev: sense by neighbours (frameworks/context.py, `--without phrases`) 107 -> 109, acronyms of
-    removal technologies 106 -> 107, compounds cut short made whole (truncated.py) 109 -> 110; French dev: sense by neighbours 101 -> 102 (translated), "reduce its
-    emissions" 102 -> 103. English fingerprints: dev ec6df4034dae, xdev 7dce3b2597c0 (the actions now third
+    removal technologies 106 -> 107, compounds cut short made whole (truncated.py) 109 -> 110; French dev:
+    sense by neighbours 101 -> 102 (translated), "reduce its emissions" 102 -> 103. English fingerprints: dev ec6df4034dae, xdev 7dce3b2597c0 (the actions now third
     on two transition-plan labels, first on bhpx E16, which had them), the others unchanged; English gold
     unchanged. Against gold, unseen top-1 / top-3 of 46 unchanged: English 37/42, German 35/39, French 33/37.
 """
