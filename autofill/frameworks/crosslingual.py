@@ -35,6 +35,7 @@ from typing import Any, Callable, Sequence
 from autofill.frameworks.mapping import Mapper, Mapping, Match, MAX_MATCHES
 from autofill.translation.translator import QueryTranslator
 from autofill.frameworks.glossary import glossary_parts, without_negated
+from autofill.frameworks.truncated import completed
 
 log = logging.getLogger(__name__)
 ENGLISH = "en"
@@ -72,8 +73,9 @@ def english_texts(pairs: Sequence[tuple[str, str]], translator: Any, vocabulary:
     `vocabulary`, lemmas.catalogue_words), or through the translator itself where it has no dictionary for
     the language or translates with Apertium (("",) where neither gives a word). A head-first language's
     text has a second reading, its phrases in English order (`HEAD_FIRST`, `english_order`)."""
-    cut = [glossary_parts(_whole(without_negated(text, language), language, translator, vocabulary), language)
-           for language, text in pairs]
+    readers: dict[str, Any] = {}  # language -> the look-up that makes its shortened compounds whole
+    cut = [glossary_parts(_whole(without_negated(text, language), language, translator, vocabulary, readers),
+                          language) for language, text in pairs]
     todo = [(language, part) for (language, _), parts in zip(pairs, cut) for part, english in parts
             if not english and part.strip(_PUNCT)]
     lookups = _lookups(todo, translator, vocabulary) if translator is not None else {}
@@ -105,19 +107,19 @@ def english_texts(pairs: Sequence[tuple[str, str]], translator: Any, vocabulary:
     return out
 
 
-def _whole(text: str, language: str, translator: Any, vocabulary: Any) -> str:
+def _whole(text: str, language: str, translator: Any, vocabulary: Any, readers: dict[str, Any]) -> str:
     """`text` with its compounds cut short made whole (truncated.py), where the language closes compounds
-    and the translator has its dictionary."""
+    and the translator has its dictionary (`readers`: one look-up a language, made once)."""
     if "-" not in text or language in HEAD_FIRST or translator is None or not SHORTENED:
         return text
-    dictionary = _dictionary(translator, language)
-    if dictionary is None:
-        return text
-    from autofill.frameworks.lemmas import Lookup
-    from autofill.frameworks.truncated import completed
-    from autofill.store.bm25_index import stop_words
+    if language not in readers:
+        from autofill.frameworks.lemmas import Lookup
+        from autofill.store.bm25_index import stop_words
 
-    return completed(text, Lookup(dictionary, language, vocabulary, stop_words(language)))
+        dictionary = _dictionary(translator, language)
+        readers[language] = (Lookup(dictionary, language, vocabulary, stop_words(language))
+                             if dictionary is not None else None)
+    return completed(text, readers[language]) if readers[language] is not None else text
 
 
 # German compounds cut short made whole (truncated.py): same top-1 as English, German dev 109 -> 110 of 121
