@@ -336,3 +336,27 @@ def test_reducing_emissions_asks_for_the_actions_in_any_language(tmp_path):
     mapper = Mapper(load_catalogue())
     assert mapper.map("How does the company reduce its emissions?").concepts[:1] == ("actions.decarbonisation",)
     assert mapper.map("Reduced emissions in tonnes").concepts[:1] != ("actions.decarbonisation",)  # the figure
+
+
+@pytest.mark.parametrize("language, question, concept", [
+    ("de", "Abfälle, die der Beseitigung zugeführt werden (Masse)", "waste.generated"),
+    ("fr", "Déchets destinés à être éliminés (en masse)", "waste.generated"),
+    ("de", "Anzahl der Beschäftigten mit unbefristetem Vertrag", "workforce.characteristics"),
+    ("fr", "Nombre de salariés en contrat à durée indéterminée", "workforce.characteristics"),
+    ("fr", "Quantité de rejets dans l'air", "pollution.emissions"),
+    ("fr", "Site situé dans une zone sensible pour la biodiversité", "biodiversity.sites"),
+    ("de", "Gesamte naturnahe Fläche am Standort", "biodiversity.sites"),
+    ("de", "Gesamte standortbezogene Scope 2-Treibhausgasemissionen", "ghg.scope2-location"),
+])
+def test_reporting_words_of_the_glossary_tag_a_row_like_its_english_version(language, question, concept):
+    # The glossary alone (no translator): the words the standards use, in the singular or plural.
+    mapper = Mapper(load_catalogue())
+    words = english_words([(language, question)], None)
+    assert map_texts(mapper, [question], [""], words)[0].concepts[:1] == (concept,), words
+
+
+def test_a_french_glossary_term_is_found_in_the_singular_or_plural_of_each_word():
+    assert ("sensitive areas", True) in glossary_parts("Site situé dans une zone sensible", "fr")
+    assert ("sensitive areas", True) in glossary_parts("Sites situés dans des zones sensibles", "fr")
+    assert ("hazardous waste", True) in glossary_parts("Déchets dangereux", "fr")
+

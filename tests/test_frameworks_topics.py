@@ -44,6 +44,11 @@ def mapper(cat):
     ("Percentage of employees covered by collective bargaining agreements.", "workforce.bargaining"),
     ("How many confirmed incidents of corruption or bribery occurred?", "conduct.corruption"),
     ("How do you assess the risk of forced or child labour among your suppliers?", "valuechain.workers"),
+    ("How much waste was diverted to recycling or reuse?", "waste.generated"),
+    ("Waste disposed of, by mass", "waste.generated"),
+    ("Amount of releases to air", "pollution.emissions"),
+    ("Employee counting methodology (headcount or full-time equivalent)", "workforce.characteristics"),
+    ("Describe the methodology you use.", "ghg.methodology"),  # a bare methodology row, as before
 ])
 def test_a_topical_question_maps_to_its_concept(mapper, question, concept):
     assert mapper.map(question).concepts[:1] == (concept,), mapper.map(question)
@@ -74,6 +79,8 @@ def test_a_translated_list_of_scopes_without_its_and_gets_every_scope(mapper):
     ("What is your Scope 1 emissions reduction target?", "ghg.scope1"),  # a target is not the figure
     ("Does your climate policy cover adaptation?", "risk.manage"),
     ("5. Waste Generated in Operations - Current Reporting Period", "waste.generated"),  # Scope 3 category 5
+    ("Employee counting methodology", "ghg.methodology"),  # how employees are counted, not emissions
+    ("Sites located in biodiversity-sensitive areas", "workforce.diversity"),  # "biodiversity" is not "divers"
 ])
 def test_contrasts_hold_on_the_new_topics(mapper, question, never):
     assert never not in mapper.map(question).concepts

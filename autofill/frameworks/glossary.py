@@ -14,6 +14,7 @@ from autofill.languages import REGISTRY
 _LETTER = r"[^\W\d_]"
 # German inflection endings a glossary term may carry at the end of a word ("klimabezogenen").
 _GERMAN_ENDINGS = "(?:e|en|er|es|em|n|s|ns|ern)"
+_ENDINGS = "(?:es|s|x|e)?"  # other languages: a word's plural and feminine endings
 COMPOUND_PART = 7  # German: a term this long is also found inside a compound ("Gesamt|treibhausgasemissionen")
 
 
@@ -61,8 +62,9 @@ def glossary_pattern(language: str) -> re.Pattern | None:
             body = body.replace(r"\ ", rf"{_GERMAN_ENDINGS}?\s+")
             start = "" if len(term) >= COMPOUND_PART else f"(?<!{_LETTER})"
             parts.append(f"{start}{body}(?:{_GERMAN_ENDINGS}(?!{_LETTER}))?")
-        else:
-            parts.append(f"(?<!{_LETTER}){body}(?:s|x|es)?(?!{_LETTER})")
+        else:  # each word in the singular or plural, masculine or feminine ("zone sensible", "zones sensibles")
+            body = r"\s+".join(re.escape(_stem(w)) + _ENDINGS for w in term.split())
+            parts.append(f"(?<!{_LETTER}){body}(?!{_LETTER})")
     return re.compile("|".join(parts))
 
 
@@ -89,11 +91,17 @@ def glossary_parts(text: str, language: str) -> list[tuple[str, bool]]:
     return out
 
 
+def _stem(word: str) -> str:
+    """A word of a term without its plural or feminine ending ("sensibles" -> "sensibl")."""
+    return re.sub(r"(?:es|s|x|e)$", "", word) if len(word) > 3 else word
+
+
 def _term_of(found: str, glossary: dict[str, str], language: str) -> str:
-    """The glossary term a match with endings inside it stands for ("gefährlichen abfälle")."""
+    """The glossary term a match with endings inside it stands for ("gefährlichen abfälle", "zone sensible")."""
     words = found.split()
     for term in glossary:
         parts = term.split()
-        if len(parts) == len(words) and all(w.startswith(p) for w, p in zip(words, parts)):
+        if len(parts) == len(words) and all(
+                w.startswith(p) if language == "de" else _stem(w) == _stem(p) for w, p in zip(words, parts)):
             return term
     return ""
