@@ -347,6 +347,10 @@ def test_reducing_emissions_asks_for_the_actions_in_any_language(tmp_path):
     ("fr", "Site situé dans une zone sensible pour la biodiversité", "biodiversity.sites"),
     ("de", "Gesamte naturnahe Fläche am Standort", "biodiversity.sites"),
     ("de", "Gesamte standortbezogene Scope 2-Treibhausgasemissionen", "ghg.scope2-location"),
+    ("fr", "1. Biens et services achetés - Année de référence", "ghg.scope3"),  # a Scope 3 category's name
+    ("de", "1. Eingekaufte Waren und Dienstleistungen - Basisjahr", "ghg.scope3"),
+    ("fr", "Effectif total", "workforce.characteristics"),
+    ("fr", "Nombre de salariés hommes au niveau de la direction", "workforce.diversity"),
 ])
 def test_reporting_words_of_the_glossary_tag_a_row_like_its_english_version(language, question, concept):
     # The glossary alone (no translator): the words the standards use, in the singular or plural.
@@ -359,4 +363,15 @@ def test_a_french_glossary_term_is_found_in_the_singular_or_plural_of_each_word(
     assert ("sensitive areas", True) in glossary_parts("Site situé dans une zone sensible", "fr")
     assert ("sensitive areas", True) in glossary_parts("Sites situés dans des zones sensibles", "fr")
     assert ("hazardous waste", True) in glossary_parts("Déchets dangereux", "fr")
+
+
+@pytest.mark.parametrize("language, question, never", [
+    ("fr", "5. Déchets produits lors de l’exploitation - Année de référence", "waste.generated"),  # Scope 3 cat. 5
+    ("de", "5. Im Rahmen der Geschäftstätigkeiten anfallender Abfall - Basisjahr", "waste.generated"),
+    ("fr", "De combien le taux effectif d'imposition a-t-il varié ?", "workforce.characteristics"),  # not headcount
+])
+def test_a_glossary_term_keeps_a_row_from_a_datapoint_its_english_version_does_not_ask_for(language, question, never):
+    mapper = Mapper(load_catalogue())
+    words = english_words([(language, question)], None)
+    assert never not in map_texts(mapper, [question], [""], words)[0].concepts, words
 

@@ -49,6 +49,10 @@ def mapper(cat):
     ("Amount of releases to air", "pollution.emissions"),
     ("Employee counting methodology (headcount or full-time equivalent)", "workforce.characteristics"),
     ("Describe the methodology you use.", "ghg.methodology"),  # a bare methodology row, as before
+    ("Country of employment contract", "workforce.characteristics"),
+    ("Number of male employees at management level", "workforce.diversity"),
+    ("Type of human right related to the confirmed incident", "workforce.human-rights"),
+    ("Does the company operate in a sector using significant material flows?", "resources.inflows"),
 ])
 def test_a_topical_question_maps_to_its_concept(mapper, question, concept):
     assert mapper.map(question).concepts[:1] == (concept,), mapper.map(question)
