@@ -80,6 +80,11 @@ def test_a_broad_code_is_narrowed_by_the_wording(mapper):
     ("Scope 1 emissions intensity per unit of revenue", "ghg.intensity", {"ghg.scope1"}),
     ("What is your Scope 1 reduction target?", "target.ghg", {"ghg.scope1"}),
     ("Process to manage climate risks (not how they are identified)", "risk.manage", {"risk.identify-assess"}),
+    # Actions asked for, no target named: the actions, not the target they serve.
+    ("What are the most important actions and solutions for the transformation to a climate-neutral company "
+     "operation?", "actions.decarbonisation", {"target.net-zero"}),
+    ("Is the company committed to becoming climate-neutral?", "target.net-zero", set()),
+    ("Which actions support your net-zero target?", None, set()),
 ])
 def test_near_misses_never_cross(mapper, question, concept, never):
     m = mapper.map(question)
@@ -146,3 +151,9 @@ def test_the_model_is_overruled_across_scopes_and_a_quoted_code_stays(mapper):
     assert m.concepts == ("ghg.verification", "ghg.scope1")
     assert [x.how for x in m.matches] == ["model", "quoted"]
     assert apply_reply(cat, "x", offline, None) is offline  # unparsed: the offline mapping stays
+
+
+def test_actions_for_a_named_target_keep_the_target(mapper):
+    assert "target.net-zero" in mapper.map("Which actions support your net-zero target?").concepts
+    assert "target.net-zero" not in mapper.map("Which actions make the company climate neutral?").concepts
+

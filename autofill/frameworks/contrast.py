@@ -47,9 +47,14 @@ DETECTORS: dict[str, list[tuple[str, re.Pattern]]] = {
                    ("policy", re.compile(r"\blobby\w*|\bpolicy ?makers\b|\bpublic policy\b|\btrade associations?\b"))],
     "pricing": [("internal", re.compile(r"\binternal (carbon )?pric|\bshadow pric|\binternal price")),
                 ("regulation", re.compile(r"\bemissions? trading\b|\bets\b|\bcarbon tax|\bcap[- ]and[- ]trade\b"))],
-    "targetkind": [("net-zero", re.compile(r"\bnet[- ]zero\b|\bcarbon neutral|\bclimate neutral|\bneutrality\b")),
+    "targetkind": [("net-zero", re.compile(r"\bnet[- ]zero\b|\bcarbon[- ]neutral|\bclimate[- ]neutral|\bneutrality\b")),
                    ("validation", re.compile(r"\bscience[- ]based\b|\bsbti\b|\bvalidat\w*")),
                    ("progress", re.compile(r"\bprogress\w*|\bon track\b|\bperformance against\b"))],
+    # A question asking for actions or measures and naming no target asks for the actions, not the target
+    # they serve ("actions for the transformation to climate neutrality").
+    "ask": [("target", re.compile(r"\btargets?\b|\bgoals?\b|\bcommit(ment|ted)?s?\b|\bambitions?\b|\bpledge"
+                                  r"|\baim(s|ing)?\b|\bobjectives?\b")),
+            ("actions", re.compile(r"\bactions?\b|\bmeasures\b|\binitiatives?\b|\blevers?\b|\bsolutions\b"))],
     "reward": [("yes", re.compile(r"\bremunerat\w*|\bincentiv\w*|\bbonus\w*|\bcompensation\b|\bpay\b|\bltip\b"))],
     "scope3": [("financed", re.compile(r"\bfinanced emissions\b|\bcategory 15\b|\bpcaf\b|\bportfolio emissions\b"))],
     "assurance": [("yes", re.compile(r"\bassur\w*|\bverif\w*|\baudit\w*|\bisae\b"))],
@@ -103,6 +108,8 @@ def conflicts(question: dict[str, frozenset[str]], concept: tuple[tuple[str, str
 
 # Sets whose labels tell sibling concepts apart: a concept naming one the question does not name is a
 # more specific answer than was asked for ("Scope 2 emissions": location- before market-based, both weaker).
+# Sets that only keep a concept out, never count for one that agrees ("ask": a target named).
+VETO_ONLY = frozenset({"ask"})
 SPECIFIC = frozenset({"method", "scope3", "source", "where", "result", "risk", "pricing", "targetkind", "reward"})
 
 

@@ -23,7 +23,7 @@ from typing import Sequence
 
 from autofill.frameworks import loose
 from autofill.frameworks.catalogue import Catalogue, Concept, Requirement
-from autofill.frameworks.contrast import SPECIFIC, conflicts, question_labels, unmatched, without_negations
+from autofill.frameworks.contrast import SPECIFIC, VETO_ONLY, conflicts, question_labels, unmatched, without_negations
 
 CACHE_SIZE = 20_000
 MIN_STRENGTH = 0.5  # below it a concept is not reported
@@ -178,7 +178,7 @@ def rule_score(concept: Concept, text: str, labels: dict[str, frozenset[str]], q
             and not (words and loose.any_matches(concept.within, words))):
         return 0.0
     hits = sum(1 for p in concept.cues if p.search(text) or (words and loose.matches(p, words)))
-    agree = [name for name, label in concept.labels if label in labels.get(name, ())]
+    agree = [name for name, label in concept.labels if label in labels.get(name, ()) and name not in VETO_ONLY]
     telling = sum(1 for name in agree if name in SPECIFIC)
     score = (0.5 + 0.08 * min(hits, 4) + 0.06 * min(len(agree) - telling, 3) + 0.15 * telling
              - 0.1 * unmatched(labels, concept.labels))
