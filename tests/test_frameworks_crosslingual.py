@@ -365,6 +365,12 @@ def test_a_french_glossary_term_is_found_in_the_singular_or_plural_of_each_word(
     assert ("hazardous waste", True) in glossary_parts("Déchets dangereux", "fr")
 
 
+def test_a_term_of_several_words_is_read_whole_though_the_glossary_has_one_of_its_words():
+    # "compensation" alone is offsetting; "compensations carbone" is carbon offsets, not "offsetting carbon".
+    assert ("carbon offsets", True) in glossary_parts("Utilise-t-elle des compensations carbone ?", "fr")
+    assert ("greenhouse gas emissions", True) in glossary_parts("Treibhausgasemissionen", "de")  # a compound: the glossary's
+
+
 @pytest.mark.parametrize("language, question, never", [
     ("fr", "5. Déchets produits lors de l’exploitation - Année de référence", "waste.generated"),  # Scope 3 cat. 5
     ("de", "5. Im Rahmen der Geschäftstätigkeiten anfallender Abfall - Basisjahr", "waste.generated"),

@@ -53,6 +53,8 @@ def mapper(cat):
     ("Number of male employees at management level", "workforce.diversity"),
     ("Type of human right related to the confirmed incident", "workforce.human-rights"),
     ("Does the company operate in a sector using significant material flows?", "resources.inflows"),
+    ("Employees receive pay that is equal or above the minimum wage set by law or through a collective "
+     "bargaining agreement", "workforce.pay"),  # the pay asked for; the agreement is how it is set
 ])
 def test_a_topical_question_maps_to_its_concept(mapper, question, concept):
     assert mapper.map(question).concepts[:1] == (concept,), mapper.map(question)

@@ -43,8 +43,8 @@ def glossary_of(language: str) -> dict[str, str]:
     if lang is None:
         return {}
     glossary = {_normal(t): e for t, e in lang.glossary.items()}
-    terms = {_normal(t): e for t, e in lang.terms.items()
-             if not any(g in _normal(t) for g in glossary)}  # "treibhausgasemissionen": the glossary's words
+    terms = {_normal(t): e for t, e in lang.terms.items()  # "treibhausgasemissionen": the glossary's words;
+             if " " in t.strip() or not any(g in _normal(t) for g in glossary)}  # "compensation carbone" whole
     return {**terms, **glossary}
 
 
