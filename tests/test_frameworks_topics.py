@@ -55,6 +55,8 @@ def mapper(cat):
     ("Does the company operate in a sector using significant material flows?", "resources.inflows"),
     ("Employees receive pay that is equal or above the minimum wage set by law or through a collective "
      "bargaining agreement", "workforce.pay"),  # the pay asked for; the agreement is how it is set
+    ("Revenue derived from gas", "energy.fossil"),  # as "Revenue derived from coal" always was
+    ("Revenue derived from oil", "energy.fossil"),
 ])
 def test_a_topical_question_maps_to_its_concept(mapper, question, concept):
     assert mapper.map(question).concepts[:1] == (concept,), mapper.map(question)
@@ -87,6 +89,7 @@ def test_a_translated_list_of_scopes_without_its_and_gets_every_scope(mapper):
     ("5. Waste Generated in Operations - Current Reporting Period", "waste.generated"),  # Scope 3 category 5
     ("Employee counting methodology", "ghg.methodology"),  # how employees are counted, not emissions
     ("Sites located in biodiversity-sensitive areas", "workforce.diversity"),  # "biodiversity" is not "divers"
+    ("Revenue from greenhouse gas reduction services", "energy.fossil"),
 ])
 def test_contrasts_hold_on_the_new_topics(mapper, question, never):
     assert never not in mapper.map(question).concepts
