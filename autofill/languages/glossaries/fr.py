@@ -163,7 +163,8 @@ GLOSSARY = {
     'captage et stockage du carbone': 'carbon capture and storage',
     "captage direct dans l'air": 'direct air capture', 'absorption': 'removals', 'séquestration': 'sequestration',
     'retiré': 'retired', 'annulé': 'cancelled', 'fondées sur la nature': 'nature-based', 'chiffré': 'quantified',
-    'issu de': 'from', "système d'échange de quotas d'émission": 'emissions trading system', 'seqe': 'eu ets',
+    'issu de': 'from', 'en matière de': 'regarding',
+    "système d'échange de quotas d'émission": 'emissions trading system', 'seqe': 'eu ets',
     "quotas d'émission": 'emission allowances', 'taxe carbone': 'carbon tax', 'prix fictif': 'shadow price',
     'prix du carbone': 'carbon price',
     # energy (ESRS E1-5, GRI 302)
