@@ -79,6 +79,7 @@ ROWS = [
     ("fr", "Liberté syndicale et dialogue social", "Freedom of association and social dialogue"),
     ("fr", "Salaire décent versé aux salariés", "Living wage paid to employees"),
     ("fr", "Système d'échange de quotas d'émission de l'UE", "EU emissions trading system"),
+    ("fr", "Nombre total de collaborateurs", "Total number of employees"),  # not collaborators
     ("de", "Finanzierte Emissionen des Kreditportfolios", "Financed emissions of the loan portfolio"),
     ("de", "Verwendete Emissionsfaktoren", "Emission factors used"),
     ("de", "Kraftstoffverbrauch des Fuhrparks (Liter)", "Fuel consumption of the fleet (litres)"),
@@ -95,6 +96,8 @@ ROWS = [
     ("de", "Existenzsichernde Löhne für Beschäftigte", "Living wages for employees"),
     ("de", "Teilnahme am EU-Emissionshandelssystem", "Participation in the EU emissions trading system"),
     ("de", "Anteil chronischen Gefahren ausgesetzter Vermögenswerte", "Share of assets exposed to chronic hazards"),
+    ("de", "Treibhausgasbilanz des Unternehmens", "The company's carbon footprint"),  # not a balance
+    ("de", "Anwohner, die von den Standorten betroffen sind", "Local communities affected by the sites"),
 ]
 
 

@@ -236,4 +236,11 @@ GLOSSARY = {
     'zahlungsfrist': 'payment terms', 'lieferantenbeziehung': 'supplier relationships',
     'lieferantenauswahl': 'supplier selection', 'politisch spenden': 'political donations',
     'parteispenden': 'political donations', 'politisch engagement': 'political engagement',
+    # reporting senses of everyday words, and more of the standards' names
+    'geschäftsjahr': 'financial year', 'berichtsjahr': 'reporting year', 'konzept': 'policies',
+    'wesentlichkeit': 'materiality', 'nachhaltig': 'sustainable', 'umweltbezogen': 'environmental',
+    'umwelt': 'environment', 'treibhausgasbilanz': 'carbon footprint', 'thg-bilanz': 'carbon footprint',
+    'co2-bilanz': 'carbon footprint', 'klimabilanz': 'carbon footprint', 'ausstoß': 'emissions',
+    'vollzeitäquivalent': 'full-time equivalent', 'anwohner': 'local communities',
+    'dienstreise': 'business travel',
 }

@@ -247,4 +247,9 @@ GLOSSARY = {
     'sélection des fournisseurs': 'supplier selection', 'contributions politiques': 'political contributions',
     'dons politiques': 'political donations', 'engagement politique': 'political engagement',
     'espèces menacées': 'threatened species', 'espèces envahissantes': 'invasive species',
+    # reporting senses of everyday words, and more of the standards' names
+    'exercice': 'financial year', 'collaborateur': 'employees', 'collaboratrice': 'employees',
+    'équivalent temps plein': 'full-time equivalent', 'etp': 'fte', 'écart salarial': 'pay gap',
+    'riverains': 'local communities', 'achats responsables': 'sustainable procurement',
+    "voyages d'affaires": 'business travel',
 }
