@@ -81,12 +81,13 @@ class Language:
 
 def load(package: str = __name__, paths: Iterable[str] | None = None) -> dict[str, Language]:
     """Every `LANGUAGE` of the modules of `package` (found on `paths`, default the package's own), by
-    code, in their `order`. A module whose file name is not its language's code is a mistake: ValueError."""
+    code, in their `order`. A module whose file name is not its language's code is a mistake: ValueError.
+    Subpackages are not languages (glossaries/: each language's glossary, which its module imports)."""
     if paths is None:
         paths = importlib.import_module(package).__path__
     found: list[Language] = []
     for info in pkgutil.iter_modules(list(paths)):
-        if info.name.startswith("_"):
+        if info.name.startswith("_") or info.ispkg:
             continue
         lang = getattr(importlib.import_module(f"{package}.{info.name}"), "LANGUAGE", None)
         if not isinstance(lang, Language):
