@@ -351,6 +351,9 @@ def test_reducing_emissions_asks_for_the_actions_in_any_language(tmp_path):
     ("de", "1. Eingekaufte Waren und Dienstleistungen - Basisjahr", "ghg.scope3"),
     ("fr", "Effectif total", "workforce.characteristics"),
     ("fr", "Nombre de salariés hommes au niveau de la direction", "workforce.diversity"),
+    ("fr", "Chiffre d'affaires réalisé à partir du gaz", "energy.fossil"),
+    ("de", "Umsatzerlöse aus Erdöl", "energy.fossil"),
+    ("fr", "B5 – Sites situés dans des zones sensibles sur le plan de la biodiversité", "biodiversity.sites"),
 ])
 def test_reporting_words_of_the_glossary_tag_a_row_like_its_english_version(language, question, concept):
     # The glossary alone (no translator): the words the standards use, in the singular or plural.
@@ -375,6 +378,8 @@ def test_a_term_of_several_words_is_read_whole_though_the_glossary_has_one_of_it
     ("fr", "5. Déchets produits lors de l’exploitation - Année de référence", "waste.generated"),  # Scope 3 cat. 5
     ("de", "5. Im Rahmen der Geschäftstätigkeiten anfallender Abfall - Basisjahr", "waste.generated"),
     ("fr", "De combien le taux effectif d'imposition a-t-il varié ?", "workforce.characteristics"),  # not headcount
+    ("de", "Sind bestätigte Vorfälle im Zusammenhang mit Menschenrechten aufgetreten?", "target.science-based"),
+    ("fr", "De combien a-t-elle augmenté sa ligne de crédit renouvelable non garantie ?", "ghg.verification"),
 ])
 def test_a_glossary_term_keeps_a_row_from_a_datapoint_its_english_version_does_not_ask_for(language, question, never):
     mapper = Mapper(load_catalogue())

@@ -42,7 +42,7 @@ DETECTORS: dict[str, list[tuple[str, re.Pattern]]] = {
                                       r"|\bproducts (you|we|it|they) sell"))],
     "source": [("renewable", re.compile(r"\brenewable|\bgreen (electricity|power|energy)\b|\bre100\b")),
                ("fossil", re.compile(r"\bfossil\b|\bcoal\b|\bnatural gas\b|\bnon[- ]renewable|\b(oil|gaseous) fuels?\b"
-                                 r"|\b(revenues?|turnover) (derived )?from (the )?(\w+ )?(oil|gas|gaseous)\b"))],
+                                 r"|\b(revenues?|turnover) (\w+ )?(from )?(the )?(\w+ )?(?<!greenhouse )(oil|petroleum|gas|gaseous)\b"))],
     "engagement": [("value-chain", re.compile(r"\bsuppliers?\b|\bcustomers?\b|\binvestees?\b|\bvalue chain\b"
                                              r"|\b(down|up)stream (partners|companies)\b")),
                    ("policy", re.compile(r"\blobby\w*|\bpolicy ?makers\b|\bpublic policy\b|\btrade associations?\b"))],

@@ -242,5 +242,5 @@ GLOSSARY = {
     'umwelt': 'environment', 'treibhausgasbilanz': 'carbon footprint', 'thg-bilanz': 'carbon footprint',
     'co2-bilanz': 'carbon footprint', 'klimabilanz': 'carbon footprint', 'ausstoß': 'emissions',
     'vollzeitäquivalent': 'full-time equivalent', 'anwohner': 'local communities',
-    'dienstreise': 'business travel',
+    'dienstreise': 'business travel', 'bestätigt': 'confirmed',
 }

@@ -252,4 +252,8 @@ GLOSSARY = {
     'équivalent temps plein': 'full-time equivalent', 'etp': 'fte', 'écart salarial': 'pay gap',
     'riverains': 'local communities', 'achats responsables': 'sustainable procurement',
     "voyages d'affaires": 'business travel',
+    'à partir du': 'from', 'à partir de': 'from', 'sensible sur le plan de la biodiversité': 'biodiversity-sensitive',
+    'sensible pour la biodiversité': 'biodiversity-sensitive', 'non garanti': 'unsecured', 'gaz': 'gas',
+    'zone sensible sur le plan de la biodiversité': 'biodiversity-sensitive area',
+    'zone sensible pour la biodiversité': 'biodiversity-sensitive area',
 }
