@@ -10,6 +10,8 @@ import re
 _SCOPE = re.compile(r"\bscopes?\s*((?:[123])(?:\s*(?:,\s*(?:and|or|&)?|\+|&|/|and|or|-|–)\s*(?:scope\s*)?[123]"
                     r"|\s+[123](?![\d.,]))*)")  # "scopes 1 2 3": a translation's words, "and" dropped
 
+_TARGET = r"\btargets?\b|\bgoals?\b|\bcommit(ment|ted)?s?\b|\bambitions?\b|\bpledge"  # a target named
+
 # set -> [(label, pattern)] over the lower-cased question.
 DETECTORS: dict[str, list[tuple[str, re.Pattern]]] = {
     "method": [("location", re.compile(r"\blocation[- ]?based\b")),
@@ -21,7 +23,7 @@ DETECTORS: dict[str, list[tuple[str, re.Pattern]]] = {
     "basis": [("absolute", re.compile(r"\babsolute\b")),
               ("intensity", re.compile(r"\bintensity\b|\bper (unit|million|tonne|mwh|employee|€|\$|usd|eur)"
                                        r"|\bper (net )?revenue\b|\bnormali[sz]ed\b"))],
-    "activity": [("target", re.compile(r"\btargets?\b|\bgoals?\b|\bcommit(ment|ted)?s?\b|\bambitions?\b|\bpledge")),
+    "activity": [("target", re.compile(_TARGET)),
                  ("policy", re.compile(r"\bpolic(y|ies)\b(?! ?makers)"))],
     "level": [("board", re.compile(r"\bboard\b|\bdirectors\b|\bsupervisory\b|\bgovernance body\b")),
               ("management", re.compile(r"\bmanagement\b|\bexecutives?\b(?! remunerat| pay| compensat)"
@@ -53,8 +55,7 @@ DETECTORS: dict[str, list[tuple[str, re.Pattern]]] = {
                    ("progress", re.compile(r"\bprogress\w*|\bon track\b|\bperformance against\b"))],
     # A question asking for actions or measures and naming no target asks for the actions, not the target
     # they serve ("actions for the transformation to climate neutrality").
-    "ask": [("target", re.compile(r"\btargets?\b|\bgoals?\b|\bcommit(ment|ted)?s?\b|\bambitions?\b|\bpledge"
-                                  r"|\baim(s|ing)?\b|\bobjectives?\b")),
+    "ask": [("target", re.compile(_TARGET + r"|\baim(s|ing)?\b|\bobjectives?\b")),
             ("actions", re.compile(r"\bactions?\b|\bmeasures\b|\binitiatives?\b|\blevers?\b|\bsolutions\b"))],
     "reward": [("yes", re.compile(r"\bremunerat\w*|\bincentiv\w*|\bbonus\w*|\bcompensation\b|\bpay\b|\bltip\b"))],
     "scope3": [("financed", re.compile(r"\bfinanced emissions\b|\bcategory 15\b|\bpcaf\b|\bportfolio emissions\b"))],
@@ -107,10 +108,10 @@ def conflicts(question: dict[str, frozenset[str]], concept: tuple[tuple[str, str
     return [name for name, label in concept if name in question and label not in question[name]]
 
 
-# Sets whose labels tell sibling concepts apart: a concept naming one the question does not name is a
-# more specific answer than was asked for ("Scope 2 emissions": location- before market-based, both weaker).
 # Sets that only keep a concept out, never count for one that agrees ("ask": a target named).
 VETO_ONLY = frozenset({"ask"})
+# Sets whose labels tell sibling concepts apart: a concept naming one the question does not name is a
+# more specific answer than was asked for ("Scope 2 emissions": location- before market-based, both weaker).
 SPECIFIC = frozenset({"method", "scope3", "source", "where", "result", "risk", "pricing", "targetkind", "reward"})
 
 
